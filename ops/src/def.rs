@@ -1,0 +1,234 @@
+//! The operator definition: one declaration per operator, from which the parser, the
+//! documentation, the Symbol builders, shape/dtype inference, the reference kernel and
+//! every backend's kernel are derived.
+
+use crate::expr::Expr;
+use crate::index::IndexMap;
+use crate::shape::{self, OpError, Shape};
+use crate::{Attrs, DType, ParamDef, Tensor};
+
+/// How an operator fuses (TVM's ordering: a later pattern absorbs fewer neighbours).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Pattern {
+    ElemWise,
+    Broadcast,
+    Injective,
+    Reduce,
+    OutEWiseFusable,
+    Opaque,
+}
+
+impl Pattern {
+    pub fn name(self) -> &'static str {
+        match self {
+            Pattern::ElemWise => "elemwise",
+            Pattern::Broadcast => "broadcast",
+            Pattern::Injective => "injective",
+            Pattern::Reduce => "reduce",
+            Pattern::OutEWiseFusable => "out_elemwise_fusable",
+            Pattern::Opaque => "opaque",
+        }
+    }
+}
+
+/// The combiner of a reduction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Combiner {
+    Sum,
+    Prod,
+    Max,
+    Min,
+}
+
+impl Combiner {
+    pub fn identity(self) -> f64 {
+        match self {
+            Combiner::Sum => 0.0,
+            Combiner::Prod => 1.0,
+            Combiner::Max => f64::NEG_INFINITY,
+            Combiner::Min => f64::INFINITY,
+        }
+    }
+    pub fn combine(self, acc: f64, v: f64) -> f64 {
+        match self {
+            Combiner::Sum => acc + v,
+            Combiner::Prod => acc * v,
+            // NaN propagates, as mshadow's red::maximum does.
+            Combiner::Max => {
+                if v > acc || v.is_nan() {
+                    v
+                } else {
+                    acc
+                }
+            }
+            Combiner::Min => {
+                if v < acc || v.is_nan() {
+                    v
+                } else {
+                    acc
+                }
+            }
+        }
+    }
+}
+
+/// A reduction, resolved for one input shape.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reduction {
+    pub combiner: Combiner,
+    /// Reduced axes of the input, ascending.
+    pub axes: Vec<usize>,
+    /// Applied to each input element before combining (`x0` is the element).
+    pub pre: Expr,
+    /// Applied to the result (`x0` is the accumulator, `x1` the number of reduced elements).
+    pub post: Expr,
+}
+
+/// The context a reference kernel runs in.
+pub struct KernelCtx<'a> {
+    pub attrs: &'a Attrs,
+    pub is_train: bool,
+    pub out_shapes: &'a [Shape],
+    pub out_dtypes: &'a [DType],
+    /// Key of the counter-based generator for this operator instance (random operators).
+    pub rng_key: [u32; 2],
+}
+
+pub type RefKernel = fn(&KernelCtx, &[&Tensor]) -> Result<Vec<Tensor>, OpError>;
+
+/// What an operator computes, in the form backends consume.
+#[derive(Clone, Copy)]
+pub enum Compute {
+    /// Element-wise/broadcast: one scalar expression over the (broadcast) inputs, for every
+    /// visible output (there is exactly one).
+    Scalar(fn(&Attrs) -> Expr),
+    /// Injective: output `k`'s map from output to input coordinates, given the input shapes.
+    Injective(fn(&Attrs, &[Shape], usize) -> Result<IndexMap, OpError>),
+    /// A reduction of input 0, given its shape.
+    Reduce(fn(&Attrs, &[usize]) -> Result<Reduction, OpError>),
+    /// A named library kernel (gemm, conv, pooling, norms, ...) with its naive reference.
+    Library {
+        kernel: &'static str,
+        reference: RefKernel,
+    },
+}
+
+/// Input names: fixed, or derived from the parameters (`no_bias`, `num_args`).
+#[derive(Clone, Copy)]
+pub enum Inputs {
+    Fixed(&'static [&'static str]),
+    Dynamic(fn(&Attrs) -> Vec<String>),
+}
+
+/// Output names and how many are visible (the rest are hidden, e.g. BatchNorm's mean/var).
+#[derive(Clone, Copy)]
+pub enum Outputs {
+    Fixed {
+        names: &'static [&'static str],
+        visible: usize,
+    },
+    Dynamic(fn(&Attrs) -> (Vec<String>, usize)),
+}
+
+/// A resource an operator asks the runtime for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Resource {
+    /// The counter-based random generator (its state is an engine variable).
+    Random,
+    /// Temporary workspace.
+    TempSpace,
+}
+
+pub type ShapeFn = fn(&Attrs, &mut [Shape], &mut [Shape]) -> Result<(), OpError>;
+pub type DTypeFn = fn(&Attrs, &mut [Option<DType>], &mut [Option<DType>]) -> Result<(), OpError>;
+/// FLOPs of one evaluation, given known input and output shapes.
+pub type CostFn = fn(&Attrs, &[Shape], &[Shape]) -> u64;
+
+/// One operator.
+pub struct OpDef {
+    /// MXNet's canonical name (what JSON stores).
+    pub name: &'static str,
+    pub aliases: &'static [&'static str],
+    pub doc: &'static str,
+    pub params: &'static [ParamDef],
+    pub inputs: Inputs,
+    pub outputs: Outputs,
+    /// The parameter holding the number of variadic inputs (Concat's `num_args`), which the
+    /// Symbol API fills in from the call.
+    pub num_args_param: Option<&'static str>,
+    /// Inputs the operator writes (aux states such as BatchNorm's moving statistics).
+    pub mutable_inputs: &'static [usize],
+    pub pattern: Pattern,
+    pub compute: Compute,
+    pub infer_shape: ShapeFn,
+    pub infer_dtype: DTypeFn,
+    /// (input, output) pairs where the output may take the input's buffer.
+    pub inplace: &'static [(usize, usize)],
+    pub resources: &'static [Resource],
+    /// Random or stateful: never merged by CSE nor folded as a constant.
+    pub side_effect: bool,
+    pub cost: CostFn,
+    /// Storage dtypes the operator supports.
+    pub dtypes: &'static [DType],
+}
+
+fn output_elems(_: &Attrs, _: &[Shape], outs: &[Shape]) -> u64 {
+    outs.iter().map(|s| shape::size(s) as u64).sum()
+}
+
+impl OpDef {
+    /// A definition with the common defaults: one input `data`, one output, same shape and
+    /// dtype everywhere, in-place allowed, no parameters, every float dtype.
+    pub const fn new(name: &'static str, pattern: Pattern, compute: Compute) -> OpDef {
+        OpDef {
+            name,
+            aliases: &[],
+            doc: "",
+            params: &[],
+            inputs: Inputs::Fixed(&["data"]),
+            outputs: Outputs::Fixed {
+                names: &["output"],
+                visible: 1,
+            },
+            num_args_param: None,
+            mutable_inputs: &[],
+            pattern,
+            compute,
+            infer_shape: shape::same_shape,
+            infer_dtype: shape::same_dtype,
+            inplace: &[(0, 0)],
+            resources: &[],
+            side_effect: false,
+            cost: output_elems,
+            dtypes: &DType::FLOATS,
+        }
+    }
+
+    pub fn input_names(&self, attrs: &Attrs) -> Vec<String> {
+        match self.inputs {
+            Inputs::Fixed(names) => names.iter().map(|s| s.to_string()).collect(),
+            Inputs::Dynamic(f) => f(attrs),
+        }
+    }
+
+    /// All output names (hidden ones included) and the number of visible outputs.
+    pub fn output_names(&self, attrs: &Attrs) -> (Vec<String>, usize) {
+        match self.outputs {
+            Outputs::Fixed { names, visible } => {
+                (names.iter().map(|s| s.to_string()).collect(), visible)
+            }
+            Outputs::Dynamic(f) => f(attrs),
+        }
+    }
+
+    /// Whether `name` (canonical or alias) names this operator.
+    pub fn is_named(&self, name: &str) -> bool {
+        self.name == name || self.aliases.contains(&name)
+    }
+}
+
+impl std::fmt::Debug for OpDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "OpDef({})", self.name)
+    }
+}

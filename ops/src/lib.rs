@@ -1,0 +1,37 @@
+//! kiln-ops: the operator definitions.
+//!
+//! Each operator is declared once as an [`OpDef`]: its MXNet name and aliases, typed
+//! parameters with defaults, inputs and (hidden) outputs, shape and dtype inference, its
+//! fusion [`Pattern`] and — per pattern — what a backend needs to generate it: a scalar
+//! [`Expr`] (element-wise), an [`IndexMap`] (injective), a [`Reduction`], or a named library
+//! kernel with a naive reference. The reference interpreter ([`evaluate`]) and every code
+//! generator derive their kernels from that one declaration.
+//!
+//! Families live one per file and are registered explicitly by [`registry`].
+
+pub mod def;
+pub mod dtype;
+pub mod elemwise;
+pub mod expr;
+pub mod index;
+pub mod nn;
+pub mod param;
+pub mod random;
+pub mod reference;
+pub mod registry;
+pub mod shape;
+pub mod tensor;
+pub mod tensor_ops;
+
+pub use def::{
+    Combiner, Compute, CostFn, DTypeFn, Inputs, KernelCtx, OpDef, Outputs, Pattern, Reduction,
+    RefKernel, Resource, ShapeFn,
+};
+pub use dtype::DType;
+pub use expr::{c, x, Expr};
+pub use index::{IndexExpr, IndexMap, Piece};
+pub use param::{param, Attrs, ParamDef, ParamError, ParamType, Value};
+pub use reference::evaluate;
+pub use registry::{lookup, registry, Registry};
+pub use shape::{OpError, Shape, Slot};
+pub use tensor::Tensor;

@@ -1,0 +1,133 @@
+//! The reference interpreter's tensor: dtype-erased values in f64.
+
+use crate::DType;
+
+/// A dense row-major tensor whose values are held as f64 and rounded to `dtype` after
+/// every operator (DESIGN.md: the interpreter is dtype-erased). Integers are exact up
+/// to 2^53.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tensor {
+    pub dtype: DType,
+    pub shape: Vec<usize>,
+    pub data: Vec<f64>,
+}
+
+impl Tensor {
+    /// Builds a tensor, rounding `data` to `dtype`. `data.len()` must equal the shape's size.
+    pub fn new(dtype: DType, shape: Vec<usize>, mut data: Vec<f64>) -> Tensor {
+        assert_eq!(
+            data.len(),
+            shape.iter().product::<usize>(),
+            "tensor data does not fill shape {shape:?}"
+        );
+        data.iter_mut().for_each(|v| *v = dtype.round(*v));
+        Tensor { dtype, shape, data }
+    }
+
+    pub fn zeros(dtype: DType, shape: Vec<usize>) -> Tensor {
+        let n = shape.iter().product();
+        Tensor {
+            dtype,
+            shape,
+            data: vec![0.0; n],
+        }
+    }
+
+    pub fn full(dtype: DType, shape: Vec<usize>, value: f64) -> Tensor {
+        let n = shape.iter().product();
+        Tensor {
+            dtype,
+            shape,
+            data: vec![dtype.round(value); n],
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.data.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
+    /// Row-major strides in elements.
+    pub fn strides(&self) -> Vec<usize> {
+        strides(&self.shape)
+    }
+
+    /// Decodes little-endian bytes of `dtype`; `None` if the length does not match.
+    pub fn from_bytes(dtype: DType, shape: Vec<usize>, bytes: &[u8]) -> Option<Tensor> {
+        let n: usize = shape.iter().product();
+        if bytes.len() != n * dtype.size() {
+            return None;
+        }
+        let data = bytes
+            .chunks_exact(dtype.size())
+            .map(|b| dtype.read(b))
+            .collect();
+        Some(Tensor { dtype, shape, data })
+    }
+
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.len() * self.dtype.size());
+        self.data
+            .iter()
+            .for_each(|&v| self.dtype.write(v, &mut out));
+        out
+    }
+
+    /// The same values stored as another dtype.
+    pub fn cast(&self, dtype: DType) -> Tensor {
+        Tensor::new(dtype, self.shape.clone(), self.data.clone())
+    }
+
+    /// The largest absolute difference to `other`, relative to `other`'s largest magnitude
+    /// (the parity tests' "relative to the output scale").
+    pub fn max_rel_diff(&self, other: &Tensor) -> f64 {
+        let scale = other
+            .data
+            .iter()
+            .fold(0.0f64, |m, v| m.max(v.abs()))
+            .max(1e-30);
+        let diff = self.data.iter().zip(&other.data).fold(0.0f64, |m, (a, b)| {
+            if a.is_nan() && b.is_nan() {
+                m
+            } else {
+                m.max((a - b).abs())
+            }
+        });
+        diff / scale
+    }
+}
+
+/// Row-major strides of a shape, in elements.
+pub fn strides(shape: &[usize]) -> Vec<usize> {
+    let mut s = vec![1; shape.len()];
+    for i in (0..shape.len().saturating_sub(1)).rev() {
+        s[i] = s[i + 1] * shape[i + 1];
+    }
+    s
+}
+
+/// Calls `f` with every coordinate of `shape` in row-major order.
+pub fn for_each_index(shape: &[usize], mut f: impl FnMut(&[usize])) {
+    if shape.contains(&0) {
+        return;
+    }
+    let mut idx = vec![0usize; shape.len()];
+    loop {
+        f(&idx);
+        let mut axis = shape.len();
+        loop {
+            if axis == 0 {
+                return;
+            }
+            axis -= 1;
+            idx[axis] += 1;
+            if idx[axis] < shape[axis] {
+                break;
+            }
+            idx[axis] = 0;
+        }
+    }
+}
