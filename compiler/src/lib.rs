@@ -1,1 +1,25 @@
-//! kiln-compiler
+//! kiln-compiler: from a Symbol to something that runs.
+//!
+//! - [`symbol`]: the Symbol API (MXNet-compatible composition, naming, listing).
+//! - [`graph`]: the indexed graph (on petgraph) every pass works on.
+//! - [`infer`]: shape and dtype inference.
+//! - [`formats`]: MXNet symbol JSON, `.params`, NumPy `.npy`.
+//! - [`interp`]: the reference interpreter, the oracle for every backend and pass.
+//! - [`dot`]: Graphviz output.
+
+pub mod dot;
+pub mod error;
+pub mod formats;
+pub mod graph;
+pub mod infer;
+pub mod interp;
+pub mod node;
+pub mod symbol;
+
+pub use error::{Error, Result};
+pub use formats::params::ParamFile;
+pub use graph::{Entry, GNode, Graph, NodeId};
+pub use interp::{interpret, RunOptions};
+pub use kiln_ops::{DType, Tensor};
+pub use node::{NodeData, Provenance};
+pub use symbol::{builders, Node, NodeEntry, OpCall, Symbol};

@@ -1,0 +1,5 @@
+//! File formats kiln shares with MXNet and NumPy.
+
+pub mod json;
+pub mod npy;
+pub mod params;

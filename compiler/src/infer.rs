@@ -1,0 +1,300 @@
+//! Shape and dtype inference over a graph: each operator's inference runs forward and
+//! backward until nothing changes, so shapes flow from data to weights (FullyConnected's
+//! weight from `num_hidden` and the data) and back from outputs to inputs.
+
+use crate::error::{Error, Result};
+use crate::graph::{Entry, Graph, NodeId};
+use crate::symbol::Symbol;
+use kiln_ops::shape::{fmt_shape, is_known};
+use kiln_ops::{DType, OpError, Shape, Value};
+use std::collections::HashMap;
+
+/// The shape and dtype of every entry, hidden outputs included: `[node][output]`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Inferred {
+    pub shapes: Vec<Vec<Shape>>,
+    pub dtypes: Vec<Vec<Option<DType>>>,
+}
+
+impl Inferred {
+    pub fn shape(&self, e: Entry) -> &Shape {
+        &self.shapes[e.node.index()][e.index]
+    }
+    pub fn dtype(&self, e: Entry) -> Option<DType> {
+        self.dtypes[e.node.index()][e.index]
+    }
+}
+
+/// Shapes a variable declares through its `__shape__` attribute.
+fn declared_shape(g: &Graph, id: NodeId) -> Result<Shape> {
+    let n = g.node(id);
+    let Some(text) = n.attrs.get("__shape__") else {
+        return Ok(Shape::new());
+    };
+    let def = kiln_ops::param("__shape__", kiln_ops::ParamType::Shape, None, "");
+    match kiln_ops::param::parse_value(&def, text) {
+        Ok(Value::Shape(dims)) if dims.iter().all(|&d| d >= 0) => {
+            Ok(dims.iter().map(|&d| d as usize).collect())
+        }
+        _ => Err(Error::Shape(format!(
+            "variable `{}`: `__shape__` = {text:?} is not a shape",
+            n.name
+        ))),
+    }
+}
+
+fn declared_dtype(g: &Graph, id: NodeId) -> Result<Option<DType>> {
+    let n = g.node(id);
+    match n.attrs.get("__dtype__") {
+        None => Ok(None),
+        Some(text) => DType::parse(text).map(Some).ok_or_else(|| {
+            Error::DType(format!(
+                "variable `{}`: `__dtype__` = {text:?} is not a dtype",
+                n.name
+            ))
+        }),
+    }
+}
+
+/// Renders an operator's inference error with the node, its inputs' names and shapes.
+fn node_error(g: &Graph, id: NodeId, err: &OpError, shapes: &[Vec<Shape>]) -> String {
+    let n = g.node(id);
+    let in_names = n.input_names();
+    let (out_names, _) = n.output_names();
+    let inputs: Vec<String> = n
+        .inputs
+        .iter()
+        .zip(&in_names)
+        .map(|(e, name)| format!("{name}={}", fmt_shape(&shapes[e.node.index()][e.index])))
+        .collect();
+    format!(
+        "{} at {}: {} (inputs: {})",
+        n.describe(),
+        n.provenance,
+        err.render(&in_names, &out_names),
+        inputs.join(", ")
+    )
+}
+
+/// Infers every entry's shape from `known` variable shapes plus `__shape__` attributes.
+/// Unknown dimensions stay 0; use [`Inferred::shape`] and [`is_known`] to check.
+pub fn infer_shapes(g: &Graph, known: &HashMap<String, Shape>) -> Result<Vec<Vec<Shape>>> {
+    let mut shapes: Vec<Vec<Shape>> = g
+        .node_ids()
+        .map(|id| vec![Shape::new(); g.node(id).num_outputs()])
+        .collect();
+    for id in g.node_ids().filter(|&id| g.node(id).is_variable()) {
+        let n = g.node(id);
+        let mut s = declared_shape(g, id)?;
+        if let Some(k) = known.get(&n.name) {
+            kiln_ops::shape::unify(kiln_ops::Slot::Out(0), &mut s, k).map_err(|_| {
+                Error::Shape(format!(
+                    "variable `{}`: given shape {} contradicts its declared shape {}",
+                    n.name,
+                    fmt_shape(k),
+                    fmt_shape(&s)
+                ))
+            })?;
+        }
+        shapes[id.index()][0] = s;
+    }
+    let op_ids: Vec<NodeId> = g
+        .node_ids()
+        .filter(|&id| !g.node(id).is_variable())
+        .collect();
+    for _round in 0..=g.len() {
+        let mut changed = false;
+        for &id in op_ids.iter().chain(op_ids.iter().rev()) {
+            let n = g.node(id);
+            let (op, params) = (
+                n.op.expect("operator node"),
+                n.params.as_ref().expect("parsed params"),
+            );
+            let mut ins: Vec<Shape> = n
+                .inputs
+                .iter()
+                .map(|e| shapes[e.node.index()][e.index].clone())
+                .collect();
+            let mut outs = shapes[id.index()].clone();
+            (op.infer_shape)(params, &mut ins, &mut outs)
+                .map_err(|e| Error::Shape(node_error(g, id, &e, &shapes)))?;
+            for (e, s) in n.inputs.iter().zip(ins) {
+                let slot = &mut shapes[e.node.index()][e.index];
+                if *slot != s {
+                    kiln_ops::shape::unify(kiln_ops::Slot::In(0), slot, &s)
+                        .map_err(|err| Error::Shape(node_error(g, id, &err, &shapes.clone())))?;
+                    changed = true;
+                }
+            }
+            if shapes[id.index()] != outs {
+                shapes[id.index()] = outs;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    Ok(shapes)
+}
+
+/// Infers every entry's dtype; variables nobody constrains default to float32, as MXNet.
+pub fn infer_dtypes(g: &Graph, known: &HashMap<String, DType>) -> Result<Vec<Vec<Option<DType>>>> {
+    let mut dtypes: Vec<Vec<Option<DType>>> = g
+        .node_ids()
+        .map(|id| vec![None; g.node(id).num_outputs()])
+        .collect();
+    let vars: Vec<NodeId> = g
+        .node_ids()
+        .filter(|&id| g.node(id).is_variable())
+        .collect();
+    for &id in &vars {
+        dtypes[id.index()][0] = known
+            .get(&g.node(id).name)
+            .copied()
+            .or(declared_dtype(g, id)?);
+    }
+    let op_ids: Vec<NodeId> = g
+        .node_ids()
+        .filter(|&id| !g.node(id).is_variable())
+        .collect();
+    for defaulted in [false, true] {
+        if defaulted {
+            for &id in &vars {
+                dtypes[id.index()][0].get_or_insert(DType::F32);
+            }
+        }
+        for _round in 0..=g.len() {
+            let mut changed = false;
+            for &id in op_ids.iter().chain(op_ids.iter().rev()) {
+                let n = g.node(id);
+                let (op, params) = (
+                    n.op.expect("operator node"),
+                    n.params.as_ref().expect("parsed params"),
+                );
+                let mut ins: Vec<Option<DType>> = n
+                    .inputs
+                    .iter()
+                    .map(|e| dtypes[e.node.index()][e.index])
+                    .collect();
+                let mut outs = dtypes[id.index()].clone();
+                (op.infer_dtype)(params, &mut ins, &mut outs).map_err(|e| {
+                    let (out_names, _) = n.output_names();
+                    Error::DType(format!(
+                        "{} at {}: {}",
+                        n.describe(),
+                        n.provenance,
+                        e.render(&n.input_names(), &out_names)
+                    ))
+                })?;
+                for (e, d) in n.inputs.iter().zip(ins) {
+                    let slot = &mut dtypes[e.node.index()][e.index];
+                    if slot.is_none() && d.is_some() {
+                        *slot = d;
+                        changed = true;
+                    }
+                }
+                if dtypes[id.index()] != outs {
+                    dtypes[id.index()] = outs;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+    }
+    Ok(dtypes)
+}
+
+/// Shapes of a symbol's arguments, outputs and aux states, in list order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SymbolShapes {
+    pub arguments: Vec<Shape>,
+    pub outputs: Vec<Shape>,
+    pub aux_states: Vec<Shape>,
+}
+
+impl Symbol {
+    /// MXNet's `infer_shape_partial`: unknown dimensions are 0, unknown shapes empty.
+    pub fn infer_shape_partial(&self, known: &[(&str, &[usize])]) -> Result<SymbolShapes> {
+        let g = self.to_graph()?;
+        let known: HashMap<String, Shape> = known
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_vec()))
+            .collect();
+        let shapes = infer_shapes(&g, &known)?;
+        let of = |e: Entry| shapes[e.node.index()][e.index].clone();
+        let var = |id: NodeId| of(Entry { node: id, index: 0 });
+        Ok(SymbolShapes {
+            arguments: g.argument_ids().into_iter().map(var).collect(),
+            outputs: g.heads.iter().map(|&e| of(e)).collect(),
+            aux_states: g.aux_state_ids().into_iter().map(var).collect(),
+        })
+    }
+
+    /// MXNet's `infer_shape`; an argument or output that stays unknown is an error naming it.
+    pub fn infer_shape(&self, known: &[(&str, &[usize])]) -> Result<SymbolShapes> {
+        let s = self.infer_shape_partial(known)?;
+        let names = [
+            self.list_arguments(),
+            self.list_outputs(),
+            self.list_auxiliary_states(),
+        ];
+        let lists = [&s.arguments, &s.outputs, &s.aux_states];
+        let unknown: Vec<String> = names
+            .iter()
+            .zip(lists)
+            .flat_map(|(names, shapes)| names.iter().zip(shapes.iter()))
+            .filter(|(_, s)| !is_known(s))
+            .map(|(n, s)| format!("{n}={}", fmt_shape(s)))
+            .collect();
+        if !unknown.is_empty() {
+            return Err(Error::Shape(format!(
+                "cannot infer the shapes of: {}",
+                unknown.join(", ")
+            )));
+        }
+        Ok(s)
+    }
+
+    /// Dtypes of arguments, outputs and aux states (unconstrained arguments are float32).
+    pub fn infer_type(
+        &self,
+        known: &[(&str, DType)],
+    ) -> Result<(Vec<DType>, Vec<DType>, Vec<DType>)> {
+        let g = self.to_graph()?;
+        let known: HashMap<String, DType> =
+            known.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        let d = infer_dtypes(&g, &known)?;
+        let of = |e: Entry| -> Result<DType> {
+            d[e.node.index()][e.index].ok_or_else(|| {
+                Error::DType(format!("cannot infer the dtype of `{}`", g.entry_name(e)))
+            })
+        };
+        let var = |id: NodeId| of(Entry { node: id, index: 0 });
+        Ok((
+            g.argument_ids()
+                .into_iter()
+                .map(var)
+                .collect::<Result<_>>()?,
+            g.heads.iter().map(|&e| of(e)).collect::<Result<_>>()?,
+            g.aux_state_ids()
+                .into_iter()
+                .map(var)
+                .collect::<Result<_>>()?,
+        ))
+    }
+}
+
+/// Shapes and dtypes of every entry of `g`.
+pub fn infer(
+    g: &Graph,
+    shapes: &HashMap<String, Shape>,
+    dtypes: &HashMap<String, DType>,
+) -> Result<Inferred> {
+    Ok(Inferred {
+        shapes: infer_shapes(g, shapes)?,
+        dtypes: infer_dtypes(g, dtypes)?,
+    })
+}
