@@ -20,15 +20,20 @@ pub enum IndexExpr {
     Mod(Box<IndexExpr>, i64),
 }
 
-impl IndexExpr {
-    pub fn add(self, rhs: IndexExpr) -> IndexExpr {
+impl std::ops::Add for IndexExpr {
+    type Output = IndexExpr;
+    fn add(self, rhs: IndexExpr) -> IndexExpr {
         match (self, rhs) {
             (IndexExpr::Const(0), e) | (e, IndexExpr::Const(0)) => e,
             (IndexExpr::Const(a), IndexExpr::Const(b)) => IndexExpr::Const(a + b),
             (a, b) => IndexExpr::Add(Box::new(a), Box::new(b)),
         }
     }
-    pub fn mul(self, k: i64) -> IndexExpr {
+}
+
+impl std::ops::Mul<i64> for IndexExpr {
+    type Output = IndexExpr;
+    fn mul(self, k: i64) -> IndexExpr {
         match (self, k) {
             (_, 0) => IndexExpr::Const(0),
             (e, 1) => e,
@@ -36,21 +41,33 @@ impl IndexExpr {
             (e, k) => IndexExpr::Mul(Box::new(e), Box::new(IndexExpr::Const(k))),
         }
     }
-    pub fn div(self, k: i64) -> IndexExpr {
+}
+
+/// Floor division by a positive constant.
+impl std::ops::Div<i64> for IndexExpr {
+    type Output = IndexExpr;
+    fn div(self, k: i64) -> IndexExpr {
         if k == 1 {
             self
         } else {
             IndexExpr::Div(Box::new(self), k)
         }
     }
-    pub fn rem(self, k: i64) -> IndexExpr {
+}
+
+/// Euclidean remainder by a positive constant.
+impl std::ops::Rem<i64> for IndexExpr {
+    type Output = IndexExpr;
+    fn rem(self, k: i64) -> IndexExpr {
         if k == 1 {
             IndexExpr::Const(0)
         } else {
             IndexExpr::Mod(Box::new(self), k)
         }
     }
+}
 
+impl IndexExpr {
     pub fn eval(&self, out: &[usize]) -> i64 {
         match self {
             IndexExpr::Out(a) => out[*a] as i64,
@@ -67,7 +84,7 @@ impl IndexExpr {
         coords
             .into_iter()
             .zip(shape)
-            .fold(IndexExpr::Const(0), |acc, (c, &d)| acc.mul(d as i64).add(c))
+            .fold(IndexExpr::Const(0), |acc, (c, &d)| acc * d as i64 + c)
     }
 
     /// The coordinates in `shape` of a row-major linear index.
@@ -75,7 +92,7 @@ impl IndexExpr {
         let mut stride = 1i64;
         let mut coords = vec![IndexExpr::Const(0); shape.len()];
         for (axis, &d) in shape.iter().enumerate().rev() {
-            coords[axis] = linear.clone().div(stride).rem(d as i64);
+            coords[axis] = linear.clone() / stride % d as i64;
             stride *= d as i64;
         }
         coords

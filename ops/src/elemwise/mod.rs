@@ -4,6 +4,8 @@
 mod binary;
 mod unary;
 
+pub(crate) use binary::numbered_args;
+
 use crate::{DType, Registry};
 
 /// Numeric storage dtypes (arithmetic runs on all of them).

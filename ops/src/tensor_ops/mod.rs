@@ -1,5 +1,46 @@
-//! Shape and data-movement operators, reductions and products.
+//! Shape and data-movement operators (reshape, transpose, slice, split, concat), reductions
+//! and products (dot, batch_dot).
+//!
+//! Data movement is declared as an [`IndexMap`](crate::IndexMap) from output to input
+//! coordinates, so a backend can fold it into the loads of a fused kernel instead of copying.
 
-use crate::Registry;
+mod concat;
+mod linalg;
+mod reduce;
+mod reshape;
+mod slice;
+mod transpose;
 
-pub fn register(_r: &mut Registry) {}
+#[cfg(test)]
+mod testing;
+
+use crate::shape::{fmt_shape, invalid, OpError};
+use crate::{Registry, Value};
+
+pub fn register(r: &mut Registry) {
+    reshape::register(r);
+    transpose::register(r);
+    slice::register(r);
+    concat::register(r);
+    reduce::register(r);
+    linalg::register(r);
+}
+
+/// Normalizes a possibly negative axis parameter against the input's rank; the error names
+/// the operator, the parameter and the input shape.
+fn axis_of(op: &str, name: &str, axis: i64, shape: &[usize]) -> Result<usize, OpError> {
+    let ndim = shape.len() as i64;
+    let a = if axis < 0 { axis + ndim } else { axis };
+    if !(0..ndim).contains(&a) {
+        return invalid(format!(
+            "{op}: {name}={axis} is out of range for input {}",
+            fmt_shape(shape)
+        ));
+    }
+    Ok(a as usize)
+}
+
+/// A tuple parameter as the user wrote it, e.g. `(4, -1)`.
+fn fmt_ints(v: &[i64]) -> String {
+    Value::Shape(v.to_vec()).to_mxnet_string()
+}

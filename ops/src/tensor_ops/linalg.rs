@@ -1,0 +1,373 @@
+//! Matrix products: dot and batch_dot, library kernels ("gemm", "batch_gemm") with naive
+//! references.
+
+use crate::param::{param, ParamDef, ParamType};
+use crate::shape::{fmt_shape, invalid, set_out, OpError, Shape};
+use crate::{Attrs, Compute, Inputs, KernelCtx, OpDef, Pattern, Registry, Tensor};
+
+const PARAMS: &[ParamDef] = &[
+    param(
+        "transpose_a",
+        ParamType::Bool,
+        Some("False"),
+        "use the transpose of the first input",
+    ),
+    param(
+        "transpose_b",
+        ParamType::Bool,
+        Some("False"),
+        "use the transpose of the second input",
+    ),
+    param(
+        "forward_stype",
+        ParamType::Enum(&["None", "default", "row_sparse", "csr"]),
+        Some("None"),
+        "the output storage type MXNet may choose for sparse inputs (kiln's outputs are \
+         always dense)",
+    ),
+];
+
+static DOT: OpDef = OpDef {
+    doc: "Matrix product. Two 1-D inputs give their inner product, of shape (1,). Otherwise \
+          lhs is viewed as (prod(all but its last dim), last) — with transpose_a, as \
+          (first, prod(rest)) transposed — and rhs as (first, prod(rest)) — with \
+          transpose_b, as (prod(all but last), last) transposed; the output shape is lhs's \
+          remaining dims followed by rhs's.",
+    params: PARAMS,
+    inputs: Inputs::Fixed(&["lhs", "rhs"]),
+    infer_shape: dot_shape,
+    inplace: &[],
+    cost: dot_cost,
+    ..OpDef::new(
+        "dot",
+        Pattern::OutEWiseFusable,
+        Compute::Library {
+            kernel: "gemm",
+            reference: dot_reference,
+        },
+    )
+};
+
+static BATCH_DOT: OpDef = OpDef {
+    doc: "Batched matrix product of two inputs of the same rank N >= 3: \
+          (B..., n, k) x (B..., k, m) gives (B..., n, m); transpose_a/transpose_b transpose \
+          the last two axes of lhs/rhs.",
+    params: PARAMS,
+    inputs: Inputs::Fixed(&["lhs", "rhs"]),
+    infer_shape: batch_dot_shape,
+    inplace: &[],
+    cost: batch_dot_cost,
+    ..OpDef::new(
+        "batch_dot",
+        Pattern::OutEWiseFusable,
+        Compute::Library {
+            kernel: "batch_gemm",
+            reference: batch_dot_reference,
+        },
+    )
+};
+
+/// `batch` products of an (m x k) and a (k x n) matrix, and the output shape. Unknown
+/// dimensions are 0.
+struct Gemm {
+    batch: usize,
+    m: usize,
+    k: usize,
+    n: usize,
+    out: Shape,
+}
+
+fn mismatch<T>(op: &str, a: &Attrs, l: &[usize], r: &[usize]) -> Result<T, OpError> {
+    invalid(format!(
+        "{op}: shapes {} and {} do not agree (transpose_a={}, transpose_b={})",
+        fmt_shape(l),
+        fmt_shape(r),
+        crate::Value::Bool(a.bool("transpose_a")).to_mxnet_string(),
+        crate::Value::Bool(a.bool("transpose_b")).to_mxnet_string(),
+    ))
+}
+
+/// The contracted sizes agree unless both are known and differ; the known one wins.
+fn contracted(kl: usize, kr: usize) -> Option<usize> {
+    (kl == kr || kl == 0 || kr == 0).then_some(kl.max(kr))
+}
+
+/// MXNet's DotShape: each input splits into its outer dims and one contracted dim.
+fn dot_dims(a: &Attrs, l: &[usize], r: &[usize]) -> Result<Gemm, OpError> {
+    let (ta, tb) = (a.bool("transpose_a"), a.bool("transpose_b"));
+    if l.is_empty() || r.is_empty() {
+        return invalid("dot: the input shapes are unknown");
+    }
+    if l.len() == 1 && r.len() == 1 {
+        if ta || tb {
+            return invalid(format!(
+                "dot: cannot transpose the 1-D inputs {} and {}",
+                fmt_shape(l),
+                fmt_shape(r)
+            ));
+        }
+        let Some(k) = contracted(l[0], r[0]) else {
+            return mismatch("dot", a, l, r);
+        };
+        return Ok(Gemm {
+            batch: 1,
+            m: 1,
+            k,
+            n: 1,
+            out: vec![1],
+        });
+    }
+    let (l_outer, kl) = match ta {
+        true => (&l[1..], l[0]),
+        false => (&l[..l.len() - 1], l[l.len() - 1]),
+    };
+    let (r_outer, kr) = match tb {
+        true => (&r[..r.len() - 1], r[r.len() - 1]),
+        false => (&r[1..], r[0]),
+    };
+    let Some(k) = contracted(kl, kr) else {
+        return mismatch("dot", a, l, r);
+    };
+    // A 1-D input contributes no output dims.
+    let l_out = if l.len() > 1 { l_outer } else { &[] };
+    let r_out = if r.len() > 1 { r_outer } else { &[] };
+    Ok(Gemm {
+        batch: 1,
+        m: l_outer.iter().product(),
+        k,
+        n: r_outer.iter().product(),
+        out: l_out.iter().chain(r_out).copied().collect(),
+    })
+}
+
+/// MXNet's BatchDotShape for rank N >= 3: leading axes are the batch.
+fn batch_dims(a: &Attrs, l: &[usize], r: &[usize]) -> Result<Gemm, OpError> {
+    let (ta, tb) = (a.bool("transpose_a"), a.bool("transpose_b"));
+    let nd = l.len();
+    if nd < 3 || r.len() != nd {
+        return invalid(format!(
+            "batch_dot: the inputs must have the same rank, at least 3, not {} and {}",
+            fmt_shape(l),
+            fmt_shape(r)
+        ));
+    }
+    let batch: Option<Shape> = l[..nd - 2]
+        .iter()
+        .zip(&r[..nd - 2])
+        .map(|(&x, &y)| contracted(x, y))
+        .collect();
+    let Some(batch) = batch else {
+        return invalid(format!(
+            "batch_dot: the batch dimensions of {} and {} differ",
+            fmt_shape(l),
+            fmt_shape(r)
+        ));
+    };
+    let (m, kl) = if ta {
+        (l[nd - 1], l[nd - 2])
+    } else {
+        (l[nd - 2], l[nd - 1])
+    };
+    let (kr, n) = if tb {
+        (r[nd - 1], r[nd - 2])
+    } else {
+        (r[nd - 2], r[nd - 1])
+    };
+    let Some(k) = contracted(kl, kr) else {
+        return mismatch("batch_dot", a, l, r);
+    };
+    let out = batch.iter().copied().chain([m, n]).collect();
+    Ok(Gemm {
+        batch: batch.iter().product(),
+        m,
+        k,
+        n,
+        out,
+    })
+}
+
+fn dot_shape(a: &Attrs, ins: &mut [Shape], outs: &mut [Shape]) -> Result<(), OpError> {
+    if ins[0].is_empty() || ins[1].is_empty() {
+        return Ok(());
+    }
+    set_out(outs, 0, &dot_dims(a, &ins[0], &ins[1])?.out)
+}
+
+fn batch_dot_shape(a: &Attrs, ins: &mut [Shape], outs: &mut [Shape]) -> Result<(), OpError> {
+    if ins[0].is_empty() || ins[1].is_empty() {
+        return Ok(());
+    }
+    set_out(outs, 0, &batch_dims(a, &ins[0], &ins[1])?.out)
+}
+
+/// Two flops (multiply, add) per contracted element of every output element.
+fn flops(g: Result<Gemm, OpError>) -> u64 {
+    g.map_or(0, |g| {
+        [g.batch, g.m, g.n, g.k]
+            .iter()
+            .fold(2u64, |acc, &d| acc.saturating_mul(d as u64))
+    })
+}
+
+fn dot_cost(a: &Attrs, ins: &[Shape], _: &[Shape]) -> u64 {
+    match ins {
+        [l, r] => flops(dot_dims(a, l, r)),
+        _ => 0,
+    }
+}
+
+fn batch_dot_cost(a: &Attrs, ins: &[Shape], _: &[Shape]) -> u64 {
+    match ins {
+        [l, r] => flops(batch_dims(a, l, r)),
+        _ => 0,
+    }
+}
+
+fn dot_reference(ctx: &KernelCtx, inputs: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
+    let g = dot_dims(ctx.attrs, &inputs[0].shape, &inputs[1].shape)?;
+    Ok(vec![gemm(ctx, &g, inputs)?])
+}
+
+fn batch_dot_reference(ctx: &KernelCtx, inputs: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
+    let g = batch_dims(ctx.attrs, &inputs[0].shape, &inputs[1].shape)?;
+    Ok(vec![gemm(ctx, &g, inputs)?])
+}
+
+/// The naive triple loop, in f64. Row-major lhs is (m, k), or (k, m) when transposed; rhs
+/// is (k, n), or (n, k) when transposed.
+fn gemm(ctx: &KernelCtx, g: &Gemm, inputs: &[&Tensor]) -> Result<Tensor, OpError> {
+    let (ta, tb) = (ctx.attrs.bool("transpose_a"), ctx.attrs.bool("transpose_b"));
+    let (l, r) = (&inputs[0].data, &inputs[1].data);
+    let (m, k, n) = (g.m, g.k, g.n);
+    // Empty inputs leave 0 dimensions that inference treats as unknown.
+    if l.len() != g.batch * m * k || r.len() != g.batch * k * n {
+        return invalid(format!(
+            "gemm: inputs {} and {} do not hold {} products of ({m} x {k}) and ({k} x {n})",
+            fmt_shape(&inputs[0].shape),
+            fmt_shape(&inputs[1].shape),
+            g.batch
+        ));
+    }
+    let mut out = vec![0.0; g.batch * m * n];
+    for b in 0..g.batch {
+        let (lo, ro, oo) = (b * m * k, b * k * n, b * m * n);
+        for i in 0..m {
+            for j in 0..n {
+                out[oo + i * n + j] = (0..k)
+                    .map(|p| {
+                        let x = if ta {
+                            l[lo + p * m + i]
+                        } else {
+                            l[lo + i * k + p]
+                        };
+                        let y = if tb {
+                            r[ro + j * k + p]
+                        } else {
+                            r[ro + p * n + j]
+                        };
+                        x * y
+                    })
+                    .sum();
+            }
+        }
+    }
+    Ok(Tensor {
+        dtype: ctx.out_dtypes.first().copied().unwrap_or(inputs[0].dtype),
+        shape: g.out.clone(),
+        data: out,
+    })
+}
+
+pub fn register(r: &mut Registry) {
+    for op in [&DOT, &BATCH_DOT] {
+        r.add(op);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{attrs, infer, iota, message, op, run};
+
+    fn dot(kv: &[(&str, &str)], l: &[usize], r: &[usize]) -> Vec<f64> {
+        run("dot", kv, &[iota(l), iota(r)]).unwrap().remove(0).data
+    }
+
+    #[test]
+    fn dot_products() {
+        // [[0,1,2],[3,4,5]] x [[0,1],[2,3],[4,5]].
+        assert_eq!(dot(&[], &[2, 3], &[3, 2]), [10.0, 13.0, 28.0, 40.0]);
+        // [[0,2,4],[1,3,5]] x [[0,1],[2,3],[4,5]].
+        let ta = [("transpose_a", "True")];
+        assert_eq!(dot(&ta, &[3, 2], &[3, 2]), [20.0, 26.0, 26.0, 35.0]);
+        // [[0,1,2],[3,4,5]] x [[0,3],[1,4],[2,5]].
+        let tb = [("transpose_b", "True")];
+        assert_eq!(dot(&tb, &[2, 3], &[2, 3]), [5.0, 14.0, 14.0, 50.0]);
+        // [0,1,2] . [0,1,2] = 5, shape (1,).
+        let out = run("dot", &[], &[iota(&[3]), iota(&[3])]).unwrap();
+        assert_eq!((out[0].shape.as_slice(), out[0].data[0]), (&[1][..], 5.0));
+        // [0,1] x [[0,1,2],[3,4,5]] = [3,4,5].
+        assert_eq!(dot(&[], &[2], &[2, 3]), [3.0, 4.0, 5.0]);
+    }
+
+    #[test]
+    fn dot_shapes() {
+        let s = |kv: &[(&str, &str)], l: Vec<usize>, r: Vec<usize>| infer("dot", kv, &[l, r]);
+        assert_eq!(s(&[], vec![2, 3, 4], vec![4, 5]).unwrap()[0], [2, 3, 5]);
+        assert_eq!(s(&[], vec![2, 3], vec![3, 4, 5]).unwrap()[0], [2, 4, 5]);
+        let ta = [("transpose_a", "1")];
+        assert_eq!(s(&ta, vec![4, 2, 3], vec![4, 5]).unwrap()[0], [2, 3, 5]);
+        let tb = [("transpose_b", "1")];
+        assert_eq!(s(&tb, vec![2, 3], vec![5, 6, 3]).unwrap()[0], [2, 5, 6]);
+        assert_eq!(s(&[], vec![2, 3], vec![3]).unwrap()[0], [2]);
+        assert_eq!(
+            message(s(&[], vec![2, 3], vec![4, 5])),
+            "dot: shapes (2, 3) and (4, 5) do not agree (transpose_a=False, transpose_b=False)"
+        );
+        assert_eq!(
+            message(s(&ta, vec![3], vec![3])),
+            "dot: cannot transpose the 1-D inputs (3,) and (3,)"
+        );
+        let a = attrs(op("dot"), &[]);
+        assert_eq!((op("dot").cost)(&a, &[vec![2, 3], vec![3, 2]], &[]), 24);
+    }
+
+    #[test]
+    fn batch_dot_products() {
+        // Batch 0: [[0,1,2],[3,4,5]] x [[0,1],[2,3],[4,5]];
+        // batch 1: [[6,7,8],[9,10,11]] x [[6,7],[8,9],[10,11]].
+        let out = run("batch_dot", &[], &[iota(&[2, 2, 3]), iota(&[2, 3, 2])]).unwrap();
+        assert_eq!(out[0].shape, [2, 2, 2]);
+        assert_eq!(
+            out[0].data,
+            [10.0, 13.0, 28.0, 40.0, 172.0, 193.0, 244.0, 274.0]
+        );
+        // The same with rhs given transposed: (2, 2, 3) holding B^T per batch.
+        let kv = [("transpose_b", "True")];
+        let out = run("batch_dot", &kv, &[iota(&[2, 2, 3]), iota(&[2, 2, 3])]).unwrap();
+        assert_eq!(out[0].data[..4], [5.0, 14.0, 14.0, 50.0]);
+    }
+
+    #[test]
+    fn batch_dot_shapes() {
+        let s = |kv: &[(&str, &str)], l: Vec<usize>, r: Vec<usize>| infer("batch_dot", kv, &[l, r]);
+        assert_eq!(
+            s(&[], vec![2, 5, 3, 4], vec![2, 5, 4, 6]).unwrap()[0],
+            [2, 5, 3, 6]
+        );
+        let kv = [("transpose_a", "1"), ("transpose_b", "1")];
+        assert_eq!(s(&kv, vec![7, 4, 3], vec![7, 6, 4]).unwrap()[0], [7, 3, 6]);
+        assert_eq!(
+            message(s(&[], vec![2, 3], vec![3, 4])),
+            "batch_dot: the inputs must have the same rank, at least 3, not (2, 3) and (3, 4)"
+        );
+        assert_eq!(
+            message(s(&[], vec![2, 3, 4], vec![3, 4, 5])),
+            "batch_dot: the batch dimensions of (2, 3, 4) and (3, 4, 5) differ"
+        );
+        assert_eq!(
+            message(s(&[], vec![2, 3, 4], vec![2, 5, 6])),
+            "batch_dot: shapes (2, 3, 4) and (2, 5, 6) do not agree \
+             (transpose_a=False, transpose_b=False)"
+        );
+    }
+}

@@ -1,0 +1,641 @@
+//! Reshape, Flatten, expand_dims and squeeze: the same elements in the same row-major order
+//! under another shape, so the output may share the input's buffer.
+
+use super::{axis_of, fmt_ints};
+use crate::param::{param, ParamType};
+use crate::shape::{self, fmt_shape, invalid, set_in, set_out, OpError, Shape};
+use crate::{Attrs, Compute, DType, IndexExpr, IndexMap, OpDef, Pattern, Registry};
+
+static RESHAPE: OpDef = OpDef {
+    aliases: &["reshape"],
+    doc: "Gives the input a new shape without changing its data. `shape` may hold special \
+          codes: 0 copies an input dimension, -1 infers one dimension from the size, -2 copies \
+          all remaining input dimensions, -3 merges two input dimensions, -4 splits one input \
+          dimension into the two values that follow it (one of them may be -1). With \
+          `reverse`, codes are matched from right to left.",
+    params: &[
+        param(
+            "shape",
+            ParamType::Shape,
+            Some("()"),
+            "the target shape, with special codes 0, -1, -2, -3, -4",
+        ),
+        param(
+            "reverse",
+            ParamType::Bool,
+            Some("False"),
+            "match the special codes from right to left",
+        ),
+        param(
+            "target_shape",
+            ParamType::Shape,
+            Some("()"),
+            "(deprecated, use `shape`) the target shape; a single 0 is inferred",
+        ),
+        param(
+            "keep_highest",
+            ParamType::Bool,
+            Some("False"),
+            "(deprecated, use `shape`) keep the first input dimension in place of the first \
+             entry of `target_shape`",
+        ),
+    ],
+    infer_shape: reshape_shape,
+    dtypes: &DType::ALL,
+    ..OpDef::new(
+        "Reshape",
+        Pattern::Injective,
+        Compute::Injective(reshape_map),
+    )
+};
+
+/// The number of elements of a shape whose dimensions come from user codes, `None` when it
+/// does not fit in a `usize`.
+fn elems(s: &[usize]) -> Option<usize> {
+    s.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d))
+}
+
+/// The output shape Reshape gives `input` (unknown dimensions are 0), or `None` when neither
+/// `shape` nor `target_shape` is set and only a known output can tell.
+fn reshape_target(a: &Attrs, input: &[usize]) -> Result<Option<Shape>, OpError> {
+    let codes = a.shape("shape");
+    if !codes.is_empty() {
+        return apply_codes(codes, input, a.bool("reverse")).map(Some);
+    }
+    let legacy = a.shape("target_shape");
+    if !legacy.is_empty() {
+        return legacy_target(legacy, a.bool("keep_highest"), input).map(Some);
+    }
+    Ok(None)
+}
+
+/// How the target is spelled in errors.
+fn target_text(a: &Attrs, out: &[usize]) -> String {
+    if !a.shape("shape").is_empty() {
+        fmt_ints(a.shape("shape"))
+    } else if !a.shape("target_shape").is_empty() {
+        format!("target_shape {}", fmt_ints(a.shape("target_shape")))
+    } else {
+        fmt_shape(out)
+    }
+}
+
+fn cannot(input: &[usize], target: &str, why: &str) -> OpError {
+    let base = format!("Reshape: cannot reshape {} to {target}", fmt_shape(input));
+    OpError::Invalid(if why.is_empty() {
+        base
+    } else {
+        format!("{base}: {why}")
+    })
+}
+
+/// MXNet's special codes (InferReshapeShape). Every code except -2 and the two values after
+/// -4 consumes one input dimension, so a later 0 copies the dimension at the position
+/// reached; with `reverse` both lists are walked from the end.
+fn apply_codes(codes: &[i64], input: &[usize], reverse: bool) -> Result<Shape, OpError> {
+    let err = |why: &str| cannot(input, &fmt_ints(codes), why);
+    let (mut dims, mut c) = (input.to_vec(), codes.to_vec());
+    if reverse {
+        dims.reverse();
+        c.reverse();
+    }
+    let mut out = Shape::new();
+    let mut src = 0;
+    let mut inferred = None;
+    let mut i = 0;
+    while i < c.len() {
+        match c[i] {
+            0 => {
+                let d = dims
+                    .get(src)
+                    .ok_or_else(|| err("no input dimension left for 0"))?;
+                out.push(*d);
+                src += 1;
+            }
+            -1 => {
+                if inferred.is_some() {
+                    return Err(err("only one dimension can be -1"));
+                }
+                inferred = Some(out.len());
+                out.push(1);
+                src += 1;
+            }
+            -2 => {
+                out.extend(dims.iter().skip(src));
+                src = src.max(dims.len());
+            }
+            -3 => {
+                if src + 1 >= dims.len() {
+                    return Err(err("-3 needs two input dimensions"));
+                }
+                // An unknown (0) factor leaves the product unknown.
+                out.push(dims[src] * dims[src + 1]);
+                src += 2;
+            }
+            -4 => {
+                let (Some(&d1), Some(&d2)) = (c.get(i + 1), c.get(i + 2)) else {
+                    return Err(err("-4 must be followed by two dimensions"));
+                };
+                let d0 = *dims
+                    .get(src)
+                    .ok_or_else(|| err("no input dimension left for -4"))?;
+                let (a, b) = split(d0, d1, d2).map_err(|why| err(&why))?;
+                out.extend([a, b]);
+                src += 1;
+                i += 2;
+            }
+            d if d > 0 => {
+                out.push(d as usize);
+                src += 1;
+            }
+            d => {
+                return Err(err(&format!(
+                    "{d} is neither a dimension nor a special code"
+                )))
+            }
+        }
+        i += 1;
+    }
+    if let Some(k) = inferred {
+        out[k] = if shape::is_known(input) {
+            let rest = elems(&out).ok_or_else(|| err(""))?;
+            let size = shape::size(input);
+            if !size.is_multiple_of(rest) {
+                return Err(err(""));
+            }
+            size / rest
+        } else {
+            0
+        };
+    }
+    if reverse {
+        out.reverse();
+    }
+    Ok(out)
+}
+
+/// The two dimensions -4 splits input dimension `d0` (0: unknown) into; one may be -1.
+fn split(d0: usize, d1: i64, d2: i64) -> Result<(usize, usize), String> {
+    if d1 == -1 && d2 == -1 {
+        return Err("the dimensions after -4 cannot both be -1".into());
+    }
+    if [d1, d2].iter().any(|&d| d == 0 || d < -1) {
+        return Err(format!(
+            "the dimensions after -4 must be positive or -1, not {d1}, {d2}"
+        ));
+    }
+    let known = |d: i64| (d > 0).then_some(d as usize);
+    if d0 == 0 {
+        // An unknown input dimension leaves the -1 unknown.
+        return Ok((known(d1).unwrap_or(0), known(d2).unwrap_or(0)));
+    }
+    match (known(d1), known(d2)) {
+        (Some(a), Some(b)) if a.checked_mul(b) == Some(d0) => Ok((a, b)),
+        (Some(a), None) if d0.is_multiple_of(a) => Ok((a, d0 / a)),
+        (None, Some(b)) if d0.is_multiple_of(b) => Ok((d0 / b, b)),
+        _ => Err(format!("{d1} x {d2} does not split input dimension {d0}")),
+    }
+}
+
+/// The deprecated `target_shape`: a single 0 is inferred from the size; `keep_highest` puts
+/// the input's first dimension in place of the first entry.
+fn legacy_target(target: &[i64], keep_highest: bool, input: &[usize]) -> Result<Shape, OpError> {
+    let err = |why: &str| cannot(input, &format!("target_shape {}", fmt_ints(target)), why);
+    if let Some(d) = target.iter().find(|&&d| d < 0) {
+        return Err(err(&format!("{d} is not a dimension")));
+    }
+    let mut out: Shape = target.iter().map(|&d| d as usize).collect();
+    if keep_highest {
+        out[0] = input[0];
+    }
+    let zeros: Vec<usize> = (usize::from(keep_highest)..out.len())
+        .filter(|&i| out[i] == 0)
+        .collect();
+    match zeros[..] {
+        [] => {}
+        [k] if shape::is_known(input) => {
+            out[k] = 1;
+            let rest = elems(&out).ok_or_else(|| err(""))?;
+            if !shape::size(input).is_multiple_of(rest) {
+                return Err(err(""));
+            }
+            out[k] = shape::size(input) / rest;
+        }
+        [_] => {}
+        _ => return Err(err("only one dimension can be 0")),
+    }
+    Ok(out)
+}
+
+/// MXNet's ReverseReshapeInferShape: with the output known, a single unknown input
+/// dimension is what the known ones leave of the output's size.
+fn input_from_output(input: &[usize], out: &[usize]) -> Result<Option<Shape>, OpError> {
+    let unknown: Vec<usize> = (0..input.len()).filter(|&i| input[i] == 0).collect();
+    if !shape::is_known(out) || unknown.len() != 1 {
+        return Ok(None);
+    }
+    let known: usize = input.iter().filter(|&&d| d != 0).product();
+    let total = shape::size(out);
+    if !total.is_multiple_of(known) {
+        return invalid(format!(
+            "Reshape: no input of shape {} has the size of output {}",
+            fmt_shape(input),
+            fmt_shape(out)
+        ));
+    }
+    let mut filled = input.to_vec();
+    filled[unknown[0]] = total / known;
+    Ok(Some(filled))
+}
+
+fn reshape_shape(a: &Attrs, ins: &mut [Shape], outs: &mut [Shape]) -> Result<(), OpError> {
+    // As in MXNet, nothing is inferred before the input's rank is known.
+    if ins[0].is_empty() {
+        return Ok(());
+    }
+    if let Some(out) = reshape_target(a, &ins[0])? {
+        set_out(outs, 0, &out)?;
+    }
+    if let Some(input) = input_from_output(&ins[0], &outs[0])? {
+        set_in(ins, 0, &input)?;
+    }
+    if shape::is_known(&ins[0]) {
+        if let Some(out) = reshape_target(a, &ins[0])? {
+            set_out(outs, 0, &out)?;
+        }
+        if shape::is_known(&outs[0]) && elems(&outs[0]) != Some(shape::size(&ins[0])) {
+            return Err(cannot(&ins[0], &target_text(a, &outs[0]), ""));
+        }
+    }
+    Ok(())
+}
+
+fn reshape_map(a: &Attrs, ins: &[Shape], _: usize) -> Result<IndexMap, OpError> {
+    let input = &ins[0];
+    match reshape_target(a, input)? {
+        Some(out) if shape::is_known(&out) && elems(&out) == Some(shape::size(input)) => {
+            Ok(IndexMap::reshape(input, &out))
+        }
+        Some(out) => Err(cannot(input, &target_text(a, &out), "")),
+        None => invalid(
+            "Reshape: without `shape` or `target_shape` the output shape comes only from \
+             inference, so no index map can be built from the input",
+        ),
+    }
+}
+
+static FLATTEN: OpDef = OpDef {
+    aliases: &["flatten"],
+    doc: "Collapses every dimension after the first: (d0, d1, ..., dk) becomes \
+          (d0, d1*...*dk); a 1-D input (d0,) becomes (d0, 1).",
+    infer_shape: flatten_shape,
+    dtypes: &DType::ALL,
+    ..OpDef::new(
+        "Flatten",
+        Pattern::Injective,
+        Compute::Injective(flatten_map),
+    )
+};
+
+fn flattened(s: &[usize]) -> Shape {
+    vec![s[0], s[1..].iter().product()]
+}
+
+fn flatten_shape(_: &Attrs, ins: &mut [Shape], outs: &mut [Shape]) -> Result<(), OpError> {
+    if shape::is_known(&ins[0]) {
+        set_out(outs, 0, &flattened(&ins[0]))?;
+    }
+    Ok(())
+}
+
+fn flatten_map(_: &Attrs, ins: &[Shape], _: usize) -> Result<IndexMap, OpError> {
+    if ins[0].is_empty() {
+        return invalid("Flatten: the input shape is unknown");
+    }
+    Ok(IndexMap::reshape(&ins[0], &flattened(&ins[0])))
+}
+
+static EXPAND_DIMS: OpDef = OpDef {
+    doc: "Inserts a dimension of size 1 at `axis`.",
+    params: &[param(
+        "axis",
+        ParamType::Int,
+        None,
+        "position of the new axis in the output, from -ndim-1 to ndim",
+    )],
+    infer_shape: expand_shape,
+    dtypes: &DType::ALL,
+    ..OpDef::new(
+        "expand_dims",
+        Pattern::Injective,
+        Compute::Injective(expand_map),
+    )
+};
+
+/// Where the new axis goes for an input of rank `ndim`.
+fn new_axis(a: &Attrs, ndim: usize) -> Result<usize, OpError> {
+    let (axis, n) = (a.int("axis"), ndim as i64);
+    let p = if axis < 0 { axis + n + 1 } else { axis };
+    if !(0..=n).contains(&p) {
+        return invalid(format!(
+            "expand_dims: axis={axis} is out of range [{}, {n}] for a {ndim}-d input",
+            -n - 1
+        ));
+    }
+    Ok(p as usize)
+}
+
+fn expand_shape(a: &Attrs, ins: &mut [Shape], outs: &mut [Shape]) -> Result<(), OpError> {
+    let ndim = match (ins[0].len(), outs[0].len()) {
+        (0, 0 | 1) => return Ok(()),
+        (0, n) => n - 1,
+        (n, _) => n,
+    };
+    let p = new_axis(a, ndim)?;
+    // Backward: the output without the new axis (a wrong rank is caught going forward).
+    if outs[0].len() == ndim + 1 {
+        let mut input = outs[0].clone();
+        input.remove(p);
+        set_in(ins, 0, &input)?;
+    }
+    let mut out = ins[0].clone();
+    out.insert(p, 1);
+    set_out(outs, 0, &out)
+}
+
+fn expand_map(a: &Attrs, ins: &[Shape], _: usize) -> Result<IndexMap, OpError> {
+    let p = new_axis(a, ins[0].len())?;
+    let coords = (0..ins[0].len())
+        .map(|d| IndexExpr::Out(if d < p { d } else { d + 1 }))
+        .collect();
+    Ok(IndexMap::single(coords))
+}
+
+static SQUEEZE: OpDef = OpDef {
+    doc: "Removes dimensions of size 1: those listed in `axis`, or every one. An input of \
+          all ones becomes (1,).",
+    params: &[param(
+        "axis",
+        ParamType::OptShape,
+        Some("None"),
+        "the size-1 axes to remove (None: all of them)",
+    )],
+    infer_shape: squeeze_shape,
+    dtypes: &DType::ALL,
+    ..OpDef::new(
+        "squeeze",
+        Pattern::Injective,
+        Compute::Injective(squeeze_map),
+    )
+};
+
+/// For each input axis, whether squeeze removes it.
+fn squeezed(a: &Attrs, input: &[usize]) -> Result<Vec<bool>, OpError> {
+    let Some(axes) = a.opt_shape("axis") else {
+        return Ok(input.iter().map(|&d| d == 1).collect());
+    };
+    let mut gone = vec![false; input.len()];
+    for &ax in axes {
+        let i = axis_of("squeeze", "axis", ax, input)?;
+        if input[i] != 1 {
+            return invalid(format!(
+                "squeeze: cannot remove axis {ax} of input {}: its size is {}, not 1",
+                fmt_shape(input),
+                input[i]
+            ));
+        }
+        if std::mem::replace(&mut gone[i], true) {
+            return invalid(format!(
+                "squeeze: axis={} names axis {i} twice",
+                fmt_ints(axes)
+            ));
+        }
+    }
+    Ok(gone)
+}
+
+fn squeeze_shape(a: &Attrs, ins: &mut [Shape], outs: &mut [Shape]) -> Result<(), OpError> {
+    if !shape::is_known(&ins[0]) {
+        return Ok(());
+    }
+    let gone = squeezed(a, &ins[0])?;
+    let mut out: Shape = ins[0]
+        .iter()
+        .zip(&gone)
+        .filter(|(_, &g)| !g)
+        .map(|(&d, _)| d)
+        .collect();
+    if out.is_empty() {
+        out.push(1);
+    }
+    set_out(outs, 0, &out)
+}
+
+fn squeeze_map(a: &Attrs, ins: &[Shape], _: usize) -> Result<IndexMap, OpError> {
+    let gone = squeezed(a, &ins[0])?;
+    let mut next = 0;
+    let coords = gone
+        .iter()
+        .map(|&g| {
+            if g {
+                IndexExpr::Const(0)
+            } else {
+                next += 1;
+                IndexExpr::Out(next - 1)
+            }
+        })
+        .collect();
+    Ok(IndexMap::single(coords))
+}
+
+pub fn register(r: &mut Registry) {
+    for op in [&RESHAPE, &FLATTEN, &EXPAND_DIMS, &SQUEEZE] {
+        r.add(op);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{infer, infer_both, iota, message, run};
+
+    fn reshaped(input: &[usize], kv: &[(&str, &str)]) -> Vec<usize> {
+        infer("Reshape", kv, &[input.to_vec()]).unwrap()[0].clone()
+    }
+
+    #[test]
+    fn special_codes_follow_mxnet_documentation() {
+        // The examples of MXNet's Reshape documentation.
+        for (input, shape, want) in [
+            (&[2, 3, 4][..], "(4,0,2)", &[4, 3, 2][..]),
+            (&[2, 3, 4], "(2,0,0)", &[2, 3, 4]),
+            (&[2, 3, 4], "(6,1,-1)", &[6, 1, 4]),
+            (&[2, 3, 4], "(3,-1,8)", &[3, 1, 8]),
+            (&[2, 3, 4], "(-1,)", &[24]),
+            (&[2, 3, 4], "(-2,)", &[2, 3, 4]),
+            (&[2, 3, 4], "(2,-2)", &[2, 3, 4]),
+            (&[2, 3, 4], "(-2,1,1)", &[2, 3, 4, 1, 1]),
+            (&[2, 3, 4], "(-3,4)", &[6, 4]),
+            (&[2, 3, 4, 5], "(-3,-3)", &[6, 20]),
+            (&[2, 3, 4], "(0,-3)", &[2, 12]),
+            (&[2, 3, 4], "(-3,-2)", &[6, 4]),
+            (&[2, 3, 4], "(-4,1,2,-2)", &[1, 2, 3, 4]),
+            (&[2, 3, 4], "(2,-4,-1,3,-2)", &[2, 1, 3, 4]),
+            (&[10, 5, 4], "(-1,0)", &[40, 5]),
+        ] {
+            assert_eq!(reshaped(input, &[("shape", shape)]), want, "{shape}");
+        }
+        let rev = [("shape", "(-1,0)"), ("reverse", "True")];
+        assert_eq!(reshaped(&[10, 5, 4], &rev), [50, 4]);
+    }
+
+    #[test]
+    fn legacy_target_shape() {
+        assert_eq!(reshaped(&[2, 3, 4], &[("target_shape", "(0,4)")]), [6, 4]);
+        let keep = [("target_shape", "(9,0)"), ("keep_highest", "True")];
+        assert_eq!(reshaped(&[2, 3, 4], &keep), [2, 12]);
+    }
+
+    #[test]
+    fn partial_shapes_flow_both_ways() {
+        // Unknown batch: the inferred dimension stays unknown until the output tells.
+        assert_eq!(reshaped(&[0, 3, 4], &[("shape", "(-1,12)")]), [0, 12]);
+        let (ins, outs) = infer_both(
+            "Reshape",
+            &[("shape", "(-1,12)")],
+            &[vec![0, 3, 4]],
+            &[vec![5, 12]],
+        )
+        .unwrap();
+        assert_eq!(
+            (ins[0].as_slice(), outs[0].as_slice()),
+            (&[5, 3, 4][..], &[5, 12][..])
+        );
+        // Without a target only the output can tell.
+        let (ins, _) = infer_both("Reshape", &[], &[vec![0, 4]], &[vec![3, 4]]).unwrap();
+        assert_eq!(ins[0], [3, 4]);
+    }
+
+    #[test]
+    fn bad_targets_are_errors() {
+        let e =
+            |input: &[usize], kv: &[(&str, &str)]| message(infer("Reshape", kv, &[input.to_vec()]));
+        assert_eq!(
+            e(&[2, 3], &[("shape", "(4,-1)")]),
+            "Reshape: cannot reshape (2, 3) to (4, -1)"
+        );
+        assert_eq!(
+            e(&[2, 3], &[("shape", "(4,2)")]),
+            "Reshape: cannot reshape (2, 3) to (4, 2)"
+        );
+        assert_eq!(
+            e(&[2, 3], &[("shape", "(-1,-1)")]),
+            "Reshape: cannot reshape (2, 3) to (-1, -1): only one dimension can be -1"
+        );
+        assert_eq!(
+            e(&[6], &[("shape", "(0,0)")]),
+            "Reshape: cannot reshape (6,) to (0, 0): no input dimension left for 0"
+        );
+        assert_eq!(
+            e(&[2, 3, 4], &[("shape", "(-4,4,-1,-2)")]),
+            "Reshape: cannot reshape (2, 3, 4) to (-4, 4, -1, -2): \
+             4 x -1 does not split input dimension 2"
+        );
+        assert_eq!(
+            e(&[2, 3], &[("shape", "(-5,)")]),
+            "Reshape: cannot reshape (2, 3) to (-5,): -5 is neither a dimension nor a special code"
+        );
+        assert!(e(&[2], &[("shape", "(4294967296,4294967296,-1)")]).starts_with("Reshape"));
+    }
+
+    #[test]
+    fn any_codes_give_an_error_or_a_same_size_view() {
+        let codes = [-5, -4, -3, -2, -1, 0, 1, 2, 3, 6];
+        for input in [vec![6], vec![2, 3], vec![2, 3, 1], vec![0, 3]] {
+            for len in 1..=4u32 {
+                for pick in 0..codes.len().pow(len) {
+                    let shape: Vec<String> = (0..len)
+                        .map(|i| codes[pick / codes.len().pow(i) % codes.len()].to_string())
+                        .collect();
+                    let shape = format!("({},)", shape.join(","));
+                    for reverse in ["False", "True"] {
+                        let kv = [("shape", shape.as_str()), ("reverse", reverse)];
+                        let Ok(outs) = infer("Reshape", &kv, std::slice::from_ref(&input)) else {
+                            continue;
+                        };
+                        if crate::shape::is_known(&input) {
+                            let out = run("Reshape", &kv, &[iota(&input)]).unwrap();
+                            assert_eq!(out[0].shape, outs[0], "{kv:?}");
+                            assert_eq!(out[0].data, iota(&input).data, "{kv:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn reshape_without_target_cannot_evaluate() {
+        assert!(run("Reshape", &[], &[iota(&[2, 3])]).is_err());
+    }
+
+    #[test]
+    fn reshape_keeps_row_major_order() {
+        let out = run("Reshape", &[("shape", "(3,-1)")], &[iota(&[2, 3])]).unwrap();
+        assert_eq!(out[0].shape, [3, 2]);
+        assert_eq!(out[0].data, [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
+    }
+
+    #[test]
+    fn flatten_collapses_trailing_dims() {
+        assert_eq!(infer("Flatten", &[], &[vec![2, 3, 4]]).unwrap()[0], [2, 12]);
+        assert_eq!(infer("flatten", &[], &[vec![5]]).unwrap()[0], [5, 1]);
+        let out = run("Flatten", &[], &[iota(&[2, 2, 2])]).unwrap();
+        assert_eq!(out[0].shape, [2, 4]);
+        assert_eq!(out[0].data, iota(&[8]).data);
+    }
+
+    #[test]
+    fn expand_dims_inserts_an_axis() {
+        let ex = |axis: &str| infer("expand_dims", &[("axis", axis)], &[vec![2, 3]]);
+        assert_eq!(ex("1").unwrap()[0], [2, 1, 3]);
+        assert_eq!(ex("-1").unwrap()[0], [2, 3, 1]);
+        assert_eq!(ex("-3").unwrap()[0], [1, 2, 3]);
+        assert_eq!(
+            message(ex("3")),
+            "expand_dims: axis=3 is out of range [-3, 2] for a 2-d input"
+        );
+        let (ins, _) =
+            infer_both("expand_dims", &[("axis", "1")], &[vec![]], &[vec![2, 1, 3]]).unwrap();
+        assert_eq!(ins[0], [2, 3]);
+        let out = run("expand_dims", &[("axis", "1")], &[iota(&[2, 3])]).unwrap();
+        assert_eq!(
+            (out[0].shape.as_slice(), &out[0].data),
+            (&[2, 1, 3][..], &iota(&[6]).data)
+        );
+    }
+
+    #[test]
+    fn squeeze_removes_unit_axes() {
+        let sq = |input: &[usize], kv: &[(&str, &str)]| infer("squeeze", kv, &[input.to_vec()]);
+        assert_eq!(sq(&[1, 3, 1, 2], &[]).unwrap()[0], [3, 2]);
+        assert_eq!(
+            sq(&[1, 3, 1, 2], &[("axis", "(0,)")]).unwrap()[0],
+            [3, 1, 2]
+        );
+        assert_eq!(sq(&[1, 3, 1, 2], &[("axis", "-2")]).unwrap()[0], [1, 3, 2]);
+        assert_eq!(sq(&[1, 1], &[]).unwrap()[0], [1]);
+        assert_eq!(
+            message(sq(&[1, 3], &[("axis", "1")])),
+            "squeeze: cannot remove axis 1 of input (1, 3): its size is 3, not 1"
+        );
+        assert_eq!(
+            message(sq(&[1, 3], &[("axis", "(0,-2)")])),
+            "squeeze: axis=(0, -2) names axis 0 twice"
+        );
+        let out = run("squeeze", &[], &[iota(&[3, 1, 2])]).unwrap();
+        assert_eq!(
+            (out[0].shape.as_slice(), &out[0].data),
+            (&[3, 2][..], &iota(&[6]).data)
+        );
+    }
+}

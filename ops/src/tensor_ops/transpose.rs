@@ -1,0 +1,146 @@
+//! transpose: a permutation of the axes.
+
+use super::{axis_of, fmt_ints};
+use crate::param::{param, ParamType};
+use crate::shape::{fmt_shape, invalid, set_in, set_out, OpError, Shape};
+use crate::{Attrs, Compute, DType, IndexExpr, IndexMap, OpDef, Pattern, Registry};
+
+static TRANSPOSE: OpDef = OpDef {
+    doc: "Permutes the axes: output axis i is input axis axes[i]. Empty `axes` reverses the \
+          axes.",
+    params: &[param(
+        "axes",
+        ParamType::Shape,
+        Some("()"),
+        "the permutation (empty: reverse the axes)",
+    )],
+    infer_shape: transpose_shape,
+    inplace: &[],
+    dtypes: &DType::ALL,
+    ..OpDef::new(
+        "transpose",
+        Pattern::Injective,
+        Compute::Injective(transpose_map),
+    )
+};
+
+/// Output axis `i` is input axis `perm[i]`. `shape` (possibly all unknown) has the rank and
+/// is named in errors.
+fn permutation(a: &Attrs, shape: &[usize]) -> Result<Vec<usize>, OpError> {
+    let ndim = shape.len();
+    let axes = a.shape("axes");
+    if axes.is_empty() {
+        return Ok((0..ndim).rev().collect());
+    }
+    if axes.len() != ndim {
+        return invalid(format!(
+            "transpose: axes={} has {} entries but input {} has {ndim} dimensions",
+            fmt_ints(axes),
+            axes.len(),
+            fmt_shape(shape)
+        ));
+    }
+    let perm = axes
+        .iter()
+        .map(|&ax| axis_of("transpose", "axes entry", ax, shape))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut seen = vec![false; ndim];
+    for &p in &perm {
+        if std::mem::replace(&mut seen[p], true) {
+            return invalid(format!(
+                "transpose: axes={} is not a permutation (axis {p} appears twice)",
+                fmt_ints(axes)
+            ));
+        }
+    }
+    Ok(perm)
+}
+
+fn transpose_shape(a: &Attrs, ins: &mut [Shape], outs: &mut [Shape]) -> Result<(), OpError> {
+    let rank = match (ins[0].len(), outs[0].len()) {
+        (0, 0) => return Ok(()),
+        (0, n) | (n, _) => n,
+    };
+    let reference = if ins[0].is_empty() {
+        vec![0; rank]
+    } else {
+        ins[0].clone()
+    };
+    let perm = permutation(a, &reference)?;
+    // Backward: input axis perm[i] is output axis i (a wrong rank is caught going forward).
+    if outs[0].len() == rank {
+        let mut input = vec![0; rank];
+        for (i, &p) in perm.iter().enumerate() {
+            input[p] = outs[0][i];
+        }
+        set_in(ins, 0, &input)?;
+    }
+    let out: Shape = perm.iter().map(|&p| ins[0][p]).collect();
+    set_out(outs, 0, &out)
+}
+
+fn transpose_map(a: &Attrs, ins: &[Shape], _: usize) -> Result<IndexMap, OpError> {
+    let perm = permutation(a, &ins[0])?;
+    let mut coords = vec![IndexExpr::Const(0); perm.len()];
+    for (i, &p) in perm.iter().enumerate() {
+        coords[p] = IndexExpr::Out(i);
+    }
+    Ok(IndexMap::single(coords))
+}
+
+pub fn register(r: &mut Registry) {
+    r.add(&TRANSPOSE);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{infer, infer_both, iota, message, run};
+
+    #[test]
+    fn transposes_a_matrix() {
+        // [[0, 1, 2], [3, 4, 5]] transposed is [[0, 3], [1, 4], [2, 5]].
+        let out = run("transpose", &[], &[iota(&[2, 3])]).unwrap();
+        assert_eq!(out[0].shape, [3, 2]);
+        assert_eq!(out[0].data, [0.0, 3.0, 1.0, 4.0, 2.0, 5.0]);
+    }
+
+    #[test]
+    fn permutes_three_axes() {
+        // out[i, j, k] = in[k, i, j] = 12k + 4i + j for a (2, 3, 4) iota.
+        let out = run("transpose", &[("axes", "(1,2,0)")], &[iota(&[2, 3, 4])]).unwrap();
+        assert_eq!(out[0].shape, [3, 4, 2]);
+        assert_eq!(out[0].data[..4], [0.0, 12.0, 1.0, 13.0]);
+        assert_eq!(out[0].data[10], 5.0); // out[1, 1, 0] = in[0, 1, 1]
+        assert_eq!(out[0].data[23], 23.0); // out[2, 3, 1] = in[1, 2, 3]
+    }
+
+    #[test]
+    fn shapes_forward_and_backward() {
+        assert_eq!(
+            infer("transpose", &[], &[vec![2, 3, 4]]).unwrap()[0],
+            [4, 3, 2]
+        );
+        let (ins, _) = infer_both(
+            "transpose",
+            &[("axes", "(0,2,1)")],
+            &[vec![]],
+            &[vec![2, 4, 3]],
+        )
+        .unwrap();
+        assert_eq!(ins[0], [2, 3, 4]);
+        let t = |axes: &str| infer("transpose", &[("axes", axes)], &[vec![2, 3]]);
+        assert_eq!(t("(-1,0)").unwrap()[0], [3, 2]);
+        assert_eq!(
+            message(t("(0,0)")),
+            "transpose: axes=(0, 0) is not a permutation (axis 0 appears twice)"
+        );
+        assert_eq!(
+            message(t("(0,1,2)")),
+            "transpose: axes=(0, 1, 2) has 3 entries but input (2, 3) has 2 dimensions"
+        );
+        assert_eq!(
+            message(t("(0,2)")),
+            "transpose: axes entry=2 is out of range for input (2, 3)"
+        );
+    }
+}
