@@ -95,6 +95,8 @@ pub struct KernelCtx<'a> {
 }
 
 pub type RefKernel = fn(&KernelCtx, &[&Tensor]) -> Result<Vec<Tensor>, OpError>;
+/// Output `k`'s index map, given the input and output shapes.
+pub type IndexMapFn = fn(&Attrs, &[Shape], &[Shape], usize) -> Result<IndexMap, OpError>;
 
 /// What an operator computes, in the form backends consume.
 #[derive(Clone, Copy)]
@@ -102,8 +104,9 @@ pub enum Compute {
     /// Element-wise/broadcast: one scalar expression over the (broadcast) inputs, for every
     /// visible output (there is exactly one).
     Scalar(fn(&Attrs) -> Expr),
-    /// Injective: output `k`'s map from output to input coordinates, given the input shapes.
-    Injective(fn(&Attrs, &[Shape], usize) -> Result<IndexMap, OpError>),
+    /// Injective: output `k`'s map from output to input coordinates, given the (known)
+    /// input and output shapes.
+    Injective(IndexMapFn),
     /// A reduction of input 0, given its shape.
     Reduce(fn(&Attrs, &[usize]) -> Result<Reduction, OpError>),
     /// A named library kernel (gemm, conv, pooling, norms, ...) with its naive reference.
@@ -173,7 +176,9 @@ pub struct OpDef {
 }
 
 fn output_elems(_: &Attrs, _: &[Shape], outs: &[Shape]) -> u64 {
-    outs.iter().map(|s| shape::size(s) as u64).sum()
+    outs.iter()
+        .map(|s| s.iter().fold(1u64, |n, &d| n.saturating_mul(d as u64)))
+        .fold(0, u64::saturating_add)
 }
 
 impl OpDef {

@@ -24,8 +24,8 @@ pub mod tensor;
 pub mod tensor_ops;
 
 pub use def::{
-    Combiner, Compute, CostFn, DTypeFn, Inputs, KernelCtx, OpDef, Outputs, Pattern, Reduction,
-    RefKernel, Resource, ShapeFn,
+    Combiner, Compute, CostFn, DTypeFn, IndexMapFn, Inputs, KernelCtx, OpDef, Outputs, Pattern,
+    Reduction, RefKernel, Resource, ShapeFn,
 };
 pub use dtype::DType;
 pub use expr::{c, x, Expr};

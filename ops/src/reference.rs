@@ -10,12 +10,26 @@ use crate::Tensor;
 
 /// Runs `op` on `inputs`; `ctx.out_shapes`/`out_dtypes` come from inference.
 pub fn evaluate(op: &OpDef, ctx: &KernelCtx, inputs: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
+    if let Some(s) = ctx.out_shapes.iter().find(|s| !crate::shape::is_known(s)) {
+        return invalid(format!(
+            "{}: output shape {} is not fully inferred",
+            op.name,
+            fmt_shape(s)
+        ));
+    }
     let mut outs = match op.compute {
         Compute::Scalar(expr) => vec![scalar(&expr(ctx.attrs), ctx, inputs)?],
         Compute::Injective(map) => {
             let in_shapes: Vec<_> = inputs.iter().map(|t| t.shape.clone()).collect();
             (0..ctx.out_shapes.len())
-                .map(|k| injective(&map(ctx.attrs, &in_shapes, k)?, k, ctx, inputs))
+                .map(|k| {
+                    injective(
+                        &map(ctx.attrs, &in_shapes, ctx.out_shapes, k)?,
+                        k,
+                        ctx,
+                        inputs,
+                    )
+                })
                 .collect::<Result<_, _>>()?
         }
         Compute::Reduce(reduction) => {

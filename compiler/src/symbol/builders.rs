@@ -130,6 +130,157 @@ impl<'a> AddN<'a> {
     }
 }
 
+/// `batch_dot`: Batched matrix product of two inputs of the same rank N >= 3: (B..., n, k) x (B..., k, m) gives (B..., n, m); transpose_a/transpose_b transpose the last two axes of lhs/rhs.
+pub struct BatchDot<'a> {
+    call: OpCall<'a>,
+}
+
+/// Builds a `batch_dot` node.
+#[track_caller]
+pub fn batch_dot<'a>() -> BatchDot<'a> {
+    BatchDot { call: Symbol::op("batch_dot") }
+}
+
+impl<'a> BatchDot<'a> {
+    /// Input `lhs`.
+    pub fn lhs(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("lhs", s);
+        self
+    }
+    /// Input `rhs`.
+    pub fn rhs(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("rhs", s);
+        self
+    }
+    /// use the transpose of the first input (boolean, default `False`).
+    pub fn transpose_a(mut self, v: bool) -> Self {
+        self.call = self.call.attr("transpose_a", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// use the transpose of the second input (boolean, default `False`).
+    pub fn transpose_b(mut self, v: bool) -> Self {
+        self.call = self.call.attr("transpose_b", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// the output storage type MXNet may choose for sparse inputs (kiln's outputs are always dense) ({None, default, row_sparse, csr}, default `None`).
+    pub fn forward_stype(mut self, v: &str) -> Self {
+        self.call = self.call.attr("forward_stype", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Creates the node.
+    pub fn build(self) -> Result<Symbol> {
+        self.call.build()
+    }
+}
+
+/// `BatchNorm`: Batch normalization: `(x − mean)/sqrt(var + eps)·gamma + beta` per channel (axis). Training (unless use_global_stats) uses the batch mean and biased variance over all other axes, inference the moving statistics; fix_gamma treats gamma as 1. Hidden outputs: mean and the inverse std `1/sqrt(var + eps)`, as MXNet.
+pub struct BatchNorm<'a> {
+    call: OpCall<'a>,
+}
+
+/// Builds a `BatchNorm` node.
+#[track_caller]
+pub fn batch_norm<'a>() -> BatchNorm<'a> {
+    BatchNorm { call: Symbol::op("BatchNorm") }
+}
+
+impl<'a> BatchNorm<'a> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// Input `gamma`.
+    pub fn gamma(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("gamma", s);
+        self
+    }
+    /// Input `beta`.
+    pub fn beta(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("beta", s);
+        self
+    }
+    /// Input `moving_mean`.
+    pub fn moving_mean(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("moving_mean", s);
+        self
+    }
+    /// Input `moving_var`.
+    pub fn moving_var(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("moving_var", s);
+        self
+    }
+    /// added to the variance (float, default `0.001`).
+    pub fn eps(mut self, v: f64) -> Self {
+        self.call = self.call.attr("eps", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// moving-average momentum (float, default `0.9`).
+    pub fn momentum(mut self, v: f64) -> Self {
+        self.call = self.call.attr("momentum", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// treat gamma as 1 (boolean, default `True`).
+    pub fn fix_gamma(mut self, v: bool) -> Self {
+        self.call = self.call.attr("fix_gamma", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// use the moving statistics in training too (boolean, default `False`).
+    pub fn use_global_stats(mut self, v: bool) -> Self {
+        self.call = self.call.attr("use_global_stats", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// make the mean and inverse-std outputs visible (boolean, default `False`).
+    pub fn output_mean_var(mut self, v: bool) -> Self {
+        self.call = self.call.attr("output_mean_var", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// channel axis (int, default `1`).
+    pub fn axis(mut self, v: i64) -> Self {
+        self.call = self.call.attr("axis", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// turn off cuDNN (ignored) (boolean, default `False`).
+    pub fn cudnn_off(mut self, v: bool) -> Self {
+        self.call = self.call.attr("cudnn_off", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// quantization calibration minimum (ignored) (float, optional, default `None`).
+    pub fn min_calib_range(mut self, v: f64) -> Self {
+        self.call = self.call.attr("min_calib_range", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// quantization calibration maximum (ignored) (float, optional, default `None`).
+    pub fn max_calib_range(mut self, v: f64) -> Self {
+        self.call = self.call.attr("max_calib_range", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Creates the node.
+    pub fn build(self) -> Result<Symbol> {
+        self.call.build()
+    }
+}
+
 /// `BlockGrad`: identity in the forward pass; stops gradients in the backward pass
 pub struct BlockGrad<'a> {
     call: OpCall<'a>,
@@ -396,6 +547,147 @@ impl<'a> Clip<'a> {
     }
 }
 
+/// `Concat`: Joins the inputs arg0, arg1, ... along axis `dim`; every other dimension must agree.
+pub struct Concat<'a> {
+    call: OpCall<'a>,
+}
+
+/// Builds a `Concat` node.
+#[track_caller]
+pub fn concat<'a>() -> Concat<'a> {
+    Concat { call: Symbol::op("Concat") }
+}
+
+impl<'a> Concat<'a> {
+    /// Positional inputs, in order.
+    pub fn args(mut self, inputs: impl IntoIterator<Item = &'a Symbol>) -> Self {
+        self.call = self.call.args(inputs);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// number of inputs (int, required).
+    pub fn num_args(mut self, v: i64) -> Self {
+        self.call = self.call.attr("num_args", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// the axis to join along (negative counts from the end) (int, default `1`).
+    pub fn dim(mut self, v: i64) -> Self {
+        self.call = self.call.attr("dim", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Creates the node.
+    pub fn build(self) -> Result<Symbol> {
+        self.call.build()
+    }
+}
+
+/// `Convolution`: Convolution (cross-correlation) over 1 to 3 spatial dimensions. Weight is (num_filter, C/num_group, *kernel), or (num_filter, *kernel, C/num_group) for channel-last layouts; out = floor((in + 2·pad − (dilate·(kernel−1)+1)) / stride) + 1.
+pub struct Convolution<'a> {
+    call: OpCall<'a>,
+}
+
+/// Builds a `Convolution` node.
+#[track_caller]
+pub fn convolution<'a>() -> Convolution<'a> {
+    Convolution { call: Symbol::op("Convolution") }
+}
+
+impl<'a> Convolution<'a> {
+    /// Positional inputs, in order.
+    pub fn args(mut self, inputs: impl IntoIterator<Item = &'a Symbol>) -> Self {
+        self.call = self.call.args(inputs);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// kernel size: (w,), (h, w) or (d, h, w) (tuple of int, required).
+    pub fn kernel(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("kernel", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// stride; () means 1 per dimension (tuple of int, default `()`).
+    pub fn stride(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("stride", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// dilation; () means 1 per dimension (tuple of int, default `()`).
+    pub fn dilate(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("dilate", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// zero padding; () means 0 per dimension (tuple of int, default `()`).
+    pub fn pad(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("pad", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// number of output channels (int, required).
+    pub fn num_filter(mut self, v: i64) -> Self {
+        self.call = self.call.attr("num_filter", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// number of channel groups (int, default `1`).
+    pub fn num_group(mut self, v: i64) -> Self {
+        self.call = self.call.attr("num_group", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// MXNet workspace limit in MB (ignored) (int, default `1024`).
+    pub fn workspace(mut self, v: i64) -> Self {
+        self.call = self.call.attr("workspace", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// whether to omit the bias (boolean, default `False`).
+    pub fn no_bias(mut self, v: bool) -> Self {
+        self.call = self.call.attr("no_bias", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// cuDNN algorithm selection (ignored) ({None, off, limited_workspace, fastest}, default `None`).
+    pub fn cudnn_tune(mut self, v: &str) -> Self {
+        self.call = self.call.attr("cudnn_tune", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// turn off cuDNN (ignored) (boolean, default `False`).
+    pub fn cudnn_off(mut self, v: bool) -> Self {
+        self.call = self.call.attr("cudnn_off", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// data layout; None means NCW, NCHW or NCDHW ({None, NCW, NCHW, NCDHW, NWC, NHWC, NDHWC}, default `None`).
+    pub fn layout(mut self, v: &str) -> Self {
+        self.call = self.call.attr("layout", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Creates the node.
+    pub fn build(self) -> Result<Symbol> {
+        self.call.build()
+    }
+}
+
 /// `_copy`: returns a copy of the input
 pub struct Copy<'a> {
     call: OpCall<'a>,
@@ -454,6 +746,112 @@ impl<'a> DivScalar<'a> {
     /// whether the scalar is an integer (MXNet 1.9) (boolean, default `True`).
     pub fn is_int(mut self, v: bool) -> Self {
         self.call = self.call.attr("is_int", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Creates the node.
+    pub fn build(self) -> Result<Symbol> {
+        self.call.build()
+    }
+}
+
+/// `dot`: Matrix product. Two 1-D inputs give their inner product, of shape (1,). Otherwise lhs is viewed as (prod(all but its last dim), last) — with transpose_a, as (first, prod(rest)) transposed — and rhs as (first, prod(rest)) — with transpose_b, as (prod(all but last), last) transposed; the output shape is lhs's remaining dims followed by rhs's.
+pub struct Dot<'a> {
+    call: OpCall<'a>,
+}
+
+/// Builds a `dot` node.
+#[track_caller]
+pub fn dot<'a>() -> Dot<'a> {
+    Dot { call: Symbol::op("dot") }
+}
+
+impl<'a> Dot<'a> {
+    /// Input `lhs`.
+    pub fn lhs(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("lhs", s);
+        self
+    }
+    /// Input `rhs`.
+    pub fn rhs(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("rhs", s);
+        self
+    }
+    /// use the transpose of the first input (boolean, default `False`).
+    pub fn transpose_a(mut self, v: bool) -> Self {
+        self.call = self.call.attr("transpose_a", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// use the transpose of the second input (boolean, default `False`).
+    pub fn transpose_b(mut self, v: bool) -> Self {
+        self.call = self.call.attr("transpose_b", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// the output storage type MXNet may choose for sparse inputs (kiln's outputs are always dense) ({None, default, row_sparse, csr}, default `None`).
+    pub fn forward_stype(mut self, v: &str) -> Self {
+        self.call = self.call.attr("forward_stype", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Creates the node.
+    pub fn build(self) -> Result<Symbol> {
+        self.call.build()
+    }
+}
+
+/// `Dropout`: Dropout. When active (training, or mode=always) each mask value is 1/(1−p) with probability 1−p and 0 otherwise (kept iff the element's Philox uniform u < 1−p); `axes` lists dimensions that share one mask value (the mask has size 1 there). output = data·mask. Inactive: the identity, with a mask of ones. The mask is a hidden output.
+pub struct Dropout<'a> {
+    call: OpCall<'a>,
+}
+
+/// Builds a `Dropout` node.
+#[track_caller]
+pub fn dropout<'a>() -> Dropout<'a> {
+    Dropout { call: Symbol::op("Dropout") }
+}
+
+impl<'a> Dropout<'a> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// fraction of the input that gets dropped (float, default `0.5`).
+    pub fn p(mut self, v: f64) -> Self {
+        self.call = self.call.attr("p", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// when dropout is applied ({always, training}, default `training`).
+    pub fn mode(mut self, v: &str) -> Self {
+        self.call = self.call.attr("mode", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// axes sharing one mask value (tuple of int, default `()`).
+    pub fn axes(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("axes", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// turn off cuDNN (ignored) (boolean, optional, default `False`).
+    pub fn cudnn_off(mut self, v: bool) -> Self {
+        self.call = self.call.attr("cudnn_off", Value::Bool(v).to_mxnet_string());
         self
     }
     /// The node's name.
@@ -657,6 +1055,231 @@ impl<'a> Exp<'a> {
     }
 }
 
+/// `expand_dims`: Inserts a dimension of size 1 at `axis`.
+pub struct ExpandDims<'a> {
+    call: OpCall<'a>,
+}
+
+/// Builds a `expand_dims` node.
+#[track_caller]
+pub fn expand_dims<'a>() -> ExpandDims<'a> {
+    ExpandDims { call: Symbol::op("expand_dims") }
+}
+
+impl<'a> ExpandDims<'a> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// position of the new axis in the output, from -ndim-1 to ndim (int, required).
+    pub fn axis(mut self, v: i64) -> Self {
+        self.call = self.call.attr("axis", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Creates the node.
+    pub fn build(self) -> Result<Symbol> {
+        self.call.build()
+    }
+}
+
+/// `Flatten`: Collapses every dimension after the first: (d0, d1, ..., dk) becomes (d0, d1*...*dk); a 1-D input (d0,) becomes (d0, 1).
+pub struct Flatten<'a> {
+    call: OpCall<'a>,
+}
+
+/// Builds a `Flatten` node.
+#[track_caller]
+pub fn flatten<'a>() -> Flatten<'a> {
+    Flatten { call: Symbol::op("Flatten") }
+}
+
+impl<'a> Flatten<'a> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Creates the node.
+    pub fn build(self) -> Result<Symbol> {
+        self.call.build()
+    }
+}
+
+/// `FullyConnected`: Fully connected layer: `out = data·weightᵀ + bias` with weight (num_hidden, in). flatten=True views data as (d0, prod(rest)); flatten=False applies to the last axis and keeps the leading ones.
+pub struct FullyConnected<'a> {
+    call: OpCall<'a>,
+}
+
+/// Builds a `FullyConnected` node.
+#[track_caller]
+pub fn fully_connected<'a>() -> FullyConnected<'a> {
+    FullyConnected { call: Symbol::op("FullyConnected") }
+}
+
+impl<'a> FullyConnected<'a> {
+    /// Positional inputs, in order.
+    pub fn args(mut self, inputs: impl IntoIterator<Item = &'a Symbol>) -> Self {
+        self.call = self.call.args(inputs);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// number of hidden units (int, required).
+    pub fn num_hidden(mut self, v: i64) -> Self {
+        self.call = self.call.attr("num_hidden", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// whether to omit the bias (boolean, default `False`).
+    pub fn no_bias(mut self, v: bool) -> Self {
+        self.call = self.call.attr("no_bias", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// whether to collapse all but the first axis of the input (boolean, default `True`).
+    pub fn flatten(mut self, v: bool) -> Self {
+        self.call = self.call.attr("flatten", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Creates the node.
+    pub fn build(self) -> Result<Symbol> {
+        self.call.build()
+    }
+}
+
+/// `LeakyReLU`: Leaky rectifiers: leaky `x > 0 ? x : slope·x`; prelu with a learnt per-channel `gamma` (axis 1); rrelu with a slope drawn from U[lower_bound, upper_bound) per element in training ((lower+upper)/2 otherwise; the slopes are the second output, `mask`); elu `slope·(eˣ−1)` for x ≤ 0; selu; gelu (erf form).
+pub struct LeakyReLu<'a> {
+    call: OpCall<'a>,
+}
+
+/// Builds a `LeakyReLU` node.
+#[track_caller]
+pub fn leaky_re_lu<'a>() -> LeakyReLu<'a> {
+    LeakyReLu { call: Symbol::op("LeakyReLU") }
+}
+
+impl<'a> LeakyReLu<'a> {
+    /// Positional inputs, in order.
+    pub fn args(mut self, inputs: impl IntoIterator<Item = &'a Symbol>) -> Self {
+        self.call = self.call.args(inputs);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// activation function ({elu, gelu, leaky, prelu, rrelu, selu}, default `leaky`).
+    pub fn act_type(mut self, v: &str) -> Self {
+        self.call = self.call.attr("act_type", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// slope of leaky, and elu's scale (float, default `0.25`).
+    pub fn slope(mut self, v: f64) -> Self {
+        self.call = self.call.attr("slope", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// rrelu: lowest random slope (float, default `0.125`).
+    pub fn lower_bound(mut self, v: f64) -> Self {
+        self.call = self.call.attr("lower_bound", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// rrelu: highest random slope (float, default `0.334`).
+    pub fn upper_bound(mut self, v: f64) -> Self {
+        self.call = self.call.attr("upper_bound", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Creates the node.
+    pub fn build(self) -> Result<Symbol> {
+        self.call.build()
+    }
+}
+
+/// `LinearRegressionOutput`: Squared-loss head: forward is the identity; the gradient is (out − label)·grad_scale / (label.size / label.shape[0]). The label defaults to data's shape, or (n,) for (n, 1).
+pub struct LinearRegressionOutput<'a> {
+    call: OpCall<'a>,
+}
+
+/// Builds a `LinearRegressionOutput` node.
+#[track_caller]
+pub fn linear_regression_output<'a>() -> LinearRegressionOutput<'a> {
+    LinearRegressionOutput { call: Symbol::op("LinearRegressionOutput") }
+}
+
+impl<'a> LinearRegressionOutput<'a> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// Input `label`.
+    pub fn label(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("label", s);
+        self
+    }
+    /// scales the gradient (float, default `1.0`).
+    pub fn grad_scale(mut self, v: f64) -> Self {
+        self.call = self.call.attr("grad_scale", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Creates the node.
+    pub fn build(self) -> Result<Symbol> {
+        self.call.build()
+    }
+}
+
 /// `log`: natural logarithm
 pub struct Log<'a> {
     call: OpCall<'a>,
@@ -672,6 +1295,342 @@ impl<'a> Log<'a> {
     /// Input `data`.
     pub fn data(mut self, s: &'a Symbol) -> Self {
         self.call = self.call.input("data", s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Creates the node.
+    pub fn build(self) -> Result<Symbol> {
+        self.call.build()
+    }
+}
+
+/// `log_softmax`: `(x − max)/T − log Σ exp((x − max)/T)` along `axis`. MXNet 1.9.1's log_softmax declares use_length but has no `length` input, so use_length=True is rejected.
+pub struct LogSoftmax<'a> {
+    call: OpCall<'a>,
+}
+
+/// Builds a `log_softmax` node.
+#[track_caller]
+pub fn log_softmax<'a>() -> LogSoftmax<'a> {
+    LogSoftmax { call: Symbol::op("log_softmax") }
+}
+
+impl<'a> LogSoftmax<'a> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// axis to normalize (int, default `-1`).
+    pub fn axis(mut self, v: i64) -> Self {
+        self.call = self.call.attr("axis", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// divides the input (None = 1) (float, optional, default `None`).
+    pub fn temperature(mut self, v: f64) -> Self {
+        self.call = self.call.attr("temperature", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// output dtype (float16, float32 or float64; None = the input's) (dtype, optional, default `None`).
+    pub fn dtype(mut self, v: DType) -> Self {
+        self.call = self.call.attr("dtype", Value::DType(v).to_mxnet_string());
+        self
+    }
+    /// take a `length` input: only the first length[i] entries along the axis take part (boolean, optional, default `False`).
+    pub fn use_length(mut self, v: bool) -> Self {
+        self.call = self.call.attr("use_length", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Creates the node.
+    pub fn build(self) -> Result<Symbol> {
+        self.call.build()
+    }
+}
+
+/// `LogisticRegressionOutput`: Logistic head: forward is sigmoid(data); the gradient is (out − label)·grad_scale / (label.size / label.shape[0]). The label defaults to data's shape, or (n,) for (n, 1).
+pub struct LogisticRegressionOutput<'a> {
+    call: OpCall<'a>,
+}
+
+/// Builds a `LogisticRegressionOutput` node.
+#[track_caller]
+pub fn logistic_regression_output<'a>() -> LogisticRegressionOutput<'a> {
+    LogisticRegressionOutput { call: Symbol::op("LogisticRegressionOutput") }
+}
+
+impl<'a> LogisticRegressionOutput<'a> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// Input `label`.
+    pub fn label(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("label", s);
+        self
+    }
+    /// scales the gradient (float, default `1.0`).
+    pub fn grad_scale(mut self, v: f64) -> Self {
+        self.call = self.call.attr("grad_scale", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Creates the node.
+    pub fn build(self) -> Result<Symbol> {
+        self.call.build()
+    }
+}
+
+/// `LRN`: Local response normalization across channels of NCHW data: `tmp_norm_c = knorm + alpha/nsize · Σ_{|j−c| ≤ nsize/2} x_j²`, `out_c = x_c · tmp_norm_c^(−beta)`; the window is clipped at the first and last channel, and tmp_norm is a hidden output.
+pub struct Lrn<'a> {
+    call: OpCall<'a>,
+}
+
+/// Builds a `LRN` node.
+#[track_caller]
+pub fn lrn<'a>() -> Lrn<'a> {
+    Lrn { call: Symbol::op("LRN") }
+}
+
+impl<'a> Lrn<'a> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// scale of the sum of squares (float, default `0.0001`).
+    pub fn alpha(mut self, v: f64) -> Self {
+        self.call = self.call.attr("alpha", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// exponent of the normalizer (float, default `0.75`).
+    pub fn beta(mut self, v: f64) -> Self {
+        self.call = self.call.attr("beta", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// additive constant (float, default `2.0`).
+    pub fn knorm(mut self, v: f64) -> Self {
+        self.call = self.call.attr("knorm", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// channels in the window (odd in practice) (int, required).
+    pub fn nsize(mut self, v: i64) -> Self {
+        self.call = self.call.attr("nsize", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Creates the node.
+    pub fn build(self) -> Result<Symbol> {
+        self.call.build()
+    }
+}
+
+/// `MAERegressionOutput`: Absolute-loss head: forward is the identity; the gradient is sign(out − label)·grad_scale / (label.size / label.shape[0]). The label defaults to data's shape, or (n,) for (n, 1).
+pub struct MaeRegressionOutput<'a> {
+    call: OpCall<'a>,
+}
+
+/// Builds a `MAERegressionOutput` node.
+#[track_caller]
+pub fn mae_regression_output<'a>() -> MaeRegressionOutput<'a> {
+    MaeRegressionOutput { call: Symbol::op("MAERegressionOutput") }
+}
+
+impl<'a> MaeRegressionOutput<'a> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// Input `label`.
+    pub fn label(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("label", s);
+        self
+    }
+    /// scales the gradient (float, default `1.0`).
+    pub fn grad_scale(mut self, v: f64) -> Self {
+        self.call = self.call.attr("grad_scale", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Creates the node.
+    pub fn build(self) -> Result<Symbol> {
+        self.call.build()
+    }
+}
+
+/// `max`: Maximum over the given axes.
+pub struct Max<'a> {
+    call: OpCall<'a>,
+}
+
+/// Builds a `max` node.
+#[track_caller]
+pub fn max<'a>() -> Max<'a> {
+    Max { call: Symbol::op("max") }
+}
+
+impl<'a> Max<'a> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// the axes to reduce (None or (): all of them); negative counts from the end (int or tuple of int, optional, default `None`).
+    pub fn axis(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("axis", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// keep the reduced axes, with size 1 (boolean, default `False`).
+    pub fn keepdims(mut self, v: bool) -> Self {
+        self.call = self.call.attr("keepdims", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// reduce over the axes not listed in `axis` (boolean, default `False`).
+    pub fn exclude(mut self, v: bool) -> Self {
+        self.call = self.call.attr("exclude", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Creates the node.
+    pub fn build(self) -> Result<Symbol> {
+        self.call.build()
+    }
+}
+
+/// `mean`: Mean over the given axes.
+pub struct Mean<'a> {
+    call: OpCall<'a>,
+}
+
+/// Builds a `mean` node.
+#[track_caller]
+pub fn mean<'a>() -> Mean<'a> {
+    Mean { call: Symbol::op("mean") }
+}
+
+impl<'a> Mean<'a> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// the axes to reduce (None or (): all of them); negative counts from the end (int or tuple of int, optional, default `None`).
+    pub fn axis(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("axis", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// keep the reduced axes, with size 1 (boolean, default `False`).
+    pub fn keepdims(mut self, v: bool) -> Self {
+        self.call = self.call.attr("keepdims", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// reduce over the axes not listed in `axis` (boolean, default `False`).
+    pub fn exclude(mut self, v: bool) -> Self {
+        self.call = self.call.attr("exclude", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Creates the node.
+    pub fn build(self) -> Result<Symbol> {
+        self.call.build()
+    }
+}
+
+/// `min`: Minimum over the given axes.
+pub struct Min<'a> {
+    call: OpCall<'a>,
+}
+
+/// Builds a `min` node.
+#[track_caller]
+pub fn min<'a>() -> Min<'a> {
+    Min { call: Symbol::op("min") }
+}
+
+impl<'a> Min<'a> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// the axes to reduce (None or (): all of them); negative counts from the end (int or tuple of int, optional, default `None`).
+    pub fn axis(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("axis", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// keep the reduced axes, with size 1 (boolean, default `False`).
+    pub fn keepdims(mut self, v: bool) -> Self {
+        self.call = self.call.attr("keepdims", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// reduce over the axes not listed in `axis` (boolean, default `False`).
+    pub fn exclude(mut self, v: bool) -> Self {
+        self.call = self.call.attr("exclude", Value::Bool(v).to_mxnet_string());
         self
     }
     /// The node's name.
@@ -852,6 +1811,137 @@ impl<'a> PlusScalar<'a> {
     }
 }
 
+/// `Pooling`: Pooling over 1 to 3 spatial dimensions. Output size per dimension: valid floor((x+2p−k)/s)+1, full ceil((x+2p−k)/s)+1, same ceil(x/s) (1-D only). Stride defaults to 1. Windows are clipped to the input; avg divides by the window clipped to the padded input (count_include_pad, the default) or to the real input. global_pool pools every spatial dimension to 1.
+pub struct Pooling<'a> {
+    call: OpCall<'a>,
+}
+
+/// Builds a `Pooling` node.
+#[track_caller]
+pub fn pooling<'a>() -> Pooling<'a> {
+    Pooling { call: Symbol::op("Pooling") }
+}
+
+impl<'a> Pooling<'a> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// window size: (w,), (h, w) or (d, h, w) (tuple of int, default `()`).
+    pub fn kernel(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("kernel", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// pooling function ({avg, lp, max, sum}, default `max`).
+    pub fn pool_type(mut self, v: &str) -> Self {
+        self.call = self.call.attr("pool_type", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// pool over all spatial dims (boolean, default `False`).
+    pub fn global_pool(mut self, v: bool) -> Self {
+        self.call = self.call.attr("global_pool", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// turn off cuDNN (ignored) (boolean, default `False`).
+    pub fn cudnn_off(mut self, v: bool) -> Self {
+        self.call = self.call.attr("cudnn_off", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// output size rounding ({full, same, valid}, default `valid`).
+    pub fn pooling_convention(mut self, v: &str) -> Self {
+        self.call = self.call.attr("pooling_convention", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// stride; () means 1 per dimension (tuple of int, default `()`).
+    pub fn stride(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("stride", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// padding; () means 0 per dimension (tuple of int, default `()`).
+    pub fn pad(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("pad", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// p of lp pooling (1, 2 or 3) (int, optional, default `None`).
+    pub fn p_value(mut self, v: i64) -> Self {
+        self.call = self.call.attr("p_value", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// avg: count padding in the divisor (None means True) (boolean, optional, default `None`).
+    pub fn count_include_pad(mut self, v: bool) -> Self {
+        self.call = self.call.attr("count_include_pad", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// data layout; None means NCW, NCHW or NCDHW ({None, NCW, NCHW, NCDHW, NWC, NHWC, NDHWC}, default `None`).
+    pub fn layout(mut self, v: &str) -> Self {
+        self.call = self.call.attr("layout", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Creates the node.
+    pub fn build(self) -> Result<Symbol> {
+        self.call.build()
+    }
+}
+
+/// `prod`: Product over the given axes.
+pub struct Prod<'a> {
+    call: OpCall<'a>,
+}
+
+/// Builds a `prod` node.
+#[track_caller]
+pub fn prod<'a>() -> Prod<'a> {
+    Prod { call: Symbol::op("prod") }
+}
+
+impl<'a> Prod<'a> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// the axes to reduce (None or (): all of them); negative counts from the end (int or tuple of int, optional, default `None`).
+    pub fn axis(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("axis", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// keep the reduced axes, with size 1 (boolean, default `False`).
+    pub fn keepdims(mut self, v: bool) -> Self {
+        self.call = self.call.attr("keepdims", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// reduce over the axes not listed in `axis` (boolean, default `False`).
+    pub fn exclude(mut self, v: bool) -> Self {
+        self.call = self.call.attr("exclude", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Creates the node.
+    pub fn build(self) -> Result<Symbol> {
+        self.call.build()
+    }
+}
+
 /// `_rdiv_scalar`: element-wise with a scalar parameter
 pub struct RdivScalar<'a> {
     call: OpCall<'a>,
@@ -910,6 +2000,59 @@ impl<'a> Relu<'a> {
     /// Input `data`.
     pub fn data(mut self, s: &'a Symbol) -> Self {
         self.call = self.call.input("data", s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Creates the node.
+    pub fn build(self) -> Result<Symbol> {
+        self.call.build()
+    }
+}
+
+/// `Reshape`: Gives the input a new shape without changing its data. `shape` may hold special codes: 0 copies an input dimension, -1 infers one dimension from the size, -2 copies all remaining input dimensions, -3 merges two input dimensions, -4 splits one input dimension into the two values that follow it (one of them may be -1). With `reverse`, codes are matched from right to left.
+pub struct Reshape<'a> {
+    call: OpCall<'a>,
+}
+
+/// Builds a `Reshape` node.
+#[track_caller]
+pub fn reshape<'a>() -> Reshape<'a> {
+    Reshape { call: Symbol::op("Reshape") }
+}
+
+impl<'a> Reshape<'a> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// the target shape, with special codes 0, -1, -2, -3, -4 (tuple of int, default `()`).
+    pub fn shape(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("shape", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// match the special codes from right to left (boolean, default `False`).
+    pub fn reverse(mut self, v: bool) -> Self {
+        self.call = self.call.attr("reverse", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// (deprecated, use `shape`) the target shape; a single 0 is inferred (tuple of int, default `()`).
+    pub fn target_shape(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("target_shape", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// (deprecated, use `shape`) keep the first input dimension in place of the first entry of `target_shape` (boolean, default `False`).
+    pub fn keep_highest(mut self, v: bool) -> Self {
+        self.call = self.call.attr("keep_highest", Value::Bool(v).to_mxnet_string());
         self
     }
     /// The node's name.
@@ -1004,6 +2147,324 @@ impl<'a> Sigmoid<'a> {
     }
 }
 
+/// `slice`: Slices the leading axes: along axis i, indices begin[i], begin[i]+step[i], ... up to end[i] (exclusive). Negative indices count from the end and out-of-range bounds are clamped; a None begin/end means the start/end of the axis (for a negative step, the last index and past the first).
+pub struct Slice<'a> {
+    call: OpCall<'a>,
+}
+
+/// Builds a `slice` node.
+#[track_caller]
+pub fn slice<'a>() -> Slice<'a> {
+    Slice { call: Symbol::op("slice") }
+}
+
+impl<'a> Slice<'a> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// first index per leading axis (None: the start, or the end for a negative step) (tuple of int-or-None, required).
+    pub fn begin(mut self, v: &[Option<i64>]) -> Self {
+        self.call = self.call.attr("begin", Value::OptTuple(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// exclusive end index per leading axis (None: past the end, or before the start for a negative step) (tuple of int-or-None, required).
+    pub fn end(mut self, v: &[Option<i64>]) -> Self {
+        self.call = self.call.attr("end", Value::OptTuple(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// step per leading axis (empty or None: 1) (tuple of int-or-None, default `()`).
+    pub fn step(mut self, v: &[Option<i64>]) -> Self {
+        self.call = self.call.attr("step", Value::OptTuple(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Creates the node.
+    pub fn build(self) -> Result<Symbol> {
+        self.call.build()
+    }
+}
+
+/// `slice_axis`: Slices one axis: indices begin..end (exclusive) along `axis`. Negative indices count from the end; end None means the end of the axis.
+pub struct SliceAxis<'a> {
+    call: OpCall<'a>,
+}
+
+/// Builds a `slice_axis` node.
+#[track_caller]
+pub fn slice_axis<'a>() -> SliceAxis<'a> {
+    SliceAxis { call: Symbol::op("slice_axis") }
+}
+
+impl<'a> SliceAxis<'a> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// the axis to slice (negative counts from the end) (int, required).
+    pub fn axis(mut self, v: i64) -> Self {
+        self.call = self.call.attr("axis", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// first index (negative counts from the end) (int, required).
+    pub fn begin(mut self, v: i64) -> Self {
+        self.call = self.call.attr("begin", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// exclusive end index (None: the end of the axis; negative counts from the end) (int, optional, required).
+    pub fn end(mut self, v: i64) -> Self {
+        self.call = self.call.attr("end", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Creates the node.
+    pub fn build(self) -> Result<Symbol> {
+        self.call.build()
+    }
+}
+
+/// `SliceChannel`: Splits the input into `num_outputs` equal parts along `axis` (outputs output0, output1, ...). `squeeze_axis` removes that axis from the outputs, which needs its size to equal num_outputs.
+pub struct SliceChannel<'a> {
+    call: OpCall<'a>,
+}
+
+/// Builds a `SliceChannel` node.
+#[track_caller]
+pub fn slice_channel<'a>() -> SliceChannel<'a> {
+    SliceChannel { call: Symbol::op("SliceChannel") }
+}
+
+impl<'a> SliceChannel<'a> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// number of parts; must divide the size of `axis` (int, required).
+    pub fn num_outputs(mut self, v: i64) -> Self {
+        self.call = self.call.attr("num_outputs", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// the axis to split (negative counts from the end) (int, default `1`).
+    pub fn axis(mut self, v: i64) -> Self {
+        self.call = self.call.attr("axis", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// remove the split axis from the outputs (boolean, default `False`).
+    pub fn squeeze_axis(mut self, v: bool) -> Self {
+        self.call = self.call.attr("squeeze_axis", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Creates the node.
+    pub fn build(self) -> Result<Symbol> {
+        self.call.build()
+    }
+}
+
+/// `softmax`: `exp((x − max)/T) / Σ exp((x − max)/T)` along `axis`. With use_length, entries at or beyond length[i] along the axis are 0 and take no part.
+pub struct Softmax<'a> {
+    call: OpCall<'a>,
+}
+
+/// Builds a `softmax` node.
+#[track_caller]
+pub fn softmax<'a>() -> Softmax<'a> {
+    Softmax { call: Symbol::op("softmax") }
+}
+
+impl<'a> Softmax<'a> {
+    /// Positional inputs, in order.
+    pub fn args(mut self, inputs: impl IntoIterator<Item = &'a Symbol>) -> Self {
+        self.call = self.call.args(inputs);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// axis to normalize (int, default `-1`).
+    pub fn axis(mut self, v: i64) -> Self {
+        self.call = self.call.attr("axis", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// divides the input (None = 1) (float, optional, default `None`).
+    pub fn temperature(mut self, v: f64) -> Self {
+        self.call = self.call.attr("temperature", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// output dtype (float16, float32 or float64; None = the input's) (dtype, optional, default `None`).
+    pub fn dtype(mut self, v: DType) -> Self {
+        self.call = self.call.attr("dtype", Value::DType(v).to_mxnet_string());
+        self
+    }
+    /// take a `length` input: only the first length[i] entries along the axis take part (boolean, optional, default `False`).
+    pub fn use_length(mut self, v: bool) -> Self {
+        self.call = self.call.attr("use_length", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Creates the node.
+    pub fn build(self) -> Result<Symbol> {
+        self.call.build()
+    }
+}
+
+/// `SoftmaxActivation`: Legacy softmax: mode=instance normalizes over the last axis (MXNet views the data as 2-D by collapsing all leading axes, so for 2-D data each row is an instance); mode=channel normalizes over axis 1 at every position (data of at least 3 dimensions).
+pub struct SoftmaxActivation<'a> {
+    call: OpCall<'a>,
+}
+
+/// Builds a `SoftmaxActivation` node.
+#[track_caller]
+pub fn softmax_activation<'a>() -> SoftmaxActivation<'a> {
+    SoftmaxActivation { call: Symbol::op("SoftmaxActivation") }
+}
+
+impl<'a> SoftmaxActivation<'a> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// what to normalize over ({channel, instance}, default `instance`).
+    pub fn mode(mut self, v: &str) -> Self {
+        self.call = self.call.attr("mode", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Creates the node.
+    pub fn build(self) -> Result<Symbol> {
+        self.call.build()
+    }
+}
+
+/// `SoftmaxOutput`: Softmax with a cross-entropy gradient. Forward: softmax over axis 1 of data viewed as (n, rest); multi_output: over axis 1 of (n, k, rest); preserve_shape: over the last axis. The label is data's shape minus the last axis by default ((n, rest/k) with multi_output); a label shaped like data is a probability target.
+pub struct SoftmaxOutput<'a> {
+    call: OpCall<'a>,
+}
+
+/// Builds a `SoftmaxOutput` node.
+#[track_caller]
+pub fn softmax_output<'a>() -> SoftmaxOutput<'a> {
+    SoftmaxOutput { call: Symbol::op("SoftmaxOutput") }
+}
+
+impl<'a> SoftmaxOutput<'a> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// Input `label`.
+    pub fn label(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("label", s);
+        self
+    }
+    /// scales the gradient (float, default `1.0`).
+    pub fn grad_scale(mut self, v: f64) -> Self {
+        self.call = self.call.attr("grad_scale", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// label ignored with use_ignore (float, default `-1.0`).
+    pub fn ignore_label(mut self, v: f64) -> Self {
+        self.call = self.call.attr("ignore_label", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// softmax over axis 1 per position (boolean, default `False`).
+    pub fn multi_output(mut self, v: bool) -> Self {
+        self.call = self.call.attr("multi_output", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// skip rows labelled ignore_label (boolean, default `False`).
+    pub fn use_ignore(mut self, v: bool) -> Self {
+        self.call = self.call.attr("use_ignore", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// softmax over the last axis (boolean, default `False`).
+    pub fn preserve_shape(mut self, v: bool) -> Self {
+        self.call = self.call.attr("preserve_shape", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// how the gradient is normalized ({batch, null, valid}, default `null`).
+    pub fn normalization(mut self, v: &str) -> Self {
+        self.call = self.call.attr("normalization", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// multiply by the head gradient (boolean, default `False`).
+    pub fn out_grad(mut self, v: bool) -> Self {
+        self.call = self.call.attr("out_grad", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// label smoothing (float, default `0.0`).
+    pub fn smooth_alpha(mut self, v: f64) -> Self {
+        self.call = self.call.attr("smooth_alpha", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Creates the node.
+    pub fn build(self) -> Result<Symbol> {
+        self.call.build()
+    }
+}
+
 /// `sqrt`: square root
 pub struct Sqrt<'a> {
     call: OpCall<'a>,
@@ -1070,6 +2531,92 @@ impl<'a> Square<'a> {
     }
 }
 
+/// `squeeze`: Removes dimensions of size 1: those listed in `axis`, or every one. An input of all ones becomes (1,).
+pub struct Squeeze<'a> {
+    call: OpCall<'a>,
+}
+
+/// Builds a `squeeze` node.
+#[track_caller]
+pub fn squeeze<'a>() -> Squeeze<'a> {
+    Squeeze { call: Symbol::op("squeeze") }
+}
+
+impl<'a> Squeeze<'a> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// the size-1 axes to remove (None: all of them) (int or tuple of int, optional, default `None`).
+    pub fn axis(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("axis", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Creates the node.
+    pub fn build(self) -> Result<Symbol> {
+        self.call.build()
+    }
+}
+
+/// `sum`: Sum over the given axes.
+pub struct Sum<'a> {
+    call: OpCall<'a>,
+}
+
+/// Builds a `sum` node.
+#[track_caller]
+pub fn sum<'a>() -> Sum<'a> {
+    Sum { call: Symbol::op("sum") }
+}
+
+impl<'a> Sum<'a> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// the axes to reduce (None or (): all of them); negative counts from the end (int or tuple of int, optional, default `None`).
+    pub fn axis(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("axis", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// keep the reduced axes, with size 1 (boolean, default `False`).
+    pub fn keepdims(mut self, v: bool) -> Self {
+        self.call = self.call.attr("keepdims", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// reduce over the axes not listed in `axis` (boolean, default `False`).
+    pub fn exclude(mut self, v: bool) -> Self {
+        self.call = self.call.attr("exclude", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Creates the node.
+    pub fn build(self) -> Result<Symbol> {
+        self.call.build()
+    }
+}
+
 /// `tanh`: hyperbolic tangent
 pub struct Tanh<'a> {
     call: OpCall<'a>,
@@ -1085,6 +2632,44 @@ impl<'a> Tanh<'a> {
     /// Input `data`.
     pub fn data(mut self, s: &'a Symbol) -> Self {
         self.call = self.call.input("data", s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Creates the node.
+    pub fn build(self) -> Result<Symbol> {
+        self.call.build()
+    }
+}
+
+/// `transpose`: Permutes the axes: output axis i is input axis axes[i]. Empty `axes` reverses the axes.
+pub struct Transpose<'a> {
+    call: OpCall<'a>,
+}
+
+/// Builds a `transpose` node.
+#[track_caller]
+pub fn transpose<'a>() -> Transpose<'a> {
+    Transpose { call: Symbol::op("transpose") }
+}
+
+impl<'a> Transpose<'a> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// the permutation (empty: reverse the axes) (tuple of int, default `()`).
+    pub fn axes(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("axes", Value::Shape(v.to_vec()).to_mxnet_string());
         self
     }
     /// The node's name.

@@ -1,5 +1,239 @@
 //! Neural-network operators (FullyConnected, Convolution, Pooling, norms, losses, ...).
+//! One family per file, each with its own `register()`.
+
+mod activation;
+mod batch_norm;
+mod common;
+mod conv;
+mod dropout;
+mod fully_connected;
+mod loss;
+mod lrn;
+mod pooling;
+mod softmax;
+#[cfg(test)]
+mod testutil;
 
 use crate::Registry;
 
-pub fn register(_r: &mut Registry) {}
+pub fn register(r: &mut Registry) {
+    fully_connected::register(r);
+    conv::register(r);
+    pooling::register(r);
+    activation::register(r);
+    batch_norm::register(r);
+    dropout::register(r);
+    lrn::register(r);
+    softmax::register(r);
+    loss::register(r);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testutil::{attrs, op};
+    use crate::param::parse_value;
+
+    const NN_OPS: &[&str] = &[
+        "FullyConnected",
+        "Convolution",
+        "Pooling",
+        "LeakyReLU",
+        "BatchNorm",
+        "Dropout",
+        "LRN",
+        "softmax",
+        "log_softmax",
+        "SoftmaxActivation",
+        "SoftmaxOutput",
+        "LinearRegressionOutput",
+        "LogisticRegressionOutput",
+        "MAERegressionOutput",
+    ];
+
+    #[test]
+    fn every_default_parses_and_every_op_is_documented() {
+        for name in NN_OPS {
+            let o = op(name);
+            assert!(!o.doc.is_empty(), "{name} has no doc");
+            for p in o.params {
+                if let Some(d) = p.default {
+                    parse_value(p, d).unwrap_or_else(|e| panic!("{name}: {e}"));
+                }
+            }
+        }
+    }
+
+    /// Shape inference never panics, whatever shapes arrive: unknown, partial, wrong rank,
+    /// absurdly large.
+    #[test]
+    fn inference_survives_odd_shapes() {
+        let attr_sets: &[(&str, &[(&str, &str)])] = &[
+            ("FullyConnected", &[("num_hidden", "3")]),
+            (
+                "FullyConnected",
+                &[("num_hidden", "3"), ("flatten", "False")],
+            ),
+            (
+                "Convolution",
+                &[
+                    ("kernel", "(3, 3)"),
+                    ("num_filter", "4"),
+                    ("num_group", "2"),
+                ],
+            ),
+            (
+                "Convolution",
+                &[("kernel", "(2,)"), ("num_filter", "2"), ("layout", "NWC")],
+            ),
+            (
+                "Pooling",
+                &[("kernel", "(2, 2)"), ("pooling_convention", "full")],
+            ),
+            ("Pooling", &[("global_pool", "True"), ("layout", "NHWC")]),
+            ("LeakyReLU", &[("act_type", "prelu")]),
+            ("LeakyReLU", &[("act_type", "rrelu")]),
+            ("BatchNorm", &[("axis", "-1")]),
+            ("Dropout", &[("axes", "(0, 2)")]),
+            ("LRN", &[("nsize", "5")]),
+            ("softmax", &[("use_length", "True"), ("axis", "1")]),
+            ("log_softmax", &[]),
+            ("SoftmaxActivation", &[("mode", "channel")]),
+            ("SoftmaxOutput", &[("multi_output", "True")]),
+            ("SoftmaxOutput", &[]),
+            ("LinearRegressionOutput", &[]),
+        ];
+        let big = usize::MAX / 2;
+        let shapes: &[&[usize]] = &[
+            &[],
+            &[0],
+            &[3],
+            &[2, 0],
+            &[2, 6],
+            &[0, 0, 0],
+            &[2, 4, 5],
+            &[2, 4, 0, 5],
+            &[2, 4, 5, 5],
+            &[1, 1, 1, 1, 1],
+            &[big, big, big, big],
+            &[usize::MAX, usize::MAX, usize::MAX],
+            &[1, usize::MAX, usize::MAX, usize::MAX],
+            &[2, 4, 5, 5, 5, 5],
+        ];
+        for (name, kv) in attr_sets {
+            let o = op(name);
+            let a = attrs(o, kv);
+            let n_in = o.input_names(&a).len();
+            let n_out = o.output_names(&a).0.len();
+            for s in shapes {
+                for t in shapes {
+                    // Data gets `s`; every other input and every output gets `t`.
+                    let mut ins = vec![t.to_vec(); n_in];
+                    ins[0] = s.to_vec();
+                    let mut outs = vec![t.to_vec(); n_out];
+                    let _ = (o.infer_shape)(&a, &mut ins, &mut outs);
+                    let _ = (o.cost)(&a, &ins, &outs);
+                }
+            }
+        }
+    }
+
+    /// Attributes as MXNet 1.x writes them into symbol JSON (model-zoo ResNet, Inception,
+    /// SSD), including the ones kiln ignores.
+    #[test]
+    fn parses_mxnet_json_attributes() {
+        let cases: &[(&str, &[(&str, &str)])] = &[
+            (
+                "Convolution",
+                &[
+                    ("kernel", "(3, 3)"),
+                    ("no_bias", "True"),
+                    ("num_filter", "64"),
+                    ("pad", "(1, 1)"),
+                    ("stride", "(1, 1)"),
+                    ("workspace", "256"),
+                    ("cudnn_tune", "limited_workspace"),
+                    ("cudnn_off", "False"),
+                    ("layout", "NCHW"),
+                    ("dilate", "(1, 1)"),
+                    ("num_group", "1"),
+                ],
+            ),
+            (
+                "BatchNorm",
+                &[
+                    ("eps", "2e-05"),
+                    ("fix_gamma", "False"),
+                    ("momentum", "0.9"),
+                    ("use_global_stats", "False"),
+                    ("axis", "1"),
+                    ("cudnn_off", "False"),
+                    ("output_mean_var", "False"),
+                ],
+            ),
+            (
+                "Pooling",
+                &[
+                    ("global_pool", "True"),
+                    ("kernel", "(7, 7)"),
+                    ("pool_type", "avg"),
+                    ("pooling_convention", "full"),
+                    ("stride", "(2, 2)"),
+                    ("pad", "(0, 0)"),
+                    ("cudnn_off", "False"),
+                    ("count_include_pad", "True"),
+                    ("p_value", "None"),
+                    ("layout", "None"),
+                ],
+            ),
+            (
+                "FullyConnected",
+                &[("num_hidden", "1000"), ("flatten", "True")],
+            ),
+            (
+                "Dropout",
+                &[("p", "0.5"), ("mode", "training"), ("axes", "()")],
+            ),
+            (
+                "LeakyReLU",
+                &[
+                    ("act_type", "leaky"),
+                    ("slope", "0.1"),
+                    ("lower_bound", "0.125"),
+                ],
+            ),
+            (
+                "LRN",
+                &[
+                    ("alpha", "0.0001"),
+                    ("beta", "0.75"),
+                    ("knorm", "2"),
+                    ("nsize", "5"),
+                ],
+            ),
+            (
+                "softmax",
+                &[
+                    ("axis", "-1"),
+                    ("temperature", "None"),
+                    ("dtype", "None"),
+                    ("use_length", "False"),
+                ],
+            ),
+            (
+                "Softmax",
+                &[
+                    ("grad_scale", "1"),
+                    ("multi_output", "1"),
+                    ("normalization", "valid"),
+                ],
+            ),
+            (
+                "SoftmaxOutput",
+                &[("ignore_label", "-1"), ("use_ignore", "true")],
+            ),
+        ];
+        for (name, kv) in cases {
+            attrs(op(name), kv);
+        }
+    }
+}

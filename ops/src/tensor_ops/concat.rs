@@ -86,7 +86,7 @@ fn concat_shape(a: &Attrs, ins: &mut [Shape], outs: &mut [Shape]) -> Result<(), 
     }
 }
 
-fn concat_map(a: &Attrs, ins: &[Shape], _: usize) -> Result<IndexMap, OpError> {
+fn concat_map(a: &Attrs, ins: &[Shape], _: &[Shape], _: usize) -> Result<IndexMap, OpError> {
     check_arity(a, ins.len())?;
     let ax = axis_of("Concat", "dim", a.int("dim"), &ins[0])?;
     if let Some(s) = ins.iter().find(|s| s.len() != ins[0].len()) {

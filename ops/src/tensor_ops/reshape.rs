@@ -42,11 +42,7 @@ static RESHAPE: OpDef = OpDef {
     ],
     infer_shape: reshape_shape,
     dtypes: &DType::ALL,
-    ..OpDef::new(
-        "Reshape",
-        Pattern::Injective,
-        Compute::Injective(reshape_map),
-    )
+    ..OpDef::new("Reshape", Pattern::Injective, Compute::Injective(view_map))
 };
 
 /// The number of elements of a shape whose dimensions come from user codes, `None` when it
@@ -270,18 +266,9 @@ fn reshape_shape(a: &Attrs, ins: &mut [Shape], outs: &mut [Shape]) -> Result<(),
     Ok(())
 }
 
-fn reshape_map(a: &Attrs, ins: &[Shape], _: usize) -> Result<IndexMap, OpError> {
-    let input = &ins[0];
-    match reshape_target(a, input)? {
-        Some(out) if shape::is_known(&out) && elems(&out) == Some(shape::size(input)) => {
-            Ok(IndexMap::reshape(input, &out))
-        }
-        Some(out) => Err(cannot(input, &target_text(a, &out), "")),
-        None => invalid(
-            "Reshape: without `shape` or `target_shape` the output shape comes only from \
-             inference, so no index map can be built from the input",
-        ),
-    }
+/// Reshape, Flatten: the same elements in row-major order, in the inferred output shape.
+fn view_map(_: &Attrs, ins: &[Shape], outs: &[Shape], _: usize) -> Result<IndexMap, OpError> {
+    Ok(IndexMap::reshape(&ins[0], &outs[0]))
 }
 
 static FLATTEN: OpDef = OpDef {
@@ -290,11 +277,7 @@ static FLATTEN: OpDef = OpDef {
           (d0, d1*...*dk); a 1-D input (d0,) becomes (d0, 1).",
     infer_shape: flatten_shape,
     dtypes: &DType::ALL,
-    ..OpDef::new(
-        "Flatten",
-        Pattern::Injective,
-        Compute::Injective(flatten_map),
-    )
+    ..OpDef::new("Flatten", Pattern::Injective, Compute::Injective(view_map))
 };
 
 fn flattened(s: &[usize]) -> Shape {
@@ -306,13 +289,6 @@ fn flatten_shape(_: &Attrs, ins: &mut [Shape], outs: &mut [Shape]) -> Result<(),
         set_out(outs, 0, &flattened(&ins[0]))?;
     }
     Ok(())
-}
-
-fn flatten_map(_: &Attrs, ins: &[Shape], _: usize) -> Result<IndexMap, OpError> {
-    if ins[0].is_empty() {
-        return invalid("Flatten: the input shape is unknown");
-    }
-    Ok(IndexMap::reshape(&ins[0], &flattened(&ins[0])))
 }
 
 static EXPAND_DIMS: OpDef = OpDef {
@@ -363,7 +339,7 @@ fn expand_shape(a: &Attrs, ins: &mut [Shape], outs: &mut [Shape]) -> Result<(), 
     set_out(outs, 0, &out)
 }
 
-fn expand_map(a: &Attrs, ins: &[Shape], _: usize) -> Result<IndexMap, OpError> {
+fn expand_map(a: &Attrs, ins: &[Shape], _: &[Shape], _: usize) -> Result<IndexMap, OpError> {
     let p = new_axis(a, ins[0].len())?;
     let coords = (0..ins[0].len())
         .map(|d| IndexExpr::Out(if d < p { d } else { d + 1 }))
@@ -431,7 +407,7 @@ fn squeeze_shape(a: &Attrs, ins: &mut [Shape], outs: &mut [Shape]) -> Result<(),
     set_out(outs, 0, &out)
 }
 
-fn squeeze_map(a: &Attrs, ins: &[Shape], _: usize) -> Result<IndexMap, OpError> {
+fn squeeze_map(a: &Attrs, ins: &[Shape], _: &[Shape], _: usize) -> Result<IndexMap, OpError> {
     let gone = squeezed(a, &ins[0])?;
     let mut next = 0;
     let coords = gone

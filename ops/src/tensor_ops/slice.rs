@@ -149,7 +149,7 @@ fn slice_shape(a: &Attrs, ins: &mut [Shape], outs: &mut [Shape]) -> Result<(), O
     set_out(outs, 0, &out)
 }
 
-fn slice_map(a: &Attrs, ins: &[Shape], _: usize) -> Result<IndexMap, OpError> {
+fn slice_map(a: &Attrs, ins: &[Shape], _: &[Shape], _: usize) -> Result<IndexMap, OpError> {
     let coords = slice_ranges(a, &ins[0])?
         .iter()
         .enumerate()
@@ -227,7 +227,7 @@ fn slice_axis_shape(a: &Attrs, ins: &mut [Shape], outs: &mut [Shape]) -> Result<
     set_out(outs, 0, &out)
 }
 
-fn slice_axis_map(a: &Attrs, ins: &[Shape], _: usize) -> Result<IndexMap, OpError> {
+fn slice_axis_map(a: &Attrs, ins: &[Shape], _: &[Shape], _: usize) -> Result<IndexMap, OpError> {
     let (axis, begin, _) = axis_range(a, &ins[0])?;
     let coords = (0..ins[0].len())
         .map(|d| match d == axis {
@@ -355,7 +355,7 @@ fn split_shape(a: &Attrs, ins: &mut [Shape], outs: &mut [Shape]) -> Result<(), O
     Ok(())
 }
 
-fn split_map(a: &Attrs, ins: &[Shape], k: usize) -> Result<IndexMap, OpError> {
+fn split_map(a: &Attrs, ins: &[Shape], _: &[Shape], k: usize) -> Result<IndexMap, OpError> {
     let n = parts(a)?;
     let (axis, _) = split_part(a, &ins[0])?;
     if k >= n {

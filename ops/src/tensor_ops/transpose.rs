@@ -79,7 +79,7 @@ fn transpose_shape(a: &Attrs, ins: &mut [Shape], outs: &mut [Shape]) -> Result<(
     set_out(outs, 0, &out)
 }
 
-fn transpose_map(a: &Attrs, ins: &[Shape], _: usize) -> Result<IndexMap, OpError> {
+fn transpose_map(a: &Attrs, ins: &[Shape], _: &[Shape], _: usize) -> Result<IndexMap, OpError> {
     let perm = permutation(a, &ins[0])?;
     let mut coords = vec![IndexExpr::Const(0); perm.len()];
     for (i, &p) in perm.iter().enumerate() {

@@ -1,0 +1,363 @@
+//! BatchNorm: normalization by per-channel batch statistics (training) or the moving
+//! statistics (inference, use_global_stats), then scale by gamma and shift by beta.
+//!
+//! MXNet 1.9.1 semantics, as in its CPU, MKLDNN and cuDNN kernels: the hidden `var` output
+//! holds the **inverse standard deviation** `1/sqrt(var + eps)` of the statistics used,
+//! not the variance (apache/mxnet#9216; `batch_norm.cc` stores `VARIANCE_TO_INVSTD` into
+//! it and the backward converts it back with `1/invstd² − eps` to update `moving_var`).
+//! Only the data output is visible unless `output_mean_var`. The moving-average update of
+//! `moving_mean`/`moving_var` (the mutable inputs 3 and 4) happens in the backward pass,
+//! as on MXNet's CPU path, not here.
+
+use super::common::{axis_of, elems, split_at_axis};
+use crate::param::{param, ParamType};
+use crate::shape::{same_shape, set_in, set_out, OpError, Shape, Slot};
+use crate::{Attrs, Compute, DType, Inputs, KernelCtx, OpDef, Outputs, Pattern, Registry, Tensor};
+
+const OP: &str = "BatchNorm";
+
+static BATCH_NORM: OpDef = OpDef {
+    aliases: &["_npx_batch_norm"],
+    doc: "Batch normalization: `(x − mean)/sqrt(var + eps)·gamma + beta` per channel (axis). \
+          Training (unless use_global_stats) uses the batch mean and biased variance over all \
+          other axes, inference the moving statistics; fix_gamma treats gamma as 1. Hidden \
+          outputs: mean and the inverse std `1/sqrt(var + eps)`, as MXNet.",
+    params: &[
+        param(
+            "eps",
+            ParamType::Float,
+            Some("0.001"),
+            "added to the variance",
+        ),
+        param(
+            "momentum",
+            ParamType::Float,
+            Some("0.9"),
+            "moving-average momentum",
+        ),
+        param(
+            "fix_gamma",
+            ParamType::Bool,
+            Some("True"),
+            "treat gamma as 1",
+        ),
+        param(
+            "use_global_stats",
+            ParamType::Bool,
+            Some("False"),
+            "use the moving statistics in training too",
+        ),
+        param(
+            "output_mean_var",
+            ParamType::Bool,
+            Some("False"),
+            "make the mean and inverse-std outputs visible",
+        ),
+        param("axis", ParamType::Int, Some("1"), "channel axis"),
+        param(
+            "cudnn_off",
+            ParamType::Bool,
+            Some("False"),
+            "turn off cuDNN (ignored)",
+        ),
+        param(
+            "min_calib_range",
+            ParamType::OptFloat,
+            Some("None"),
+            "quantization calibration minimum (ignored)",
+        ),
+        param(
+            "max_calib_range",
+            ParamType::OptFloat,
+            Some("None"),
+            "quantization calibration maximum (ignored)",
+        ),
+    ],
+    inputs: Inputs::Fixed(&["data", "gamma", "beta", "moving_mean", "moving_var"]),
+    outputs: Outputs::Dynamic(bn_outputs),
+    mutable_inputs: &[3, 4],
+    infer_shape: bn_shape,
+    infer_dtype: bn_dtype,
+    inplace: &[],
+    cost: bn_cost,
+    ..OpDef::new(
+        OP,
+        Pattern::Opaque,
+        Compute::Library {
+            kernel: "batch_norm",
+            reference: bn_ref,
+        },
+    )
+};
+
+fn bn_outputs(a: &Attrs) -> (Vec<String>, usize) {
+    let names = ["output", "mean", "var"].map(String::from).to_vec();
+    (names, if a.bool("output_mean_var") { 3 } else { 1 })
+}
+
+fn channel_axis(a: &Attrs, data: &[usize]) -> Result<usize, OpError> {
+    axis_of(OP, "axis", a.int("axis"), data)
+}
+
+/// Every per-channel vector (gamma, beta, moving stats, mean, var) is (C,) with C the data's
+/// size along `axis`; C also flows back from any of them into the data.
+fn bn_shape(a: &Attrs, ins: &mut [Shape], outs: &mut [Shape]) -> Result<(), OpError> {
+    same_shape(a, &mut ins[..1], &mut outs[..1])?;
+    if ins[0].is_empty() {
+        return Ok(());
+    }
+    let ax = channel_axis(a, &ins[0])?;
+    if ins[0][ax] == 0 {
+        let known = ins[1..]
+            .iter()
+            .chain(&outs[1..])
+            .find_map(|s| match s.as_slice() {
+                &[c] if c != 0 => Some(c),
+                _ => None,
+            });
+        if let Some(c) = known {
+            let mut d = ins[0].clone();
+            d[ax] = c;
+            set_in(ins, 0, &d)?;
+            same_shape(a, &mut ins[..1], &mut outs[..1])?;
+        }
+    }
+    let c = ins[0][ax];
+    for i in 1..ins.len() {
+        set_in(ins, i, &[c])?;
+    }
+    for i in 1..outs.len() {
+        set_out(outs, i, &[c])?;
+    }
+    Ok(())
+}
+
+/// Data and output share a dtype; the per-channel tensors use the accumulation dtype
+/// (f32 for half-precision data), as MXNet's `MSHADOW_REAL_TYPE_SWITCH_EX`.
+fn bn_dtype(
+    _: &Attrs,
+    ins: &mut [Option<DType>],
+    outs: &mut [Option<DType>],
+) -> Result<(), OpError> {
+    let Some(d) = ins[0].or(outs[0]) else {
+        return Ok(());
+    };
+    let p = match d {
+        DType::F16 | DType::BF16 => DType::F32,
+        d => d,
+    };
+    let slots = ins
+        .iter_mut()
+        .enumerate()
+        .map(|(i, s)| (Slot::In(i), s, if i == 0 { d } else { p }))
+        .chain(
+            outs.iter_mut()
+                .enumerate()
+                .map(|(i, s)| (Slot::Out(i), s, if i == 0 { d } else { p })),
+        );
+    for (slot, have, want) in slots {
+        match *have {
+            Some(h) if h != want => {
+                return Err(OpError::DType {
+                    slot,
+                    have: h,
+                    want,
+                })
+            }
+            _ => *have = Some(want),
+        }
+    }
+    Ok(())
+}
+
+fn bn_cost(_: &Attrs, ins: &[Shape], _: &[Shape]) -> u64 {
+    // Mean, variance, then one multiply-add with a per-channel scale and shift.
+    elems(&ins[0]).saturating_mul(4)
+}
+
+fn bn_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
+    let a = ctx.attrs;
+    let x = ins[0];
+    let (gamma, beta, moving_mean, moving_var) = (ins[1], ins[2], ins[3], ins[4]);
+    let eps = a.float("eps");
+    let batch_stats = ctx.is_train && !a.bool("use_global_stats");
+    let (outer, c, inner) = split_at_axis(&x.shape, channel_axis(a, &x.shape)?);
+    let m = (outer * inner) as f64;
+    // The elements of channel `ch`, by linear index.
+    let channel =
+        |ch: usize| (0..outer).flat_map(move |o| (0..inner).map(move |i| (o * c + ch) * inner + i));
+    let mut out = x.clone();
+    let (mut means, mut invstds) = (vec![0.0; c], vec![0.0; c]);
+    for ch in 0..c {
+        let (mean, invstd) = if batch_stats {
+            let mean = channel(ch).map(|i| x.data[i]).sum::<f64>() / m;
+            let sq: f64 = channel(ch).map(|i| (x.data[i] - mean).powi(2)).sum();
+            // MXNet avoids 1/0 for a constant channel without eps.
+            let invstd = if sq == 0.0 && eps == 0.0 {
+                0.0
+            } else {
+                1.0 / (sq / m + eps).sqrt()
+            };
+            (mean, invstd)
+        } else {
+            (
+                moving_mean.data[ch],
+                1.0 / (moving_var.data[ch] + eps).sqrt(),
+            )
+        };
+        let g = if a.bool("fix_gamma") {
+            1.0
+        } else {
+            gamma.data[ch]
+        };
+        for i in channel(ch) {
+            out.data[i] = (x.data[i] - mean) * invstd * g + beta.data[ch];
+        }
+        means[ch] = mean;
+        invstds[ch] = invstd;
+    }
+    let vector = |data| Tensor {
+        dtype: gamma.dtype,
+        shape: vec![c],
+        data,
+    };
+    Ok(vec![out, vector(means), vector(invstds)])
+}
+
+pub fn register(r: &mut Registry) {
+    r.add(&BATCH_NORM);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testutil::*;
+    use crate::{DType, Tensor};
+
+    const BN: &str = "BatchNorm";
+
+    fn params(c: usize) -> Vec<Tensor> {
+        vec![
+            t(&[c], vec![1.0; c]),
+            t(&[c], vec![0.0; c]),
+            t(&[c], vec![0.0; c]),
+            t(&[c], vec![1.0; c]),
+        ]
+    }
+
+    #[test]
+    fn infers_per_channel_shapes_both_ways() {
+        let (ins, outs) = infer(BN, &[], &[&[2, 3, 4, 4]]).unwrap();
+        assert_eq!(&ins[1..], &[vec![3], vec![3], vec![3], vec![3]]);
+        assert_eq!(outs, vec![vec![2, 3, 4, 4], vec![3], vec![3]]);
+        let (ins, _) = infer(BN, &[("axis", "-1")], &[&[2, 5]]).unwrap();
+        assert_eq!(ins[1], vec![5]);
+        let (ins, _) = infer(BN, &[], &[&[2, 0, 4], &[], &[], &[3]]).unwrap();
+        assert_eq!(ins[0], vec![2, 3, 4]);
+        assert_eq!(
+            infer_err(BN, &[], &[&[2, 3], &[], &[], &[], &[4]]),
+            "input `moving_var` has shape (4,) but (3,) is required"
+        );
+        assert_eq!(
+            infer_err(BN, &[("axis", "2")], &[&[2, 3]]),
+            "BatchNorm: axis=2 is out of range for data (2, 3)"
+        );
+        let o = op(BN);
+        assert_eq!(o.output_names(&attrs(o, &[])).1, 1);
+        assert_eq!(o.output_names(&attrs(o, &[("output_mean_var", "1")])).1, 3);
+        assert_eq!(o.mutable_inputs, &[3, 4]);
+    }
+
+    #[test]
+    fn half_data_keeps_f32_statistics() {
+        let o = op(BN);
+        let a = attrs(o, &[]);
+        let mut ins = vec![Some(DType::F16), None, None, None, None];
+        let mut outs = vec![None; 3];
+        (o.infer_dtype)(&a, &mut ins, &mut outs).unwrap();
+        assert_eq!(ins[1..], [Some(DType::F32); 4]);
+        assert_eq!(
+            outs,
+            vec![Some(DType::F16), Some(DType::F32), Some(DType::F32)]
+        );
+        let mut ins = vec![Some(DType::F64), Some(DType::F32), None, None, None];
+        assert!((o.infer_dtype)(&a, &mut ins, &mut [None; 3]).is_err());
+    }
+
+    #[test]
+    fn training_uses_batch_statistics() {
+        // Channel 0 holds {1, 3}: mean 2, variance 1; channel 1 {10, 30}: mean 20, var 100.
+        let x = t(&[2, 2], vec![1., 10., 3., 30.]);
+        let gamma = t(&[2], vec![2., 3.]);
+        let beta = t(&[2], vec![0.5, -1.]);
+        let mut inputs = vec![x, gamma, beta];
+        inputs.extend(params(2).into_iter().skip(2));
+        let kv = [("eps", "0"), ("fix_gamma", "False")];
+        let out = run(BN, &kv, &inputs, true).unwrap();
+        // (1-2)·1·2+0.5, (10-20)·0.1·3-1, (3-2)·2+0.5, (30-20)·0.1·3-1
+        assert_close(&out[0].data, &[-1.5, -4., 2.5, 2.], 1e-15);
+        assert_close(&out[1].data, &[2., 20.], 0.0);
+        assert_close(&out[2].data, &[1., 0.1], 1e-15); // inverse std
+                                                       // fix_gamma (the default) ignores gamma; eps 1e-3 enters the inverse std.
+        let out = run(BN, &[], &inputs, true).unwrap();
+        let (i0, i1) = (1.0 / 1.001f64.sqrt(), 1.0 / 100.001f64.sqrt());
+        let want = [-i0 + 0.5, -10. * i1 - 1., i0 + 0.5, 10. * i1 - 1.];
+        assert_close(&out[0].data, &want, 1e-15);
+        assert_close(&out[2].data, &[i0, i1], 1e-15);
+    }
+
+    #[test]
+    fn inference_and_global_stats_use_moving_statistics() {
+        let x = t(&[2, 2], vec![1., 10., 3., 30.]);
+        let inputs = vec![
+            x,
+            t(&[2], vec![2., 3.]),
+            t(&[2], vec![0.5, -1.]),
+            t(&[2], vec![1., 2.]),
+            t(&[2], vec![4., 0.25]),
+        ];
+        let kv = [("eps", "0"), ("fix_gamma", "False")];
+        // (x - mm)/sqrt(mv)·g + b
+        let want = [
+            0. + 0.5,
+            8. / 0.5 * 3. - 1.,
+            2. / 2. * 2. + 0.5,
+            28. / 0.5 * 3. - 1.,
+        ];
+        let out = run(BN, &kv, &inputs, false).unwrap();
+        assert_close(&out[0].data, &want, 1e-15);
+        assert_close(&out[1].data, &[1., 2.], 0.0);
+        assert_close(&out[2].data, &[0.5, 2.], 0.0);
+        let kv = [
+            ("eps", "0"),
+            ("fix_gamma", "False"),
+            ("use_global_stats", "True"),
+        ];
+        let out = run(BN, &kv, &inputs, true).unwrap();
+        assert_close(&out[0].data, &want, 1e-15);
+    }
+
+    #[test]
+    fn four_d_statistics_cover_batch_and_space() {
+        let x = ramp(&[2, 3, 2, 2]);
+        let mut inputs = vec![x.clone()];
+        inputs.extend(params(3));
+        let out = run(BN, &[("eps", "0")], &inputs, true).unwrap();
+        for c in 0..3 {
+            let vals: Vec<f64> = (0..2)
+                .flat_map(|n| (0..4).map(move |p| (n * 3 + c) * 4 + p))
+                .map(|i| x.data[i])
+                .collect();
+            let mean = vals.iter().sum::<f64>() / 8.0;
+            let var = vals.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / 8.0;
+            assert!((out[1].data[c] - mean).abs() < 1e-15);
+            assert!((out[2].data[c] - 1.0 / var.sqrt()).abs() < 1e-12);
+            for n in 0..2 {
+                for p in 0..4 {
+                    let i = (n * 3 + c) * 4 + p;
+                    let want = (x.data[i] - mean) / var.sqrt();
+                    assert!((out[0].data[i] - want).abs() < 1e-12);
+                }
+            }
+        }
+    }
+}

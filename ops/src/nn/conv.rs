@@ -1,0 +1,551 @@
+//! Convolution (1-D, 2-D, 3-D; grouped, dilated, padded; channel-first or channel-last).
+
+use super::common::{
+    channel_last, channels_first, channels_last, dims3, elems, flops, from_ncx, positive,
+    rank_error, spatial, to_ncx, weight_bias_inputs, LAYOUTS, MAX_WINDOW,
+};
+use crate::param::{param, ParamType};
+use crate::shape::{fmt_shape, invalid, set_in, set_out, OpError, Shape};
+use crate::{Attrs, Compute, Inputs, KernelCtx, OpDef, Pattern, Registry, Tensor};
+
+const OP: &str = "Convolution";
+
+static CONVOLUTION: OpDef = OpDef {
+    aliases: &["_npx_convolution"],
+    doc: "Convolution (cross-correlation) over 1 to 3 spatial dimensions. Weight is \
+          (num_filter, C/num_group, *kernel), or (num_filter, *kernel, C/num_group) for \
+          channel-last layouts; out = floor((in + 2·pad − (dilate·(kernel−1)+1)) / stride) + 1.",
+    params: &[
+        param(
+            "kernel",
+            ParamType::Shape,
+            None,
+            "kernel size: (w,), (h, w) or (d, h, w)",
+        ),
+        param(
+            "stride",
+            ParamType::Shape,
+            Some("()"),
+            "stride; () means 1 per dimension",
+        ),
+        param(
+            "dilate",
+            ParamType::Shape,
+            Some("()"),
+            "dilation; () means 1 per dimension",
+        ),
+        param(
+            "pad",
+            ParamType::Shape,
+            Some("()"),
+            "zero padding; () means 0 per dimension",
+        ),
+        param(
+            "num_filter",
+            ParamType::Int,
+            None,
+            "number of output channels",
+        ),
+        param(
+            "num_group",
+            ParamType::Int,
+            Some("1"),
+            "number of channel groups",
+        ),
+        param(
+            "workspace",
+            ParamType::Int,
+            Some("1024"),
+            "MXNet workspace limit in MB (ignored)",
+        ),
+        param(
+            "no_bias",
+            ParamType::Bool,
+            Some("False"),
+            "whether to omit the bias",
+        ),
+        param(
+            "cudnn_tune",
+            ParamType::Enum(&["None", "off", "limited_workspace", "fastest"]),
+            Some("None"),
+            "cuDNN algorithm selection (ignored)",
+        ),
+        param(
+            "cudnn_off",
+            ParamType::Bool,
+            Some("False"),
+            "turn off cuDNN (ignored)",
+        ),
+        param(
+            "layout",
+            ParamType::Enum(LAYOUTS),
+            Some("None"),
+            "data layout; None means NCW, NCHW or NCDHW",
+        ),
+    ],
+    inputs: Inputs::Dynamic(weight_bias_inputs),
+    infer_shape: conv_shape,
+    inplace: &[],
+    cost: conv_cost,
+    ..OpDef::new(
+        OP,
+        Pattern::OutEWiseFusable,
+        Compute::Library {
+            kernel: "conv",
+            reference: conv_ref,
+        },
+    )
+};
+
+/// The validated parameters of one convolution.
+struct Geometry {
+    kernel: Vec<usize>,
+    stride: Vec<usize>,
+    dilate: Vec<usize>,
+    pad: Vec<usize>,
+    filters: usize,
+    groups: usize,
+    /// Channel-last layout (NWC, NHWC, NDHWC).
+    last: bool,
+}
+
+impl Geometry {
+    fn new(a: &Attrs) -> Result<Geometry, OpError> {
+        let k = a.shape("kernel");
+        if k.is_empty() || k.len() > 3 || k.iter().any(|&x| !(1..=MAX_WINDOW).contains(&x)) {
+            return invalid(format!(
+                "{OP}: `kernel` must have 1 to 3 positive entries, got {k:?}"
+            ));
+        }
+        let n = k.len();
+        let g = Geometry {
+            kernel: k.iter().map(|&x| x as usize).collect(),
+            stride: spatial(a, OP, "stride", n, 1, 1)?,
+            dilate: spatial(a, OP, "dilate", n, 1, 1)?,
+            pad: spatial(a, OP, "pad", n, 0, 0)?,
+            filters: positive(a, OP, "num_filter")?,
+            groups: positive(a, OP, "num_group")?,
+            last: channel_last(a, OP, n)?,
+        };
+        if !g.filters.is_multiple_of(g.groups) {
+            return invalid(format!(
+                "{OP}: num_filter {} is not divisible by num_group {}",
+                g.filters, g.groups
+            ));
+        }
+        Ok(g)
+    }
+
+    /// Extent of the dilated kernel along spatial axis `i`.
+    fn dilated(&self, i: usize) -> usize {
+        self.dilate[i] * (self.kernel[i] - 1) + 1
+    }
+}
+
+/// Forward: weight, bias and output from data. Backward: channels from the weight, batch
+/// from the output, and spatial sizes from the output where the stride is 1 (as MXNet).
+fn conv_shape(a: &Attrs, ins: &mut [Shape], outs: &mut [Shape]) -> Result<(), OpError> {
+    let g = Geometry::new(a)?;
+    let n = g.kernel.len();
+    let rank = n + 2;
+    for (i, name) in [(0, "data"), (1, "weight")] {
+        if !ins[i].is_empty() && ins[i].len() != rank {
+            let want = format!("{rank}-D for a {n}-D kernel");
+            return rank_error(OP, name, &want, &ins[i]);
+        }
+    }
+    let mut d = if ins[0].is_empty() {
+        vec![0; rank]
+    } else {
+        to_ncx(&ins[0], g.last)
+    };
+    if ins[1].len() == rank && d[1] == 0 {
+        d[1] = to_ncx(&ins[1], g.last)[1].saturating_mul(g.groups);
+    }
+    if outs[0].len() == rank {
+        let o = to_ncx(&outs[0], g.last);
+        if d[0] == 0 {
+            d[0] = o[0];
+        }
+        for i in 0..n {
+            let (x, p) = (o[2 + i].saturating_add(g.dilated(i) - 1), 2 * g.pad[i]);
+            if d[2 + i] == 0 && o[2 + i] != 0 && g.stride[i] == 1 && x > p {
+                d[2 + i] = x - p;
+            }
+        }
+    }
+    if d[1] != 0 && d[1] % g.groups != 0 {
+        return invalid(format!(
+            "{OP}: data {} has {} channels, not divisible by num_group {}",
+            fmt_shape(&from_ncx(&d, g.last)),
+            d[1],
+            g.groups
+        ));
+    }
+    let mut w = vec![g.filters, d[1] / g.groups];
+    w.extend_from_slice(&g.kernel);
+    set_in(ins, 1, &from_ncx(&w, g.last))?;
+    if !a.bool("no_bias") {
+        set_in(ins, 2, &[g.filters])?;
+    }
+    let mut o = vec![d[0], g.filters];
+    for i in 0..n {
+        if d[2 + i] == 0 {
+            o.push(0);
+            continue;
+        }
+        let padded = d[2 + i].saturating_add(2 * g.pad[i]);
+        if g.dilated(i) > padded {
+            return invalid(format!(
+                "{OP}: the kernel (extent {} with dilation) is larger than the padded input \
+                 ({padded}) along spatial axis {i} of data {}",
+                g.dilated(i),
+                fmt_shape(&from_ncx(&d, g.last))
+            ));
+        }
+        o.push((padded - g.dilated(i)) / g.stride[i] + 1);
+    }
+    set_out(outs, 0, &from_ncx(&o, g.last))?;
+    if d.iter().any(|&x| x != 0) {
+        set_in(ins, 0, &from_ncx(&d, g.last))?;
+    }
+    Ok(())
+}
+
+/// 2 FLOPs per multiply-add: every output element sums C/num_group × prod(kernel) products.
+fn conv_cost(a: &Attrs, ins: &[Shape], outs: &[Shape]) -> u64 {
+    let filters = a.int("num_filter").max(1) as u64;
+    let per_output = elems(&ins[1]) / filters;
+    let out = elems(&outs[0]);
+    flops(&[2, out, per_output]).saturating_add(if a.bool("no_bias") { 0 } else { out })
+}
+
+/// Input coordinate of output position `o` and kernel tap `k` along one axis, `None` in the
+/// zero padding.
+fn tap(o: usize, k: usize, stride: usize, dilate: usize, pad: usize, len: usize) -> Option<usize> {
+    (o * stride + k * dilate)
+        .checked_sub(pad)
+        .filter(|&i| i < len)
+}
+
+/// Direct convolution in channel-first order, every case run as 3-D (missing leading
+/// spatial dims have size 1).
+fn conv_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
+    let g = Geometry::new(ctx.attrs)?;
+    let x = channels_first(ins[0], g.last);
+    let w = channels_first(ins[1], g.last);
+    let out_shape = to_ncx(&ctx.out_shapes[0], g.last);
+    let (n, c, f) = (x.shape[0], x.shape[1], g.filters);
+    let (xd, od) = (dims3(&x.shape[2..], 1), dims3(&out_shape[2..], 1));
+    let (k, s) = (dims3(&g.kernel, 1), dims3(&g.stride, 1));
+    let (dl, p) = (dims3(&g.dilate, 1), dims3(&g.pad, 0));
+    let (x_plane, o_plane) = (xd.iter().product::<usize>(), od.iter().product::<usize>());
+    let cg = c / g.groups; // input channels per group
+    let fg = f / g.groups; // filters per group
+    let mut out = vec![0.0; n * f * o_plane];
+    for b in 0..n {
+        for fi in 0..f {
+            let o_base = (b * f + fi) * o_plane;
+            let bias = ins.get(2).map_or(0.0, |t| t.data[fi]);
+            out[o_base..o_base + o_plane].fill(bias);
+            for ci in 0..cg {
+                let x_base = (b * c + (fi / fg) * cg + ci) * x_plane;
+                let w_base = (fi * cg + ci) * k.iter().product::<usize>();
+                for (t, ((ka, kb), kc)) in (0..k[0])
+                    .flat_map(|a| (0..k[1]).map(move |b| (a, b)))
+                    .flat_map(|ab| (0..k[2]).map(move |c| (ab, c)))
+                    .enumerate()
+                {
+                    let wv = w.data[w_base + t];
+                    for z in 0..od[0] {
+                        let Some(iz) = tap(z, ka, s[0], dl[0], p[0], xd[0]) else {
+                            continue;
+                        };
+                        for y in 0..od[1] {
+                            let Some(iy) = tap(y, kb, s[1], dl[1], p[1], xd[1]) else {
+                                continue;
+                            };
+                            let o_row = o_base + (z * od[1] + y) * od[2];
+                            let x_row = x_base + (iz * xd[1] + iy) * xd[2];
+                            for xo in 0..od[2] {
+                                if let Some(ix) = tap(xo, kc, s[2], dl[2], p[2], xd[2]) {
+                                    out[o_row + xo] += wv * x.data[x_row + ix];
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let out = Tensor {
+        dtype: x.dtype,
+        shape: out_shape,
+        data: out,
+    };
+    Ok(vec![channels_last(out, g.last)])
+}
+
+pub fn register(r: &mut Registry) {
+    r.add(&CONVOLUTION);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testutil::*;
+    use crate::Tensor;
+
+    const CONV: &str = "Convolution";
+
+    #[test]
+    fn infers_weight_bias_output() {
+        let kv = [
+            ("kernel", "(3, 3)"),
+            ("num_filter", "4"),
+            ("num_group", "2"),
+            ("stride", "(2, 2)"),
+            ("pad", "(1, 1)"),
+        ];
+        let (ins, outs) = infer(CONV, &kv, &[&[2, 6, 7, 7]]).unwrap();
+        assert_eq!(ins[1], vec![4, 3, 3, 3]);
+        assert_eq!(ins[2], vec![4]);
+        // (7 + 2 - 3) / 2 + 1 = 4
+        assert_eq!(outs[0], vec![2, 4, 4, 4]);
+    }
+
+    #[test]
+    fn channel_last_weight_is_filter_kernel_channel() {
+        let kv = [
+            ("kernel", "(3, 3)"),
+            ("num_filter", "4"),
+            ("layout", "NHWC"),
+        ];
+        let (ins, outs) = infer(CONV, &kv, &[&[2, 7, 7, 6]]).unwrap();
+        assert_eq!(ins[1], vec![4, 3, 3, 6]);
+        assert_eq!(outs[0], vec![2, 5, 5, 4]);
+    }
+
+    #[test]
+    fn one_and_three_dimensional_with_dilation() {
+        let kv = [("kernel", "(3,)"), ("num_filter", "2"), ("dilate", "(2,)")];
+        let (ins, outs) = infer(CONV, &kv, &[&[1, 2, 10]]).unwrap();
+        assert_eq!(ins[1], vec![2, 2, 3]);
+        // Dilated extent 5: 10 - 5 + 1 = 6.
+        assert_eq!(outs[0], vec![1, 2, 6]);
+        let kv = [
+            ("kernel", "(2, 2, 2)"),
+            ("num_filter", "3"),
+            ("no_bias", "True"),
+        ];
+        let (ins, outs) = infer(CONV, &kv, &[&[1, 1, 4, 5, 6]]).unwrap();
+        assert_eq!(ins.len(), 2);
+        assert_eq!(ins[1], vec![3, 1, 2, 2, 2]);
+        assert_eq!(outs[0], vec![1, 3, 3, 4, 5]);
+    }
+
+    #[test]
+    fn infers_data_backward() {
+        // Channels from the weight, batch and spatial size (stride 1) from the output.
+        let kv = [("kernel", "(3, 3)"), ("num_filter", "4"), ("pad", "(1, 0)")];
+        let (ins, _) = infer_both(CONV, &kv, &[&[], &[4, 3, 3, 3]], &[&[2, 4, 5, 5]]).unwrap();
+        assert_eq!(ins[0], vec![2, 3, 5, 7]);
+    }
+
+    #[test]
+    fn reports_bad_configurations() {
+        let kv = [
+            ("kernel", "(3, 3)"),
+            ("num_filter", "4"),
+            ("num_group", "2"),
+        ];
+        assert_eq!(
+            infer_err(CONV, &kv, &[&[1, 5, 8, 8]]),
+            "Convolution: data (1, 5, 8, 8) has 5 channels, not divisible by num_group 2"
+        );
+        let kv = [("kernel", "(5, 5)"), ("num_filter", "4")];
+        assert_eq!(
+            infer_err(CONV, &kv, &[&[1, 1, 8, 3]]),
+            "Convolution: the kernel (extent 5 with dilation) is larger than the padded input \
+             (3) along spatial axis 1 of data (1, 1, 8, 3)"
+        );
+        let kv = [
+            ("kernel", "(3, 3)"),
+            ("num_filter", "4"),
+            ("stride", "(1, 1, 1)"),
+        ];
+        assert_eq!(
+            infer_err(CONV, &kv, &[&[1, 1, 8, 8]]),
+            "Convolution: `stride` has 3 entries but the kernel has 2 dimension(s)"
+        );
+        let kv = [("kernel", "(3, 3)"), ("num_filter", "4")];
+        assert_eq!(
+            infer_err(CONV, &kv, &[&[1, 8, 8]]),
+            "Convolution: `data` must be 4-D for a 2-D kernel, got shape (1, 8, 8)"
+        );
+        let kv = [
+            ("kernel", "(3, 3)"),
+            ("num_filter", "3"),
+            ("num_group", "2"),
+        ];
+        assert_eq!(
+            infer_err(CONV, &kv, &[&[1, 4, 8, 8]]),
+            "Convolution: num_filter 3 is not divisible by num_group 2"
+        );
+        let kv = [("kernel", "(3, 3000000000)"), ("num_filter", "3")];
+        assert_eq!(
+            infer_err(CONV, &kv, &[&[1, 4, 8, 8]]),
+            "Convolution: `kernel` must have 1 to 3 positive entries, got [3, 3000000000]"
+        );
+        let kv = [("kernel", "(3,)"), ("num_filter", "3"), ("layout", "NCHW")];
+        assert_eq!(
+            infer_err(CONV, &kv, &[&[1, 4, 8]]),
+            "Convolution: layout NCHW does not fit 1 spatial dimension(s)"
+        );
+        let kv = [("kernel", "(3, 3)"), ("num_filter", "2")];
+        assert_eq!(
+            infer_err(CONV, &kv, &[&[1, 4, 8, 8], &[2, 3, 3, 3]]),
+            "input `weight` has shape (2, 3, 3, 3) but (2, 4, 3, 3) is required"
+        );
+    }
+
+    #[test]
+    fn padded_strided_2d_by_hand() {
+        // x = 1..9 in a 3×3 image, w = [[1, 0], [0, -1]]: out = x[p] - x[p + (1, 1)], with
+        // taps in the padding reading 0.
+        let x = t(&[1, 1, 3, 3], (1..=9).map(f64::from).collect());
+        let w = t(&[1, 1, 2, 2], vec![1., 0., 0., -1.]);
+        let kv = [
+            ("kernel", "(2, 2)"),
+            ("num_filter", "1"),
+            ("no_bias", "True"),
+        ];
+        let out = run(CONV, &kv, &[x.clone(), w.clone()], false).unwrap();
+        assert_close(&out[0].data, &[-4., -4., -4., -4.], 0.0);
+        let kv = [
+            ("kernel", "(2, 2)"),
+            ("num_filter", "1"),
+            ("no_bias", "True"),
+            ("pad", "(1, 1)"),
+            ("stride", "(2, 2)"),
+        ];
+        let out = run(CONV, &kv, &[x, w], false).unwrap();
+        // Windows start at (-1,-1), (-1,1), (1,-1), (1,1).
+        assert_close(&out[0].data, &[-1., -3., -7., 5. - 9.], 0.0);
+    }
+
+    #[test]
+    fn dilated_1d_and_grouped_bias_by_hand() {
+        let x = t(&[1, 1, 5], vec![1., 2., 3., 4., 5.]);
+        let w = t(&[1, 1, 2], vec![1., 1.]);
+        let kv = [
+            ("kernel", "(2,)"),
+            ("num_filter", "1"),
+            ("dilate", "(2,)"),
+            ("no_bias", "1"),
+        ];
+        let out = run(CONV, &kv, &[x, w], false).unwrap();
+        assert_close(&out[0].data, &[4., 6., 8.], 0.0); // x[i] + x[i+2]
+
+        // Two groups of one channel each: filter 0 sees channel 0 only, filter 1 channel 1.
+        let x = t(&[1, 2, 3], vec![1., 2., 3., 4., 5., 6.]);
+        let w = t(&[2, 1, 1], vec![2., 3.]);
+        let b = t(&[2], vec![1., -1.]);
+        let kv = [("kernel", "(1,)"), ("num_filter", "2"), ("num_group", "2")];
+        let out = run(CONV, &kv, &[x, w, b], false).unwrap();
+        assert_close(&out[0].data, &[3., 5., 7., 11., 14., 17.], 0.0);
+    }
+
+    /// An independent direct convolution for NCHW, groups and all.
+    fn direct(x: &Tensor, w: &Tensor, groups: usize, s: usize, p: usize) -> Vec<f64> {
+        let (n, c, h, wd) = (x.shape[0], x.shape[1], x.shape[2], x.shape[3]);
+        let (f, cg, kh, kw) = (w.shape[0], w.shape[1], w.shape[2], w.shape[3]);
+        let (oh, ow) = ((h + 2 * p - kh) / s + 1, (wd + 2 * p - kw) / s + 1);
+        let mut out = vec![];
+        for b in 0..n {
+            for o in 0..f {
+                let g = o / (f / groups);
+                for y in 0..oh {
+                    for xx in 0..ow {
+                        let mut acc = 0.0;
+                        for ci in 0..cg {
+                            for dy in 0..kh {
+                                for dx in 0..kw {
+                                    let (iy, ix) = (y * s + dy, xx * s + dx);
+                                    if iy < p || ix < p || iy - p >= h || ix - p >= wd {
+                                        continue;
+                                    }
+                                    let ch = g * cg + ci;
+                                    let xv = x.data[((b * c + ch) * h + iy - p) * wd + ix - p];
+                                    acc += xv * w.data[((o * cg + ci) * kh + dy) * kw + dx];
+                                }
+                            }
+                        }
+                        out.push(acc);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Moves axis 1 to the end.
+    fn nchw_to_nhwc(x: &Tensor) -> Tensor {
+        let (n, c, h, w) = (x.shape[0], x.shape[1], x.shape[2], x.shape[3]);
+        let mut v = vec![0.0; x.len()];
+        for b in 0..n {
+            for ch in 0..c {
+                for y in 0..h {
+                    for xx in 0..w {
+                        v[((b * h + y) * w + xx) * c + ch] =
+                            x.data[((b * c + ch) * h + y) * w + xx];
+                    }
+                }
+            }
+        }
+        t(&[n, h, w, c], v)
+    }
+
+    #[test]
+    fn grouped_conv_matches_direct_sum_in_both_layouts() {
+        let x = ramp(&[2, 4, 5, 6]);
+        let w = ramp(&[6, 2, 3, 2]);
+        let kv = [
+            ("kernel", "(3, 2)"),
+            ("num_filter", "6"),
+            ("num_group", "2"),
+            ("stride", "(2, 2)"),
+            ("pad", "(1, 1)"),
+            ("no_bias", "True"),
+        ];
+        let want = direct(&x, &w, 2, 2, 1);
+        let out = run(CONV, &kv, &[x.clone(), w.clone()], false).unwrap();
+        assert_eq!(out[0].shape, vec![2, 6, 3, 4]);
+        assert_close(&out[0].data, &want, 1e-12);
+
+        let mut kv = kv.to_vec();
+        kv.push(("layout", "NHWC"));
+        let out = run(CONV, &kv, &[nchw_to_nhwc(&x), nchw_to_nhwc(&w)], false).unwrap();
+        assert_eq!(out[0].shape, vec![2, 3, 4, 6]);
+        let want = nchw_to_nhwc(&t(&[2, 6, 3, 4], want));
+        assert_close(&out[0].data, &want.data, 1e-12);
+    }
+
+    #[test]
+    fn cost_counts_multiply_adds() {
+        let o = op(CONV);
+        let a = attrs(
+            o,
+            &[
+                ("kernel", "(3, 3)"),
+                ("num_filter", "4"),
+                ("num_group", "2"),
+            ],
+        );
+        let c = (o.cost)(
+            &a,
+            &[vec![1, 6, 5, 5], vec![4, 3, 3, 3], vec![4]],
+            &[vec![1, 4, 3, 3]],
+        );
+        assert_eq!(c, 2 * 36 * 27 + 36);
+    }
+}
