@@ -15,13 +15,47 @@ use std::collections::HashMap;
 /// the writer must handle (auto-created weights, aux states, hidden outputs, a loss head).
 fn net() -> Symbol {
     let data = Symbol::var("data");
-    let conv = sym::convolution().data(&data).kernel(&[3, 3]).pad(&[1, 1]).num_filter(4).name("conv1").build().unwrap();
-    let bn = sym::batch_norm().data(&conv).fix_gamma(false).eps(1e-5).name("bn1").build().unwrap();
-    let act = sym::activation().data(&bn).act_type("relu").name("relu1").build().unwrap();
-    let pool = sym::pooling().data(&act).kernel(&[2, 2]).stride(&[2, 2]).pool_type("max").name("pool1").build().unwrap();
+    let conv = sym::convolution()
+        .data(&data)
+        .kernel(&[3, 3])
+        .pad(&[1, 1])
+        .num_filter(4)
+        .name("conv1")
+        .build()
+        .unwrap();
+    let bn = sym::batch_norm()
+        .data(&conv)
+        .fix_gamma(false)
+        .eps(1e-5)
+        .name("bn1")
+        .build()
+        .unwrap();
+    let act = sym::activation()
+        .data(&bn)
+        .act_type("relu")
+        .name("relu1")
+        .build()
+        .unwrap();
+    let pool = sym::pooling()
+        .data(&act)
+        .kernel(&[2, 2])
+        .stride(&[2, 2])
+        .pool_type("max")
+        .name("pool1")
+        .build()
+        .unwrap();
     let flat = sym::flatten().data(&pool).name("flat").build().unwrap();
-    let fc = sym::fully_connected().data(&flat).num_hidden(10).name("fc1").build().unwrap();
-    sym::softmax_output().data(&fc).name("softmax").build().unwrap()
+    let fc = sym::fully_connected()
+        .data(&flat)
+        .num_hidden(10)
+        .name("fc1")
+        .build()
+        .unwrap();
+    sym::softmax_output()
+        .data(&fc)
+        .name("softmax")
+        .build()
+        .unwrap()
 }
 
 fn files() -> Vec<(&'static str, Vec<u8>)> {
@@ -30,8 +64,16 @@ fn files() -> Vec<(&'static str, Vec<u8>)> {
     let shapes = net.infer_shape(&[("data", &shape)]).unwrap();
     let mut checkpoint = ParamFile::default();
     let mut values: HashMap<String, Tensor> = HashMap::new();
-    let args = net.list_arguments().into_iter().zip(&shapes.arguments).map(|(n, s)| ("arg", n, s));
-    let aux = net.list_auxiliary_states().into_iter().zip(&shapes.aux_states).map(|(n, s)| ("aux", n, s));
+    let args = net
+        .list_arguments()
+        .into_iter()
+        .zip(&shapes.arguments)
+        .map(|(n, s)| ("arg", n, s));
+    let aux = net
+        .list_auxiliary_states()
+        .into_iter()
+        .zip(&shapes.aux_states)
+        .map(|(n, s)| ("aux", n, s));
     for (kind, name, s) in args.chain(aux) {
         if name == "data" || name == "softmax_label" {
             continue;
@@ -43,7 +85,10 @@ fn files() -> Vec<(&'static str, Vec<u8>)> {
     }
     let input = weights::input("data", &shape);
     values.insert("data".into(), input.clone());
-    values.insert("softmax_label".into(), Tensor::zeros(kiln::DType::F32, vec![2]));
+    values.insert(
+        "softmax_label".into(),
+        Tensor::zeros(kiln::DType::F32, vec![2]),
+    );
     let out = interpret(&net.to_graph().unwrap(), &values, RunOptions::default()).unwrap();
     vec![
         ("net-symbol.json", net.to_json().unwrap().into_bytes()),
@@ -63,6 +108,9 @@ fn kiln_still_writes_what_mxnet_accepted() {
             continue;
         }
         let committed = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        assert!(committed == bytes, "{name} differs from the file checked in MXNet (see this test's docs)");
+        assert!(
+            committed == bytes,
+            "{name} differs from the file checked in MXNet (see this test's docs)"
+        );
     }
 }

@@ -27,7 +27,8 @@ struct Case {
 }
 
 fn cases() -> Vec<Case> {
-    let text = std::fs::read_to_string(fixture("ops/cases.json")).expect("tests/fixtures/ops/cases.json");
+    let text =
+        std::fs::read_to_string(fixture("ops/cases.json")).expect("tests/fixtures/ops/cases.json");
     serde_json::from_str(&text).expect("cases.json parses")
 }
 
@@ -45,30 +46,59 @@ fn build(case: &Case) -> kiln::Result<Symbol> {
 
 fn check(case: &Case, file: &ParamFile) -> Result<(), String> {
     let sym = build(case).map_err(|e| format!("build: {e}"))?;
-    let get = |key: String| file.get(&key).cloned().ok_or_else(|| format!("fixture has no `{key}`"));
+    let get = |key: String| {
+        file.get(&key)
+            .cloned()
+            .ok_or_else(|| format!("fixture has no `{key}`"))
+    };
     let inputs: HashMap<String, Tensor> = case
         .inputs
         .iter()
         .map(|n| Ok((n.clone(), get(format!("{}/in/{n}", case.name))?)))
         .collect::<Result<_, String>>()?;
-    let compared: Vec<usize> = (0..case.outputs).filter(|i| !case.undefined_outputs.contains(i)).collect();
-    let expected: Vec<Tensor> = compared.iter().map(|i| get(format!("{}/out/{i}", case.name))).collect::<Result<_, _>>()?;
+    let compared: Vec<usize> = (0..case.outputs)
+        .filter(|i| !case.undefined_outputs.contains(i))
+        .collect();
+    let expected: Vec<Tensor> = compared
+        .iter()
+        .map(|i| get(format!("{}/out/{i}", case.name)))
+        .collect::<Result<_, _>>()?;
     // Inference from the first input alone where the operator can infer the rest (weights).
     let first = &case.inputs[0];
-    let partial = sym.infer_shape_partial(&[(first, &inputs[first].shape)]).map_err(|e| format!("infer: {e}"))?;
+    let partial = sym
+        .infer_shape_partial(&[(first, &inputs[first].shape)])
+        .map_err(|e| format!("infer: {e}"))?;
     for (&i, want) in compared.iter().zip(&expected) {
         let s = &partial.outputs[i];
         if kiln::ops::shape::is_known(s) && s != &want.shape {
-            return Err(format!("inferred output {i} shape {s:?} != MXNet {:?}", want.shape));
+            return Err(format!(
+                "inferred output {i} shape {s:?} != MXNet {:?}",
+                want.shape
+            ));
         }
     }
     let g = sym.to_graph().map_err(|e| e.to_string())?;
-    let outs = interpret(&g, &inputs, RunOptions { is_train: case.is_train, seed: 0 }).map_err(|e| format!("run: {e}"))?;
+    let outs = interpret(
+        &g,
+        &inputs,
+        RunOptions {
+            is_train: case.is_train,
+            seed: 0,
+        },
+    )
+    .map_err(|e| format!("run: {e}"))?;
     if outs.len() != case.outputs {
-        return Err(format!("{} outputs, MXNet has {}", outs.len(), case.outputs));
+        return Err(format!(
+            "{} outputs, MXNet has {}",
+            outs.len(),
+            case.outputs
+        ));
     }
     // MXNet computes in its inputs' dtype: the coarsest dtype involved sets the tolerance.
-    let in_tol = inputs.values().map(|t| tolerance(t.dtype)).fold(0.0, f64::max);
+    let in_tol = inputs
+        .values()
+        .map(|t| tolerance(t.dtype))
+        .fold(0.0, f64::max);
     for (&i, want) in compared.iter().zip(&expected) {
         if let Some(msg) = compare(&outs[i], want, tolerance(want.dtype).max(in_tol)) {
             return Err(format!("output {i}: {msg}"));
@@ -83,12 +113,20 @@ fn operators_match_mxnet() {
     let mut failures = Vec::new();
     let cases = cases();
     for case in &cases {
-        let file = files.entry(case.file.clone()).or_insert_with(|| params(&format!("ops/{}", case.file)));
+        let file = files
+            .entry(case.file.clone())
+            .or_insert_with(|| params(&format!("ops/{}", case.file)));
         if let Err(msg) = check(case, file) {
             failures.push(format!("{}: {msg}", case.name));
         }
     }
-    assert!(failures.is_empty(), "{} of {} cases fail:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases fail:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -100,9 +138,15 @@ fn every_operator_has_a_fixture() {
         .map(|op| op.name)
         .filter(|name| !covered.contains(*name) && !op_aliases_covered(name, &covered))
         .collect();
-    assert!(missing.is_empty(), "operators without an MXNet fixture: {}", missing.join(", "));
+    assert!(
+        missing.is_empty(),
+        "operators without an MXNet fixture: {}",
+        missing.join(", ")
+    );
 }
 
 fn op_aliases_covered(name: &str, covered: &HashSet<String>) -> bool {
-    registry().get(name).is_some_and(|op| op.aliases.iter().any(|a| covered.contains(*a)))
+    registry()
+        .get(name)
+        .is_some_and(|op| op.aliases.iter().any(|a| covered.contains(*a)))
 }

@@ -5,7 +5,7 @@
 //! - [`infer`]: shape and dtype inference.
 //! - [`formats`]: MXNet symbol JSON, `.params`, NumPy `.npy`.
 //! - [`interp`]: the reference interpreter, the oracle for every backend and pass.
-//! - [`dot`]: Graphviz output.
+//! - [`dot`]: Graphviz output; [`summary`]: shapes, parameters and FLOPs per node.
 
 pub mod dot;
 pub mod error;
@@ -14,6 +14,7 @@ pub mod graph;
 pub mod infer;
 pub mod interp;
 pub mod node;
+pub mod summary;
 pub mod symbol;
 
 pub use error::{Error, Result};

@@ -226,6 +226,26 @@ impl OpDef {
         }
     }
 
+    /// The parameters with their defaults, and a stand-in value for each required one: what
+    /// documentation and generated builders use to list inputs and outputs.
+    pub fn nominal_attrs(&self) -> Option<Attrs> {
+        let raw = self
+            .params
+            .iter()
+            .filter(|p| p.default.is_none())
+            .map(|p| (p.name.to_string(), p.ty.placeholder().to_string()))
+            .collect();
+        Attrs::parse(self.params, &raw).ok()
+    }
+
+    /// Input and output names under [`OpDef::nominal_attrs`].
+    pub fn nominal_signature(&self) -> (Vec<String>, Vec<String>) {
+        match self.nominal_attrs() {
+            Some(a) => (self.input_names(&a), self.output_names(&a).0),
+            None => (vec![], vec![]),
+        }
+    }
+
     /// Whether `name` (canonical or alias) names this operator.
     pub fn is_named(&self, name: &str) -> bool {
         self.name == name || self.aliases.contains(&name)

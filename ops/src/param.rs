@@ -28,6 +28,19 @@ pub enum ParamType {
 }
 
 impl ParamType {
+    /// A valid value of this type (a stand-in for required parameters in documentation).
+    pub fn placeholder(&self) -> &'static str {
+        match self {
+            ParamType::Bool | ParamType::OptBool => "False",
+            ParamType::Int | ParamType::OptInt => "1",
+            ParamType::Float | ParamType::OptFloat => "1.0",
+            ParamType::Shape | ParamType::OptShape | ParamType::OptTuple => "(1,)",
+            ParamType::DType | ParamType::OptDType => "float32",
+            ParamType::Enum(names) => names.first().copied().unwrap_or(""),
+            ParamType::Str => "",
+        }
+    }
+
     pub fn describe(&self) -> String {
         match self {
             ParamType::Bool => "boolean".into(),

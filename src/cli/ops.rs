@@ -1,9 +1,8 @@
 //! `kiln ops [--json]`.
 
-use kiln::ops::{registry, Attrs, OpDef, ParamType};
+use kiln::ops::{registry, OpDef};
 use kiln::Result;
 use serde_json::json;
-use std::collections::BTreeMap;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -12,35 +11,11 @@ pub struct Args {
     json: bool,
 }
 
-/// A stand-in value for a required parameter, so input and output names can be listed.
-fn placeholder(ty: ParamType) -> &'static str {
-    match ty {
-        ParamType::Bool | ParamType::OptBool => "False",
-        ParamType::Int | ParamType::OptInt => "1",
-        ParamType::Float | ParamType::OptFloat => "1.0",
-        ParamType::Shape | ParamType::OptShape | ParamType::OptTuple => "(1,)",
-        ParamType::DType | ParamType::OptDType => "float32",
-        ParamType::Enum(names) => names.first().copied().unwrap_or(""),
-        ParamType::Str => "",
-    }
-}
-
-/// Input and output names under default (or placeholder) parameters.
+/// Input and output names under default (or placeholder) parameters, and whether the
+/// inputs are variadic.
 fn signature(op: &OpDef) -> (Vec<String>, Vec<String>, bool) {
-    let raw: BTreeMap<String, String> = op
-        .params
-        .iter()
-        .filter(|p| p.default.is_none())
-        .map(|p| (p.name.to_string(), placeholder(p.ty).to_string()))
-        .collect();
-    match Attrs::parse(op.params, &raw) {
-        Ok(a) => (
-            op.input_names(&a),
-            op.output_names(&a).0,
-            op.num_args_param.is_some(),
-        ),
-        Err(_) => (vec![], vec![], op.num_args_param.is_some()),
-    }
+    let (inputs, outputs) = op.nominal_signature();
+    (inputs, outputs, op.num_args_param.is_some())
 }
 
 pub fn run(args: Args) -> Result<()> {

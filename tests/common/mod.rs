@@ -7,7 +7,9 @@ use kiln::{DType, Tensor};
 use std::path::PathBuf;
 
 pub fn fixture(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(rel)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(rel)
 }
 
 pub fn params(rel: &str) -> ParamFile {
@@ -30,13 +32,27 @@ pub fn tolerance(dtype: DType) -> f64 {
 /// an absolute floor of `rtol` times the output's scale); otherwise a description.
 pub fn compare(got: &Tensor, want: &Tensor, rtol: f64) -> Option<String> {
     if got.shape != want.shape {
-        return Some(format!("shape {:?} != expected {:?}", got.shape, want.shape));
+        return Some(format!(
+            "shape {:?} != expected {:?}",
+            got.shape, want.shape
+        ));
     }
-    let scale = want.data.iter().fold(0.0f64, |m, v| if v.is_finite() { m.max(v.abs()) } else { m }).max(1e-6);
+    let scale = want
+        .data
+        .iter()
+        .fold(
+            0.0f64,
+            |m, v| if v.is_finite() { m.max(v.abs()) } else { m },
+        )
+        .max(1e-6);
     for (i, (a, b)) in got.data.iter().zip(&want.data).enumerate() {
         let same = (a.is_nan() && b.is_nan()) || a == b;
-        if !same && !((a - b).abs() <= rtol * (b.abs() + scale)) {
-            return Some(format!("element {i}: {a} != expected {b} (scale {scale:.3e}, rtol {rtol:.0e})"));
+        // Written so that a NaN difference counts as a mismatch.
+        let close = (a - b).abs() <= rtol * (b.abs() + scale);
+        if !same && !close {
+            return Some(format!(
+                "element {i}: {a} != expected {b} (scale {scale:.3e}, rtol {rtol:.0e})"
+            ));
         }
     }
     None

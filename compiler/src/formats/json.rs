@@ -42,14 +42,11 @@ fn string_map(v: &Value, what: &str) -> Result<BTreeMap<String, String>> {
 
 fn entry(v: &Value, what: &str) -> Result<(usize, usize)> {
     let items = v.as_array().filter(|a| (2..=3).contains(&a.len()));
-    let ids: Option<Vec<usize>> = items
-        .map(|a| a.iter().map(|x| x.as_u64().map(|x| x as usize)).collect())
-        .flatten();
+    let ids: Option<Vec<usize>> =
+        items.and_then(|a| a.iter().map(|x| x.as_u64().map(|x| x as usize)).collect());
     match ids {
         Some(ids) => Ok((ids[0], ids[1])),
-        None => err(format!(
-            "{what}: expected [node, output, version], found {v}"
-        )),
+        None => err(format!("{what}: expected [node, output, version], found {v}")),
     }
 }
 

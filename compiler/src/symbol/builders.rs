@@ -33,6 +33,11 @@ impl<'a> Abs<'a> {
         self.call = self.call.input("data", s);
         self
     }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
     /// The node's name.
     pub fn name(mut self, name: &str) -> Self {
         self.call = self.call.name(name);
@@ -64,6 +69,11 @@ impl<'a> Activation<'a> {
     /// Input `data`.
     pub fn data(mut self, s: &'a Symbol) -> Self {
         self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
         self
     }
     /// activation function ({relu, sigmoid, tanh, softrelu, softsign}, required).
@@ -152,6 +162,11 @@ impl<'a> BatchDot<'a> {
         self.call = self.call.input("rhs", s);
         self
     }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
     /// use the transpose of the first input (boolean, default `False`).
     pub fn transpose_a(mut self, v: bool) -> Self {
         self.call = self.call.attr("transpose_a", Value::Bool(v).to_mxnet_string());
@@ -218,6 +233,11 @@ impl<'a> BatchNorm<'a> {
     /// Input `moving_var`.
     pub fn moving_var(mut self, s: &'a Symbol) -> Self {
         self.call = self.call.input("moving_var", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
         self
     }
     /// added to the variance (float, default `0.001`).
@@ -298,6 +318,11 @@ impl<'a> BlockGrad<'a> {
         self.call = self.call.input("data", s);
         self
     }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
     /// The node's name.
     pub fn name(mut self, name: &str) -> Self {
         self.call = self.call.name(name);
@@ -334,6 +359,11 @@ impl<'a> BroadcastAdd<'a> {
     /// Input `rhs`.
     pub fn rhs(mut self, s: &'a Symbol) -> Self {
         self.call = self.call.input("rhs", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
         self
     }
     /// The node's name.
@@ -374,6 +404,11 @@ impl<'a> BroadcastDiv<'a> {
         self.call = self.call.input("rhs", s);
         self
     }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
     /// The node's name.
     pub fn name(mut self, name: &str) -> Self {
         self.call = self.call.name(name);
@@ -410,6 +445,11 @@ impl<'a> BroadcastMul<'a> {
     /// Input `rhs`.
     pub fn rhs(mut self, s: &'a Symbol) -> Self {
         self.call = self.call.input("rhs", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
         self
     }
     /// The node's name.
@@ -450,6 +490,11 @@ impl<'a> BroadcastSub<'a> {
         self.call = self.call.input("rhs", s);
         self
     }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
     /// The node's name.
     pub fn name(mut self, name: &str) -> Self {
         self.call = self.call.name(name);
@@ -481,6 +526,11 @@ impl<'a> Cast<'a> {
     /// Input `data`.
     pub fn data(mut self, s: &'a Symbol) -> Self {
         self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
         self
     }
     /// output dtype (dtype, required).
@@ -519,6 +569,11 @@ impl<'a> Clip<'a> {
     /// Input `data`.
     pub fn data(mut self, s: &'a Symbol) -> Self {
         self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
         self
     }
     /// minimum value (float, required).
@@ -607,9 +662,19 @@ pub fn convolution<'a>() -> Convolution<'a> {
 }
 
 impl<'a> Convolution<'a> {
-    /// Positional inputs, in order.
-    pub fn args(mut self, inputs: impl IntoIterator<Item = &'a Symbol>) -> Self {
-        self.call = self.call.args(inputs);
+    /// Input `data`.
+    pub fn data(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// Input `weight`.
+    pub fn weight(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("weight", s);
+        self
+    }
+    /// Input `bias`.
+    pub fn bias(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("bias", s);
         self
     }
     /// An input by name.
@@ -705,6 +770,11 @@ impl<'a> Copy<'a> {
         self.call = self.call.input("data", s);
         self
     }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
     /// The node's name.
     pub fn name(mut self, name: &str) -> Self {
         self.call = self.call.name(name);
@@ -736,6 +806,11 @@ impl<'a> DivScalar<'a> {
     /// Input `data`.
     pub fn data(mut self, s: &'a Symbol) -> Self {
         self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
         self
     }
     /// scalar operand (float, default `1.0`).
@@ -786,6 +861,11 @@ impl<'a> Dot<'a> {
         self.call = self.call.input("rhs", s);
         self
     }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
     /// use the transpose of the first input (boolean, default `False`).
     pub fn transpose_a(mut self, v: bool) -> Self {
         self.call = self.call.attr("transpose_a", Value::Bool(v).to_mxnet_string());
@@ -832,6 +912,11 @@ impl<'a> Dropout<'a> {
     /// Input `data`.
     pub fn data(mut self, s: &'a Symbol) -> Self {
         self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
         self
     }
     /// fraction of the input that gets dropped (float, default `0.5`).
@@ -892,6 +977,11 @@ impl<'a> ElemwiseAdd<'a> {
         self.call = self.call.input("rhs", s);
         self
     }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
     /// The node's name.
     pub fn name(mut self, name: &str) -> Self {
         self.call = self.call.name(name);
@@ -928,6 +1018,11 @@ impl<'a> ElemwiseDiv<'a> {
     /// Input `rhs`.
     pub fn rhs(mut self, s: &'a Symbol) -> Self {
         self.call = self.call.input("rhs", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
         self
     }
     /// The node's name.
@@ -968,6 +1063,11 @@ impl<'a> ElemwiseMul<'a> {
         self.call = self.call.input("rhs", s);
         self
     }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
     /// The node's name.
     pub fn name(mut self, name: &str) -> Self {
         self.call = self.call.name(name);
@@ -1006,6 +1106,11 @@ impl<'a> ElemwiseSub<'a> {
         self.call = self.call.input("rhs", s);
         self
     }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
     /// The node's name.
     pub fn name(mut self, name: &str) -> Self {
         self.call = self.call.name(name);
@@ -1039,6 +1144,11 @@ impl<'a> Exp<'a> {
         self.call = self.call.input("data", s);
         self
     }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
     /// The node's name.
     pub fn name(mut self, name: &str) -> Self {
         self.call = self.call.name(name);
@@ -1070,6 +1180,11 @@ impl<'a> ExpandDims<'a> {
     /// Input `data`.
     pub fn data(mut self, s: &'a Symbol) -> Self {
         self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
         self
     }
     /// position of the new axis in the output, from -ndim-1 to ndim (int, required).
@@ -1110,6 +1225,11 @@ impl<'a> Flatten<'a> {
         self.call = self.call.input("data", s);
         self
     }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
     /// The node's name.
     pub fn name(mut self, name: &str) -> Self {
         self.call = self.call.name(name);
@@ -1138,9 +1258,19 @@ pub fn fully_connected<'a>() -> FullyConnected<'a> {
 }
 
 impl<'a> FullyConnected<'a> {
-    /// Positional inputs, in order.
-    pub fn args(mut self, inputs: impl IntoIterator<Item = &'a Symbol>) -> Self {
-        self.call = self.call.args(inputs);
+    /// Input `data`.
+    pub fn data(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// Input `weight`.
+    pub fn weight(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("weight", s);
+        self
+    }
+    /// Input `bias`.
+    pub fn bias(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("bias", s);
         self
     }
     /// An input by name.
@@ -1191,9 +1321,9 @@ pub fn leaky_re_lu<'a>() -> LeakyReLu<'a> {
 }
 
 impl<'a> LeakyReLu<'a> {
-    /// Positional inputs, in order.
-    pub fn args(mut self, inputs: impl IntoIterator<Item = &'a Symbol>) -> Self {
-        self.call = self.call.args(inputs);
+    /// Input `data`.
+    pub fn data(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
@@ -1259,6 +1389,11 @@ impl<'a> LinearRegressionOutput<'a> {
         self.call = self.call.input("label", s);
         self
     }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
     /// scales the gradient (float, default `1.0`).
     pub fn grad_scale(mut self, v: f64) -> Self {
         self.call = self.call.attr("grad_scale", Value::Float(v).to_mxnet_string());
@@ -1297,6 +1432,11 @@ impl<'a> Log<'a> {
         self.call = self.call.input("data", s);
         self
     }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
     /// The node's name.
     pub fn name(mut self, name: &str) -> Self {
         self.call = self.call.name(name);
@@ -1328,6 +1468,11 @@ impl<'a> LogSoftmax<'a> {
     /// Input `data`.
     pub fn data(mut self, s: &'a Symbol) -> Self {
         self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
         self
     }
     /// axis to normalize (int, default `-1`).
@@ -1388,6 +1533,11 @@ impl<'a> LogisticRegressionOutput<'a> {
         self.call = self.call.input("label", s);
         self
     }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
     /// scales the gradient (float, default `1.0`).
     pub fn grad_scale(mut self, v: f64) -> Self {
         self.call = self.call.attr("grad_scale", Value::Float(v).to_mxnet_string());
@@ -1424,6 +1574,11 @@ impl<'a> Lrn<'a> {
     /// Input `data`.
     pub fn data(mut self, s: &'a Symbol) -> Self {
         self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
         self
     }
     /// scale of the sum of squares (float, default `0.0001`).
@@ -1484,6 +1639,11 @@ impl<'a> MaeRegressionOutput<'a> {
         self.call = self.call.input("label", s);
         self
     }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
     /// scales the gradient (float, default `1.0`).
     pub fn grad_scale(mut self, v: f64) -> Self {
         self.call = self.call.attr("grad_scale", Value::Float(v).to_mxnet_string());
@@ -1520,6 +1680,11 @@ impl<'a> Max<'a> {
     /// Input `data`.
     pub fn data(mut self, s: &'a Symbol) -> Self {
         self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
         self
     }
     /// the axes to reduce (None or (): all of them); negative counts from the end (int or tuple of int, optional, default `None`).
@@ -1570,6 +1735,11 @@ impl<'a> Mean<'a> {
         self.call = self.call.input("data", s);
         self
     }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
     /// the axes to reduce (None or (): all of them); negative counts from the end (int or tuple of int, optional, default `None`).
     pub fn axis(mut self, v: &[i64]) -> Self {
         self.call = self.call.attr("axis", Value::Shape(v.to_vec()).to_mxnet_string());
@@ -1616,6 +1786,11 @@ impl<'a> Min<'a> {
     /// Input `data`.
     pub fn data(mut self, s: &'a Symbol) -> Self {
         self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
         self
     }
     /// the axes to reduce (None or (): all of them); negative counts from the end (int or tuple of int, optional, default `None`).
@@ -1666,6 +1841,11 @@ impl<'a> MinusScalar<'a> {
         self.call = self.call.input("data", s);
         self
     }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
     /// scalar operand (float, default `1.0`).
     pub fn scalar(mut self, v: f64) -> Self {
         self.call = self.call.attr("scalar", Value::Float(v).to_mxnet_string());
@@ -1707,6 +1887,11 @@ impl<'a> MulScalar<'a> {
     /// Input `data`.
     pub fn data(mut self, s: &'a Symbol) -> Self {
         self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
         self
     }
     /// scalar operand (float, default `1.0`).
@@ -1752,6 +1937,11 @@ impl<'a> Negative<'a> {
         self.call = self.call.input("data", s);
         self
     }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
     /// The node's name.
     pub fn name(mut self, name: &str) -> Self {
         self.call = self.call.name(name);
@@ -1783,6 +1973,11 @@ impl<'a> PlusScalar<'a> {
     /// Input `data`.
     pub fn data(mut self, s: &'a Symbol) -> Self {
         self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
         self
     }
     /// scalar operand (float, default `1.0`).
@@ -1826,6 +2021,11 @@ impl<'a> Pooling<'a> {
     /// Input `data`.
     pub fn data(mut self, s: &'a Symbol) -> Self {
         self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
         self
     }
     /// window size: (w,), (h, w) or (d, h, w) (tuple of int, default `()`).
@@ -1911,6 +2111,11 @@ impl<'a> Prod<'a> {
         self.call = self.call.input("data", s);
         self
     }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
     /// the axes to reduce (None or (): all of them); negative counts from the end (int or tuple of int, optional, default `None`).
     pub fn axis(mut self, v: &[i64]) -> Self {
         self.call = self.call.attr("axis", Value::Shape(v.to_vec()).to_mxnet_string());
@@ -1959,6 +2164,11 @@ impl<'a> RdivScalar<'a> {
         self.call = self.call.input("data", s);
         self
     }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
     /// scalar operand (float, default `1.0`).
     pub fn scalar(mut self, v: f64) -> Self {
         self.call = self.call.attr("scalar", Value::Float(v).to_mxnet_string());
@@ -2002,6 +2212,11 @@ impl<'a> Relu<'a> {
         self.call = self.call.input("data", s);
         self
     }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
     /// The node's name.
     pub fn name(mut self, name: &str) -> Self {
         self.call = self.call.name(name);
@@ -2033,6 +2248,11 @@ impl<'a> Reshape<'a> {
     /// Input `data`.
     pub fn data(mut self, s: &'a Symbol) -> Self {
         self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
         self
     }
     /// the target shape, with special codes 0, -1, -2, -3, -4 (tuple of int, default `()`).
@@ -2088,6 +2308,11 @@ impl<'a> RminusScalar<'a> {
         self.call = self.call.input("data", s);
         self
     }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
     /// scalar operand (float, default `1.0`).
     pub fn scalar(mut self, v: f64) -> Self {
         self.call = self.call.attr("scalar", Value::Float(v).to_mxnet_string());
@@ -2131,6 +2356,11 @@ impl<'a> Sigmoid<'a> {
         self.call = self.call.input("data", s);
         self
     }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
     /// The node's name.
     pub fn name(mut self, name: &str) -> Self {
         self.call = self.call.name(name);
@@ -2162,6 +2392,11 @@ impl<'a> Slice<'a> {
     /// Input `data`.
     pub fn data(mut self, s: &'a Symbol) -> Self {
         self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
         self
     }
     /// first index per leading axis (None: the start, or the end for a negative step) (tuple of int-or-None, required).
@@ -2212,6 +2447,11 @@ impl<'a> SliceAxis<'a> {
         self.call = self.call.input("data", s);
         self
     }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
     /// the axis to slice (negative counts from the end) (int, required).
     pub fn axis(mut self, v: i64) -> Self {
         self.call = self.call.attr("axis", Value::Int(v).to_mxnet_string());
@@ -2260,6 +2500,11 @@ impl<'a> SliceChannel<'a> {
         self.call = self.call.input("data", s);
         self
     }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
     /// number of parts; must divide the size of `axis` (int, required).
     pub fn num_outputs(mut self, v: i64) -> Self {
         self.call = self.call.attr("num_outputs", Value::Int(v).to_mxnet_string());
@@ -2303,9 +2548,9 @@ pub fn softmax<'a>() -> Softmax<'a> {
 }
 
 impl<'a> Softmax<'a> {
-    /// Positional inputs, in order.
-    pub fn args(mut self, inputs: impl IntoIterator<Item = &'a Symbol>) -> Self {
-        self.call = self.call.args(inputs);
+    /// Input `data`.
+    pub fn data(mut self, s: &'a Symbol) -> Self {
+        self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
@@ -2366,6 +2611,11 @@ impl<'a> SoftmaxActivation<'a> {
         self.call = self.call.input("data", s);
         self
     }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
     /// what to normalize over ({channel, instance}, default `instance`).
     pub fn mode(mut self, v: &str) -> Self {
         self.call = self.call.attr("mode", Value::Str(v.to_string()).to_mxnet_string());
@@ -2407,6 +2657,11 @@ impl<'a> SoftmaxOutput<'a> {
     /// Input `label`.
     pub fn label(mut self, s: &'a Symbol) -> Self {
         self.call = self.call.input("label", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
         self
     }
     /// scales the gradient (float, default `1.0`).
@@ -2482,6 +2737,11 @@ impl<'a> Sqrt<'a> {
         self.call = self.call.input("data", s);
         self
     }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
     /// The node's name.
     pub fn name(mut self, name: &str) -> Self {
         self.call = self.call.name(name);
@@ -2515,6 +2775,11 @@ impl<'a> Square<'a> {
         self.call = self.call.input("data", s);
         self
     }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
     /// The node's name.
     pub fn name(mut self, name: &str) -> Self {
         self.call = self.call.name(name);
@@ -2546,6 +2811,11 @@ impl<'a> Squeeze<'a> {
     /// Input `data`.
     pub fn data(mut self, s: &'a Symbol) -> Self {
         self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
         self
     }
     /// the size-1 axes to remove (None: all of them) (int or tuple of int, optional, default `None`).
@@ -2584,6 +2854,11 @@ impl<'a> Sum<'a> {
     /// Input `data`.
     pub fn data(mut self, s: &'a Symbol) -> Self {
         self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
         self
     }
     /// the axes to reduce (None or (): all of them); negative counts from the end (int or tuple of int, optional, default `None`).
@@ -2634,6 +2909,11 @@ impl<'a> Tanh<'a> {
         self.call = self.call.input("data", s);
         self
     }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
     /// The node's name.
     pub fn name(mut self, name: &str) -> Self {
         self.call = self.call.name(name);
@@ -2665,6 +2945,11 @@ impl<'a> Transpose<'a> {
     /// Input `data`.
     pub fn data(mut self, s: &'a Symbol) -> Self {
         self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+        self.call = self.call.input(name, s);
         self
     }
     /// the permutation (empty: reverse the axes) (tuple of int, default `()`).

@@ -74,17 +74,14 @@ fn render_op(op: &OpDef, out: &mut String) {
     let _ = writeln!(out, "/// Builds a `{}` node.", op.name);
     let _ = writeln!(out, "#[track_caller]\npub fn {fname}<'a>() -> {sname}<'a> {{\n    {sname} {{ call: Symbol::op(\"{}\") }}\n}}\n", op.name);
     let _ = writeln!(out, "impl<'a> {sname}<'a> {{");
-    match op.inputs {
-        kiln_ops::Inputs::Fixed(names) => {
-            for input in names {
-                let _ = writeln!(out, "    /// Input `{input}`.\n    pub fn {}(mut self, s: &'a Symbol) -> Self {{\n        self.call = self.call.input(\"{input}\", s);\n        self\n    }}", ident(input));
-            }
-        }
-        kiln_ops::Inputs::Dynamic(_) => {
-            let _ = writeln!(out, "    /// Positional inputs, in order.\n    pub fn args(mut self, inputs: impl IntoIterator<Item = &'a Symbol>) -> Self {{\n        self.call = self.call.args(inputs);\n        self\n    }}");
-            let _ = writeln!(out, "    /// An input by name.\n    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {{\n        self.call = self.call.input(name, s);\n        self\n    }}");
+    if op.num_args_param.is_some() {
+        let _ = writeln!(out, "    /// Positional inputs, in order.\n    pub fn args(mut self, inputs: impl IntoIterator<Item = &'a Symbol>) -> Self {{\n        self.call = self.call.args(inputs);\n        self\n    }}");
+    } else {
+        for input in op.nominal_signature().0 {
+            let _ = writeln!(out, "    /// Input `{input}`.\n    pub fn {}(mut self, s: &'a Symbol) -> Self {{\n        self.call = self.call.input(\"{input}\", s);\n        self\n    }}", ident(&input));
         }
     }
+    let _ = writeln!(out, "    /// An input by name.\n    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {{\n        self.call = self.call.input(name, s);\n        self\n    }}");
     for p in op.params {
         let (ty, value) = setter(p.ty);
         let default = p

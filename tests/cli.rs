@@ -1,0 +1,119 @@
+//! The `kiln` tool end to end: `ops`, `inspect`, `run`, and its error messages.
+
+mod common;
+
+use common::fixture;
+use std::process::{Command, Output};
+
+fn kiln(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kiln"))
+        .args(args)
+        .output()
+        .expect("kiln runs")
+}
+
+fn stdout(o: &Output) -> String {
+    assert!(
+        o.status.success(),
+        "kiln failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn ops_json_lists_every_operator() {
+    let out = stdout(&kiln(&["ops", "--json"]));
+    let list: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+    assert_eq!(list.len(), kiln::ops::registry().ops().len());
+    let conv = list
+        .iter()
+        .find(|o| o["name"] == "Convolution")
+        .expect("Convolution listed");
+    for key in ["name", "aliases", "pattern", "inputs", "params", "dtypes"] {
+        assert!(conv.get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(
+        conv["inputs"],
+        serde_json::json!(["data", "weight", "bias"])
+    );
+    let softmax = list.iter().find(|o| o["name"] == "SoftmaxOutput").unwrap();
+    assert_eq!(softmax["aliases"], serde_json::json!(["Softmax"]));
+    let kernel = conv["params"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "kernel")
+        .unwrap();
+    assert!(kernel["default"].is_null(), "kernel is required");
+}
+
+#[test]
+fn inspect_reports_shapes_params_and_flops() {
+    let model = fixture("models/squeezenet1.1-symbol.json");
+    let dot = std::env::temp_dir().join(format!("kiln-inspect-{}.dot", std::process::id()));
+    let out = stdout(&kiln(&[
+        "inspect",
+        model.to_str().unwrap(),
+        "--shape",
+        "data=1,3,224,224",
+        "--dot",
+        dot.to_str().unwrap(),
+    ]));
+    // SqueezeNet 1.1 has 1,235,496 parameters (Iandola et al.; Gluon agrees).
+    assert!(out.contains("parameters: 1235496"), "{out}");
+    assert!(out.contains("(1, 1000)"));
+    assert!(out.contains("Convolution") && out.contains("FLOPs"));
+    let dot_text = std::fs::read_to_string(&dot).unwrap();
+    assert!(dot_text.starts_with("digraph") && dot_text.contains("Convolution"));
+    let _ = std::fs::remove_file(dot);
+}
+
+#[test]
+fn run_writes_the_interpreters_output() {
+    let dir = fixture("kiln_written");
+    let out_path = std::env::temp_dir().join(format!("kiln-run-{}.npy", std::process::id()));
+    let p = |f: &str| dir.join(f).to_str().unwrap().to_string();
+    let o = kiln(&[
+        "run",
+        &p("net-symbol.json"),
+        "--params",
+        &p("net-0000.params"),
+        "--input",
+        &format!("data={}", p("input.npy")),
+        "--output",
+        out_path.to_str().unwrap(),
+    ]);
+    stdout(&o);
+    assert_eq!(
+        std::fs::read(&out_path).unwrap(),
+        std::fs::read(dir.join("output.npy")).unwrap()
+    );
+    let _ = std::fs::remove_file(out_path);
+}
+
+#[test]
+fn errors_are_clear_and_exit_nonzero() {
+    let dir = fixture("kiln_written");
+    let model = dir.join("net-symbol.json");
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &["run", model.to_str().unwrap(), "--input", "dta=x.npy"],
+            "the model has no input named `dta`",
+        ),
+        (
+            &["run", model.to_str().unwrap()],
+            "no value given for: data unknown, conv1_weight (4, ?, 3, 3)",
+        ),
+        (
+            &["inspect", "/nonexistent-symbol.json"],
+            "/nonexistent-symbol.json",
+        ),
+    ];
+    for (args, want) in cases {
+        let o = kiln(args);
+        assert!(!o.status.success());
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(want), "{err:?} should contain {want:?}");
+    }
+}
