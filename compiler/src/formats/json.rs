@@ -46,7 +46,9 @@ fn entry(v: &Value, what: &str) -> Result<(usize, usize)> {
         items.and_then(|a| a.iter().map(|x| x.as_u64().map(|x| x as usize)).collect());
     match ids {
         Some(ids) => Ok((ids[0], ids[1])),
-        None => err(format!("{what}: expected [node, output, version], found {v}")),
+        None => err(format!(
+            "{what}: expected [node, output, version], found {v}"
+        )),
     }
 }
 
