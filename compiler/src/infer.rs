@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use crate::graph::{Entry, Graph, NodeId};
 use crate::symbol::Symbol;
 use kiln_ops::shape::{fmt_shape, is_known};
-use kiln_ops::{DType, OpError, Shape, Value};
+use kiln_ops::{Attrs, DType, OpDef, OpError, Shape, Value};
 use std::collections::HashMap;
 
 /// The shape and dtype of every entry, hidden outputs included: `[node][output]`.
@@ -76,6 +76,53 @@ fn node_error(g: &Graph, id: NodeId, err: &OpError, shapes: &[Vec<Shape>]) -> St
     )
 }
 
+/// Runs each operator's inference over the graph, forward then backward, until nothing
+/// changes. Inference only refines what it is given (or fails), so a refined input simply
+/// replaces the entry's value.
+fn fixpoint<T: Clone + PartialEq>(
+    g: &Graph,
+    values: &mut [Vec<T>],
+    infer: impl Fn(&OpDef, &Attrs, &mut [T], &mut [T]) -> Result<(), OpError>,
+    error: impl Fn(NodeId, &OpError, &[Vec<T>]) -> Error,
+) -> Result<()> {
+    let op_ids: Vec<NodeId> = g
+        .node_ids()
+        .filter(|&id| !g.node(id).is_variable())
+        .collect();
+    for _round in 0..=g.len() {
+        let mut changed = false;
+        for &id in op_ids.iter().chain(op_ids.iter().rev()) {
+            let n = g.node(id);
+            let (op, params) = (
+                n.op.expect("operator node"),
+                n.params.as_ref().expect("parsed params"),
+            );
+            let mut ins: Vec<T> = n
+                .inputs
+                .iter()
+                .map(|e| values[e.node.index()][e.index].clone())
+                .collect();
+            let mut outs = values[id.index()].clone();
+            infer(op, params, &mut ins, &mut outs).map_err(|e| error(id, &e, values))?;
+            for (e, v) in n.inputs.iter().zip(ins) {
+                let slot = &mut values[e.node.index()][e.index];
+                if *slot != v {
+                    *slot = v;
+                    changed = true;
+                }
+            }
+            if values[id.index()] != outs {
+                values[id.index()] = outs;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    Ok(())
+}
+
 /// Infers every entry's shape from `known` variable shapes plus `__shape__` attributes.
 /// Unknown dimensions stay 0; use [`Inferred::shape`] and [`is_known`] to check.
 pub fn infer_shapes(g: &Graph, known: &HashMap<String, Shape>) -> Result<Vec<Vec<Shape>>> {
@@ -98,43 +145,12 @@ pub fn infer_shapes(g: &Graph, known: &HashMap<String, Shape>) -> Result<Vec<Vec
         }
         shapes[id.index()][0] = s;
     }
-    let op_ids: Vec<NodeId> = g
-        .node_ids()
-        .filter(|&id| !g.node(id).is_variable())
-        .collect();
-    for _round in 0..=g.len() {
-        let mut changed = false;
-        for &id in op_ids.iter().chain(op_ids.iter().rev()) {
-            let n = g.node(id);
-            let (op, params) = (
-                n.op.expect("operator node"),
-                n.params.as_ref().expect("parsed params"),
-            );
-            let mut ins: Vec<Shape> = n
-                .inputs
-                .iter()
-                .map(|e| shapes[e.node.index()][e.index].clone())
-                .collect();
-            let mut outs = shapes[id.index()].clone();
-            (op.infer_shape)(params, &mut ins, &mut outs)
-                .map_err(|e| Error::Shape(node_error(g, id, &e, &shapes)))?;
-            for (e, s) in n.inputs.iter().zip(ins) {
-                let slot = &mut shapes[e.node.index()][e.index];
-                if *slot != s {
-                    kiln_ops::shape::unify(kiln_ops::Slot::In(0), slot, &s)
-                        .map_err(|err| Error::Shape(node_error(g, id, &err, &shapes.clone())))?;
-                    changed = true;
-                }
-            }
-            if shapes[id.index()] != outs {
-                shapes[id.index()] = outs;
-                changed = true;
-            }
-        }
-        if !changed {
-            break;
-        }
-    }
+    fixpoint(
+        g,
+        &mut shapes,
+        |op, params, ins, outs| (op.infer_shape)(params, ins, outs),
+        |id, e, shapes| Error::Shape(node_error(g, id, e, shapes)),
+    )?;
     Ok(shapes)
 }
 
@@ -154,56 +170,26 @@ pub fn infer_dtypes(g: &Graph, known: &HashMap<String, DType>) -> Result<Vec<Vec
             .copied()
             .or(declared_dtype(g, id)?);
     }
-    let op_ids: Vec<NodeId> = g
-        .node_ids()
-        .filter(|&id| !g.node(id).is_variable())
-        .collect();
-    for defaulted in [false, true] {
-        if defaulted {
-            for &id in &vars {
-                dtypes[id.index()][0].get_or_insert(DType::F32);
-            }
-        }
-        for _round in 0..=g.len() {
-            let mut changed = false;
-            for &id in op_ids.iter().chain(op_ids.iter().rev()) {
-                let n = g.node(id);
-                let (op, params) = (
-                    n.op.expect("operator node"),
-                    n.params.as_ref().expect("parsed params"),
-                );
-                let mut ins: Vec<Option<DType>> = n
-                    .inputs
-                    .iter()
-                    .map(|e| dtypes[e.node.index()][e.index])
-                    .collect();
-                let mut outs = dtypes[id.index()].clone();
-                (op.infer_dtype)(params, &mut ins, &mut outs).map_err(|e| {
-                    let (out_names, _) = n.output_names();
-                    Error::DType(format!(
-                        "{} at {}: {}",
-                        n.describe(),
-                        n.provenance,
-                        e.render(&n.input_names(), &out_names)
-                    ))
-                })?;
-                for (e, d) in n.inputs.iter().zip(ins) {
-                    let slot = &mut dtypes[e.node.index()][e.index];
-                    if slot.is_none() && d.is_some() {
-                        *slot = d;
-                        changed = true;
-                    }
-                }
-                if dtypes[id.index()] != outs {
-                    dtypes[id.index()] = outs;
-                    changed = true;
-                }
-            }
-            if !changed {
-                break;
-            }
-        }
+    let error = |id: NodeId, e: &OpError, _: &[Vec<Option<DType>>]| {
+        let n = g.node(id);
+        let (out_names, _) = n.output_names();
+        Error::DType(format!(
+            "{} at {}: {}",
+            n.describe(),
+            n.provenance,
+            e.render(&n.input_names(), &out_names)
+        ))
+    };
+    let infer =
+        |op: &OpDef, params: &Attrs, ins: &mut [Option<DType>], outs: &mut [Option<DType>]| {
+            (op.infer_dtype)(params, ins, outs)
+        };
+    fixpoint(g, &mut dtypes, infer, error)?;
+    // What nothing constrains is float32; propagate that too.
+    for &id in &vars {
+        dtypes[id.index()][0].get_or_insert(DType::F32);
     }
+    fixpoint(g, &mut dtypes, infer, error)?;
     Ok(dtypes)
 }
 

@@ -30,6 +30,17 @@ impl DType {
         DType::Bool,
     ];
     pub const FLOATS: [DType; 4] = [DType::F32, DType::F64, DType::F16, DType::BF16];
+    /// Every dtype arithmetic runs on (all but bool).
+    pub const NUMERIC: [DType; 8] = [
+        DType::F32,
+        DType::F64,
+        DType::F16,
+        DType::BF16,
+        DType::U8,
+        DType::I32,
+        DType::I8,
+        DType::I64,
+    ];
 
     /// mshadow's type flag (MXNET_SPEC §2.2).
     pub fn mxnet_code(self) -> i32 {

@@ -1,10 +1,9 @@
 //! Binary element-wise arithmetic: same-shape (`elemwise_*`, `add_n`), NumPy-broadcast
 //! (`broadcast_*`) and with a scalar parameter (`_*_scalar`).
 
-use super::NUMERIC;
 use crate::param::{param, ParamDef, ParamType};
 use crate::shape::{self, OpError, Shape};
-use crate::{c, x, Attrs, Compute, Expr, Inputs, OpDef, Pattern, Registry};
+use crate::{c, x, Attrs, Compute, DType, Expr, Inputs, OpDef, Pattern, Registry};
 
 const LHS_RHS: Inputs = Inputs::Fixed(&["lhs", "rhs"]);
 
@@ -18,7 +17,7 @@ const fn elemwise(
         doc: "element-wise on two inputs of the same shape",
         inputs: LHS_RHS,
         inplace: &[(0, 0), (1, 0)],
-        dtypes: &NUMERIC,
+        dtypes: &DType::NUMERIC,
         ..OpDef::new(name, Pattern::ElemWise, Compute::Scalar(f))
     }
 }
@@ -36,7 +35,7 @@ static ADD_N: OpDef = OpDef {
     params: &[param("num_args", ParamType::Int, None, "number of inputs")],
     inputs: Inputs::Dynamic(numbered_args),
     num_args_param: Some("num_args"),
-    dtypes: &NUMERIC,
+    dtypes: &DType::NUMERIC,
     ..OpDef::new("add_n", Pattern::ElemWise, Compute::Scalar(sum_of_inputs))
 };
 
@@ -62,7 +61,7 @@ const fn broadcasting(
         inputs: LHS_RHS,
         infer_shape: broadcast_shape,
         inplace: &[],
-        dtypes: &NUMERIC,
+        dtypes: &DType::NUMERIC,
         ..OpDef::new(name, Pattern::Broadcast, Compute::Scalar(f))
     }
 }
@@ -99,7 +98,7 @@ const fn with_scalar(
         aliases,
         doc: "element-wise with a scalar parameter",
         params: SCALAR_PARAMS,
-        dtypes: &NUMERIC,
+        dtypes: &DType::NUMERIC,
         ..OpDef::new(name, Pattern::ElemWise, Compute::Scalar(f))
     }
 }

@@ -6,19 +6,7 @@ mod unary;
 
 pub(crate) use binary::numbered_args;
 
-use crate::{DType, Registry};
-
-/// Numeric storage dtypes (arithmetic runs on all of them).
-pub(crate) const NUMERIC: [DType; 8] = [
-    DType::F32,
-    DType::F64,
-    DType::F16,
-    DType::BF16,
-    DType::U8,
-    DType::I32,
-    DType::I8,
-    DType::I64,
-];
+use crate::Registry;
 
 pub fn register(r: &mut Registry) {
     unary::register(r);

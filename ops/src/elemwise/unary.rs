@@ -1,6 +1,5 @@
 //! Unary element-wise operators and activations.
 
-use super::NUMERIC;
 use crate::param::{param, ParamType};
 use crate::shape::OpError;
 use crate::{c, x, Attrs, Compute, DType, Expr, OpDef, Pattern, Registry};
@@ -19,15 +18,15 @@ static EXP: OpDef = unary("exp", "e^x", |_| x(0).exp());
 static LOG: OpDef = unary("log", "natural logarithm", |_| x(0).log());
 static SQRT: OpDef = unary("sqrt", "square root", |_| x(0).sqrt());
 static SQUARE: OpDef = OpDef {
-    dtypes: &NUMERIC,
+    dtypes: &DType::NUMERIC,
     ..unary("square", "x * x", |_| x(0) * x(0))
 };
 static ABS: OpDef = OpDef {
-    dtypes: &NUMERIC,
+    dtypes: &DType::NUMERIC,
     ..unary("abs", "|x|", |_| x(0).abs())
 };
 static NEGATIVE: OpDef = OpDef {
-    dtypes: &NUMERIC,
+    dtypes: &DType::NUMERIC,
     ..unary("negative", "-x", |_| -x(0))
 };
 static COPY: OpDef = OpDef {
@@ -81,7 +80,7 @@ static CLIP: OpDef = OpDef {
         param("a_min", ParamType::Float, None, "minimum value"),
         param("a_max", ParamType::Float, None, "maximum value"),
     ],
-    dtypes: &NUMERIC,
+    dtypes: &DType::NUMERIC,
     ..OpDef::new("clip", Pattern::ElemWise, Compute::Scalar(clip))
 };
 

@@ -1,10 +1,9 @@
 //! Reductions over axes: sum, mean, max, min, prod.
 
 use super::{axis_of, fmt_ints};
-use crate::elemwise::NUMERIC;
 use crate::param::{param, ParamDef, ParamType};
 use crate::shape::{self, invalid, set_out, OpError, Shape};
-use crate::{x, Attrs, Combiner, Compute, OpDef, Pattern, Reduction, Registry};
+use crate::{x, Attrs, Combiner, Compute, DType, OpDef, Pattern, Reduction, Registry};
 
 const PARAMS: &[ParamDef] = &[
     param(
@@ -112,7 +111,7 @@ macro_rules! reduction {
                 infer_shape: shape,
                 inplace: &[],
                 cost: input_elems,
-                dtypes: &NUMERIC,
+                dtypes: &DType::NUMERIC,
                 ..OpDef::new($name, Pattern::Reduce, Compute::Reduce(reduce))
             }
         };
