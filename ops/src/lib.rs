@@ -22,6 +22,8 @@ pub mod registry;
 pub mod shape;
 pub mod tensor;
 pub mod tensor_ops;
+#[cfg(test)]
+pub(crate) mod testutil;
 
 pub use def::{
     Combiner, Compute, CostFn, DTypeFn, IndexMapFn, Inputs, KernelCtx, OpDef, Outputs, Pattern,

@@ -179,8 +179,8 @@ pub fn register(r: &mut Registry) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testutil::*;
     use super::{SELU_ALPHA, SELU_LAMBDA};
+    use crate::testutil::*;
 
     const LR: &str = "LeakyReLU";
 

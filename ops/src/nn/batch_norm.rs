@@ -230,7 +230,7 @@ pub fn register(r: &mut Registry) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testutil::*;
+    use crate::testutil::*;
     use crate::{DType, Tensor};
 
     const BN: &str = "BatchNorm";

@@ -292,7 +292,7 @@ pub fn register(r: &mut Registry) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testutil::*;
+    use crate::testutil::*;
     use crate::Tensor;
 
     const CONV: &str = "Convolution";

@@ -153,7 +153,7 @@ pub fn register(r: &mut Registry) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testutil::*;
+    use crate::testutil::*;
 
     const FC: &str = "FullyConnected";
 

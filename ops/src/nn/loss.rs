@@ -240,7 +240,7 @@ pub fn register(r: &mut Registry) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testutil::*;
+    use crate::testutil::*;
 
     const SO: &str = "SoftmaxOutput";
 

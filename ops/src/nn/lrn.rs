@@ -96,7 +96,7 @@ pub fn register(r: &mut Registry) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testutil::*;
+    use crate::testutil::*;
 
     #[test]
     fn shapes_and_errors() {

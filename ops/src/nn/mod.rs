@@ -11,8 +11,6 @@ mod loss;
 mod lrn;
 mod pooling;
 mod softmax;
-#[cfg(test)]
-mod testutil;
 
 use crate::Registry;
 
@@ -30,8 +28,8 @@ pub fn register(r: &mut Registry) {
 
 #[cfg(test)]
 mod tests {
-    use super::testutil::{attrs, op};
     use crate::param::parse_value;
+    use crate::testutil::{attrs, op};
 
     const NN_OPS: &[&str] = &[
         "FullyConnected",

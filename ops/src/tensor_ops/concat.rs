@@ -126,7 +126,7 @@ pub fn register(r: &mut Registry) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{infer, infer_both, message, run, tensor};
+    use crate::testutil::{infer, infer_both, message, run, tensor};
 
     #[test]
     fn concat_follows_mxnet_examples() {
@@ -135,11 +135,11 @@ mod tests {
         let y = tensor(&[3, 2], &[3.0, 3.0, 4.0, 4.0, 5.0, 5.0]);
         let z = tensor(&[3, 2], &[6.0, 6.0, 7.0, 7.0, 8.0, 8.0]);
         let kv = [("num_args", "3"), ("dim", "0")];
-        let out = run("Concat", &kv, &[x, y.clone(), z.clone()]).unwrap();
+        let out = run("Concat", &kv, &[x, y.clone(), z.clone()], false).unwrap();
         assert_eq!(out[0].shape, [8, 2]);
         let rows: Vec<f64> = out[0].data.iter().step_by(2).copied().collect();
         assert_eq!(rows, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]);
-        let out = run("concat", &[("num_args", "2")], &[y, z]).unwrap();
+        let out = run("concat", &[("num_args", "2")], &[y, z], false).unwrap();
         assert_eq!(out[0].shape, [3, 4]);
         assert_eq!(
             out[0].data,
@@ -149,30 +149,20 @@ mod tests {
 
     #[test]
     fn shapes_forward_and_backward() {
-        let ins = [vec![2, 3], vec![2, 4]];
+        let ins: [&[usize]; 2] = [&[2, 3], &[2, 4]];
         assert_eq!(
-            infer("Concat", &[("num_args", "2")], &ins).unwrap()[0],
+            infer("Concat", &[("num_args", "2")], &ins).unwrap().1[0],
             [2, 7]
         );
         let kv = [("num_args", "2"), ("dim", "-1")];
-        assert_eq!(infer("Concat", &kv, &ins).unwrap()[0], [2, 7]);
+        assert_eq!(infer("Concat", &kv, &ins).unwrap().1[0], [2, 7]);
         // One unknown input along `dim` is what the output leaves.
-        let (ins, _) = infer_both(
-            "Concat",
-            &[("num_args", "2")],
-            &[vec![2, 3], vec![]],
-            &[vec![2, 7]],
-        )
-        .unwrap();
+        let (ins, _) =
+            infer_both("Concat", &[("num_args", "2")], &[&[2, 3], &[]], &[&[2, 7]]).unwrap();
         assert_eq!(ins[1], [2, 4]);
         // Two unknowns: only the common dimensions are filled in.
-        let (ins, outs) = infer_both(
-            "Concat",
-            &[("num_args", "3")],
-            &[vec![2, 3], vec![], vec![]],
-            &[],
-        )
-        .unwrap();
+        let (ins, outs) =
+            infer_both("Concat", &[("num_args", "3")], &[&[2, 3], &[], &[]], &[]).unwrap();
         assert_eq!(
             (ins[2].as_slice(), outs[0].as_slice()),
             (&[2, 0][..], &[2, 0][..])
@@ -181,7 +171,7 @@ mod tests {
 
     #[test]
     fn mismatches_are_errors() {
-        let ins = [vec![2, 3], vec![3, 3]];
+        let ins: [&[usize]; 2] = [&[2, 3], &[3, 3]];
         assert_eq!(
             message(infer("Concat", &[("num_args", "2")], &ins)),
             "In(1) has shape (3, ?) but (2, ?) is required"
@@ -190,12 +180,7 @@ mod tests {
             message(infer("Concat", &[("num_args", "2"), ("dim", "2")], &ins)),
             "Concat: dim=2 is out of range for input (2, 3)"
         );
-        let r = infer_both(
-            "Concat",
-            &[("num_args", "2")],
-            &[vec![2, 3], vec![]],
-            &[vec![2, 3]],
-        );
+        let r = infer_both("Concat", &[("num_args", "2")], &[&[2, 3], &[]], &[&[2, 3]]);
         assert_eq!(
             message(r),
             "Concat: output (2, 3) is too short along dim 1 for inputs that already span 3"

@@ -286,10 +286,13 @@ pub fn register(r: &mut Registry) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{attrs, infer, iota, message, op, run};
+    use crate::testutil::{attrs, infer, iota, message, op, run};
 
     fn dot(kv: &[(&str, &str)], l: &[usize], r: &[usize]) -> Vec<f64> {
-        run("dot", kv, &[iota(l), iota(r)]).unwrap().remove(0).data
+        run("dot", kv, &[iota(l), iota(r)], false)
+            .unwrap()
+            .remove(0)
+            .data
     }
 
     #[test]
@@ -303,7 +306,7 @@ mod tests {
         let tb = [("transpose_b", "True")];
         assert_eq!(dot(&tb, &[2, 3], &[2, 3]), [5.0, 14.0, 14.0, 50.0]);
         // [0,1,2] . [0,1,2] = 5, shape (1,).
-        let out = run("dot", &[], &[iota(&[3]), iota(&[3])]).unwrap();
+        let out = run("dot", &[], &[iota(&[3]), iota(&[3])], false).unwrap();
         assert_eq!((out[0].shape.as_slice(), out[0].data[0]), (&[1][..], 5.0));
         // [0,1] x [[0,1,2],[3,4,5]] = [3,4,5].
         assert_eq!(dot(&[], &[2], &[2, 3]), [3.0, 4.0, 5.0]);
@@ -311,20 +314,20 @@ mod tests {
 
     #[test]
     fn dot_shapes() {
-        let s = |kv: &[(&str, &str)], l: Vec<usize>, r: Vec<usize>| infer("dot", kv, &[l, r]);
-        assert_eq!(s(&[], vec![2, 3, 4], vec![4, 5]).unwrap()[0], [2, 3, 5]);
-        assert_eq!(s(&[], vec![2, 3], vec![3, 4, 5]).unwrap()[0], [2, 4, 5]);
+        let s = |kv: &[(&str, &str)], l: &[usize], r: &[usize]| infer("dot", kv, &[l, r]);
+        assert_eq!(s(&[], &[2, 3, 4], &[4, 5]).unwrap().1[0], [2, 3, 5]);
+        assert_eq!(s(&[], &[2, 3], &[3, 4, 5]).unwrap().1[0], [2, 4, 5]);
         let ta = [("transpose_a", "1")];
-        assert_eq!(s(&ta, vec![4, 2, 3], vec![4, 5]).unwrap()[0], [2, 3, 5]);
+        assert_eq!(s(&ta, &[4, 2, 3], &[4, 5]).unwrap().1[0], [2, 3, 5]);
         let tb = [("transpose_b", "1")];
-        assert_eq!(s(&tb, vec![2, 3], vec![5, 6, 3]).unwrap()[0], [2, 5, 6]);
-        assert_eq!(s(&[], vec![2, 3], vec![3]).unwrap()[0], [2]);
+        assert_eq!(s(&tb, &[2, 3], &[5, 6, 3]).unwrap().1[0], [2, 5, 6]);
+        assert_eq!(s(&[], &[2, 3], &[3]).unwrap().1[0], [2]);
         assert_eq!(
-            message(s(&[], vec![2, 3], vec![4, 5])),
+            message(s(&[], &[2, 3], &[4, 5])),
             "dot: shapes (2, 3) and (4, 5) do not agree (transpose_a=False, transpose_b=False)"
         );
         assert_eq!(
-            message(s(&ta, vec![3], vec![3])),
+            message(s(&ta, &[3], &[3])),
             "dot: cannot transpose the 1-D inputs (3,) and (3,)"
         );
         let a = attrs(op("dot"), &[]);
@@ -335,7 +338,13 @@ mod tests {
     fn batch_dot_products() {
         // Batch 0: [[0,1,2],[3,4,5]] x [[0,1],[2,3],[4,5]];
         // batch 1: [[6,7,8],[9,10,11]] x [[6,7],[8,9],[10,11]].
-        let out = run("batch_dot", &[], &[iota(&[2, 2, 3]), iota(&[2, 3, 2])]).unwrap();
+        let out = run(
+            "batch_dot",
+            &[],
+            &[iota(&[2, 2, 3]), iota(&[2, 3, 2])],
+            false,
+        )
+        .unwrap();
         assert_eq!(out[0].shape, [2, 2, 2]);
         assert_eq!(
             out[0].data,
@@ -343,29 +352,35 @@ mod tests {
         );
         // The same with rhs given transposed: (2, 2, 3) holding B^T per batch.
         let kv = [("transpose_b", "True")];
-        let out = run("batch_dot", &kv, &[iota(&[2, 2, 3]), iota(&[2, 2, 3])]).unwrap();
+        let out = run(
+            "batch_dot",
+            &kv,
+            &[iota(&[2, 2, 3]), iota(&[2, 2, 3])],
+            false,
+        )
+        .unwrap();
         assert_eq!(out[0].data[..4], [5.0, 14.0, 14.0, 50.0]);
     }
 
     #[test]
     fn batch_dot_shapes() {
-        let s = |kv: &[(&str, &str)], l: Vec<usize>, r: Vec<usize>| infer("batch_dot", kv, &[l, r]);
+        let s = |kv: &[(&str, &str)], l: &[usize], r: &[usize]| infer("batch_dot", kv, &[l, r]);
         assert_eq!(
-            s(&[], vec![2, 5, 3, 4], vec![2, 5, 4, 6]).unwrap()[0],
+            s(&[], &[2, 5, 3, 4], &[2, 5, 4, 6]).unwrap().1[0],
             [2, 5, 3, 6]
         );
         let kv = [("transpose_a", "1"), ("transpose_b", "1")];
-        assert_eq!(s(&kv, vec![7, 4, 3], vec![7, 6, 4]).unwrap()[0], [7, 3, 6]);
+        assert_eq!(s(&kv, &[7, 4, 3], &[7, 6, 4]).unwrap().1[0], [7, 3, 6]);
         assert_eq!(
-            message(s(&[], vec![2, 3], vec![3, 4])),
+            message(s(&[], &[2, 3], &[3, 4])),
             "batch_dot: the inputs must have the same rank, at least 3, not (2, 3) and (3, 4)"
         );
         assert_eq!(
-            message(s(&[], vec![2, 3, 4], vec![3, 4, 5])),
+            message(s(&[], &[2, 3, 4], &[3, 4, 5])),
             "batch_dot: the batch dimensions of (2, 3, 4) and (3, 4, 5) differ"
         );
         assert_eq!(
-            message(s(&[], vec![2, 3, 4], vec![2, 5, 6])),
+            message(s(&[], &[2, 3, 4], &[2, 5, 6])),
             "batch_dot: shapes (2, 3, 4) and (2, 5, 6) do not agree \
              (transpose_a=False, transpose_b=False)"
         );

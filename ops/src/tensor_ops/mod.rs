@@ -11,9 +11,6 @@ mod reshape;
 mod slice;
 mod transpose;
 
-#[cfg(test)]
-mod testing;
-
 use crate::shape::{fmt_shape, invalid, OpError};
 use crate::{Registry, Value};
 

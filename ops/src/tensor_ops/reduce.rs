@@ -168,11 +168,11 @@ pub fn register(r: &mut Registry) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{infer, iota, message, run, tensor};
+    use crate::testutil::{infer, iota, message, run, tensor};
 
     /// Reduces a (2, 3, 4) iota, whose element [i, j, k] is 12i + 4j + k.
     fn reduce(op: &str, kv: &[(&str, &str)]) -> (Vec<usize>, Vec<f64>) {
-        let out = run(op, kv, &[iota(&[2, 3, 4])]).unwrap().remove(0);
+        let out = run(op, kv, &[iota(&[2, 3, 4])], false).unwrap().remove(0);
         (out.shape, out.data)
     }
 
@@ -200,29 +200,29 @@ mod tests {
         assert_eq!(shape, [2, 3]);
         assert_eq!(data, [0.0, 4.0, 8.0, 12.0, 16.0, 20.0]);
         let x = tensor(&[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
-        let out = run("prod", &[("axis", "0")], &[x]).unwrap();
+        let out = run("prod", &[("axis", "0")], &[x], false).unwrap();
         assert_eq!(out[0].data, [4.0, 10.0, 18.0]);
     }
 
     #[test]
     fn shapes() {
-        let s = |kv: &[(&str, &str)]| infer("sum", kv, &[vec![2, 3, 4]]);
+        let s = |kv: &[(&str, &str)]| infer("sum", kv, &[&[2, 3, 4]]);
         assert_eq!(
-            s(&[("axis", "1"), ("keepdims", "1")]).unwrap()[0],
+            s(&[("axis", "1"), ("keepdims", "1")]).unwrap().1[0],
             [2, 1, 4]
         );
         let kv = [("axis", "1"), ("keepdims", "1"), ("exclude", "1")];
-        assert_eq!(s(&kv).unwrap()[0], [1, 3, 1]);
-        assert_eq!(s(&[("keepdims", "1")]).unwrap()[0], [1, 1, 1]);
+        assert_eq!(s(&kv).unwrap().1[0], [1, 3, 1]);
+        assert_eq!(s(&[("keepdims", "1")]).unwrap().1[0], [1, 1, 1]);
         // An empty axis reduces everything even with exclude (as MXNet does).
-        assert_eq!(s(&[("axis", "()"), ("exclude", "1")]).unwrap()[0], [1]);
+        assert_eq!(s(&[("axis", "()"), ("exclude", "1")]).unwrap().1[0], [1]);
         assert_eq!(
-            s(&[("axis", "(0,1,2)"), ("exclude", "1")]).unwrap()[0],
+            s(&[("axis", "(0,1,2)"), ("exclude", "1")]).unwrap().1[0],
             [2, 3, 4]
         );
         // Unknown dimensions pass through.
         assert_eq!(
-            infer("mean", &[("axis", "0")], &[vec![0, 5]]).unwrap()[0],
+            infer("mean", &[("axis", "0")], &[&[0, 5]]).unwrap().1[0],
             [5]
         );
         assert_eq!(
@@ -230,7 +230,7 @@ mod tests {
             "sum: axis=(1, -2) names axis 1 twice"
         );
         assert_eq!(
-            message(infer("max", &[("axis", "3")], &[vec![2, 3]])),
+            message(infer("max", &[("axis", "3")], &[&[2, 3]])),
             "max: axis=3 is out of range for input (2, 3)"
         );
     }

@@ -432,10 +432,10 @@ pub fn register(r: &mut Registry) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{infer, infer_both, iota, message, run};
+    use crate::testutil::{infer, infer_both, iota, message, run};
 
     fn reshaped(input: &[usize], kv: &[(&str, &str)]) -> Vec<usize> {
-        infer("Reshape", kv, &[input.to_vec()]).unwrap()[0].clone()
+        infer("Reshape", kv, &[input]).unwrap().1[0].clone()
     }
 
     #[test]
@@ -478,8 +478,8 @@ mod tests {
         let (ins, outs) = infer_both(
             "Reshape",
             &[("shape", "(-1,12)")],
-            &[vec![0, 3, 4]],
-            &[vec![5, 12]],
+            &[&[0, 3, 4]],
+            &[&[5, 12]],
         )
         .unwrap();
         assert_eq!(
@@ -487,14 +487,13 @@ mod tests {
             (&[5, 3, 4][..], &[5, 12][..])
         );
         // Without a target only the output can tell.
-        let (ins, _) = infer_both("Reshape", &[], &[vec![0, 4]], &[vec![3, 4]]).unwrap();
+        let (ins, _) = infer_both("Reshape", &[], &[&[0, 4]], &[&[3, 4]]).unwrap();
         assert_eq!(ins[0], [3, 4]);
     }
 
     #[test]
     fn bad_targets_are_errors() {
-        let e =
-            |input: &[usize], kv: &[(&str, &str)]| message(infer("Reshape", kv, &[input.to_vec()]));
+        let e = |input: &[usize], kv: &[(&str, &str)]| message(infer("Reshape", kv, &[input]));
         assert_eq!(
             e(&[2, 3], &[("shape", "(4,-1)")]),
             "Reshape: cannot reshape (2, 3) to (4, -1)"
@@ -535,11 +534,11 @@ mod tests {
                     let shape = format!("({},)", shape.join(","));
                     for reverse in ["False", "True"] {
                         let kv = [("shape", shape.as_str()), ("reverse", reverse)];
-                        let Ok(outs) = infer("Reshape", &kv, std::slice::from_ref(&input)) else {
+                        let Ok((_, outs)) = infer("Reshape", &kv, &[&input]) else {
                             continue;
                         };
                         if crate::shape::is_known(&input) {
-                            let out = run("Reshape", &kv, &[iota(&input)]).unwrap();
+                            let out = run("Reshape", &kv, &[iota(&input)], false).unwrap();
                             assert_eq!(out[0].shape, outs[0], "{kv:?}");
                             assert_eq!(out[0].data, iota(&input).data, "{kv:?}");
                         }
@@ -551,39 +550,38 @@ mod tests {
 
     #[test]
     fn reshape_without_target_cannot_evaluate() {
-        assert!(run("Reshape", &[], &[iota(&[2, 3])]).is_err());
+        assert!(run("Reshape", &[], &[iota(&[2, 3])], false).is_err());
     }
 
     #[test]
     fn reshape_keeps_row_major_order() {
-        let out = run("Reshape", &[("shape", "(3,-1)")], &[iota(&[2, 3])]).unwrap();
+        let out = run("Reshape", &[("shape", "(3,-1)")], &[iota(&[2, 3])], false).unwrap();
         assert_eq!(out[0].shape, [3, 2]);
         assert_eq!(out[0].data, [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
     }
 
     #[test]
     fn flatten_collapses_trailing_dims() {
-        assert_eq!(infer("Flatten", &[], &[vec![2, 3, 4]]).unwrap()[0], [2, 12]);
-        assert_eq!(infer("flatten", &[], &[vec![5]]).unwrap()[0], [5, 1]);
-        let out = run("Flatten", &[], &[iota(&[2, 2, 2])]).unwrap();
+        assert_eq!(infer("Flatten", &[], &[&[2, 3, 4]]).unwrap().1[0], [2, 12]);
+        assert_eq!(infer("flatten", &[], &[&[5]]).unwrap().1[0], [5, 1]);
+        let out = run("Flatten", &[], &[iota(&[2, 2, 2])], false).unwrap();
         assert_eq!(out[0].shape, [2, 4]);
         assert_eq!(out[0].data, iota(&[8]).data);
     }
 
     #[test]
     fn expand_dims_inserts_an_axis() {
-        let ex = |axis: &str| infer("expand_dims", &[("axis", axis)], &[vec![2, 3]]);
-        assert_eq!(ex("1").unwrap()[0], [2, 1, 3]);
-        assert_eq!(ex("-1").unwrap()[0], [2, 3, 1]);
-        assert_eq!(ex("-3").unwrap()[0], [1, 2, 3]);
+        let ex = |axis: &str| infer("expand_dims", &[("axis", axis)], &[&[2, 3]]);
+        assert_eq!(ex("1").unwrap().1[0], [2, 1, 3]);
+        assert_eq!(ex("-1").unwrap().1[0], [2, 3, 1]);
+        assert_eq!(ex("-3").unwrap().1[0], [1, 2, 3]);
         assert_eq!(
             message(ex("3")),
             "expand_dims: axis=3 is out of range [-3, 2] for a 2-d input"
         );
-        let (ins, _) =
-            infer_both("expand_dims", &[("axis", "1")], &[vec![]], &[vec![2, 1, 3]]).unwrap();
+        let (ins, _) = infer_both("expand_dims", &[("axis", "1")], &[&[]], &[&[2, 1, 3]]).unwrap();
         assert_eq!(ins[0], [2, 3]);
-        let out = run("expand_dims", &[("axis", "1")], &[iota(&[2, 3])]).unwrap();
+        let out = run("expand_dims", &[("axis", "1")], &[iota(&[2, 3])], false).unwrap();
         assert_eq!(
             (out[0].shape.as_slice(), &out[0].data),
             (&[2, 1, 3][..], &iota(&[6]).data)
@@ -592,14 +590,17 @@ mod tests {
 
     #[test]
     fn squeeze_removes_unit_axes() {
-        let sq = |input: &[usize], kv: &[(&str, &str)]| infer("squeeze", kv, &[input.to_vec()]);
-        assert_eq!(sq(&[1, 3, 1, 2], &[]).unwrap()[0], [3, 2]);
+        let sq = |input: &[usize], kv: &[(&str, &str)]| infer("squeeze", kv, &[input]);
+        assert_eq!(sq(&[1, 3, 1, 2], &[]).unwrap().1[0], [3, 2]);
         assert_eq!(
-            sq(&[1, 3, 1, 2], &[("axis", "(0,)")]).unwrap()[0],
+            sq(&[1, 3, 1, 2], &[("axis", "(0,)")]).unwrap().1[0],
             [3, 1, 2]
         );
-        assert_eq!(sq(&[1, 3, 1, 2], &[("axis", "-2")]).unwrap()[0], [1, 3, 2]);
-        assert_eq!(sq(&[1, 1], &[]).unwrap()[0], [1]);
+        assert_eq!(
+            sq(&[1, 3, 1, 2], &[("axis", "-2")]).unwrap().1[0],
+            [1, 3, 2]
+        );
+        assert_eq!(sq(&[1, 1], &[]).unwrap().1[0], [1]);
         assert_eq!(
             message(sq(&[1, 3], &[("axis", "1")])),
             "squeeze: cannot remove axis 1 of input (1, 3): its size is 3, not 1"
@@ -608,7 +609,7 @@ mod tests {
             message(sq(&[1, 3], &[("axis", "(0,-2)")])),
             "squeeze: axis=(0, -2) names axis 0 twice"
         );
-        let out = run("squeeze", &[], &[iota(&[3, 1, 2])]).unwrap();
+        let out = run("squeeze", &[], &[iota(&[3, 1, 2])], false).unwrap();
         assert_eq!(
             (out[0].shape.as_slice(), &out[0].data),
             (&[3, 2][..], &iota(&[6]).data)

@@ -382,7 +382,7 @@ pub fn register(r: &mut Registry) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{infer, infer_both, iota, message, run, tensor};
+    use crate::testutil::{infer, infer_both, iota, message, run, tensor};
 
     /// MXNet's documentation example: [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]].
     fn x() -> crate::Tensor {
@@ -391,7 +391,7 @@ mod tests {
     }
 
     fn sliced(kv: &[(&str, &str)]) -> (Vec<usize>, Vec<f64>) {
-        let out = run("slice", kv, &[x()]).unwrap().remove(0);
+        let out = run("slice", kv, &[x()], false).unwrap().remove(0);
         (out.shape, out.data)
     }
 
@@ -437,12 +437,8 @@ mod tests {
             (vec![3, 2], vec![4.0, 2.0, 8.0, 6.0, 12.0, 10.0])
         );
         // Unknown dimensions stay unknown.
-        let out = infer(
-            "slice",
-            &[("begin", "(1,)"), ("end", "(3,)")],
-            &[vec![0, 4]],
-        );
-        assert_eq!(out.unwrap()[0], [0, 4]);
+        let out = infer("slice", &[("begin", "(1,)"), ("end", "(3,)")], &[&[0, 4]]);
+        assert_eq!(out.unwrap().1[0], [0, 4]);
     }
 
     /// Python's slice.indices() (PySlice_AdjustIndices), written independently.
@@ -476,7 +472,7 @@ mod tests {
                             ("step", st.as_str()),
                         ];
                         let want = python_indices(n, b.parse().ok(), e.parse().ok(), step);
-                        match run("slice", &kv, &[iota(&[n as usize])]) {
+                        match run("slice", &kv, &[iota(&[n as usize])], false) {
                             Ok(out) => assert_eq!(out[0].data, want, "{kv:?} on {n}"),
                             Err(_) => assert!(want.is_empty(), "{kv:?} on {n}"),
                         }
@@ -488,7 +484,7 @@ mod tests {
 
     #[test]
     fn slice_errors_name_the_parameters() {
-        let e = |kv: &[(&str, &str)]| message(infer("slice", kv, &[vec![3, 4]]));
+        let e = |kv: &[(&str, &str)]| message(infer("slice", kv, &[&[3, 4]]));
         assert_eq!(
             e(&[("begin", "(2,)"), ("end", "(1,)")]),
             "slice: begin=(2,) end=(1,) step=() selects nothing along axis 0 of input (3, 4)"
@@ -512,7 +508,7 @@ mod tests {
     fn slice_axis_follows_mxnet_examples() {
         let sa = |axis: &str, begin: &str, end: &str| {
             let kv = [("axis", axis), ("begin", begin), ("end", end)];
-            run("slice_axis", &kv, &[x()]).map(|mut o| o.remove(0))
+            run("slice_axis", &kv, &[x()], false).map(|mut o| o.remove(0))
         };
         let out = sa("0", "1", "3").unwrap();
         assert_eq!((out.shape.as_slice(), out.data[0]), (&[2, 4][..], 5.0));
@@ -536,7 +532,7 @@ mod tests {
     fn split_follows_mxnet_examples() {
         // x = [[[1], [2]], [[3], [4]], [[5], [6]]], shape (3, 2, 1).
         let x = tensor(&[3, 2, 1], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
-        let out = run("split", &[("num_outputs", "2")], std::slice::from_ref(&x)).unwrap();
+        let out = run("split", &[("num_outputs", "2")], &[&x], false).unwrap();
         assert_eq!(out.len(), 2);
         assert_eq!(
             (out[0].shape.as_slice(), &out[0].data),
@@ -544,13 +540,13 @@ mod tests {
         );
         assert_eq!(out[1].data, [2.0, 4.0, 6.0]);
         let kv = [("num_outputs", "3"), ("axis", "0")];
-        let out = run("SliceChannel", &kv, std::slice::from_ref(&x)).unwrap();
+        let out = run("SliceChannel", &kv, &[&x], false).unwrap();
         assert_eq!(
             (out[2].shape.as_slice(), &out[2].data),
             (&[1, 2, 1][..], &vec![5.0, 6.0])
         );
         let kv = [("num_outputs", "3"), ("axis", "0"), ("squeeze_axis", "1")];
-        let out = run("SliceChannel", &kv, &[x]).unwrap();
+        let out = run("SliceChannel", &kv, &[x], false).unwrap();
         assert_eq!(
             (out[1].shape.as_slice(), &out[1].data),
             (&[2, 1][..], &vec![3.0, 4.0])
@@ -560,22 +556,21 @@ mod tests {
     #[test]
     fn split_shapes_and_errors() {
         let kv = [("num_outputs", "2")];
-        let (ins, outs) =
-            infer_both("SliceChannel", &kv, &[vec![0, 0, 1]], &[vec![3, 1, 1]]).unwrap();
+        let (ins, outs) = infer_both("SliceChannel", &kv, &[&[0, 0, 1]], &[&[3, 1, 1]]).unwrap();
         assert_eq!(ins[0], [3, 2, 1]);
         assert_eq!(outs[1], [3, 1, 1]);
         assert_eq!(
-            message(infer("SliceChannel", &kv, &[vec![2, 3]])),
+            message(infer("SliceChannel", &kv, &[&[2, 3]])),
             "SliceChannel: cannot split axis 1 of input (2, 3) into num_outputs=2 equal parts"
         );
         let kv = [("num_outputs", "2"), ("squeeze_axis", "True")];
         assert_eq!(
-            message(infer("SliceChannel", &kv, &[vec![2, 4]])),
+            message(infer("SliceChannel", &kv, &[&[2, 4]])),
             "SliceChannel: squeeze_axis needs axis 1 of input (2, 4) to have size num_outputs=2"
         );
         let kv = [("num_outputs", "0")];
         assert_eq!(
-            message(infer("SliceChannel", &kv, &[iota(&[2]).shape])),
+            message(infer("SliceChannel", &kv, &[&[2]])),
             "SliceChannel: num_outputs=0 must be at least 1"
         );
     }

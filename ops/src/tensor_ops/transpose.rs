@@ -94,12 +94,12 @@ pub fn register(r: &mut Registry) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{infer, infer_both, iota, message, run};
+    use crate::testutil::{infer, infer_both, iota, message, run};
 
     #[test]
     fn transposes_a_matrix() {
         // [[0, 1, 2], [3, 4, 5]] transposed is [[0, 3], [1, 4], [2, 5]].
-        let out = run("transpose", &[], &[iota(&[2, 3])]).unwrap();
+        let out = run("transpose", &[], &[iota(&[2, 3])], false).unwrap();
         assert_eq!(out[0].shape, [3, 2]);
         assert_eq!(out[0].data, [0.0, 3.0, 1.0, 4.0, 2.0, 5.0]);
     }
@@ -107,7 +107,13 @@ mod tests {
     #[test]
     fn permutes_three_axes() {
         // out[i, j, k] = in[k, i, j] = 12k + 4i + j for a (2, 3, 4) iota.
-        let out = run("transpose", &[("axes", "(1,2,0)")], &[iota(&[2, 3, 4])]).unwrap();
+        let out = run(
+            "transpose",
+            &[("axes", "(1,2,0)")],
+            &[iota(&[2, 3, 4])],
+            false,
+        )
+        .unwrap();
         assert_eq!(out[0].shape, [3, 4, 2]);
         assert_eq!(out[0].data[..4], [0.0, 12.0, 1.0, 13.0]);
         assert_eq!(out[0].data[10], 5.0); // out[1, 1, 0] = in[0, 1, 1]
@@ -117,19 +123,14 @@ mod tests {
     #[test]
     fn shapes_forward_and_backward() {
         assert_eq!(
-            infer("transpose", &[], &[vec![2, 3, 4]]).unwrap()[0],
+            infer("transpose", &[], &[&[2, 3, 4]]).unwrap().1[0],
             [4, 3, 2]
         );
-        let (ins, _) = infer_both(
-            "transpose",
-            &[("axes", "(0,2,1)")],
-            &[vec![]],
-            &[vec![2, 4, 3]],
-        )
-        .unwrap();
+        let (ins, _) =
+            infer_both("transpose", &[("axes", "(0,2,1)")], &[&[]], &[&[2, 4, 3]]).unwrap();
         assert_eq!(ins[0], [2, 3, 4]);
-        let t = |axes: &str| infer("transpose", &[("axes", axes)], &[vec![2, 3]]);
-        assert_eq!(t("(-1,0)").unwrap()[0], [3, 2]);
+        let t = |axes: &str| infer("transpose", &[("axes", axes)], &[&[2, 3]]);
+        assert_eq!(t("(-1,0)").unwrap().1[0], [3, 2]);
         assert_eq!(
             message(t("(0,0)")),
             "transpose: axes=(0, 0) is not a permutation (axis 0 appears twice)"

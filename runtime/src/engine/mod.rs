@@ -1,0 +1,278 @@
+//! The dependency engine (MXNet paper §3.2; MXNET_SPEC §5).
+//!
+//! Every resource — an array's memory, a random generator's state, temporary space — is a
+//! [`Var`]. An operation is pushed with the variables it reads and the variables it writes;
+//! the engine runs it as soon as those allow: reads of a variable run concurrently, a write
+//! waits for every earlier read and write of that variable and holds back later ones, and
+//! among ready operations the higher priority runs first.
+//!
+//! Operations are pre-created ([`Engine::new_operator`], MXNet's `NewOperator`) with fixed,
+//! de-duplicated variable lists, so pushing one allocates nothing in steady state. Errors
+//! raised by an operation are attached to the variables it writes; operations that touch
+//! such a variable are skipped and carry the error on, and the error surfaces at the next
+//! [`Engine::wait_for_var`] on an affected variable or [`Engine::wait_all`].
+//!
+//! Threads: `KILN_CPU_WORKER_NTHREADS` compute workers (default 1, as MXnet: kernels
+//! parallelize internally over the shared pool, so more workers would oversubscribe the
+//! cores), one copy lane and one priority lane. `KILN_ENGINE=naive` runs every operation
+//! synchronously on the pushing thread, for debugging.
+
+mod threaded;
+mod var;
+
+use std::fmt;
+use std::sync::{Arc, Mutex, OnceLock};
+
+pub use var::Var;
+
+/// An error raised by an operation, as seen by whoever waits on what it writes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineError {
+    /// The name of the operation that failed.
+    pub op: Arc<str>,
+    pub message: Arc<str>,
+}
+
+impl fmt::Display for EngineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "operation `{}` failed: {}", self.op, self.message)
+    }
+}
+
+impl std::error::Error for EngineError {}
+
+/// Where an operation runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum FnProperty {
+    /// The compute workers.
+    #[default]
+    Normal,
+    /// The copy lane (device transfers).
+    Copy,
+    /// The priority lane: ahead of everything on the compute workers (KVStore communication).
+    Prioritized,
+}
+
+type SharedFn = dyn Fn() -> Result<(), String> + Send + Sync;
+
+/// A pre-created operation: a function and its de-duplicated variable lists.
+pub struct Operator {
+    name: Arc<str>,
+    f: Box<SharedFn>,
+    reads: Vec<Var>,
+    writes: Vec<Var>,
+    prop: FnProperty,
+    /// Runs even when a variable it touches carries an error (waits).
+    no_skip: bool,
+}
+
+impl Operator {
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    pub fn reads(&self) -> &[Var] {
+        &self.reads
+    }
+    pub fn writes(&self) -> &[Var] {
+        &self.writes
+    }
+
+    fn run(&self) -> Result<(), EngineError> {
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (self.f)()));
+        let message = match result {
+            Ok(Ok(())) => return Ok(()),
+            Ok(Err(msg)) => msg,
+            Err(payload) => {
+                let text = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "unknown panic".into());
+                format!("panicked: {text}")
+            }
+        };
+        Err(EngineError {
+            op: self.name.clone(),
+            message: message.into(),
+        })
+    }
+
+    /// The first error carried by a variable this operation touches.
+    fn inherited_error(&self) -> Option<EngineError> {
+        if self.no_skip {
+            return None;
+        }
+        self.reads.iter().chain(&self.writes).find_map(Var::error)
+    }
+}
+
+/// MXNet's DeduplicateVarHandle: each list sorted and unique, and a variable both read and
+/// written only written (`a *= &a` works).
+fn dedup(reads: &[Var], writes: &[Var]) -> (Vec<Var>, Vec<Var>) {
+    let mut w: Vec<Var> = writes.to_vec();
+    w.sort_by_key(Var::id);
+    w.dedup_by_key(|v| v.id());
+    let mut r: Vec<Var> = reads
+        .iter()
+        .filter(|v| w.binary_search_by_key(&v.id(), Var::id).is_err())
+        .cloned()
+        .collect();
+    r.sort_by_key(Var::id);
+    r.dedup_by_key(|v| v.id());
+    (r, w)
+}
+
+/// Which engine runs the pushed operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EngineKind {
+    /// Worker threads with dependency tracking (the default).
+    Threaded { workers: usize },
+    /// Every push runs synchronously on the caller (`KILN_ENGINE=naive`).
+    Naive,
+}
+
+impl EngineKind {
+    /// From `KILN_ENGINE` (`naive` or `threaded`) and `KILN_CPU_WORKER_NTHREADS`.
+    pub fn from_env() -> EngineKind {
+        let workers = std::env::var("KILN_CPU_WORKER_NTHREADS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(1);
+        match std::env::var("KILN_ENGINE").as_deref() {
+            Ok("naive") => EngineKind::Naive,
+            _ => EngineKind::Threaded {
+                workers: usize::max(workers, 1),
+            },
+        }
+    }
+}
+
+/// The dependency engine. Cheap to clone (a handle).
+#[derive(Clone)]
+pub struct Engine {
+    inner: Arc<threaded::Inner>,
+}
+
+impl Engine {
+    pub fn new(kind: EngineKind) -> Engine {
+        Engine {
+            inner: threaded::Inner::start(kind),
+        }
+    }
+
+    /// The process-wide engine, configured from the environment on first use.
+    pub fn global() -> &'static Engine {
+        static GLOBAL: OnceLock<Engine> = OnceLock::new();
+        GLOBAL.get_or_init(|| Engine::new(EngineKind::from_env()))
+    }
+
+    pub fn kind(&self) -> EngineKind {
+        self.inner.kind
+    }
+
+    /// A new variable (a resource operations read and write).
+    pub fn new_var(&self) -> Var {
+        Var::new()
+    }
+
+    /// Pre-creates an operation; push it any number of times with [`Engine::push`].
+    pub fn new_operator(
+        &self,
+        name: &str,
+        reads: &[Var],
+        writes: &[Var],
+        prop: FnProperty,
+        f: impl Fn() -> Result<(), String> + Send + Sync + 'static,
+    ) -> Arc<Operator> {
+        let (reads, writes) = dedup(reads, writes);
+        Arc::new(Operator {
+            name: name.into(),
+            f: Box::new(f),
+            reads,
+            writes,
+            prop,
+            no_skip: false,
+        })
+    }
+
+    /// Schedules a pre-created operation. Returns at once.
+    pub fn push(&self, op: &Arc<Operator>, priority: i32) {
+        self.inner.push(op, priority);
+    }
+
+    /// Creates and pushes a one-shot operation.
+    pub fn push_fn(
+        &self,
+        name: &str,
+        reads: &[Var],
+        writes: &[Var],
+        prop: FnProperty,
+        priority: i32,
+        f: impl FnOnce() -> Result<(), String> + Send + 'static,
+    ) {
+        let once = Mutex::new(Some(f));
+        let op = self.new_operator(name, reads, writes, prop, move || {
+            match once.lock().map(|mut f| f.take()) {
+                Ok(Some(f)) => f(),
+                _ => Err("a one-shot operation ran twice".into()),
+            }
+        });
+        self.push(&op, priority);
+    }
+
+    /// Blocks until every operation pushed so far that writes `var` has completed; returns
+    /// (and clears) the error `var` carries.
+    pub fn wait_for_var(&self, var: &Var) -> Result<(), EngineError> {
+        if self.inner.kind != EngineKind::Naive {
+            let done = Arc::new((Mutex::new(false), std::sync::Condvar::new()));
+            let signal = done.clone();
+            let (reads, writes) = dedup(std::slice::from_ref(var), &[]);
+            let op = Arc::new(Operator {
+                name: "wait_for_var".into(),
+                f: Box::new(move || {
+                    let (lock, cv) = &*signal;
+                    *lock.lock().map_err(|e| e.to_string())? = true;
+                    cv.notify_all();
+                    Ok(())
+                }),
+                reads,
+                writes,
+                prop: FnProperty::Prioritized,
+                no_skip: true,
+            });
+            self.inner.push(&op, i32::MAX);
+            let (lock, cv) = &*done;
+            let mut finished = lock.lock().unwrap_or_else(|e| e.into_inner());
+            while !*finished {
+                finished = cv.wait(finished).unwrap_or_else(|e| e.into_inner());
+            }
+        }
+        match var.take_error() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Blocks until every pushed operation has completed; returns (and clears) the first
+    /// error any of them raised.
+    pub fn wait_all(&self) -> Result<(), EngineError> {
+        self.inner.wait_idle();
+        self.inner.take_first_error()
+    }
+
+    /// Deletes `var` once every operation pushed so far that uses it has run.
+    pub fn delete_var(&self, var: Var) {
+        let keep = var.clone();
+        self.push_fn(
+            "delete_var",
+            &[],
+            &[var],
+            FnProperty::Normal,
+            0,
+            move || {
+                drop(keep);
+                Ok(())
+            },
+        );
+    }
+}

@@ -1,0 +1,231 @@
+//! The threaded engine: pushed operations wait in their variables' queues until granted,
+//! then run on a lane's workers in priority order. With [`EngineKind::Naive`] the same
+//! bookkeeping runs synchronously on the pushing thread.
+
+use super::{EngineError, EngineKind, FnProperty, Operator};
+use std::cmp::Ordering as CmpOrdering;
+use std::collections::BinaryHeap;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+
+/// One push of an operation: its wait counter and place in the ready order. Blocks are
+/// recycled, so a push allocates nothing in steady state.
+pub(crate) struct Block {
+    op: Option<Arc<Operator>>,
+    /// Grants still missing (one per variable, plus one held by the pusher).
+    wait: AtomicUsize,
+    priority: i32,
+    seq: u64,
+}
+
+struct Ready(Arc<Block>);
+
+impl PartialEq for Ready {
+    fn eq(&self, other: &Ready) -> bool {
+        self.cmp(other) == CmpOrdering::Equal
+    }
+}
+impl Eq for Ready {}
+impl PartialOrd for Ready {
+    fn partial_cmp(&self, other: &Ready) -> Option<CmpOrdering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Ready {
+    /// Higher priority first, then first pushed first.
+    fn cmp(&self, other: &Ready) -> CmpOrdering {
+        self.0
+            .priority
+            .cmp(&other.0.priority)
+            .then(other.0.seq.cmp(&self.0.seq))
+    }
+}
+
+#[derive(Default)]
+struct Lane {
+    ready: Mutex<BinaryHeap<Ready>>,
+    available: Condvar,
+}
+
+pub(crate) struct Inner {
+    pub(super) kind: EngineKind,
+    /// Compute, copy and priority lanes.
+    lanes: [Lane; 3],
+    pending: AtomicUsize,
+    idle_lock: Mutex<()>,
+    idle: Condvar,
+    errors: Mutex<Vec<EngineError>>,
+    free_blocks: Mutex<Vec<Arc<Block>>>,
+    next_seq: AtomicU64,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Inner {
+    pub(super) fn start(kind: EngineKind) -> Arc<Inner> {
+        let inner = Arc::new(Inner {
+            kind,
+            lanes: Default::default(),
+            pending: AtomicUsize::new(0),
+            idle_lock: Mutex::new(()),
+            idle: Condvar::new(),
+            errors: Mutex::new(Vec::new()),
+            free_blocks: Mutex::new(Vec::new()),
+            next_seq: AtomicU64::new(0),
+        });
+        if let EngineKind::Threaded { workers } = kind {
+            for (lane, count) in [(0, workers), (1, 1), (2, 1)] {
+                for i in 0..count {
+                    // Workers hold a weak handle so the engine can be dropped; they exit
+                    // when it is.
+                    let weak = Arc::downgrade(&inner);
+                    let name = format!("kiln-engine-{}-{i}", ["worker", "copy", "priority"][lane]);
+                    std::thread::Builder::new()
+                        .name(name)
+                        .spawn(move || worker(weak, lane))
+                        .expect("spawning an engine thread");
+                }
+            }
+        }
+        inner
+    }
+
+    fn new_block(&self, op: &Arc<Operator>, priority: i32) -> Arc<Block> {
+        let mut block = lock(&self.free_blocks).pop().unwrap_or_else(|| {
+            Arc::new(Block {
+                op: None,
+                wait: AtomicUsize::new(0),
+                priority: 0,
+                seq: 0,
+            })
+        });
+        let b = Arc::get_mut(&mut block).expect("recycled blocks are unshared");
+        b.op = Some(op.clone());
+        *b.wait.get_mut() = op.reads.len() + op.writes.len() + 1;
+        b.priority = priority;
+        b.seq = self.next_seq.fetch_add(1, Ordering::Relaxed);
+        block
+    }
+
+    fn recycle(&self, mut block: Arc<Block>) {
+        // Another thread may still be dropping its handle; then the block is simply freed.
+        if let Some(b) = Arc::get_mut(&mut block) {
+            b.op = None;
+            lock(&self.free_blocks).push(block);
+        }
+    }
+
+    pub(super) fn push(&self, op: &Arc<Operator>, priority: i32) {
+        self.pending.fetch_add(1, Ordering::AcqRel);
+        let block = self.new_block(op, priority);
+        for v in &op.reads {
+            v.append_read(&block, self);
+        }
+        for v in &op.writes {
+            v.append_write(&block, self);
+        }
+        self.grant(&block);
+        if self.kind == EngineKind::Naive {
+            self.drain_naive();
+        }
+    }
+
+    /// The naive engine runs ready operations on the pushing thread. Operations pushed from
+    /// inside an operation are queued and run by the outermost push, so no variable lock is
+    /// ever taken twice.
+    fn drain_naive(&self) {
+        thread_local!(static DRAINING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) });
+        if DRAINING.with(|d| d.replace(true)) {
+            return;
+        }
+        loop {
+            let next = lock(&self.lanes[0].ready).pop();
+            match next {
+                Some(Ready(block)) => self.execute(block),
+                None => break,
+            }
+        }
+        DRAINING.with(|d| d.set(false));
+    }
+
+    /// One dependency of `block` is satisfied; the last one makes it ready.
+    pub(super) fn grant(&self, block: &Arc<Block>) {
+        if block.wait.fetch_sub(1, Ordering::AcqRel) != 1 {
+            return;
+        }
+        let op = block.op.as_ref().expect("a pushed block has its operation");
+        let lane = match (self.kind, op.prop) {
+            (EngineKind::Naive, _) | (_, FnProperty::Normal) => 0,
+            (_, FnProperty::Copy) => 1,
+            (_, FnProperty::Prioritized) => 2,
+        };
+        let lane = &self.lanes[lane];
+        lock(&lane.ready).push(Ready(block.clone()));
+        lane.available.notify_one();
+    }
+
+    fn execute(&self, block: Arc<Block>) {
+        let op = block.op.clone().expect("a ready block has its operation");
+        let result = match op.inherited_error() {
+            Some(e) => Err(e),
+            None => {
+                let r = op.run();
+                if let Err(e) = &r {
+                    lock(&self.errors).push(e.clone());
+                }
+                r
+            }
+        };
+        for v in &op.reads {
+            v.complete_read(self);
+        }
+        for v in &op.writes {
+            v.complete_write(self, result.as_ref().err());
+        }
+        drop(op);
+        self.recycle(block);
+        if self.pending.fetch_sub(1, Ordering::AcqRel) == 1 {
+            let _guard = lock(&self.idle_lock);
+            self.idle.notify_all();
+        }
+    }
+
+    pub(super) fn wait_idle(&self) {
+        let mut guard = lock(&self.idle_lock);
+        while self.pending.load(Ordering::Acquire) != 0 {
+            guard = self.idle.wait(guard).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    pub(super) fn take_first_error(&self) -> Result<(), EngineError> {
+        let mut errors = lock(&self.errors);
+        let first = errors.first().cloned();
+        errors.clear();
+        first.map_or(Ok(()), Err)
+    }
+}
+
+/// A worker: runs the highest-priority ready operation of its lane, until the engine is
+/// dropped. It holds the engine only while waiting briefly or running, so dropping the
+/// last [`Engine`](super::Engine) handle ends it.
+fn worker(engine: std::sync::Weak<Inner>, lane: usize) {
+    while let Some(inner) = engine.upgrade() {
+        let next = {
+            let l = &inner.lanes[lane];
+            let mut ready = lock(&l.ready);
+            if ready.is_empty() {
+                ready = l
+                    .available
+                    .wait_timeout(ready, std::time::Duration::from_millis(100))
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0;
+            }
+            ready.pop()
+        };
+        if let Some(Ready(block)) = next {
+            inner.execute(block);
+        }
+    }
+}
