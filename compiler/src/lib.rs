@@ -7,6 +7,11 @@
 //! - [`interp`]: the reference interpreter, the oracle for every backend and pass.
 //! - [`dot`]: Graphviz output; [`summary`]: shapes, parameters and FLOPs per node.
 
+#[rustfmt::skip]
+pub mod builders;
+#[cfg(test)]
+mod builders_gen;
+pub mod call;
 pub mod dot;
 pub mod error;
 pub mod formats;
@@ -17,10 +22,11 @@ pub mod node;
 pub mod summary;
 pub mod symbol;
 
+pub use call::{OpCall, Operand, ResolvedCall};
 pub use error::{Error, Result};
 pub use formats::params::ParamFile;
 pub use graph::{Entry, GNode, Graph, NodeId};
 pub use interp::{interpret, RunOptions};
 pub use kiln_ops::{DType, Tensor};
 pub use node::{NodeData, Provenance};
-pub use symbol::{builders, Node, NodeEntry, OpCall, Symbol};
+pub use symbol::{Node, NodeEntry, Symbol};

@@ -19,6 +19,7 @@ pub mod param;
 pub mod random;
 pub mod reference;
 pub mod registry;
+pub mod sampling;
 pub mod shape;
 pub mod tensor;
 pub mod tensor_ops;

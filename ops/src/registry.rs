@@ -61,6 +61,7 @@ pub fn registry() -> &'static Registry {
         crate::elemwise::register(&mut r);
         crate::nn::register(&mut r);
         crate::tensor_ops::register(&mut r);
+        crate::sampling::register(&mut r);
         r
     })
 }

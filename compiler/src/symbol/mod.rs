@@ -6,15 +6,12 @@
 //! checkpoints interoperate. Every node records where it came from ([`Provenance`]).
 
 mod arith;
-#[rustfmt::skip]
-pub mod builders;
-#[cfg(test)]
-mod builders_gen;
 
+use crate::call::{OpCall, Operand, ResolvedCall};
 use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::node::{NodeData, Provenance};
-use kiln_ops::{lookup, registry, Attrs, DType, OpDef};
+use kiln_ops::DType;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::panic::Location;
@@ -55,7 +52,7 @@ thread_local! {
 }
 
 /// MXNet's NameManager: `<hint><n>` with one counter per hint, per thread.
-fn auto_name(hint: &str) -> String {
+pub(crate) fn auto_name(hint: &str) -> String {
     let hint = hint.to_ascii_lowercase();
     NAME_COUNTERS.with(|c| {
         let mut c = c.borrow_mut();
@@ -111,118 +108,45 @@ impl VariableBuilder {
     }
 }
 
-/// Applies an operator: `Symbol::op("FullyConnected").arg(&x).attr("num_hidden", 10).build()`.
-pub struct OpCall<'a> {
-    op: String,
-    name: Option<String>,
-    positional: Vec<&'a Symbol>,
-    named: Vec<(String, &'a Symbol)>,
-    attrs: BTreeMap<String, String>,
-    provenance: Provenance,
-}
+/// Applying an operator to symbols creates a node; inputs left out become variables.
+impl Operand for Symbol {
+    type Output = Symbol;
+    const AUTO_NAME: bool = true;
 
-impl<'a> OpCall<'a> {
-    /// The node's name (default: `<op><n>`, as MXNet's NameManager).
-    pub fn name(mut self, name: impl Into<String>) -> Self {
-        self.name = Some(name.into());
-        self
-    }
-    /// The next positional input.
-    pub fn arg(mut self, input: &'a Symbol) -> Self {
-        self.positional.push(input);
-        self
-    }
-    /// Positional inputs.
-    pub fn args(mut self, inputs: impl IntoIterator<Item = &'a Symbol>) -> Self {
-        self.positional.extend(inputs);
-        self
-    }
-    /// An input by its name (`weight`, `gamma`).
-    pub fn input(mut self, name: &str, input: &'a Symbol) -> Self {
-        self.named.push((name.to_string(), input));
-        self
-    }
-    /// A parameter or attribute, as the string MXNet would store (`"(3, 3)"`, `10`).
-    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
-        self.attrs.insert(key.to_string(), value.to_string());
-        self
-    }
-
-    /// Creates the node, auto-creating variables for inputs not given.
-    pub fn build(self) -> Result<Symbol> {
-        let op = lookup(&self.op).ok_or_else(|| Error::UnknownOperator {
-            op: self.op.clone(),
-            similar: registry().similar(&self.op),
-        })?;
-        let name = self.name.unwrap_or_else(|| auto_name(&self.op));
-        let node_err = |msg: String| Error::Node {
-            op: op.name.into(),
-            node: name.clone(),
-            msg,
-        };
-        let mut attrs = self.attrs;
-        if let Some(key) = op.num_args_param {
-            attrs
-                .entry(key.into())
-                .or_insert_with(|| self.positional.len().to_string());
-        }
-        let params = Attrs::parse(op.params, &attrs).map_err(|source| Error::Param {
-            op: op.name.into(),
-            node: name.clone(),
-            source,
-        })?;
-        let input_names = op.input_names(&params);
-        if self.positional.len() > input_names.len() {
-            return Err(node_err(format!(
-                "takes {} inputs ({}) but {} were given",
-                input_names.len(),
-                input_names.join(", "),
-                self.positional.len()
-            )));
-        }
-        let mut given: Vec<Option<&Symbol>> = vec![None; input_names.len()];
-        for (slot, s) in given.iter_mut().zip(&self.positional) {
-            *slot = Some(s);
-        }
-        for (key, s) in &self.named {
-            let i = input_names.iter().position(|n| n == key).ok_or_else(|| {
-                node_err(format!(
-                    "has no input `{key}` (inputs: {})",
-                    input_names.join(", ")
-                ))
-            })?;
-            if given[i].replace(s).is_some() {
-                return Err(node_err(format!("input `{key}` is given twice")));
-            }
-        }
-        let mut inputs = Vec::with_capacity(given.len());
-        for (i, (slot, in_name)) in given.into_iter().zip(&input_names).enumerate() {
+    fn apply(call: ResolvedCall<'_, Symbol>) -> Result<Symbol> {
+        let op = call.op;
+        let mut inputs = Vec::with_capacity(call.inputs.len());
+        for (i, (slot, in_name)) in call.inputs.iter().zip(&call.input_names).enumerate() {
             let entry = match slot {
                 Some(s) => {
                     s.check()?;
                     match s.outputs.as_slice() {
                         [one] => one.clone(),
                         outs => {
-                            return Err(node_err(format!(
+                            return Err(call.error(format!(
                                 "input `{in_name}` must be a single output, but the symbol given has {}",
                                 outs.len()
                             )))
                         }
                     }
                 }
-                None => auto_variable(op, &name, in_name, op.mutable_inputs.contains(&i), &attrs),
+                None => auto_variable(
+                    &call.name,
+                    in_name,
+                    op.mutable_inputs.contains(&i),
+                    &call.attrs,
+                ),
             };
             inputs.push(entry);
         }
         let data = NodeData {
             op: Some(op),
-            name,
-            attrs,
-            params: Some(params),
-            provenance: self.provenance,
+            name: call.name,
+            attrs: call.attrs,
+            params: Some(call.params),
+            provenance: call.provenance,
         };
-        let node = Node { data, inputs };
-        Ok(Symbol::from_node(Arc::new(node)))
+        Ok(Symbol::from_node(Arc::new(Node { data, inputs })))
     }
 }
 
@@ -230,7 +154,6 @@ impl<'a> OpCall<'a> {
 /// carrying a copy of the operator's attributes, and — for aux states — the initializer
 /// MXNet's composition hook sets (moving variance to one, other states to zero).
 fn auto_variable(
-    _op: &OpDef,
     node: &str,
     input: &str,
     mutable: bool,
@@ -275,15 +198,8 @@ impl Symbol {
 
     /// Applies the operator `op` (canonical name or alias).
     #[track_caller]
-    pub fn op(op: &str) -> OpCall<'static> {
-        OpCall {
-            op: op.to_string(),
-            name: None,
-            positional: vec![],
-            named: vec![],
-            attrs: BTreeMap::new(),
-            provenance: Provenance::caller(Location::caller()),
-        }
+    pub fn op(op: &str) -> OpCall<'static, Symbol> {
+        OpCall::new(op)
     }
 
     pub(crate) fn from_node(node: Arc<Node>) -> Symbol {

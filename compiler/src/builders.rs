@@ -1,4 +1,5 @@
-//! Typed builders, one per operator, generated from the operator registry by
+//! Typed builders, one per operator, for any operand (a `Symbol` builds a node, an
+//! NDArray runs the operator), generated from the operator registry by
 //! `builders_gen.rs` — do not edit; regenerate with
 //! `KILN_UPDATE_BUILDERS=1 cargo test -p kiln-compiler builders`.
 //!
@@ -11,30 +12,30 @@
 
 #![allow(clippy::all)]
 
-use super::{OpCall, Symbol};
+use crate::call::{OpCall, Operand};
 use crate::Result;
 #[allow(unused_imports)]
 use kiln_ops::{DType, Value};
 
 /// `abs`: |x|
-pub struct Abs<'a> {
-    call: OpCall<'a>,
+pub struct Abs<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `abs` node.
+/// Applies `abs`.
 #[track_caller]
-pub fn abs<'a>() -> Abs<'a> {
-    Abs { call: Symbol::op("abs") }
+pub fn abs<'a, T: Operand>() -> Abs<'a, T> {
+    Abs { call: OpCall::new("abs") }
 }
 
-impl<'a> Abs<'a> {
+impl<'a, T: Operand> Abs<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -48,31 +49,31 @@ impl<'a> Abs<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `Activation`: Applies an activation function element-wise (relu, sigmoid, tanh, softrelu, softsign).
-pub struct Activation<'a> {
-    call: OpCall<'a>,
+pub struct Activation<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `Activation` node.
+/// Applies `Activation`.
 #[track_caller]
-pub fn activation<'a>() -> Activation<'a> {
-    Activation { call: Symbol::op("Activation") }
+pub fn activation<'a, T: Operand>() -> Activation<'a, T> {
+    Activation { call: OpCall::new("Activation") }
 }
 
-impl<'a> Activation<'a> {
+impl<'a, T: Operand> Activation<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -91,31 +92,31 @@ impl<'a> Activation<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `add_n`: Sums any number of same-shape inputs.
-pub struct AddN<'a> {
-    call: OpCall<'a>,
+pub struct AddN<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `add_n` node.
+/// Applies `add_n`.
 #[track_caller]
-pub fn add_n<'a>() -> AddN<'a> {
-    AddN { call: Symbol::op("add_n") }
+pub fn add_n<'a, T: Operand>() -> AddN<'a, T> {
+    AddN { call: OpCall::new("add_n") }
 }
 
-impl<'a> AddN<'a> {
+impl<'a, T: Operand> AddN<'a, T> {
     /// Positional inputs, in order.
-    pub fn args(mut self, inputs: impl IntoIterator<Item = &'a Symbol>) -> Self {
+    pub fn args(mut self, inputs: impl IntoIterator<Item = &'a T>) -> Self {
         self.call = self.call.args(inputs);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -134,36 +135,36 @@ impl<'a> AddN<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `batch_dot`: Batched matrix product of two inputs of the same rank N >= 3: (B..., n, k) x (B..., k, m) gives (B..., n, m); transpose_a/transpose_b transpose the last two axes of lhs/rhs.
-pub struct BatchDot<'a> {
-    call: OpCall<'a>,
+pub struct BatchDot<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `batch_dot` node.
+/// Applies `batch_dot`.
 #[track_caller]
-pub fn batch_dot<'a>() -> BatchDot<'a> {
-    BatchDot { call: Symbol::op("batch_dot") }
+pub fn batch_dot<'a, T: Operand>() -> BatchDot<'a, T> {
+    BatchDot { call: OpCall::new("batch_dot") }
 }
 
-impl<'a> BatchDot<'a> {
+impl<'a, T: Operand> BatchDot<'a, T> {
     /// Input `lhs`.
-    pub fn lhs(mut self, s: &'a Symbol) -> Self {
+    pub fn lhs(mut self, s: &'a T) -> Self {
         self.call = self.call.input("lhs", s);
         self
     }
     /// Input `rhs`.
-    pub fn rhs(mut self, s: &'a Symbol) -> Self {
+    pub fn rhs(mut self, s: &'a T) -> Self {
         self.call = self.call.input("rhs", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -192,51 +193,51 @@ impl<'a> BatchDot<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `BatchNorm`: Batch normalization: `(x − mean)/sqrt(var + eps)·gamma + beta` per channel (axis). Training (unless use_global_stats) uses the batch mean and biased variance over all other axes, inference the moving statistics; fix_gamma treats gamma as 1. Hidden outputs: mean and the inverse std `1/sqrt(var + eps)`, as MXNet.
-pub struct BatchNorm<'a> {
-    call: OpCall<'a>,
+pub struct BatchNorm<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `BatchNorm` node.
+/// Applies `BatchNorm`.
 #[track_caller]
-pub fn batch_norm<'a>() -> BatchNorm<'a> {
-    BatchNorm { call: Symbol::op("BatchNorm") }
+pub fn batch_norm<'a, T: Operand>() -> BatchNorm<'a, T> {
+    BatchNorm { call: OpCall::new("BatchNorm") }
 }
 
-impl<'a> BatchNorm<'a> {
+impl<'a, T: Operand> BatchNorm<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// Input `gamma`.
-    pub fn gamma(mut self, s: &'a Symbol) -> Self {
+    pub fn gamma(mut self, s: &'a T) -> Self {
         self.call = self.call.input("gamma", s);
         self
     }
     /// Input `beta`.
-    pub fn beta(mut self, s: &'a Symbol) -> Self {
+    pub fn beta(mut self, s: &'a T) -> Self {
         self.call = self.call.input("beta", s);
         self
     }
     /// Input `moving_mean`.
-    pub fn moving_mean(mut self, s: &'a Symbol) -> Self {
+    pub fn moving_mean(mut self, s: &'a T) -> Self {
         self.call = self.call.input("moving_mean", s);
         self
     }
     /// Input `moving_var`.
-    pub fn moving_var(mut self, s: &'a Symbol) -> Self {
+    pub fn moving_var(mut self, s: &'a T) -> Self {
         self.call = self.call.input("moving_var", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -295,31 +296,31 @@ impl<'a> BatchNorm<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `BlockGrad`: identity in the forward pass; stops gradients in the backward pass
-pub struct BlockGrad<'a> {
-    call: OpCall<'a>,
+pub struct BlockGrad<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `BlockGrad` node.
+/// Applies `BlockGrad`.
 #[track_caller]
-pub fn block_grad<'a>() -> BlockGrad<'a> {
-    BlockGrad { call: Symbol::op("BlockGrad") }
+pub fn block_grad<'a, T: Operand>() -> BlockGrad<'a, T> {
+    BlockGrad { call: OpCall::new("BlockGrad") }
 }
 
-impl<'a> BlockGrad<'a> {
+impl<'a, T: Operand> BlockGrad<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -333,36 +334,36 @@ impl<'a> BlockGrad<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `broadcast_add`: element-wise on two inputs with NumPy broadcasting
-pub struct BroadcastAdd<'a> {
-    call: OpCall<'a>,
+pub struct BroadcastAdd<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `broadcast_add` node.
+/// Applies `broadcast_add`.
 #[track_caller]
-pub fn broadcast_add<'a>() -> BroadcastAdd<'a> {
-    BroadcastAdd { call: Symbol::op("broadcast_add") }
+pub fn broadcast_add<'a, T: Operand>() -> BroadcastAdd<'a, T> {
+    BroadcastAdd { call: OpCall::new("broadcast_add") }
 }
 
-impl<'a> BroadcastAdd<'a> {
+impl<'a, T: Operand> BroadcastAdd<'a, T> {
     /// Input `lhs`.
-    pub fn lhs(mut self, s: &'a Symbol) -> Self {
+    pub fn lhs(mut self, s: &'a T) -> Self {
         self.call = self.call.input("lhs", s);
         self
     }
     /// Input `rhs`.
-    pub fn rhs(mut self, s: &'a Symbol) -> Self {
+    pub fn rhs(mut self, s: &'a T) -> Self {
         self.call = self.call.input("rhs", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -376,36 +377,36 @@ impl<'a> BroadcastAdd<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `broadcast_div`: element-wise on two inputs with NumPy broadcasting
-pub struct BroadcastDiv<'a> {
-    call: OpCall<'a>,
+pub struct BroadcastDiv<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `broadcast_div` node.
+/// Applies `broadcast_div`.
 #[track_caller]
-pub fn broadcast_div<'a>() -> BroadcastDiv<'a> {
-    BroadcastDiv { call: Symbol::op("broadcast_div") }
+pub fn broadcast_div<'a, T: Operand>() -> BroadcastDiv<'a, T> {
+    BroadcastDiv { call: OpCall::new("broadcast_div") }
 }
 
-impl<'a> BroadcastDiv<'a> {
+impl<'a, T: Operand> BroadcastDiv<'a, T> {
     /// Input `lhs`.
-    pub fn lhs(mut self, s: &'a Symbol) -> Self {
+    pub fn lhs(mut self, s: &'a T) -> Self {
         self.call = self.call.input("lhs", s);
         self
     }
     /// Input `rhs`.
-    pub fn rhs(mut self, s: &'a Symbol) -> Self {
+    pub fn rhs(mut self, s: &'a T) -> Self {
         self.call = self.call.input("rhs", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -419,36 +420,36 @@ impl<'a> BroadcastDiv<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `broadcast_mul`: element-wise on two inputs with NumPy broadcasting
-pub struct BroadcastMul<'a> {
-    call: OpCall<'a>,
+pub struct BroadcastMul<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `broadcast_mul` node.
+/// Applies `broadcast_mul`.
 #[track_caller]
-pub fn broadcast_mul<'a>() -> BroadcastMul<'a> {
-    BroadcastMul { call: Symbol::op("broadcast_mul") }
+pub fn broadcast_mul<'a, T: Operand>() -> BroadcastMul<'a, T> {
+    BroadcastMul { call: OpCall::new("broadcast_mul") }
 }
 
-impl<'a> BroadcastMul<'a> {
+impl<'a, T: Operand> BroadcastMul<'a, T> {
     /// Input `lhs`.
-    pub fn lhs(mut self, s: &'a Symbol) -> Self {
+    pub fn lhs(mut self, s: &'a T) -> Self {
         self.call = self.call.input("lhs", s);
         self
     }
     /// Input `rhs`.
-    pub fn rhs(mut self, s: &'a Symbol) -> Self {
+    pub fn rhs(mut self, s: &'a T) -> Self {
         self.call = self.call.input("rhs", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -462,36 +463,36 @@ impl<'a> BroadcastMul<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `broadcast_sub`: element-wise on two inputs with NumPy broadcasting
-pub struct BroadcastSub<'a> {
-    call: OpCall<'a>,
+pub struct BroadcastSub<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `broadcast_sub` node.
+/// Applies `broadcast_sub`.
 #[track_caller]
-pub fn broadcast_sub<'a>() -> BroadcastSub<'a> {
-    BroadcastSub { call: Symbol::op("broadcast_sub") }
+pub fn broadcast_sub<'a, T: Operand>() -> BroadcastSub<'a, T> {
+    BroadcastSub { call: OpCall::new("broadcast_sub") }
 }
 
-impl<'a> BroadcastSub<'a> {
+impl<'a, T: Operand> BroadcastSub<'a, T> {
     /// Input `lhs`.
-    pub fn lhs(mut self, s: &'a Symbol) -> Self {
+    pub fn lhs(mut self, s: &'a T) -> Self {
         self.call = self.call.input("lhs", s);
         self
     }
     /// Input `rhs`.
-    pub fn rhs(mut self, s: &'a Symbol) -> Self {
+    pub fn rhs(mut self, s: &'a T) -> Self {
         self.call = self.call.input("rhs", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -505,31 +506,31 @@ impl<'a> BroadcastSub<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `Cast`: Casts to another dtype.
-pub struct Cast<'a> {
-    call: OpCall<'a>,
+pub struct Cast<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `Cast` node.
+/// Applies `Cast`.
 #[track_caller]
-pub fn cast<'a>() -> Cast<'a> {
-    Cast { call: Symbol::op("Cast") }
+pub fn cast<'a, T: Operand>() -> Cast<'a, T> {
+    Cast { call: OpCall::new("Cast") }
 }
 
-impl<'a> Cast<'a> {
+impl<'a, T: Operand> Cast<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -548,31 +549,31 @@ impl<'a> Cast<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `clip`: Clips values to [a_min, a_max].
-pub struct Clip<'a> {
-    call: OpCall<'a>,
+pub struct Clip<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `clip` node.
+/// Applies `clip`.
 #[track_caller]
-pub fn clip<'a>() -> Clip<'a> {
-    Clip { call: Symbol::op("clip") }
+pub fn clip<'a, T: Operand>() -> Clip<'a, T> {
+    Clip { call: OpCall::new("clip") }
 }
 
-impl<'a> Clip<'a> {
+impl<'a, T: Operand> Clip<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -596,31 +597,31 @@ impl<'a> Clip<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `Concat`: Joins the inputs arg0, arg1, ... along axis `dim`; every other dimension must agree.
-pub struct Concat<'a> {
-    call: OpCall<'a>,
+pub struct Concat<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `Concat` node.
+/// Applies `Concat`.
 #[track_caller]
-pub fn concat<'a>() -> Concat<'a> {
-    Concat { call: Symbol::op("Concat") }
+pub fn concat<'a, T: Operand>() -> Concat<'a, T> {
+    Concat { call: OpCall::new("Concat") }
 }
 
-impl<'a> Concat<'a> {
+impl<'a, T: Operand> Concat<'a, T> {
     /// Positional inputs, in order.
-    pub fn args(mut self, inputs: impl IntoIterator<Item = &'a Symbol>) -> Self {
+    pub fn args(mut self, inputs: impl IntoIterator<Item = &'a T>) -> Self {
         self.call = self.call.args(inputs);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -644,41 +645,41 @@ impl<'a> Concat<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `Convolution`: Convolution (cross-correlation) over 1 to 3 spatial dimensions. Weight is (num_filter, C/num_group, *kernel), or (num_filter, *kernel, C/num_group) for channel-last layouts; out = floor((in + 2·pad − (dilate·(kernel−1)+1)) / stride) + 1.
-pub struct Convolution<'a> {
-    call: OpCall<'a>,
+pub struct Convolution<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `Convolution` node.
+/// Applies `Convolution`.
 #[track_caller]
-pub fn convolution<'a>() -> Convolution<'a> {
-    Convolution { call: Symbol::op("Convolution") }
+pub fn convolution<'a, T: Operand>() -> Convolution<'a, T> {
+    Convolution { call: OpCall::new("Convolution") }
 }
 
-impl<'a> Convolution<'a> {
+impl<'a, T: Operand> Convolution<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// Input `weight`.
-    pub fn weight(mut self, s: &'a Symbol) -> Self {
+    pub fn weight(mut self, s: &'a T) -> Self {
         self.call = self.call.input("weight", s);
         self
     }
     /// Input `bias`.
-    pub fn bias(mut self, s: &'a Symbol) -> Self {
+    pub fn bias(mut self, s: &'a T) -> Self {
         self.call = self.call.input("bias", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -747,31 +748,31 @@ impl<'a> Convolution<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `_copy`: returns a copy of the input
-pub struct Copy<'a> {
-    call: OpCall<'a>,
+pub struct Copy<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `_copy` node.
+/// Applies `_copy`.
 #[track_caller]
-pub fn copy<'a>() -> Copy<'a> {
-    Copy { call: Symbol::op("_copy") }
+pub fn copy<'a, T: Operand>() -> Copy<'a, T> {
+    Copy { call: OpCall::new("_copy") }
 }
 
-impl<'a> Copy<'a> {
+impl<'a, T: Operand> Copy<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -785,31 +786,31 @@ impl<'a> Copy<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `_div_scalar`: element-wise with a scalar parameter
-pub struct DivScalar<'a> {
-    call: OpCall<'a>,
+pub struct DivScalar<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `_div_scalar` node.
+/// Applies `_div_scalar`.
 #[track_caller]
-pub fn div_scalar<'a>() -> DivScalar<'a> {
-    DivScalar { call: Symbol::op("_div_scalar") }
+pub fn div_scalar<'a, T: Operand>() -> DivScalar<'a, T> {
+    DivScalar { call: OpCall::new("_div_scalar") }
 }
 
-impl<'a> DivScalar<'a> {
+impl<'a, T: Operand> DivScalar<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -833,36 +834,36 @@ impl<'a> DivScalar<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `dot`: Matrix product. Two 1-D inputs give their inner product, of shape (1,). Otherwise lhs is viewed as (prod(all but its last dim), last) — with transpose_a, as (first, prod(rest)) transposed — and rhs as (first, prod(rest)) — with transpose_b, as (prod(all but last), last) transposed; the output shape is lhs's remaining dims followed by rhs's.
-pub struct Dot<'a> {
-    call: OpCall<'a>,
+pub struct Dot<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `dot` node.
+/// Applies `dot`.
 #[track_caller]
-pub fn dot<'a>() -> Dot<'a> {
-    Dot { call: Symbol::op("dot") }
+pub fn dot<'a, T: Operand>() -> Dot<'a, T> {
+    Dot { call: OpCall::new("dot") }
 }
 
-impl<'a> Dot<'a> {
+impl<'a, T: Operand> Dot<'a, T> {
     /// Input `lhs`.
-    pub fn lhs(mut self, s: &'a Symbol) -> Self {
+    pub fn lhs(mut self, s: &'a T) -> Self {
         self.call = self.call.input("lhs", s);
         self
     }
     /// Input `rhs`.
-    pub fn rhs(mut self, s: &'a Symbol) -> Self {
+    pub fn rhs(mut self, s: &'a T) -> Self {
         self.call = self.call.input("rhs", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -891,31 +892,31 @@ impl<'a> Dot<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `Dropout`: Dropout. When active (training, or mode=always) each mask value is 1/(1−p) with probability 1−p and 0 otherwise (kept iff the element's Philox uniform u < 1−p); `axes` lists dimensions that share one mask value (the mask has size 1 there). output = data·mask. Inactive: the identity, with a mask of ones. The mask is a hidden output.
-pub struct Dropout<'a> {
-    call: OpCall<'a>,
+pub struct Dropout<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `Dropout` node.
+/// Applies `Dropout`.
 #[track_caller]
-pub fn dropout<'a>() -> Dropout<'a> {
-    Dropout { call: Symbol::op("Dropout") }
+pub fn dropout<'a, T: Operand>() -> Dropout<'a, T> {
+    Dropout { call: OpCall::new("Dropout") }
 }
 
-impl<'a> Dropout<'a> {
+impl<'a, T: Operand> Dropout<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -949,36 +950,36 @@ impl<'a> Dropout<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `elemwise_add`: element-wise on two inputs of the same shape
-pub struct ElemwiseAdd<'a> {
-    call: OpCall<'a>,
+pub struct ElemwiseAdd<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `elemwise_add` node.
+/// Applies `elemwise_add`.
 #[track_caller]
-pub fn elemwise_add<'a>() -> ElemwiseAdd<'a> {
-    ElemwiseAdd { call: Symbol::op("elemwise_add") }
+pub fn elemwise_add<'a, T: Operand>() -> ElemwiseAdd<'a, T> {
+    ElemwiseAdd { call: OpCall::new("elemwise_add") }
 }
 
-impl<'a> ElemwiseAdd<'a> {
+impl<'a, T: Operand> ElemwiseAdd<'a, T> {
     /// Input `lhs`.
-    pub fn lhs(mut self, s: &'a Symbol) -> Self {
+    pub fn lhs(mut self, s: &'a T) -> Self {
         self.call = self.call.input("lhs", s);
         self
     }
     /// Input `rhs`.
-    pub fn rhs(mut self, s: &'a Symbol) -> Self {
+    pub fn rhs(mut self, s: &'a T) -> Self {
         self.call = self.call.input("rhs", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -992,36 +993,36 @@ impl<'a> ElemwiseAdd<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `elemwise_div`: element-wise on two inputs of the same shape
-pub struct ElemwiseDiv<'a> {
-    call: OpCall<'a>,
+pub struct ElemwiseDiv<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `elemwise_div` node.
+/// Applies `elemwise_div`.
 #[track_caller]
-pub fn elemwise_div<'a>() -> ElemwiseDiv<'a> {
-    ElemwiseDiv { call: Symbol::op("elemwise_div") }
+pub fn elemwise_div<'a, T: Operand>() -> ElemwiseDiv<'a, T> {
+    ElemwiseDiv { call: OpCall::new("elemwise_div") }
 }
 
-impl<'a> ElemwiseDiv<'a> {
+impl<'a, T: Operand> ElemwiseDiv<'a, T> {
     /// Input `lhs`.
-    pub fn lhs(mut self, s: &'a Symbol) -> Self {
+    pub fn lhs(mut self, s: &'a T) -> Self {
         self.call = self.call.input("lhs", s);
         self
     }
     /// Input `rhs`.
-    pub fn rhs(mut self, s: &'a Symbol) -> Self {
+    pub fn rhs(mut self, s: &'a T) -> Self {
         self.call = self.call.input("rhs", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -1035,36 +1036,36 @@ impl<'a> ElemwiseDiv<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `elemwise_mul`: element-wise on two inputs of the same shape
-pub struct ElemwiseMul<'a> {
-    call: OpCall<'a>,
+pub struct ElemwiseMul<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `elemwise_mul` node.
+/// Applies `elemwise_mul`.
 #[track_caller]
-pub fn elemwise_mul<'a>() -> ElemwiseMul<'a> {
-    ElemwiseMul { call: Symbol::op("elemwise_mul") }
+pub fn elemwise_mul<'a, T: Operand>() -> ElemwiseMul<'a, T> {
+    ElemwiseMul { call: OpCall::new("elemwise_mul") }
 }
 
-impl<'a> ElemwiseMul<'a> {
+impl<'a, T: Operand> ElemwiseMul<'a, T> {
     /// Input `lhs`.
-    pub fn lhs(mut self, s: &'a Symbol) -> Self {
+    pub fn lhs(mut self, s: &'a T) -> Self {
         self.call = self.call.input("lhs", s);
         self
     }
     /// Input `rhs`.
-    pub fn rhs(mut self, s: &'a Symbol) -> Self {
+    pub fn rhs(mut self, s: &'a T) -> Self {
         self.call = self.call.input("rhs", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -1078,36 +1079,36 @@ impl<'a> ElemwiseMul<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `elemwise_sub`: element-wise on two inputs of the same shape
-pub struct ElemwiseSub<'a> {
-    call: OpCall<'a>,
+pub struct ElemwiseSub<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `elemwise_sub` node.
+/// Applies `elemwise_sub`.
 #[track_caller]
-pub fn elemwise_sub<'a>() -> ElemwiseSub<'a> {
-    ElemwiseSub { call: Symbol::op("elemwise_sub") }
+pub fn elemwise_sub<'a, T: Operand>() -> ElemwiseSub<'a, T> {
+    ElemwiseSub { call: OpCall::new("elemwise_sub") }
 }
 
-impl<'a> ElemwiseSub<'a> {
+impl<'a, T: Operand> ElemwiseSub<'a, T> {
     /// Input `lhs`.
-    pub fn lhs(mut self, s: &'a Symbol) -> Self {
+    pub fn lhs(mut self, s: &'a T) -> Self {
         self.call = self.call.input("lhs", s);
         self
     }
     /// Input `rhs`.
-    pub fn rhs(mut self, s: &'a Symbol) -> Self {
+    pub fn rhs(mut self, s: &'a T) -> Self {
         self.call = self.call.input("rhs", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -1121,31 +1122,31 @@ impl<'a> ElemwiseSub<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `exp`: e^x
-pub struct Exp<'a> {
-    call: OpCall<'a>,
+pub struct Exp<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `exp` node.
+/// Applies `exp`.
 #[track_caller]
-pub fn exp<'a>() -> Exp<'a> {
-    Exp { call: Symbol::op("exp") }
+pub fn exp<'a, T: Operand>() -> Exp<'a, T> {
+    Exp { call: OpCall::new("exp") }
 }
 
-impl<'a> Exp<'a> {
+impl<'a, T: Operand> Exp<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -1159,31 +1160,31 @@ impl<'a> Exp<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `expand_dims`: Inserts a dimension of size 1 at `axis`.
-pub struct ExpandDims<'a> {
-    call: OpCall<'a>,
+pub struct ExpandDims<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `expand_dims` node.
+/// Applies `expand_dims`.
 #[track_caller]
-pub fn expand_dims<'a>() -> ExpandDims<'a> {
-    ExpandDims { call: Symbol::op("expand_dims") }
+pub fn expand_dims<'a, T: Operand>() -> ExpandDims<'a, T> {
+    ExpandDims { call: OpCall::new("expand_dims") }
 }
 
-impl<'a> ExpandDims<'a> {
+impl<'a, T: Operand> ExpandDims<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -1202,31 +1203,31 @@ impl<'a> ExpandDims<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `Flatten`: Collapses every dimension after the first: (d0, d1, ..., dk) becomes (d0, d1*...*dk); a 1-D input (d0,) becomes (d0, 1).
-pub struct Flatten<'a> {
-    call: OpCall<'a>,
+pub struct Flatten<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `Flatten` node.
+/// Applies `Flatten`.
 #[track_caller]
-pub fn flatten<'a>() -> Flatten<'a> {
-    Flatten { call: Symbol::op("Flatten") }
+pub fn flatten<'a, T: Operand>() -> Flatten<'a, T> {
+    Flatten { call: OpCall::new("Flatten") }
 }
 
-impl<'a> Flatten<'a> {
+impl<'a, T: Operand> Flatten<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -1240,41 +1241,41 @@ impl<'a> Flatten<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `FullyConnected`: Fully connected layer: `out = data·weightᵀ + bias` with weight (num_hidden, in). flatten=True views data as (d0, prod(rest)); flatten=False applies to the last axis and keeps the leading ones.
-pub struct FullyConnected<'a> {
-    call: OpCall<'a>,
+pub struct FullyConnected<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `FullyConnected` node.
+/// Applies `FullyConnected`.
 #[track_caller]
-pub fn fully_connected<'a>() -> FullyConnected<'a> {
-    FullyConnected { call: Symbol::op("FullyConnected") }
+pub fn fully_connected<'a, T: Operand>() -> FullyConnected<'a, T> {
+    FullyConnected { call: OpCall::new("FullyConnected") }
 }
 
-impl<'a> FullyConnected<'a> {
+impl<'a, T: Operand> FullyConnected<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// Input `weight`.
-    pub fn weight(mut self, s: &'a Symbol) -> Self {
+    pub fn weight(mut self, s: &'a T) -> Self {
         self.call = self.call.input("weight", s);
         self
     }
     /// Input `bias`.
-    pub fn bias(mut self, s: &'a Symbol) -> Self {
+    pub fn bias(mut self, s: &'a T) -> Self {
         self.call = self.call.input("bias", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -1303,31 +1304,31 @@ impl<'a> FullyConnected<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `LeakyReLU`: Leaky rectifiers: leaky `x > 0 ? x : slope·x`; prelu with a learnt per-channel `gamma` (axis 1); rrelu with a slope drawn from U[lower_bound, upper_bound) per element in training ((lower+upper)/2 otherwise; the slopes are the second output, `mask`); elu `slope·(eˣ−1)` for x ≤ 0; selu; gelu (erf form).
-pub struct LeakyReLu<'a> {
-    call: OpCall<'a>,
+pub struct LeakyReLu<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `LeakyReLU` node.
+/// Applies `LeakyReLU`.
 #[track_caller]
-pub fn leaky_re_lu<'a>() -> LeakyReLu<'a> {
-    LeakyReLu { call: Symbol::op("LeakyReLU") }
+pub fn leaky_re_lu<'a, T: Operand>() -> LeakyReLu<'a, T> {
+    LeakyReLu { call: OpCall::new("LeakyReLU") }
 }
 
-impl<'a> LeakyReLu<'a> {
+impl<'a, T: Operand> LeakyReLu<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -1361,36 +1362,36 @@ impl<'a> LeakyReLu<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `LinearRegressionOutput`: Squared-loss head: forward is the identity; the gradient is (out − label)·grad_scale / (label.size / label.shape[0]). The label defaults to data's shape, or (n,) for (n, 1).
-pub struct LinearRegressionOutput<'a> {
-    call: OpCall<'a>,
+pub struct LinearRegressionOutput<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `LinearRegressionOutput` node.
+/// Applies `LinearRegressionOutput`.
 #[track_caller]
-pub fn linear_regression_output<'a>() -> LinearRegressionOutput<'a> {
-    LinearRegressionOutput { call: Symbol::op("LinearRegressionOutput") }
+pub fn linear_regression_output<'a, T: Operand>() -> LinearRegressionOutput<'a, T> {
+    LinearRegressionOutput { call: OpCall::new("LinearRegressionOutput") }
 }
 
-impl<'a> LinearRegressionOutput<'a> {
+impl<'a, T: Operand> LinearRegressionOutput<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// Input `label`.
-    pub fn label(mut self, s: &'a Symbol) -> Self {
+    pub fn label(mut self, s: &'a T) -> Self {
         self.call = self.call.input("label", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -1409,31 +1410,31 @@ impl<'a> LinearRegressionOutput<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `log`: natural logarithm
-pub struct Log<'a> {
-    call: OpCall<'a>,
+pub struct Log<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `log` node.
+/// Applies `log`.
 #[track_caller]
-pub fn log<'a>() -> Log<'a> {
-    Log { call: Symbol::op("log") }
+pub fn log<'a, T: Operand>() -> Log<'a, T> {
+    Log { call: OpCall::new("log") }
 }
 
-impl<'a> Log<'a> {
+impl<'a, T: Operand> Log<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -1447,31 +1448,31 @@ impl<'a> Log<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `log_softmax`: `(x − max)/T − log Σ exp((x − max)/T)` along `axis`. MXNet 1.9.1's log_softmax declares use_length but has no `length` input, so use_length=True is rejected.
-pub struct LogSoftmax<'a> {
-    call: OpCall<'a>,
+pub struct LogSoftmax<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `log_softmax` node.
+/// Applies `log_softmax`.
 #[track_caller]
-pub fn log_softmax<'a>() -> LogSoftmax<'a> {
-    LogSoftmax { call: Symbol::op("log_softmax") }
+pub fn log_softmax<'a, T: Operand>() -> LogSoftmax<'a, T> {
+    LogSoftmax { call: OpCall::new("log_softmax") }
 }
 
-impl<'a> LogSoftmax<'a> {
+impl<'a, T: Operand> LogSoftmax<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -1505,36 +1506,36 @@ impl<'a> LogSoftmax<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `LogisticRegressionOutput`: Logistic head: forward is sigmoid(data); the gradient is (out − label)·grad_scale / (label.size / label.shape[0]). The label defaults to data's shape, or (n,) for (n, 1).
-pub struct LogisticRegressionOutput<'a> {
-    call: OpCall<'a>,
+pub struct LogisticRegressionOutput<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `LogisticRegressionOutput` node.
+/// Applies `LogisticRegressionOutput`.
 #[track_caller]
-pub fn logistic_regression_output<'a>() -> LogisticRegressionOutput<'a> {
-    LogisticRegressionOutput { call: Symbol::op("LogisticRegressionOutput") }
+pub fn logistic_regression_output<'a, T: Operand>() -> LogisticRegressionOutput<'a, T> {
+    LogisticRegressionOutput { call: OpCall::new("LogisticRegressionOutput") }
 }
 
-impl<'a> LogisticRegressionOutput<'a> {
+impl<'a, T: Operand> LogisticRegressionOutput<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// Input `label`.
-    pub fn label(mut self, s: &'a Symbol) -> Self {
+    pub fn label(mut self, s: &'a T) -> Self {
         self.call = self.call.input("label", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -1553,31 +1554,31 @@ impl<'a> LogisticRegressionOutput<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `LRN`: Local response normalization across channels of NCHW data: `tmp_norm_c = knorm + alpha/nsize · Σ_{|j−c| ≤ nsize/2} x_j²`, `out_c = x_c · tmp_norm_c^(−beta)`; the window is clipped at the first and last channel, and tmp_norm is a hidden output.
-pub struct Lrn<'a> {
-    call: OpCall<'a>,
+pub struct Lrn<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `LRN` node.
+/// Applies `LRN`.
 #[track_caller]
-pub fn lrn<'a>() -> Lrn<'a> {
-    Lrn { call: Symbol::op("LRN") }
+pub fn lrn<'a, T: Operand>() -> Lrn<'a, T> {
+    Lrn { call: OpCall::new("LRN") }
 }
 
-impl<'a> Lrn<'a> {
+impl<'a, T: Operand> Lrn<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -1611,36 +1612,36 @@ impl<'a> Lrn<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `MAERegressionOutput`: Absolute-loss head: forward is the identity; the gradient is sign(out − label)·grad_scale / (label.size / label.shape[0]). The label defaults to data's shape, or (n,) for (n, 1).
-pub struct MaeRegressionOutput<'a> {
-    call: OpCall<'a>,
+pub struct MaeRegressionOutput<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `MAERegressionOutput` node.
+/// Applies `MAERegressionOutput`.
 #[track_caller]
-pub fn mae_regression_output<'a>() -> MaeRegressionOutput<'a> {
-    MaeRegressionOutput { call: Symbol::op("MAERegressionOutput") }
+pub fn mae_regression_output<'a, T: Operand>() -> MaeRegressionOutput<'a, T> {
+    MaeRegressionOutput { call: OpCall::new("MAERegressionOutput") }
 }
 
-impl<'a> MaeRegressionOutput<'a> {
+impl<'a, T: Operand> MaeRegressionOutput<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// Input `label`.
-    pub fn label(mut self, s: &'a Symbol) -> Self {
+    pub fn label(mut self, s: &'a T) -> Self {
         self.call = self.call.input("label", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -1659,31 +1660,31 @@ impl<'a> MaeRegressionOutput<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `max`: Maximum over the given axes.
-pub struct Max<'a> {
-    call: OpCall<'a>,
+pub struct Max<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `max` node.
+/// Applies `max`.
 #[track_caller]
-pub fn max<'a>() -> Max<'a> {
-    Max { call: Symbol::op("max") }
+pub fn max<'a, T: Operand>() -> Max<'a, T> {
+    Max { call: OpCall::new("max") }
 }
 
-impl<'a> Max<'a> {
+impl<'a, T: Operand> Max<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -1712,31 +1713,31 @@ impl<'a> Max<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `mean`: Mean over the given axes.
-pub struct Mean<'a> {
-    call: OpCall<'a>,
+pub struct Mean<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `mean` node.
+/// Applies `mean`.
 #[track_caller]
-pub fn mean<'a>() -> Mean<'a> {
-    Mean { call: Symbol::op("mean") }
+pub fn mean<'a, T: Operand>() -> Mean<'a, T> {
+    Mean { call: OpCall::new("mean") }
 }
 
-impl<'a> Mean<'a> {
+impl<'a, T: Operand> Mean<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -1765,31 +1766,31 @@ impl<'a> Mean<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `min`: Minimum over the given axes.
-pub struct Min<'a> {
-    call: OpCall<'a>,
+pub struct Min<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `min` node.
+/// Applies `min`.
 #[track_caller]
-pub fn min<'a>() -> Min<'a> {
-    Min { call: Symbol::op("min") }
+pub fn min<'a, T: Operand>() -> Min<'a, T> {
+    Min { call: OpCall::new("min") }
 }
 
-impl<'a> Min<'a> {
+impl<'a, T: Operand> Min<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -1818,31 +1819,31 @@ impl<'a> Min<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `_minus_scalar`: element-wise with a scalar parameter
-pub struct MinusScalar<'a> {
-    call: OpCall<'a>,
+pub struct MinusScalar<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `_minus_scalar` node.
+/// Applies `_minus_scalar`.
 #[track_caller]
-pub fn minus_scalar<'a>() -> MinusScalar<'a> {
-    MinusScalar { call: Symbol::op("_minus_scalar") }
+pub fn minus_scalar<'a, T: Operand>() -> MinusScalar<'a, T> {
+    MinusScalar { call: OpCall::new("_minus_scalar") }
 }
 
-impl<'a> MinusScalar<'a> {
+impl<'a, T: Operand> MinusScalar<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -1866,31 +1867,31 @@ impl<'a> MinusScalar<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `_mul_scalar`: element-wise with a scalar parameter
-pub struct MulScalar<'a> {
-    call: OpCall<'a>,
+pub struct MulScalar<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `_mul_scalar` node.
+/// Applies `_mul_scalar`.
 #[track_caller]
-pub fn mul_scalar<'a>() -> MulScalar<'a> {
-    MulScalar { call: Symbol::op("_mul_scalar") }
+pub fn mul_scalar<'a, T: Operand>() -> MulScalar<'a, T> {
+    MulScalar { call: OpCall::new("_mul_scalar") }
 }
 
-impl<'a> MulScalar<'a> {
+impl<'a, T: Operand> MulScalar<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -1914,31 +1915,31 @@ impl<'a> MulScalar<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `negative`: -x
-pub struct Negative<'a> {
-    call: OpCall<'a>,
+pub struct Negative<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `negative` node.
+/// Applies `negative`.
 #[track_caller]
-pub fn negative<'a>() -> Negative<'a> {
-    Negative { call: Symbol::op("negative") }
+pub fn negative<'a, T: Operand>() -> Negative<'a, T> {
+    Negative { call: OpCall::new("negative") }
 }
 
-impl<'a> Negative<'a> {
+impl<'a, T: Operand> Negative<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -1952,31 +1953,31 @@ impl<'a> Negative<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `_plus_scalar`: element-wise with a scalar parameter
-pub struct PlusScalar<'a> {
-    call: OpCall<'a>,
+pub struct PlusScalar<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `_plus_scalar` node.
+/// Applies `_plus_scalar`.
 #[track_caller]
-pub fn plus_scalar<'a>() -> PlusScalar<'a> {
-    PlusScalar { call: Symbol::op("_plus_scalar") }
+pub fn plus_scalar<'a, T: Operand>() -> PlusScalar<'a, T> {
+    PlusScalar { call: OpCall::new("_plus_scalar") }
 }
 
-impl<'a> PlusScalar<'a> {
+impl<'a, T: Operand> PlusScalar<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -2000,31 +2001,31 @@ impl<'a> PlusScalar<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `Pooling`: Pooling over 1 to 3 spatial dimensions. Output size per dimension: valid floor((x+2p−k)/s)+1, full ceil((x+2p−k)/s)+1, same ceil(x/s) (1-D only). Stride defaults to 1. Windows are clipped to the input; avg divides by the window clipped to the padded input (count_include_pad, the default) or to the real input. global_pool pools every spatial dimension to 1.
-pub struct Pooling<'a> {
-    call: OpCall<'a>,
+pub struct Pooling<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `Pooling` node.
+/// Applies `Pooling`.
 #[track_caller]
-pub fn pooling<'a>() -> Pooling<'a> {
-    Pooling { call: Symbol::op("Pooling") }
+pub fn pooling<'a, T: Operand>() -> Pooling<'a, T> {
+    Pooling { call: OpCall::new("Pooling") }
 }
 
-impl<'a> Pooling<'a> {
+impl<'a, T: Operand> Pooling<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -2088,31 +2089,31 @@ impl<'a> Pooling<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `prod`: Product over the given axes.
-pub struct Prod<'a> {
-    call: OpCall<'a>,
+pub struct Prod<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `prod` node.
+/// Applies `prod`.
 #[track_caller]
-pub fn prod<'a>() -> Prod<'a> {
-    Prod { call: Symbol::op("prod") }
+pub fn prod<'a, T: Operand>() -> Prod<'a, T> {
+    Prod { call: OpCall::new("prod") }
 }
 
-impl<'a> Prod<'a> {
+impl<'a, T: Operand> Prod<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -2141,31 +2142,147 @@ impl<'a> Prod<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_random_normal`: Samples from a normal distribution (Box–Muller over two Philox streams).
+pub struct RandomNormal<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_random_normal`.
+#[track_caller]
+pub fn random_normal<'a, T: Operand>() -> RandomNormal<'a, T> {
+    RandomNormal { call: OpCall::new("_random_normal") }
+}
+
+impl<'a, T: Operand> RandomNormal<'a, T> {
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// mean (float, default `0.0`).
+    pub fn loc(mut self, v: f64) -> Self {
+        self.call = self.call.attr("loc", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// standard deviation (float, default `1.0`).
+    pub fn scale(mut self, v: f64) -> Self {
+        self.call = self.call.attr("scale", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// output shape (tuple of int, default `()`).
+    pub fn shape(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("shape", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// device (ignored: arrays say where they live) (string, default ``).
+    pub fn ctx(mut self, v: &str) -> Self {
+        self.call = self.call.attr("ctx", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// output dtype (None: float32) ({None, float16, float32, float64}, default `None`).
+    pub fn dtype(mut self, v: &str) -> Self {
+        self.call = self.call.attr("dtype", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_random_uniform`: Samples uniformly from [low, high).
+pub struct RandomUniform<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_random_uniform`.
+#[track_caller]
+pub fn random_uniform<'a, T: Operand>() -> RandomUniform<'a, T> {
+    RandomUniform { call: OpCall::new("_random_uniform") }
+}
+
+impl<'a, T: Operand> RandomUniform<'a, T> {
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// lower bound (float, default `0.0`).
+    pub fn low(mut self, v: f64) -> Self {
+        self.call = self.call.attr("low", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// upper bound (exclusive) (float, default `1.0`).
+    pub fn high(mut self, v: f64) -> Self {
+        self.call = self.call.attr("high", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// output shape (tuple of int, default `()`).
+    pub fn shape(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("shape", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// device (ignored: arrays say where they live) (string, default ``).
+    pub fn ctx(mut self, v: &str) -> Self {
+        self.call = self.call.attr("ctx", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// output dtype (None: float32) ({None, float16, float32, float64}, default `None`).
+    pub fn dtype(mut self, v: &str) -> Self {
+        self.call = self.call.attr("dtype", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `_rdiv_scalar`: element-wise with a scalar parameter
-pub struct RdivScalar<'a> {
-    call: OpCall<'a>,
+pub struct RdivScalar<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `_rdiv_scalar` node.
+/// Applies `_rdiv_scalar`.
 #[track_caller]
-pub fn rdiv_scalar<'a>() -> RdivScalar<'a> {
-    RdivScalar { call: Symbol::op("_rdiv_scalar") }
+pub fn rdiv_scalar<'a, T: Operand>() -> RdivScalar<'a, T> {
+    RdivScalar { call: OpCall::new("_rdiv_scalar") }
 }
 
-impl<'a> RdivScalar<'a> {
+impl<'a, T: Operand> RdivScalar<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -2189,31 +2306,31 @@ impl<'a> RdivScalar<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `relu`: max(x, 0)
-pub struct Relu<'a> {
-    call: OpCall<'a>,
+pub struct Relu<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `relu` node.
+/// Applies `relu`.
 #[track_caller]
-pub fn relu<'a>() -> Relu<'a> {
-    Relu { call: Symbol::op("relu") }
+pub fn relu<'a, T: Operand>() -> Relu<'a, T> {
+    Relu { call: OpCall::new("relu") }
 }
 
-impl<'a> Relu<'a> {
+impl<'a, T: Operand> Relu<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -2227,31 +2344,31 @@ impl<'a> Relu<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `Reshape`: Gives the input a new shape without changing its data. `shape` may hold special codes: 0 copies an input dimension, -1 infers one dimension from the size, -2 copies all remaining input dimensions, -3 merges two input dimensions, -4 splits one input dimension into the two values that follow it (one of them may be -1). With `reverse`, codes are matched from right to left.
-pub struct Reshape<'a> {
-    call: OpCall<'a>,
+pub struct Reshape<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `Reshape` node.
+/// Applies `Reshape`.
 #[track_caller]
-pub fn reshape<'a>() -> Reshape<'a> {
-    Reshape { call: Symbol::op("Reshape") }
+pub fn reshape<'a, T: Operand>() -> Reshape<'a, T> {
+    Reshape { call: OpCall::new("Reshape") }
 }
 
-impl<'a> Reshape<'a> {
+impl<'a, T: Operand> Reshape<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -2285,31 +2402,31 @@ impl<'a> Reshape<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `_rminus_scalar`: element-wise with a scalar parameter
-pub struct RminusScalar<'a> {
-    call: OpCall<'a>,
+pub struct RminusScalar<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `_rminus_scalar` node.
+/// Applies `_rminus_scalar`.
 #[track_caller]
-pub fn rminus_scalar<'a>() -> RminusScalar<'a> {
-    RminusScalar { call: Symbol::op("_rminus_scalar") }
+pub fn rminus_scalar<'a, T: Operand>() -> RminusScalar<'a, T> {
+    RminusScalar { call: OpCall::new("_rminus_scalar") }
 }
 
-impl<'a> RminusScalar<'a> {
+impl<'a, T: Operand> RminusScalar<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -2333,31 +2450,31 @@ impl<'a> RminusScalar<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `sigmoid`: 1 / (1 + exp(-x))
-pub struct Sigmoid<'a> {
-    call: OpCall<'a>,
+pub struct Sigmoid<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `sigmoid` node.
+/// Applies `sigmoid`.
 #[track_caller]
-pub fn sigmoid<'a>() -> Sigmoid<'a> {
-    Sigmoid { call: Symbol::op("sigmoid") }
+pub fn sigmoid<'a, T: Operand>() -> Sigmoid<'a, T> {
+    Sigmoid { call: OpCall::new("sigmoid") }
 }
 
-impl<'a> Sigmoid<'a> {
+impl<'a, T: Operand> Sigmoid<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -2371,31 +2488,31 @@ impl<'a> Sigmoid<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `slice`: Slices the leading axes: along axis i, indices begin[i], begin[i]+step[i], ... up to end[i] (exclusive). Negative indices count from the end and out-of-range bounds are clamped; a None begin/end means the start/end of the axis (for a negative step, the last index and past the first).
-pub struct Slice<'a> {
-    call: OpCall<'a>,
+pub struct Slice<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `slice` node.
+/// Applies `slice`.
 #[track_caller]
-pub fn slice<'a>() -> Slice<'a> {
-    Slice { call: Symbol::op("slice") }
+pub fn slice<'a, T: Operand>() -> Slice<'a, T> {
+    Slice { call: OpCall::new("slice") }
 }
 
-impl<'a> Slice<'a> {
+impl<'a, T: Operand> Slice<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -2424,31 +2541,31 @@ impl<'a> Slice<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `slice_axis`: Slices one axis: indices begin..end (exclusive) along `axis`. Negative indices count from the end; end None means the end of the axis.
-pub struct SliceAxis<'a> {
-    call: OpCall<'a>,
+pub struct SliceAxis<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `slice_axis` node.
+/// Applies `slice_axis`.
 #[track_caller]
-pub fn slice_axis<'a>() -> SliceAxis<'a> {
-    SliceAxis { call: Symbol::op("slice_axis") }
+pub fn slice_axis<'a, T: Operand>() -> SliceAxis<'a, T> {
+    SliceAxis { call: OpCall::new("slice_axis") }
 }
 
-impl<'a> SliceAxis<'a> {
+impl<'a, T: Operand> SliceAxis<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -2477,31 +2594,31 @@ impl<'a> SliceAxis<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `SliceChannel`: Splits the input into `num_outputs` equal parts along `axis` (outputs output0, output1, ...). `squeeze_axis` removes that axis from the outputs, which needs its size to equal num_outputs.
-pub struct SliceChannel<'a> {
-    call: OpCall<'a>,
+pub struct SliceChannel<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `SliceChannel` node.
+/// Applies `SliceChannel`.
 #[track_caller]
-pub fn slice_channel<'a>() -> SliceChannel<'a> {
-    SliceChannel { call: Symbol::op("SliceChannel") }
+pub fn slice_channel<'a, T: Operand>() -> SliceChannel<'a, T> {
+    SliceChannel { call: OpCall::new("SliceChannel") }
 }
 
-impl<'a> SliceChannel<'a> {
+impl<'a, T: Operand> SliceChannel<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -2530,31 +2647,31 @@ impl<'a> SliceChannel<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `softmax`: `exp((x − max)/T) / Σ exp((x − max)/T)` along `axis`. With use_length, entries at or beyond length[i] along the axis are 0 and take no part.
-pub struct Softmax<'a> {
-    call: OpCall<'a>,
+pub struct Softmax<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `softmax` node.
+/// Applies `softmax`.
 #[track_caller]
-pub fn softmax<'a>() -> Softmax<'a> {
-    Softmax { call: Symbol::op("softmax") }
+pub fn softmax<'a, T: Operand>() -> Softmax<'a, T> {
+    Softmax { call: OpCall::new("softmax") }
 }
 
-impl<'a> Softmax<'a> {
+impl<'a, T: Operand> Softmax<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -2588,31 +2705,31 @@ impl<'a> Softmax<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `SoftmaxActivation`: Legacy softmax: mode=instance normalizes over the last axis (MXNet views the data as 2-D by collapsing all leading axes, so for 2-D data each row is an instance); mode=channel normalizes over axis 1 at every position (data of at least 3 dimensions).
-pub struct SoftmaxActivation<'a> {
-    call: OpCall<'a>,
+pub struct SoftmaxActivation<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `SoftmaxActivation` node.
+/// Applies `SoftmaxActivation`.
 #[track_caller]
-pub fn softmax_activation<'a>() -> SoftmaxActivation<'a> {
-    SoftmaxActivation { call: Symbol::op("SoftmaxActivation") }
+pub fn softmax_activation<'a, T: Operand>() -> SoftmaxActivation<'a, T> {
+    SoftmaxActivation { call: OpCall::new("SoftmaxActivation") }
 }
 
-impl<'a> SoftmaxActivation<'a> {
+impl<'a, T: Operand> SoftmaxActivation<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -2631,36 +2748,36 @@ impl<'a> SoftmaxActivation<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `SoftmaxOutput`: Softmax with a cross-entropy gradient. Forward: softmax over axis 1 of data viewed as (n, rest); multi_output: over axis 1 of (n, k, rest); preserve_shape: over the last axis. The label is data's shape minus the last axis by default ((n, rest/k) with multi_output); a label shaped like data is a probability target.
-pub struct SoftmaxOutput<'a> {
-    call: OpCall<'a>,
+pub struct SoftmaxOutput<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `SoftmaxOutput` node.
+/// Applies `SoftmaxOutput`.
 #[track_caller]
-pub fn softmax_output<'a>() -> SoftmaxOutput<'a> {
-    SoftmaxOutput { call: Symbol::op("SoftmaxOutput") }
+pub fn softmax_output<'a, T: Operand>() -> SoftmaxOutput<'a, T> {
+    SoftmaxOutput { call: OpCall::new("SoftmaxOutput") }
 }
 
-impl<'a> SoftmaxOutput<'a> {
+impl<'a, T: Operand> SoftmaxOutput<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// Input `label`.
-    pub fn label(mut self, s: &'a Symbol) -> Self {
+    pub fn label(mut self, s: &'a T) -> Self {
         self.call = self.call.input("label", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -2714,31 +2831,31 @@ impl<'a> SoftmaxOutput<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `sqrt`: square root
-pub struct Sqrt<'a> {
-    call: OpCall<'a>,
+pub struct Sqrt<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `sqrt` node.
+/// Applies `sqrt`.
 #[track_caller]
-pub fn sqrt<'a>() -> Sqrt<'a> {
-    Sqrt { call: Symbol::op("sqrt") }
+pub fn sqrt<'a, T: Operand>() -> Sqrt<'a, T> {
+    Sqrt { call: OpCall::new("sqrt") }
 }
 
-impl<'a> Sqrt<'a> {
+impl<'a, T: Operand> Sqrt<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -2752,31 +2869,31 @@ impl<'a> Sqrt<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `square`: x * x
-pub struct Square<'a> {
-    call: OpCall<'a>,
+pub struct Square<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `square` node.
+/// Applies `square`.
 #[track_caller]
-pub fn square<'a>() -> Square<'a> {
-    Square { call: Symbol::op("square") }
+pub fn square<'a, T: Operand>() -> Square<'a, T> {
+    Square { call: OpCall::new("square") }
 }
 
-impl<'a> Square<'a> {
+impl<'a, T: Operand> Square<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -2790,31 +2907,31 @@ impl<'a> Square<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `squeeze`: Removes dimensions of size 1: those listed in `axis`, or every one. An input of all ones becomes (1,).
-pub struct Squeeze<'a> {
-    call: OpCall<'a>,
+pub struct Squeeze<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `squeeze` node.
+/// Applies `squeeze`.
 #[track_caller]
-pub fn squeeze<'a>() -> Squeeze<'a> {
-    Squeeze { call: Symbol::op("squeeze") }
+pub fn squeeze<'a, T: Operand>() -> Squeeze<'a, T> {
+    Squeeze { call: OpCall::new("squeeze") }
 }
 
-impl<'a> Squeeze<'a> {
+impl<'a, T: Operand> Squeeze<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -2833,31 +2950,31 @@ impl<'a> Squeeze<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `sum`: Sum over the given axes.
-pub struct Sum<'a> {
-    call: OpCall<'a>,
+pub struct Sum<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `sum` node.
+/// Applies `sum`.
 #[track_caller]
-pub fn sum<'a>() -> Sum<'a> {
-    Sum { call: Symbol::op("sum") }
+pub fn sum<'a, T: Operand>() -> Sum<'a, T> {
+    Sum { call: OpCall::new("sum") }
 }
 
-impl<'a> Sum<'a> {
+impl<'a, T: Operand> Sum<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -2886,31 +3003,31 @@ impl<'a> Sum<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `tanh`: hyperbolic tangent
-pub struct Tanh<'a> {
-    call: OpCall<'a>,
+pub struct Tanh<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `tanh` node.
+/// Applies `tanh`.
 #[track_caller]
-pub fn tanh<'a>() -> Tanh<'a> {
-    Tanh { call: Symbol::op("tanh") }
+pub fn tanh<'a, T: Operand>() -> Tanh<'a, T> {
+    Tanh { call: OpCall::new("tanh") }
 }
 
-impl<'a> Tanh<'a> {
+impl<'a, T: Operand> Tanh<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -2924,31 +3041,31 @@ impl<'a> Tanh<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }
 
 /// `transpose`: Permutes the axes: output axis i is input axis axes[i]. Empty `axes` reverses the axes.
-pub struct Transpose<'a> {
-    call: OpCall<'a>,
+pub struct Transpose<'a, T> {
+    call: OpCall<'a, T>,
 }
 
-/// Builds a `transpose` node.
+/// Applies `transpose`.
 #[track_caller]
-pub fn transpose<'a>() -> Transpose<'a> {
-    Transpose { call: Symbol::op("transpose") }
+pub fn transpose<'a, T: Operand>() -> Transpose<'a, T> {
+    Transpose { call: OpCall::new("transpose") }
 }
 
-impl<'a> Transpose<'a> {
+impl<'a, T: Operand> Transpose<'a, T> {
     /// Input `data`.
-    pub fn data(mut self, s: &'a Symbol) -> Self {
+    pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
         self
     }
     /// An input by name.
-    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
         self
     }
@@ -2967,8 +3084,8 @@ impl<'a> Transpose<'a> {
         self.call = self.call.attr(key, value);
         self
     }
-    /// Creates the node.
-    pub fn build(self) -> Result<Symbol> {
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
         self.call.build()
     }
 }

@@ -69,19 +69,19 @@ fn render_op(op: &OpDef, out: &mut String) {
     let _ = writeln!(out, "/// `{}`: {}", op.name, doc.replace('\n', " "));
     let _ = writeln!(
         out,
-        "pub struct {sname}<'a> {{\n    call: OpCall<'a>,\n}}\n"
+        "pub struct {sname}<'a, T> {{\n    call: OpCall<'a, T>,\n}}\n"
     );
-    let _ = writeln!(out, "/// Builds a `{}` node.", op.name);
-    let _ = writeln!(out, "#[track_caller]\npub fn {fname}<'a>() -> {sname}<'a> {{\n    {sname} {{ call: Symbol::op(\"{}\") }}\n}}\n", op.name);
-    let _ = writeln!(out, "impl<'a> {sname}<'a> {{");
+    let _ = writeln!(out, "/// Applies `{}`.", op.name);
+    let _ = writeln!(out, "#[track_caller]\npub fn {fname}<'a, T: Operand>() -> {sname}<'a, T> {{\n    {sname} {{ call: OpCall::new(\"{}\") }}\n}}\n", op.name);
+    let _ = writeln!(out, "impl<'a, T: Operand> {sname}<'a, T> {{");
     if op.num_args_param.is_some() {
-        let _ = writeln!(out, "    /// Positional inputs, in order.\n    pub fn args(mut self, inputs: impl IntoIterator<Item = &'a Symbol>) -> Self {{\n        self.call = self.call.args(inputs);\n        self\n    }}");
+        let _ = writeln!(out, "    /// Positional inputs, in order.\n    pub fn args(mut self, inputs: impl IntoIterator<Item = &'a T>) -> Self {{\n        self.call = self.call.args(inputs);\n        self\n    }}");
     } else {
         for input in op.nominal_signature().0 {
-            let _ = writeln!(out, "    /// Input `{input}`.\n    pub fn {}(mut self, s: &'a Symbol) -> Self {{\n        self.call = self.call.input(\"{input}\", s);\n        self\n    }}", ident(&input));
+            let _ = writeln!(out, "    /// Input `{input}`.\n    pub fn {}(mut self, s: &'a T) -> Self {{\n        self.call = self.call.input(\"{input}\", s);\n        self\n    }}", ident(&input));
         }
     }
-    let _ = writeln!(out, "    /// An input by name.\n    pub fn input(mut self, name: &str, s: &'a Symbol) -> Self {{\n        self.call = self.call.input(name, s);\n        self\n    }}");
+    let _ = writeln!(out, "    /// An input by name.\n    pub fn input(mut self, name: &str, s: &'a T) -> Self {{\n        self.call = self.call.input(name, s);\n        self\n    }}");
     for p in op.params {
         let (ty, value) = setter(p.ty);
         let default = p
@@ -97,12 +97,13 @@ fn render_op(op: &OpDef, out: &mut String) {
     }
     let _ = writeln!(out, "    /// The node's name.\n    pub fn name(mut self, name: &str) -> Self {{\n        self.call = self.call.name(name);\n        self\n    }}");
     let _ = writeln!(out, "    /// Any attribute as MXNet's string form.\n    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {{\n        self.call = self.call.attr(key, value);\n        self\n    }}");
-    let _ = writeln!(out, "    /// Creates the node.\n    pub fn build(self) -> Result<Symbol> {{\n        self.call.build()\n    }}\n}}\n");
+    let _ = writeln!(out, "    /// Applies the operator (a Symbol builds a node, an NDArray runs it).\n    pub fn build(self) -> Result<T::Output> {{\n        self.call.build()\n    }}\n}}\n");
 }
 
 pub fn render() -> String {
     let mut out = String::from(
-        "//! Typed builders, one per operator, generated from the operator registry by\n\
+        "//! Typed builders, one per operator, for any operand (a `Symbol` builds a node, an\n\
+         //! NDArray runs the operator), generated from the operator registry by\n\
          //! `builders_gen.rs` — do not edit; regenerate with\n\
          //! `KILN_UPDATE_BUILDERS=1 cargo test -p kiln-compiler builders`.\n\
          //!\n\
@@ -113,7 +114,7 @@ pub fn render() -> String {
          //! assert_eq!(fc.list_arguments(), [\"data\", \"fc1_weight\", \"fc1_bias\"]);\n\
          //! ```\n\n\
          #![allow(clippy::all)]\n\n\
-         use super::{OpCall, Symbol};\nuse crate::Result;\n#[allow(unused_imports)]\nuse kiln_ops::{DType, Value};\n\n",
+         use crate::call::{OpCall, Operand};\nuse crate::Result;\n#[allow(unused_imports)]\nuse kiln_ops::{DType, Value};\n\n",
     );
     let mut ops: Vec<&OpDef> = registry().ops().to_vec();
     ops.sort_by_key(|op| snake(op.name));
@@ -125,14 +126,14 @@ pub fn render() -> String {
 
 #[test]
 fn builders_are_fresh() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/symbol/builders.rs");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/builders.rs");
     let want = render();
     let have = std::fs::read_to_string(path).unwrap_or_default();
     if have != want {
         if std::env::var_os("KILN_UPDATE_BUILDERS").is_some() {
             std::fs::write(path, want).expect("write builders.rs");
         } else {
-            panic!("compiler/src/symbol/builders.rs is stale: run `KILN_UPDATE_BUILDERS=1 cargo test -p kiln-compiler builders`");
+            panic!("compiler/src/builders.rs is stale: run `KILN_UPDATE_BUILDERS=1 cargo test -p kiln-compiler builders`");
         }
     }
 }
