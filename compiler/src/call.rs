@@ -97,7 +97,8 @@ impl<'a, T: Operand> OpCall<'a, T> {
         T::apply(self.resolve()?)
     }
 
-    fn resolve(self) -> Result<ResolvedCall<'a, T>> {
+    /// Looks the operator up, parses the parameters and places the inputs in their slots.
+    pub fn resolve(self) -> Result<ResolvedCall<'a, T>> {
         let op = lookup(&self.op).ok_or_else(|| Error::UnknownOperator {
             op: self.op.clone(),
             similar: registry().similar(&self.op),

@@ -1,10 +1,17 @@
 //! kiln-runtime: what runs a compiled network.
 //!
 //! - [`engine`]: the dependency engine (variables, operations, reads and writes).
+//! - [`storage`]: pooled device memory; [`device`]: where arrays live.
+//! - [`ndarray`]: NDArray, lazily evaluated on the engine.
 //!
-//! Later issues add the NDArray, the Executor, CPU kernels and the `llvm`/`cuda` backends
-//! (default features, gating nothing yet).
+//! Later issues add the Executor, CPU kernels and the `llvm`/`cuda` backends (default
+//! features, gating nothing yet).
 
+pub mod device;
 pub mod engine;
+pub mod ndarray;
+pub mod storage;
 
+pub use device::Device;
 pub use engine::{Engine, EngineError, EngineKind, FnProperty, Operator, Var};
+pub use ndarray::{random, Element, NDArray};

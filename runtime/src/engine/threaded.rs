@@ -126,7 +126,8 @@ impl Inner {
         for v in &op.writes {
             v.append_write(&block, self);
         }
-        self.grant(&block);
+        // The pusher's own grant moves its handle along, so the block can be recycled.
+        self.grant(block);
         if self.kind == EngineKind::Naive {
             self.drain_naive();
         }
@@ -150,8 +151,9 @@ impl Inner {
         DRAINING.with(|d| d.set(false));
     }
 
-    /// One dependency of `block` is satisfied; the last one makes it ready.
-    pub(super) fn grant(&self, block: &Arc<Block>) {
+    /// One dependency of `block` is satisfied; the last one makes it ready. Handles are
+    /// passed by value so the ready queue ends up holding the only one.
+    pub(super) fn grant(&self, block: Arc<Block>) {
         if block.wait.fetch_sub(1, Ordering::AcqRel) != 1 {
             return;
         }
@@ -162,7 +164,7 @@ impl Inner {
             (_, FnProperty::Prioritized) => 2,
         };
         let lane = &self.lanes[lane];
-        lock(&lane.ready).push(Ready(block.clone()));
+        lock(&lane.ready).push(Ready(block));
         lane.available.notify_one();
     }
 

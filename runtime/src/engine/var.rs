@@ -68,7 +68,7 @@ impl Var {
         if !q.active_write && q.waiting.is_empty() {
             q.active_reads += 1;
             drop(q);
-            inner.grant(block);
+            inner.grant(block.clone());
         } else {
             q.waiting.push_back((block.clone(), false));
         }
@@ -80,7 +80,7 @@ impl Var {
         if !q.active_write && q.active_reads == 0 && q.waiting.is_empty() {
             q.active_write = true;
             drop(q);
-            inner.grant(block);
+            inner.grant(block.clone());
         } else {
             q.waiting.push_back((block.clone(), true));
         }
@@ -120,7 +120,7 @@ fn grant_front(q: &mut Queue, inner: &Inner) {
         } else {
             q.active_reads += 1;
         }
-        inner.grant(&block);
+        inner.grant(block);
         if is_write {
             return;
         }

@@ -1,0 +1,304 @@
+//! NDArray: an n-dimensional array on a device, evaluated lazily through the engine.
+//!
+//! Every operation on arrays is pushed to the [`Engine`] with the arrays it reads and writes
+//! and returns at once; [`NDArray::wait_to_read`], [`NDArray::to_vec`] and friends are the
+//! synchronization points, and they report errors raised by the operations that produced
+//! the array. Each array's memory comes from the device's pool ([`crate::storage`]) and is
+//! one engine variable; views ([`NDArray::reshape`], [`NDArray::slice`]) share it.
+//!
+//! Every operator of kiln-ops can be applied to arrays through the typed builders
+//! (`kiln_compiler::builders`) or [`NDArray::op`]; the kernels are the operators' reference
+//! kernels until the CPU backend arrives (Codegen issue).
+
+mod arith;
+mod element;
+mod invoke;
+mod io;
+pub mod random;
+
+pub use element::Element;
+pub use invoke::invoke_into;
+
+use crate::device::Device;
+use crate::engine::{Engine, EngineError, FnProperty, Var};
+use crate::storage::Storage;
+use kiln_compiler::{Error, Result};
+use kiln_ops::shape::fmt_shape;
+use kiln_ops::{DType, Tensor};
+use std::fmt;
+use std::sync::Arc;
+
+/// The memory behind an array and its views.
+struct Chunk {
+    storage: Storage,
+    var: Var,
+    dtype: DType,
+}
+
+/// An n-dimensional array. Cloning gives another handle to the same data.
+#[derive(Clone)]
+pub struct NDArray {
+    chunk: Arc<Chunk>,
+    /// Offset of the first element in the chunk, in elements.
+    offset: usize,
+    shape: Vec<usize>,
+}
+
+pub(crate) fn engine() -> &'static Engine {
+    Engine::global()
+}
+
+impl NDArray {
+    /// A new array whose contents are not yet written (operations fill it).
+    pub(crate) fn uninit(shape: &[usize], dtype: DType, device: Device) -> Result<NDArray> {
+        let len: usize = shape.iter().product();
+        let bytes = len
+            .checked_mul(dtype.size())
+            .ok_or_else(|| Error::Input(format!("shape {} is too large", fmt_shape(shape))))?;
+        let storage = Storage::new(bytes, device)?;
+        let chunk = Arc::new(Chunk {
+            storage,
+            var: engine().new_var(),
+            dtype,
+        });
+        Ok(NDArray {
+            chunk,
+            offset: 0,
+            shape: shape.to_vec(),
+        })
+    }
+
+    /// An array filled with `value`.
+    pub fn full(shape: &[usize], value: f64, dtype: DType, device: Device) -> Result<NDArray> {
+        let a = NDArray::uninit(shape, dtype, device)?;
+        let mut one = Vec::with_capacity(dtype.size());
+        dtype.write(value, &mut one);
+        // SAFETY: a new array: no operation can be using it yet.
+        let bytes = unsafe { a.bytes_mut() };
+        bytes
+            .chunks_exact_mut(dtype.size())
+            .for_each(|c| c.copy_from_slice(&one));
+        Ok(a)
+    }
+
+    pub fn zeros(shape: &[usize], dtype: DType, device: Device) -> Result<NDArray> {
+        NDArray::full(shape, 0.0, dtype, device)
+    }
+
+    pub fn ones(shape: &[usize], dtype: DType, device: Device) -> Result<NDArray> {
+        NDArray::full(shape, 1.0, dtype, device)
+    }
+
+    /// An array on the CPU holding `data` in row-major order.
+    pub fn from_slice<T: Element>(data: &[T], shape: &[usize]) -> Result<NDArray> {
+        let len: usize = shape.iter().product();
+        if data.len() != len {
+            return Err(Error::Input(format!(
+                "{} values cannot fill shape {}",
+                data.len(),
+                fmt_shape(shape)
+            )));
+        }
+        let a = NDArray::uninit(shape, T::DTYPE, Device::Cpu)?;
+        // SAFETY: a new array: no operation can be using it yet.
+        let bytes = unsafe { a.bytes_mut() };
+        for (chunk, v) in bytes.chunks_exact_mut(T::DTYPE.size()).zip(data) {
+            let mut one = Vec::with_capacity(8);
+            T::DTYPE.write(v.to_f64(), &mut one);
+            chunk.copy_from_slice(&one);
+        }
+        Ok(a)
+    }
+
+    /// An array holding a reference tensor's values (in its dtype).
+    pub fn from_tensor(t: &Tensor, device: Device) -> Result<NDArray> {
+        let a = NDArray::uninit(&t.shape, t.dtype, device)?;
+        // SAFETY: a new array: no operation can be using it yet.
+        unsafe { a.write_tensor(t) };
+        Ok(a)
+    }
+
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    pub fn dtype(&self) -> DType {
+        self.chunk.dtype
+    }
+
+    pub fn device(&self) -> Device {
+        self.chunk.storage.device()
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The engine variable guarding this array's memory (shared by its views).
+    pub fn var(&self) -> &Var {
+        &self.chunk.var
+    }
+
+    /// Waits until every pending operation writing this array is done.
+    pub fn wait_to_read(&self) -> Result<(), EngineError> {
+        engine().wait_for_var(self.var())
+    }
+
+    /// Waits until every pending operation reading or writing this array is done.
+    pub fn wait_to_write(&self) -> Result<(), EngineError> {
+        engine().push_fn(
+            "wait_to_write",
+            &[],
+            &[self.var().clone()],
+            FnProperty::Normal,
+            0,
+            || Ok(()),
+        );
+        self.wait_to_read()
+    }
+
+    /// The values, after waiting for pending writes; converted to `T` if the dtype differs.
+    pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
+        Ok(self
+            .to_tensor()?
+            .data
+            .into_iter()
+            .map(T::from_f64)
+            .collect())
+    }
+
+    /// The values as a reference tensor, after waiting for pending writes.
+    pub fn to_tensor(&self) -> Result<Tensor> {
+        self.wait_to_read()
+            .map_err(|e| Error::Input(e.to_string()))?;
+        // SAFETY: no pending operation writes this array any more.
+        Ok(unsafe { self.read_tensor() })
+    }
+
+    /// The same elements in another shape of the same size, without a copy.
+    pub fn reshape(&self, shape: &[usize]) -> Result<NDArray> {
+        if shape.iter().product::<usize>() != self.len() {
+            return Err(Error::Input(format!(
+                "cannot reshape {} to {}",
+                fmt_shape(&self.shape),
+                fmt_shape(shape)
+            )));
+        }
+        Ok(NDArray {
+            chunk: self.chunk.clone(),
+            offset: self.offset,
+            shape: shape.to_vec(),
+        })
+    }
+
+    /// Rows `begin..end` along the first axis, without a copy.
+    pub fn slice(&self, begin: usize, end: usize) -> Result<NDArray> {
+        let rows = self.shape.first().copied().unwrap_or(0);
+        if begin >= end || end > rows {
+            return Err(Error::Input(format!(
+                "slice {begin}..{end} is out of range for shape {}",
+                fmt_shape(&self.shape)
+            )));
+        }
+        let row: usize = self.shape[1..].iter().product();
+        let mut shape = self.shape.clone();
+        shape[0] = end - begin;
+        Ok(NDArray {
+            chunk: self.chunk.clone(),
+            offset: self.offset + begin * row,
+            shape,
+        })
+    }
+
+    /// A copy on `device` (asynchronous, on the engine's copy lane).
+    pub fn copy_to(&self, device: Device) -> Result<NDArray> {
+        let dst = NDArray::uninit(&self.shape, self.dtype(), device)?;
+        let (src, out) = (self.clone(), dst.clone());
+        engine().push_fn(
+            "copy_to",
+            &[self.var().clone()],
+            &[dst.var().clone()],
+            FnProperty::Copy,
+            0,
+            move || {
+                // SAFETY: the engine orders this copy after writes of `src` and before uses of `out`.
+                unsafe { out.bytes_mut().copy_from_slice(src.bytes()) };
+                Ok(())
+            },
+        );
+        Ok(dst)
+    }
+
+    /// This array's bytes.
+    ///
+    /// # Safety
+    /// No operation may be writing the array: call it inside an engine operation that
+    /// reads it, or after waiting.
+    pub(crate) unsafe fn bytes(&self) -> &[u8] {
+        let size = self.dtype().size();
+        // SAFETY: offset and length lie inside the chunk's storage.
+        unsafe {
+            std::slice::from_raw_parts(
+                self.chunk.storage.as_ptr().add(self.offset * size),
+                self.len() * size,
+            )
+        }
+    }
+
+    /// This array's bytes, writable.
+    ///
+    /// # Safety
+    /// Nothing else may use the array: call it inside an engine operation that writes it,
+    /// or on an array no operation has seen yet.
+    #[allow(clippy::mut_from_ref)] // exclusivity comes from the engine, not the borrow
+    pub(crate) unsafe fn bytes_mut(&self) -> &mut [u8] {
+        let size = self.dtype().size();
+        // SAFETY: offset and length lie inside the chunk's storage.
+        unsafe {
+            std::slice::from_raw_parts_mut(
+                self.chunk.storage.as_ptr().add(self.offset * size),
+                self.len() * size,
+            )
+        }
+    }
+
+    /// # Safety
+    /// As [`NDArray::bytes`].
+    pub(crate) unsafe fn read_tensor(&self) -> Tensor {
+        // SAFETY: forwarded to the caller.
+        let bytes = unsafe { self.bytes() };
+        Tensor::from_bytes(self.dtype(), self.shape.clone(), bytes)
+            .expect("a chunk holds its shape")
+    }
+
+    /// # Safety
+    /// As [`NDArray::bytes_mut`]; `t` has this array's shape.
+    pub(crate) unsafe fn write_tensor(&self, t: &Tensor) {
+        // SAFETY: forwarded to the caller.
+        let bytes = unsafe { self.bytes_mut() };
+        let size = self.dtype().size();
+        let mut one = Vec::with_capacity(8);
+        for (chunk, &v) in bytes.chunks_exact_mut(size).zip(&t.data) {
+            one.clear();
+            self.dtype().write(v, &mut one);
+            chunk.copy_from_slice(&one);
+        }
+    }
+}
+
+impl fmt::Debug for NDArray {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "<NDArray {} {} @{}>",
+            fmt_shape(&self.shape),
+            self.dtype(),
+            self.device()
+        )
+    }
+}

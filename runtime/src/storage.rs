@@ -1,0 +1,174 @@
+//! Pooled device memory: blocks are rounded up to a size bucket and returned to a free list
+//! when dropped, so steady-state allocation reuses freed memory instead of calling the
+//! system allocator.
+
+use crate::device::Device;
+use kiln_compiler::{Error, Result};
+use std::alloc::Layout;
+use std::collections::HashMap;
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
+
+/// Every block is aligned for the widest vector loads.
+const ALIGN: usize = 64;
+/// Below this, sizes round up to a power of two; above, to a multiple of it.
+const LINEAR_CUTOFF: usize = 4 << 20;
+
+/// The bucket a request of `bytes` is served from.
+fn bucket(bytes: usize) -> usize {
+    if bytes <= LINEAR_CUTOFF {
+        bytes.max(ALIGN).next_power_of_two()
+    } else {
+        bytes.div_ceil(LINEAR_CUTOFF) * LINEAR_CUTOFF
+    }
+}
+
+/// Counters of one device's pool.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PoolStats {
+    /// Blocks taken from the system allocator.
+    pub fresh: usize,
+    /// Blocks served from the free lists.
+    pub reused: usize,
+    /// Bytes sitting in free lists.
+    pub cached_bytes: usize,
+}
+
+#[derive(Default)]
+struct Pool {
+    free: Mutex<HashMap<usize, Vec<NonNull<u8>>>>,
+    fresh: AtomicUsize,
+    reused: AtomicUsize,
+    cached: AtomicUsize,
+}
+
+// SAFETY: the pool only stores pointers to blocks nobody uses; handing one out transfers it.
+unsafe impl Send for Pool {}
+unsafe impl Sync for Pool {}
+
+fn cpu_pool() -> &'static Pool {
+    static POOL: OnceLock<Pool> = OnceLock::new();
+    POOL.get_or_init(Pool::default)
+}
+
+/// The pool's counters for `device`.
+pub fn pool_stats(device: Device) -> PoolStats {
+    match device {
+        Device::Cpu => {
+            let p = cpu_pool();
+            PoolStats {
+                fresh: p.fresh.load(Ordering::Relaxed),
+                reused: p.reused.load(Ordering::Relaxed),
+                cached_bytes: p.cached.load(Ordering::Relaxed),
+            }
+        }
+        Device::Cuda(_) => PoolStats::default(),
+    }
+}
+
+/// A block of device memory, returned to its pool on drop.
+pub struct Storage {
+    ptr: NonNull<u8>,
+    capacity: usize,
+    device: Device,
+}
+
+// SAFETY: a Storage owns its block; concurrent access is ordered by the engine.
+unsafe impl Send for Storage {}
+unsafe impl Sync for Storage {}
+
+impl Storage {
+    /// At least `bytes` bytes on `device`. A fresh block is zeroed; a reused one holds
+    /// whatever its last owner wrote (always initialized memory, never garbage).
+    pub fn new(bytes: usize, device: Device) -> Result<Storage> {
+        if let Device::Cuda(n) = device {
+            return Err(Error::Input(format!(
+                "cannot allocate on gpu({n}): kiln's CUDA backend is not built yet (Codegen issue)"
+            )));
+        }
+        let capacity = bucket(bytes);
+        let pool = cpu_pool();
+        let reused = pool
+            .free
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_mut(&capacity)
+            .and_then(Vec::pop);
+        let ptr = match reused {
+            Some(p) => {
+                pool.reused.fetch_add(1, Ordering::Relaxed);
+                pool.cached.fetch_sub(capacity, Ordering::Relaxed);
+                p
+            }
+            None => {
+                let layout = Layout::from_size_align(capacity, ALIGN)
+                    .map_err(|_| Error::Input(format!("cannot allocate {bytes} bytes")))?;
+                pool.fresh.fetch_add(1, Ordering::Relaxed);
+                // SAFETY: the layout has a non-zero size.
+                NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) }).ok_or_else(|| {
+                    Error::Input(format!(
+                        "out of memory allocating {bytes} bytes on {device}"
+                    ))
+                })?
+            }
+        };
+        Ok(Storage {
+            ptr,
+            capacity,
+            device,
+        })
+    }
+
+    pub fn device(&self) -> Device {
+        self.device
+    }
+
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    pub fn as_ptr(&self) -> *mut u8 {
+        self.ptr.as_ptr()
+    }
+}
+
+impl Drop for Storage {
+    fn drop(&mut self) {
+        let pool = cpu_pool();
+        pool.cached.fetch_add(self.capacity, Ordering::Relaxed);
+        pool.free
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(self.capacity)
+            .or_default()
+            .push(self.ptr);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buckets_round_up() {
+        assert_eq!(bucket(0), 64);
+        assert_eq!(bucket(65), 128);
+        assert_eq!(bucket(LINEAR_CUTOFF), LINEAR_CUTOFF);
+        assert_eq!(bucket(LINEAR_CUTOFF + 1), 2 * LINEAR_CUTOFF);
+    }
+
+    #[test]
+    fn freed_blocks_are_reused() {
+        let size = 1_500_007; // a bucket no other test uses
+        let a = Storage::new(size, Device::Cpu).unwrap();
+        unsafe { std::ptr::write_bytes(a.as_ptr(), 0xAB, size) };
+        let ptr = a.as_ptr();
+        drop(a);
+        let before = pool_stats(Device::Cpu).reused;
+        let b = Storage::new(size - 5, Device::Cpu).unwrap();
+        assert_eq!(b.as_ptr(), ptr, "the freed block is served again");
+        assert!(pool_stats(Device::Cpu).reused > before);
+        assert!(Storage::new(8, Device::Cuda(0)).is_err());
+    }
+}
