@@ -117,3 +117,29 @@ fn errors_are_clear_and_exit_nonzero() {
         assert!(err.contains(want), "{err:?} should contain {want:?}");
     }
 }
+
+#[test]
+fn bench_engine_reports_json_rows() {
+    let out = stdout(&kiln(&["bench", "engine", "--json", "--runs", "2"]));
+    let rows: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 2);
+    for row in rows {
+        for key in [
+            "workload",
+            "variant",
+            "median_ms",
+            "min_ms",
+            "runs",
+            "us_per_op",
+            "sequential_us_per_op",
+        ] {
+            assert!(row.get(key).is_some(), "missing {key} in {row}");
+        }
+        assert!(row["us_per_op"].as_f64().unwrap() > 0.0);
+    }
+    let o = kiln(&["bench", "nothing"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown workload `nothing`"));
+}

@@ -1,5 +1,6 @@
 //! Subcommands of the `kiln` tool, one file each.
 
+mod bench;
 mod inspect;
 mod ops;
 mod run;
@@ -26,6 +27,8 @@ enum Command {
     Inspect(inspect::Args),
     /// Run a forward pass in inference mode on the reference interpreter.
     Run(run::Args),
+    /// Measure a workload against a baseline from the same run.
+    Bench(bench::Args),
 }
 
 pub fn run(cli: Cli) -> Result<()> {
@@ -33,6 +36,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Ops(a) => ops::run(a),
         Command::Inspect(a) => inspect::run(a),
         Command::Run(a) => run::run(a),
+        Command::Bench(a) => bench::run(a),
     }
 }
 
