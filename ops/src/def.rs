@@ -116,6 +116,46 @@ pub enum Compute {
     },
 }
 
+/// A handle to an entry of the graph a gradient rule is building (an opaque id).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Handle(pub usize);
+
+/// What gradient rules build the backward pass with: operator applications, so every
+/// backend and pass sees the backward graph like any other.
+pub trait GradGraph {
+    /// Applies `op` (attributes as MXNet strings) to `inputs`; returns all its outputs.
+    fn op(&mut self, op: &str, inputs: &[Handle], attrs: &[(&str, &str)]) -> Result<Vec<Handle>, OpError>;
+}
+
+/// The forward node a gradient rule differentiates.
+pub struct GradCtx<'a> {
+    pub attrs: &'a Attrs,
+    /// The node's attributes as given (to copy onto backward operators).
+    pub raw_attrs: &'a [(&'a str, &'a str)],
+    pub inputs: &'a [Handle],
+    /// Every output, hidden ones included.
+    pub outputs: &'a [Handle],
+    /// The gradient of every output (zeros where none flows).
+    pub out_grads: &'a [Handle],
+}
+
+/// A gradient rule: the gradient of each input (`None`: zero, or not needed).
+pub type GradFn = fn(&mut dyn GradGraph, &GradCtx) -> Result<Vec<Option<Handle>>, OpError>;
+
+/// How an operator is differentiated.
+#[derive(Clone, Copy)]
+pub enum Grad {
+    /// No gradient: asking for one through this operator is an error.
+    NotDifferentiable,
+    /// A zero gradient for every input (BlockGrad).
+    Zero,
+    /// Derived from the scalar expression by symbolic differentiation (`_backward_elemwise`);
+    /// broadcast inputs are summed back to their shape.
+    Elemwise,
+    /// An explicit rule.
+    Rule(GradFn),
+}
+
 /// Input names: fixed, or derived from the parameters (`no_bias`, `num_args`).
 #[derive(Clone, Copy)]
 pub enum Inputs {
@@ -173,6 +213,7 @@ pub struct OpDef {
     pub cost: CostFn,
     /// Storage dtypes the operator supports.
     pub dtypes: &'static [DType],
+    pub grad: Grad,
 }
 
 fn output_elems(_: &Attrs, _: &[Shape], outs: &[Shape]) -> u64 {
@@ -206,6 +247,10 @@ impl OpDef {
             side_effect: false,
             cost: output_elems,
             dtypes: &DType::FLOATS,
+            grad: match compute {
+                Compute::Scalar(_) => Grad::Elemwise,
+                _ => Grad::NotDifferentiable,
+            },
         }
     }
 

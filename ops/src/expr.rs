@@ -222,6 +222,75 @@ impl Expr {
         }
     }
 
+    /// The partial derivative with respect to input `i`, symbolically (non-smooth points
+    /// take MXNet's conventions: relu'(0) = 0, |x|'(0) = 0, rounding has derivative 0).
+    pub fn diff(&self, i: usize) -> Expr {
+        let d = |e: &Expr| e.diff(i);
+        match self {
+            Expr::Input(j) => c(if *j == i { 1.0 } else { 0.0 }),
+            Expr::Const(_) => c(0.0),
+            Expr::Unary(op, a) => {
+                let a0 = (**a).clone();
+                let inner = match op {
+                    Unary::Neg => c(-1.0),
+                    Unary::Abs => a0.sign(),
+                    Unary::Exp => a0.exp(),
+                    Unary::Expm1 => a0.exp(),
+                    Unary::Log => c(1.0) / a0,
+                    Unary::Log1p => c(1.0) / (c(1.0) + a0),
+                    Unary::Sqrt => c(0.5) / a0.sqrt(),
+                    Unary::Tanh => c(1.0) - a0.clone().tanh() * a0.tanh(),
+                    Unary::Erf => c(std::f64::consts::FRAC_2_SQRT_PI) * (-(a0.clone() * a0)).exp(),
+                    Unary::Floor | Unary::Ceil | Unary::Round | Unary::Trunc | Unary::Sign => c(0.0),
+                };
+                simplify_mul(inner, d(a))
+            }
+            Expr::Binary(op, a, b) => {
+                let (a0, b0) = ((**a).clone(), (**b).clone());
+                match op {
+                    Binary::Add => simplify_add(d(a), d(b)),
+                    Binary::Sub => simplify_add(d(a), simplify_mul(c(-1.0), d(b))),
+                    Binary::Mul => simplify_add(simplify_mul(d(a), b0), simplify_mul(a0, d(b))),
+                    Binary::Div => {
+                        // (a'b - ab') / b², written a'/b - a b' / b² to keep a' = 0 cheap.
+                        let first = if d(a) == c(0.0) { c(0.0) } else { d(a) / b0.clone() };
+                        let second = simplify_mul(a0 / (b0.clone() * b0), d(b));
+                        simplify_add(first, simplify_mul(c(-1.0), second))
+                    }
+                    // The selected input gets the gradient (mshadow's `a > b ? a : b` picks b
+                    // on ties).
+                    Binary::Max => a0.gt(b0).select(d(a), d(b)),
+                    Binary::Min => a0.lt(b0).select(d(a), d(b)),
+                    Binary::Pow => {
+                        let da = simplify_mul(b0.clone() * a0.clone().pow(b0.clone() - c(1.0)), d(a));
+                        let db = if d(b) == c(0.0) { c(0.0) } else { self.clone() * a0.log() * d(b) };
+                        simplify_add(da, db)
+                    }
+                    Binary::Lt | Binary::Le | Binary::Gt | Binary::Ge | Binary::Eq | Binary::Ne => c(0.0),
+                }
+            }
+            Expr::Select(p, a, b) => {
+                let (da, db) = (d(a), d(b));
+                if da == db {
+                    da
+                } else {
+                    (**p).clone().select(da, db)
+                }
+            }
+        }
+    }
+
+    /// Replaces every input `x(i)` by `x(i + k)`.
+    pub fn shift_inputs(&self, k: usize) -> Expr {
+        match self {
+            Expr::Input(i) => x(i + k),
+            Expr::Const(v) => c(*v),
+            Expr::Unary(op, a) => Expr::Unary(*op, Box::new(a.shift_inputs(k))),
+            Expr::Binary(op, a, b) => Expr::Binary(*op, Box::new(a.shift_inputs(k)), Box::new(b.shift_inputs(k))),
+            Expr::Select(p, a, b) => Expr::Select(Box::new(p.shift_inputs(k)), Box::new(a.shift_inputs(k)), Box::new(b.shift_inputs(k))),
+        }
+    }
+
     /// Number of arithmetic operations per evaluation (the cost model's FLOPs).
     pub fn flops(&self) -> u64 {
         match self {
@@ -230,6 +299,25 @@ impl Expr {
             Expr::Binary(_, a, b) => 1 + a.flops() + b.flops(),
             Expr::Select(p, a, b) => 1 + p.flops() + a.flops() + b.flops(),
         }
+    }
+}
+
+/// `a * b`, folding multiplications by 0 and 1.
+fn simplify_mul(a: Expr, b: Expr) -> Expr {
+    match (&a, &b) {
+        (Expr::Const(z), _) | (_, Expr::Const(z)) if *z == 0.0 => c(0.0),
+        (Expr::Const(o), _) if *o == 1.0 => b,
+        (_, Expr::Const(o)) if *o == 1.0 => a,
+        _ => a * b,
+    }
+}
+
+/// `a + b`, folding additions of 0.
+fn simplify_add(a: Expr, b: Expr) -> Expr {
+    match (&a, &b) {
+        (Expr::Const(z), _) if *z == 0.0 => b,
+        (_, Expr::Const(z)) if *z == 0.0 => a,
+        _ => a + b,
     }
 }
 
@@ -378,6 +466,41 @@ mod tests {
         assert_eq!(e.to_string(), "((x0 * x1) + 1)");
         assert_eq!(e.flops(), 2);
         assert_eq!(x(0).gt(c(0.0)).select(x(0), c(0.0)).eval(&[-1.0]), 0.0);
+    }
+
+    /// Central differences of `e` at `at` with respect to input `i`.
+    fn numeric(e: &Expr, at: &[f64], i: usize) -> f64 {
+        let h = 1e-6;
+        let (mut lo, mut hi) = (at.to_vec(), at.to_vec());
+        lo[i] -= h;
+        hi[i] += h;
+        (e.eval(&hi) - e.eval(&lo)) / (2.0 * h)
+    }
+
+    #[test]
+    fn derivatives_match_finite_differences() {
+        let exprs = [
+            x(0) * x(1) + c(1.0),
+            x(0) / x(1),
+            x(0).sigmoid(),
+            x(0).tanh() * x(1).exp(),
+            x(0).log1p() - x(1).sqrt(),
+            x(0).erf() + x(1).expm1(),
+            x(0).pow(x(1)),
+            x(0).max(x(1)) + x(0).min(c(0.3)),
+            x(0).gt(c(0.0)).select(x(0) * x(1), x(1) / c(2.0)),
+            (x(0) * x(0) + x(1)).log(),
+        ];
+        for e in &exprs {
+            for at in [[0.7, 1.3], [1.9, 0.45], [0.35, 2.2]] {
+                for i in 0..2 {
+                    let (got, want) = (e.diff(i).eval(&at), numeric(e, &at, i));
+                    assert!((got - want).abs() <= 1e-6 * (1.0 + want.abs()), "d({e})/dx{i} at {at:?}: {got} vs {want}");
+                }
+            }
+        }
+        assert_eq!((x(0) * c(3.0)).diff(1), c(0.0));
+        assert_eq!(x(0).shift_inputs(2), x(2));
     }
 
     #[test]

@@ -27,7 +27,7 @@ pub mod tensor_ops;
 pub(crate) mod testutil;
 
 pub use def::{
-    Combiner, Compute, CostFn, DTypeFn, IndexMapFn, Inputs, KernelCtx, OpDef, Outputs, Pattern,
+    Combiner, Compute, CostFn, DTypeFn, Grad, GradCtx, GradFn, GradGraph, Handle, IndexMapFn, Inputs, KernelCtx, OpDef, Outputs, Pattern,
     Reduction, RefKernel, Resource, ShapeFn,
 };
 pub use dtype::DType;

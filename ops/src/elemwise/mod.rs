@@ -2,7 +2,10 @@
 //! broadcast and scalar forms). Each is a scalar [`Expr`](crate::Expr).
 
 mod binary;
+mod grad;
 mod unary;
+
+pub use grad::backward_elemwise_attrs;
 
 pub(crate) use binary::numbered_args;
 
@@ -11,4 +14,5 @@ use crate::Registry;
 pub fn register(r: &mut Registry) {
     unary::register(r);
     binary::register(r);
+    grad::register(r);
 }

@@ -2,7 +2,7 @@
 
 use crate::param::{param, ParamType};
 use crate::shape::OpError;
-use crate::{c, x, Attrs, Compute, DType, Expr, OpDef, Pattern, Registry};
+use crate::{c, x, Attrs, Compute, DType, Expr, Grad, OpDef, Pattern, Registry};
 
 const fn unary(name: &'static str, doc: &'static str, f: fn(&Attrs) -> Expr) -> OpDef {
     OpDef {
@@ -37,6 +37,7 @@ static COPY: OpDef = OpDef {
 static BLOCK_GRAD: OpDef = OpDef {
     aliases: &["stop_gradient"],
     dtypes: &DType::ALL,
+    grad: Grad::Zero,
     ..unary(
         "BlockGrad",
         "identity in the forward pass; stops gradients in the backward pass",
