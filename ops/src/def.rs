@@ -124,7 +124,12 @@ pub struct Handle(pub usize);
 /// backend and pass sees the backward graph like any other.
 pub trait GradGraph {
     /// Applies `op` (attributes as MXNet strings) to `inputs`; returns all its outputs.
-    fn op(&mut self, op: &str, inputs: &[Handle], attrs: &[(&str, &str)]) -> Result<Vec<Handle>, OpError>;
+    fn op(
+        &mut self,
+        op: &str,
+        inputs: &[Handle],
+        attrs: &[(&str, &str)],
+    ) -> Result<Vec<Handle>, OpError>;
 }
 
 /// The forward node a gradient rule differentiates.

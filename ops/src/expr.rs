@@ -241,7 +241,9 @@ impl Expr {
                     Unary::Sqrt => c(0.5) / a0.sqrt(),
                     Unary::Tanh => c(1.0) - a0.clone().tanh() * a0.tanh(),
                     Unary::Erf => c(std::f64::consts::FRAC_2_SQRT_PI) * (-(a0.clone() * a0)).exp(),
-                    Unary::Floor | Unary::Ceil | Unary::Round | Unary::Trunc | Unary::Sign => c(0.0),
+                    Unary::Floor | Unary::Ceil | Unary::Round | Unary::Trunc | Unary::Sign => {
+                        c(0.0)
+                    }
                 };
                 simplify_mul(inner, d(a))
             }
@@ -253,7 +255,11 @@ impl Expr {
                     Binary::Mul => simplify_add(simplify_mul(d(a), b0), simplify_mul(a0, d(b))),
                     Binary::Div => {
                         // (a'b - ab') / b², written a'/b - a b' / b² to keep a' = 0 cheap.
-                        let first = if d(a) == c(0.0) { c(0.0) } else { d(a) / b0.clone() };
+                        let first = if d(a) == c(0.0) {
+                            c(0.0)
+                        } else {
+                            d(a) / b0.clone()
+                        };
                         let second = simplify_mul(a0 / (b0.clone() * b0), d(b));
                         simplify_add(first, simplify_mul(c(-1.0), second))
                     }
@@ -262,11 +268,18 @@ impl Expr {
                     Binary::Max => a0.gt(b0).select(d(a), d(b)),
                     Binary::Min => a0.lt(b0).select(d(a), d(b)),
                     Binary::Pow => {
-                        let da = simplify_mul(b0.clone() * a0.clone().pow(b0.clone() - c(1.0)), d(a));
-                        let db = if d(b) == c(0.0) { c(0.0) } else { self.clone() * a0.log() * d(b) };
+                        let da =
+                            simplify_mul(b0.clone() * a0.clone().pow(b0.clone() - c(1.0)), d(a));
+                        let db = if d(b) == c(0.0) {
+                            c(0.0)
+                        } else {
+                            self.clone() * a0.log() * d(b)
+                        };
                         simplify_add(da, db)
                     }
-                    Binary::Lt | Binary::Le | Binary::Gt | Binary::Ge | Binary::Eq | Binary::Ne => c(0.0),
+                    Binary::Lt | Binary::Le | Binary::Gt | Binary::Ge | Binary::Eq | Binary::Ne => {
+                        c(0.0)
+                    }
                 }
             }
             Expr::Select(p, a, b) => {
@@ -286,8 +299,16 @@ impl Expr {
             Expr::Input(i) => x(i + k),
             Expr::Const(v) => c(*v),
             Expr::Unary(op, a) => Expr::Unary(*op, Box::new(a.shift_inputs(k))),
-            Expr::Binary(op, a, b) => Expr::Binary(*op, Box::new(a.shift_inputs(k)), Box::new(b.shift_inputs(k))),
-            Expr::Select(p, a, b) => Expr::Select(Box::new(p.shift_inputs(k)), Box::new(a.shift_inputs(k)), Box::new(b.shift_inputs(k))),
+            Expr::Binary(op, a, b) => Expr::Binary(
+                *op,
+                Box::new(a.shift_inputs(k)),
+                Box::new(b.shift_inputs(k)),
+            ),
+            Expr::Select(p, a, b) => Expr::Select(
+                Box::new(p.shift_inputs(k)),
+                Box::new(a.shift_inputs(k)),
+                Box::new(b.shift_inputs(k)),
+            ),
         }
     }
 
@@ -495,7 +516,10 @@ mod tests {
             for at in [[0.7, 1.3], [1.9, 0.45], [0.35, 2.2]] {
                 for i in 0..2 {
                     let (got, want) = (e.diff(i).eval(&at), numeric(e, &at, i));
-                    assert!((got - want).abs() <= 1e-6 * (1.0 + want.abs()), "d({e})/dx{i} at {at:?}: {got} vs {want}");
+                    assert!(
+                        (got - want).abs() <= 1e-6 * (1.0 + want.abs()),
+                        "d({e})/dx{i} at {at:?}: {got} vs {want}"
+                    );
                 }
             }
         }

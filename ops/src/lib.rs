@@ -13,6 +13,7 @@ pub mod def;
 pub mod dtype;
 pub mod elemwise;
 pub mod expr;
+pub mod grad;
 pub mod index;
 pub mod nn;
 pub mod param;
@@ -27,11 +28,12 @@ pub mod tensor_ops;
 pub(crate) mod testutil;
 
 pub use def::{
-    Combiner, Compute, CostFn, DTypeFn, Grad, GradCtx, GradFn, GradGraph, Handle, IndexMapFn, Inputs, KernelCtx, OpDef, Outputs, Pattern,
-    Reduction, RefKernel, Resource, ShapeFn,
+    Combiner, Compute, CostFn, DTypeFn, Grad, GradCtx, GradFn, GradGraph, Handle, IndexMapFn,
+    Inputs, KernelCtx, OpDef, Outputs, Pattern, Reduction, RefKernel, Resource, ShapeFn,
 };
 pub use dtype::DType;
 pub use expr::{c, x, Expr};
+pub use grad::gradient;
 pub use index::{IndexExpr, IndexMap, Piece};
 pub use param::{param, Attrs, ParamDef, ParamError, ParamType, Value};
 pub use reference::evaluate;

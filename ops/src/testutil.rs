@@ -136,3 +136,155 @@ pub fn assert_close(got: &[f64], want: &[f64], tol: f64) {
         );
     }
 }
+
+/// Pseudo-random f64 values in [-1, 1) (splitmix64), for gradient checks: unlike
+/// [`ramp`], they have no ties, so max-pooling and relu stay away from their kinks.
+pub fn randn(shape: &[usize], seed: u64) -> Tensor {
+    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0xD1B5_4A32_D192_ED03;
+    let n: usize = shape.iter().product();
+    let data = (0..n)
+        .map(|_| {
+            s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = s;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            (z >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+        })
+        .collect();
+    t(shape, data)
+}
+
+/// A [`GradGraph`](crate::GradGraph) that evaluates every operator at once on f64
+/// tensors: gradient rules run without a compiler.
+pub struct Eager {
+    pub values: Vec<Tensor>,
+    pub is_train: bool,
+}
+
+impl Eager {
+    pub fn add(&mut self, t: Tensor) -> crate::Handle {
+        self.values.push(t);
+        crate::Handle(self.values.len() - 1)
+    }
+}
+
+impl crate::GradGraph for Eager {
+    fn op(
+        &mut self,
+        name: &str,
+        inputs: &[crate::Handle],
+        kv: &[(&str, &str)],
+    ) -> Result<Vec<crate::Handle>, OpError> {
+        let args: Vec<Tensor> = inputs.iter().map(|h| self.values[h.0].clone()).collect();
+        let outs = run(name, kv, &args, self.is_train)?;
+        Ok(outs.into_iter().map(|t| self.add(t)).collect())
+    }
+}
+
+/// The gradient of every input of `name` at `inputs` for head gradients `heads` (one per
+/// visible output), through [`crate::gradient`] on an [`Eager`] graph.
+pub fn analytic_grad(
+    name: &str,
+    kv: &[(&str, &str)],
+    inputs: &[Tensor],
+    heads: &[Tensor],
+    is_train: bool,
+) -> Result<Vec<Option<Tensor>>, OpError> {
+    let o = op(name);
+    let a = attrs(o, kv);
+    let outs = run(name, kv, inputs, is_train)?;
+    let mut g = Eager {
+        values: vec![],
+        is_train,
+    };
+    let ins: Vec<crate::Handle> = inputs.iter().map(|t| g.add(t.clone())).collect();
+    let outputs: Vec<crate::Handle> = outs.iter().map(|t| g.add(t.clone())).collect();
+    let out_grads: Vec<crate::Handle> = outs
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            g.add(
+                heads
+                    .get(i)
+                    .cloned()
+                    .unwrap_or_else(|| Tensor::zeros(t.dtype, t.shape.clone())),
+            )
+        })
+        .collect();
+    let ctx = crate::GradCtx {
+        attrs: &a,
+        raw_attrs: kv,
+        inputs: &ins,
+        outputs: &outputs,
+        out_grads: &out_grads,
+    };
+    let grads = crate::gradient(o, &ctx, &mut g)?;
+    assert_eq!(grads.len(), inputs.len(), "{name}: one gradient per input");
+    Ok(grads
+        .into_iter()
+        .map(|h| h.map(|h| g.values[h.0].clone()))
+        .collect())
+}
+
+/// Checks `name`'s gradient against central finite differences in f64: for random head
+/// gradients `w` on the visible outputs, the gradient of `sum(w · outputs)` with respect to
+/// every input not in `skip` (labels, indices) must match within 1e-6, relative to the
+/// largest gradient of that input. An input whose rule gives no gradient must have a zero
+/// numeric one.
+pub fn check_grad(
+    name: &str,
+    kv: &[(&str, &str)],
+    inputs: &[Tensor],
+    is_train: bool,
+    skip: &[usize],
+) {
+    let visible = op(name).output_names(&attrs(op(name), kv)).1;
+    let outs = run(name, kv, inputs, is_train).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let heads: Vec<Tensor> = outs
+        .iter()
+        .take(visible)
+        .enumerate()
+        .map(|(i, t)| randn(&t.shape, 1000 + i as u64))
+        .collect();
+    let loss = |xs: &[Tensor]| -> f64 {
+        let outs = run(name, kv, xs, is_train).unwrap_or_else(|e| panic!("{name}: {e}"));
+        outs.iter()
+            .zip(&heads)
+            .map(|(o, w)| o.data.iter().zip(&w.data).map(|(a, b)| a * b).sum::<f64>())
+            .sum()
+    };
+    let grads =
+        analytic_grad(name, kv, inputs, &heads, is_train).unwrap_or_else(|e| panic!("{name}: {e}"));
+    for (i, grad) in grads.iter().enumerate() {
+        if skip.contains(&i) {
+            continue;
+        }
+        let numeric: Vec<f64> = (0..inputs[i].len())
+            .map(|k| {
+                let h = 1e-6 * inputs[i].data[k].abs().max(1.0);
+                let (mut lo, mut hi) = (inputs.to_vec(), inputs.to_vec());
+                lo[i].data[k] -= h;
+                hi[i].data[k] += h;
+                (loss(&hi) - loss(&lo)) / (2.0 * h)
+            })
+            .collect();
+        let analytic = match grad {
+            Some(g) => {
+                assert_eq!(
+                    g.shape, inputs[i].shape,
+                    "{name}: gradient {i} has the input's shape"
+                );
+                g.data.clone()
+            }
+            None => vec![0.0; numeric.len()],
+        };
+        let scale = numeric.iter().fold(1e-3f64, |m, v| m.max(v.abs()));
+        for (k, (a, n)) in analytic.iter().zip(&numeric).enumerate() {
+            assert!(
+                (a - n).abs() <= 1e-6 * scale,
+                "{name} {kv:?}: d/d input {i}[{k}]: analytic {a}, numeric {n} (scale {scale})"
+            );
+        }
+    }
+}
