@@ -147,6 +147,10 @@ pub struct GradCtx<'a> {
 /// A gradient rule: the gradient of each input (`None`: zero, or not needed).
 pub type GradFn = fn(&mut dyn GradGraph, &GradCtx) -> Result<Vec<Option<Handle>>, OpError>;
 
+/// New values of an operator's mutable inputs after a training step (BatchNorm's moving
+/// statistics), one per entry of `mutable_inputs`, built from the forward node.
+pub type AuxUpdateFn = fn(&mut dyn GradGraph, &GradCtx) -> Result<Vec<Handle>, OpError>;
+
 /// How an operator is differentiated.
 #[derive(Clone, Copy)]
 pub enum Grad {
@@ -219,6 +223,8 @@ pub struct OpDef {
     /// Storage dtypes the operator supports.
     pub dtypes: &'static [DType],
     pub grad: Grad,
+    /// How a training step updates the mutable inputs (`None`: they do not change).
+    pub aux_update: Option<AuxUpdateFn>,
 }
 
 fn output_elems(_: &Attrs, _: &[Shape], outs: &[Shape]) -> u64 {
@@ -256,6 +262,7 @@ impl OpDef {
                 Compute::Scalar(_) => Grad::Elemwise,
                 _ => Grad::NotDifferentiable,
             },
+            aux_update: None,
         }
     }
 

@@ -28,8 +28,9 @@ pub mod tensor_ops;
 pub(crate) mod testutil;
 
 pub use def::{
-    Combiner, Compute, CostFn, DTypeFn, Grad, GradCtx, GradFn, GradGraph, Handle, IndexMapFn,
-    Inputs, KernelCtx, OpDef, Outputs, Pattern, Reduction, RefKernel, Resource, ShapeFn,
+    AuxUpdateFn, Combiner, Compute, CostFn, DTypeFn, Grad, GradCtx, GradFn, GradGraph, Handle,
+    IndexMapFn, Inputs, KernelCtx, OpDef, Outputs, Pattern, Reduction, RefKernel, Resource,
+    ShapeFn,
 };
 pub use dtype::DType;
 pub use expr::{c, x, Expr};
