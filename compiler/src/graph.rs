@@ -188,6 +188,46 @@ impl Graph {
         )
     }
 
+    /// The graph without the nodes no head depends on, and where each old node went.
+    /// Variables listed in `keep` stay even when unused (an executor binds them).
+    pub fn prune(&self, keep: &[NodeId]) -> (Graph, Vec<Option<NodeId>>) {
+        let mut live = vec![false; self.len()];
+        let mut stack: Vec<NodeId> = self
+            .heads
+            .iter()
+            .map(|e| e.node)
+            .chain(keep.iter().copied())
+            .collect();
+        while let Some(id) = stack.pop() {
+            if !std::mem::replace(&mut live[id.index()], true) {
+                stack.extend(self.node(id).inputs.iter().map(|e| e.node));
+            }
+        }
+        let mut out = Graph::default();
+        let mut map: Vec<Option<NodeId>> = vec![None; self.len()];
+        for id in self.node_ids().filter(|id| live[id.index()]) {
+            let n = self.node(id);
+            let inputs = n
+                .inputs
+                .iter()
+                .map(|e| Entry {
+                    node: map[e.node.index()].expect("inputs come first"),
+                    index: e.index,
+                })
+                .collect();
+            map[id.index()] = Some(out.add_node(n.data.clone(), inputs));
+        }
+        out.heads = self
+            .heads
+            .iter()
+            .map(|e| Entry {
+                node: map[e.node.index()].expect("heads are live"),
+                index: e.index,
+            })
+            .collect();
+        (out, map)
+    }
+
     /// The variable named `name`.
     pub fn variable(&self, name: &str) -> Option<NodeId> {
         self.node_ids()

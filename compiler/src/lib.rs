@@ -2,13 +2,14 @@
 //!
 //! - [`symbol`]: the Symbol API (MXNet-compatible composition, naming, listing).
 //! - [`graph`]: the indexed graph (on petgraph) every pass works on.
-//! - [`infer`]: shape and dtype inference.
+//! - [`infer`]: shape and dtype inference; [`autodiff`]: the training graph.
 //! - [`formats`]: MXNet symbol JSON, `.params`, NumPy `.npy`.
 //! - [`interp`]: the reference interpreter, the oracle for every backend and pass.
 //! - [`dot`]: Graphviz output; [`summary`]: shapes, parameters and FLOPs per node.
 
 #[rustfmt::skip]
 pub mod builders;
+pub mod autodiff;
 #[cfg(test)]
 mod builders_gen;
 pub mod call;
