@@ -223,6 +223,9 @@ pub struct OpDef {
     /// Storage dtypes the operator supports.
     pub dtypes: &'static [DType],
     pub grad: Grad,
+    /// A loss: its gradient ignores the head gradient (SoftmaxOutput, the regression
+    /// outputs), so as a graph output it needs none.
+    pub loss: bool,
     /// How a training step updates the mutable inputs (`None`: they do not change).
     pub aux_update: Option<AuxUpdateFn>,
 }
@@ -262,6 +265,7 @@ impl OpDef {
                 Compute::Scalar(_) => Grad::Elemwise,
                 _ => Grad::NotDifferentiable,
             },
+            loss: false,
             aux_update: None,
         }
     }
