@@ -43,6 +43,8 @@ impl GradReq {
 #[derive(Clone, Debug)]
 pub struct TrainingGraph {
     pub graph: Graph,
+    /// The forward nodes come first: `graph` nodes `0..forward_nodes`.
+    pub forward_nodes: usize,
     pub num_outputs: usize,
     /// Differentiated arguments (variable node, grad_req), in argument order.
     pub grads: Vec<(NodeId, GradReq)>,
@@ -349,8 +351,10 @@ pub fn differentiate(
         .collect();
     let (graph, map) = graph.prune(&keep);
     let moved = |id: NodeId| map[id.index()].expect("kept");
+    let forward_nodes = map[..forward_len].iter().filter(|m| m.is_some()).count();
     Ok(TrainingGraph {
         graph,
+        forward_nodes,
         num_outputs: g.heads.len(),
         grads: wrt.into_iter().map(|(id, req)| (moved(id), req)).collect(),
         aux_updates: aux_updates.into_iter().map(moved).collect(),

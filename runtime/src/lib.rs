@@ -3,15 +3,18 @@
 //! - [`engine`]: the dependency engine (variables, operations, reads and writes).
 //! - [`storage`]: pooled device memory; [`device`]: where arrays live.
 //! - [`ndarray`]: NDArray, lazily evaluated on the engine.
+//! - [`executor`]: a symbol bound to arrays, forward and backward on the engine.
 //!
 //! Later issues add the Executor, CPU kernels and the `llvm`/`cuda` backends (default
 //! features, gating nothing yet).
 
 pub mod device;
 pub mod engine;
+pub mod executor;
 pub mod ndarray;
 pub mod storage;
 
 pub use device::Device;
 pub use engine::{Engine, EngineError, EngineKind, FnProperty, Operator, Var};
+pub use executor::{Executor, GradReqs};
 pub use ndarray::{random, Element, NDArray};

@@ -80,13 +80,15 @@ fn backward_shape(a: &Attrs, ins: &mut [Shape], outs: &mut [Shape]) -> Result<()
             op.name
         ));
     }
-    if ins.iter().all(|s| shape::is_known(s)) {
-        let out = ins
+    // The head gradient has the forward output's shape: the broadcast of the inputs.
+    if ins[1..].iter().all(|s| shape::is_known(s)) {
+        let forward_out = ins[2..]
             .iter()
-            .try_fold(ins[0].clone(), |acc, s| shape::broadcast(&acc, s))?;
-        set_out(outs, 0, &out)?;
+            .try_fold(ins[1].clone(), |acc, s| shape::broadcast(&acc, s))?;
+        shape::set_in(ins, 0, &forward_out)?;
     }
-    Ok(())
+    let ograd = ins[0].clone();
+    set_out(outs, 0, &ograd)
 }
 
 /// The gradient has the dtype of the input it is for.

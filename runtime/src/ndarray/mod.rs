@@ -68,6 +68,15 @@ impl NDArray {
         })
     }
 
+    /// An array for an executor entry (written by the executor's operations before use).
+    pub(crate) fn uninit_for_executor(
+        shape: &[usize],
+        dtype: DType,
+        device: Device,
+    ) -> Result<NDArray> {
+        NDArray::uninit(shape, dtype, device)
+    }
+
     /// An array filled with `value`.
     pub fn full(shape: &[usize], value: f64, dtype: DType, device: Device) -> Result<NDArray> {
         let a = NDArray::uninit(shape, dtype, device)?;
@@ -232,6 +241,32 @@ impl NDArray {
             },
         );
         Ok(dst)
+    }
+
+    /// Overwrites this array with `src`'s values (same shape; converted to this dtype),
+    /// asynchronously.
+    pub fn copy_from(&self, src: &NDArray) -> Result<()> {
+        if src.shape() != self.shape() {
+            return Err(Error::Input(format!(
+                "cannot copy an array of shape {} into one of shape {}",
+                fmt_shape(src.shape()),
+                fmt_shape(self.shape())
+            )));
+        }
+        let (from, to) = (src.clone(), self.clone());
+        engine().push_fn(
+            "copy_from",
+            &[src.var().clone()],
+            &[self.var().clone()],
+            FnProperty::Normal,
+            0,
+            move || {
+                // SAFETY: the engine orders this after writes of `from` and exclusively for `to`.
+                unsafe { to.write_tensor(&from.read_tensor()) };
+                Ok(())
+            },
+        );
+        Ok(())
     }
 
     /// This array's bytes.

@@ -1,0 +1,566 @@
+//! The Executor: a symbol bound to arrays on a device, run on the engine.
+//!
+//! Binding infers every shape and dtype, builds the training graph when gradients are
+//! requested ([`kiln_compiler::autodiff`]), allocates an array per entry, and pre-creates
+//! one engine operation per node (MXNet's `NewOperator`), reading its input arrays and
+//! writing its outputs. [`Executor::forward`] and [`Executor::backward`] push them and
+//! return at once, so imperative updates of the same arrays (`w -= lr * g`) interleave in
+//! the right order. Kernels are the operators' reference kernels until the CPU backend
+//! arrives (Codegen issue); this interface is the one backends serve.
+
+use crate::device::Device;
+use crate::engine::{Engine, FnProperty, Operator, Var};
+use crate::ndarray::NDArray;
+use kiln_compiler::autodiff::{differentiate, GradReq, TrainingGraph};
+use kiln_compiler::infer::infer;
+use kiln_compiler::{Entry, Error, Graph, NodeId, Result, Symbol};
+use kiln_ops::shape::{fmt_shape, is_known};
+use kiln_ops::{DType, KernelCtx, Resource, Shape, Tensor};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// Which arguments get gradients, and how.
+#[derive(Clone, Debug)]
+pub enum GradReqs {
+    /// The same for every argument.
+    All(GradReq),
+    /// Per argument name; arguments not listed get none.
+    Each(HashMap<String, GradReq>),
+}
+
+impl GradReqs {
+    fn get(&self, name: &str) -> GradReq {
+        match self {
+            GradReqs::All(r) => *r,
+            GradReqs::Each(m) => m.get(name).copied().unwrap_or(GradReq::Null),
+        }
+    }
+}
+
+/// A bound symbol. Cloning gives another handle to the same arrays.
+#[derive(Clone)]
+pub struct Executor {
+    symbol: Symbol,
+    device: Device,
+    reqs: GradReqs,
+    arg_names: Vec<String>,
+    aux_names: Vec<String>,
+    args: Vec<NDArray>,
+    grads: Vec<Option<NDArray>>,
+    aux: Vec<NDArray>,
+    outputs: Vec<NDArray>,
+    head_grads: Vec<Option<NDArray>>,
+    plan: Arc<Plan>,
+}
+
+/// The pre-created operations of a bound executor.
+struct Plan {
+    forward_train: Vec<Arc<Operator>>,
+    forward_infer: Vec<Arc<Operator>>,
+    /// Backward nodes, then gradient writes, then aux updates.
+    backward: Vec<Arc<Operator>>,
+}
+
+fn engine() -> &'static Engine {
+    Engine::global()
+}
+
+impl Executor {
+    /// Binds with arrays allocated (zero-filled) from the given input shapes, MXNet's
+    /// `simple_bind`.
+    pub fn simple_bind(
+        symbol: &Symbol,
+        device: Device,
+        shapes: &[(&str, &[usize])],
+        reqs: GradReqs,
+    ) -> Result<Executor> {
+        let inferred = symbol.infer_shape(shapes)?;
+        let (arg_types, _, aux_types) = symbol.infer_type(&[])?;
+        let zeros = |s: &[usize], d: DType| NDArray::zeros(s, d, device);
+        let args: Vec<NDArray> = inferred
+            .arguments
+            .iter()
+            .zip(&arg_types)
+            .map(|(s, &d)| zeros(s, d))
+            .collect::<Result<_>>()?;
+        let aux: Vec<NDArray> = inferred
+            .aux_states
+            .iter()
+            .zip(&aux_types)
+            .map(|(s, &d)| zeros(s, d))
+            .collect::<Result<_>>()?;
+        let grads: Vec<Option<NDArray>> = symbol
+            .list_arguments()
+            .iter()
+            .zip(&args)
+            .map(|(n, a)| match reqs.get(n) {
+                GradReq::Null => Ok(None),
+                _ => zeros(a.shape(), a.dtype()).map(Some),
+            })
+            .collect::<Result<_>>()?;
+        Executor::build(symbol, device, args, grads, aux, reqs)
+    }
+
+    /// Binds to the caller's arrays (every argument and aux state by name; gradient arrays
+    /// for the arguments whose grad_req is not null), MXNet's `bind`.
+    pub fn bind(
+        symbol: &Symbol,
+        device: Device,
+        args: &HashMap<String, NDArray>,
+        grads: &HashMap<String, NDArray>,
+        aux: &HashMap<String, NDArray>,
+        reqs: GradReqs,
+    ) -> Result<Executor> {
+        let take = |map: &HashMap<String, NDArray>,
+                    names: Vec<String>,
+                    what: &str|
+         -> Result<Vec<NDArray>> {
+            names
+                .iter()
+                .map(|n| {
+                    map.get(n)
+                        .cloned()
+                        .ok_or_else(|| Error::Input(format!("bind: no array for {what} `{n}`")))
+                })
+                .collect()
+        };
+        let arg_arrays = take(args, symbol.list_arguments(), "argument")?;
+        let aux_arrays = take(aux, symbol.list_auxiliary_states(), "aux state")?;
+        let grad_arrays = symbol
+            .list_arguments()
+            .iter()
+            .map(|n| match reqs.get(n) {
+                GradReq::Null => Ok(None),
+                _ => grads
+                    .get(n)
+                    .cloned()
+                    .map(Some)
+                    .ok_or_else(|| Error::Input(format!("bind: no gradient array for `{n}`"))),
+            })
+            .collect::<Result<_>>()?;
+        Executor::build(symbol, device, arg_arrays, grad_arrays, aux_arrays, reqs)
+    }
+
+    fn build(
+        symbol: &Symbol,
+        device: Device,
+        args: Vec<NDArray>,
+        grads: Vec<Option<NDArray>>,
+        aux: Vec<NDArray>,
+        reqs: GradReqs,
+    ) -> Result<Executor> {
+        let arg_names = symbol.list_arguments();
+        let aux_names = symbol.list_auxiliary_states();
+        let forward = symbol.to_graph()?;
+        let req_map: HashMap<String, GradReq> =
+            arg_names.iter().map(|n| (n.clone(), reqs.get(n))).collect();
+        let training = if req_map.values().any(|r| *r != GradReq::Null) {
+            differentiate(&forward, &req_map, true)?
+        } else {
+            TrainingGraph {
+                forward_nodes: forward.len(),
+                num_outputs: forward.heads.len(),
+                graph: forward,
+                grads: vec![],
+                aux_updates: vec![],
+                head_grads: vec![],
+            }
+        };
+        let g = &training.graph;
+        // Every variable's array, by node.
+        let mut bound: HashMap<NodeId, NDArray> = HashMap::new();
+        for (id, a) in g
+            .argument_ids()
+            .into_iter()
+            .zip(&args)
+            .chain(g.aux_state_ids().into_iter().zip(&aux))
+        {
+            bound.insert(id, a.clone());
+        }
+        // Shapes and dtypes of every entry, from the bound arrays.
+        let shapes: HashMap<String, Shape> = g
+            .node_ids()
+            .filter_map(|id| {
+                bound
+                    .get(&id)
+                    .map(|a| (g.node(id).name.clone(), a.shape().to_vec()))
+            })
+            .collect();
+        let dtypes = g
+            .node_ids()
+            .filter_map(|id| bound.get(&id).map(|a| (g.node(id).name.clone(), a.dtype())))
+            .collect();
+        let inferred = infer(g, &shapes, &dtypes)?;
+        let mut head_arrays: Vec<Option<NDArray>> = Vec::new();
+        for h in &training.head_grads {
+            head_arrays.push(match h {
+                Some(id) => {
+                    let e = Entry {
+                        node: *id,
+                        index: 0,
+                    };
+                    let a = NDArray::zeros(
+                        inferred.shape(e),
+                        inferred.dtype(e).unwrap_or(DType::F32),
+                        device,
+                    )?;
+                    bound.insert(*id, a.clone());
+                    Some(a)
+                }
+                None => None,
+            });
+        }
+        // An array per operator output.
+        let mut entries: Vec<Vec<NDArray>> = Vec::with_capacity(g.len());
+        for id in g.node_ids() {
+            let n = g.node(id);
+            if n.is_variable() {
+                let a = bound.get(&id).cloned().ok_or_else(|| {
+                    Error::Input(format!("bind: variable `{}` has no array", n.name))
+                })?;
+                entries.push(vec![a]);
+                continue;
+            }
+            let mut outs = Vec::new();
+            for (index, s) in inferred.shapes[id.index()].iter().enumerate() {
+                if !is_known(s) {
+                    return Err(Error::Shape(format!(
+                        "{}: output {index} has unknown shape {}",
+                        n.describe(),
+                        fmt_shape(s)
+                    )));
+                }
+                let d = inferred.dtypes[id.index()][index].unwrap_or(DType::F32);
+                outs.push(NDArray::uninit_for_executor(s, d, device)?);
+            }
+            entries.push(outs);
+        }
+        let entry = |e: Entry| entries[e.node.index()][e.index].clone();
+        let outputs: Vec<NDArray> = g.heads[..training.num_outputs]
+            .iter()
+            .map(|&e| entry(e))
+            .collect();
+        let seed = crate::ndarray::random::next_key().0;
+        let rng = engine().new_var();
+        let node_op = |id: NodeId, is_train: bool| -> Arc<Operator> {
+            node_operator(
+                g,
+                id,
+                &entries,
+                &inferred.shapes,
+                &inferred.dtypes,
+                is_train,
+                seed,
+                &rng,
+            )
+        };
+        let ops: Vec<NodeId> = g
+            .node_ids()
+            .filter(|&id| !g.node(id).is_variable())
+            .collect();
+        let (fwd, bwd): (Vec<NodeId>, Vec<NodeId>) = ops
+            .into_iter()
+            .partition(|id| id.index() < training.forward_nodes);
+        let forward_train = fwd.iter().map(|&id| node_op(id, true)).collect();
+        let forward_infer = fwd.iter().map(|&id| node_op(id, false)).collect();
+        let mut backward: Vec<Arc<Operator>> = bwd.iter().map(|&id| node_op(id, true)).collect();
+        let grad_slot: HashMap<NodeId, usize> = g
+            .argument_ids()
+            .into_iter()
+            .enumerate()
+            .map(|(i, id)| (id, i))
+            .collect();
+        for (k, &(id, req)) in training.grads.iter().enumerate() {
+            let target = grads[grad_slot[&id]].clone().ok_or_else(|| {
+                Error::Input(format!("no gradient array for `{}`", g.node(id).name))
+            })?;
+            backward.push(store(
+                &format!("grad {}", g.node(id).name),
+                &entry(training.grad_entry(k)),
+                &target,
+                req == GradReq::Add,
+            )?);
+        }
+        for (k, &id) in training.aux_updates.iter().enumerate() {
+            let target = bound[&id].clone();
+            backward.push(store(
+                &format!("update {}", g.node(id).name),
+                &entry(training.aux_entry(k)),
+                &target,
+                false,
+            )?);
+        }
+        let plan = Plan {
+            forward_train,
+            forward_infer,
+            backward,
+        };
+        Ok(Executor {
+            symbol: symbol.clone(),
+            device,
+            reqs,
+            arg_names,
+            aux_names,
+            args,
+            grads,
+            aux,
+            outputs,
+            head_grads: head_arrays,
+            plan: Arc::new(plan),
+        })
+    }
+
+    /// Pushes the forward pass (training mode: BatchNorm uses batch statistics, Dropout
+    /// drops). Returns at once; read [`Executor::outputs`] to wait.
+    pub fn forward(&self, is_train: bool) {
+        let ops = if is_train {
+            &self.plan.forward_train
+        } else {
+            &self.plan.forward_infer
+        };
+        ops.iter().for_each(|op| engine().push(op, 0));
+    }
+
+    /// Copies `inputs` (by argument name) into the bound arrays, then runs forward.
+    pub fn forward_with(&self, is_train: bool, inputs: &[(&str, &NDArray)]) -> Result<()> {
+        for (name, a) in inputs {
+            let i = self
+                .arg_names
+                .iter()
+                .position(|n| n == name)
+                .ok_or_else(|| Error::Input(format!("forward: no argument named `{name}`")))?;
+            self.args[i].copy_from(a)?;
+        }
+        self.forward(is_train);
+        Ok(())
+    }
+
+    /// Pushes the backward pass: gradients into the gradient arrays (written or added per
+    /// grad_req) and, for BatchNorm in training, the moving statistics into the aux arrays.
+    /// `head_grads` holds one array per non-loss output (loss outputs need none).
+    pub fn backward(&self, head_grads: &[NDArray]) -> Result<()> {
+        let needed: Vec<&NDArray> = self.head_grads.iter().flatten().collect();
+        if head_grads.len() != needed.len() {
+            let outs = self.symbol.list_outputs();
+            return Err(Error::Input(format!(
+                "backward: {} head gradients given, but the outputs need {} (outputs: {}; loss outputs need none)",
+                head_grads.len(),
+                needed.len(),
+                outs.join(", ")
+            )));
+        }
+        for (dst, src) in needed.into_iter().zip(head_grads) {
+            dst.copy_from(src)?;
+        }
+        self.plan
+            .backward
+            .iter()
+            .for_each(|op| engine().push(op, 0));
+        Ok(())
+    }
+
+    pub fn outputs(&self) -> &[NDArray] {
+        &self.outputs
+    }
+    pub fn arg_arrays(&self) -> &[NDArray] {
+        &self.args
+    }
+    pub fn grad_arrays(&self) -> &[Option<NDArray>] {
+        &self.grads
+    }
+    pub fn aux_arrays(&self) -> &[NDArray] {
+        &self.aux
+    }
+    pub fn device(&self) -> Device {
+        self.device
+    }
+    pub fn arg_dict(&self) -> HashMap<String, NDArray> {
+        self.arg_names
+            .iter()
+            .cloned()
+            .zip(self.args.iter().cloned())
+            .collect()
+    }
+    pub fn grad_dict(&self) -> HashMap<String, NDArray> {
+        self.arg_names
+            .iter()
+            .cloned()
+            .zip(&self.grads)
+            .filter_map(|(n, g)| g.clone().map(|g| (n, g)))
+            .collect()
+    }
+    pub fn aux_dict(&self) -> HashMap<String, NDArray> {
+        self.aux_names
+            .iter()
+            .cloned()
+            .zip(self.aux.iter().cloned())
+            .collect()
+    }
+
+    /// Copies parameter values in by name; names the executor does not have are an error
+    /// unless `allow_extra`.
+    pub fn copy_params_from(
+        &self,
+        args: &HashMap<String, NDArray>,
+        aux: &HashMap<String, NDArray>,
+        allow_extra: bool,
+    ) -> Result<()> {
+        for (map, names, arrays, what) in [
+            (args, &self.arg_names, &self.args, "argument"),
+            (aux, &self.aux_names, &self.aux, "aux state"),
+        ] {
+            for (name, src) in map {
+                match names.iter().position(|n| n == name) {
+                    Some(i) => arrays[i].copy_from(src)?,
+                    None if allow_extra => {}
+                    None => {
+                        return Err(Error::Input(format!(
+                            "copy_params_from: the executor has no {what} `{name}`"
+                        )))
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A new executor for other input shapes (a new batch size): arrays whose shape does
+    /// not change are shared, the rest are allocated anew.
+    pub fn reshape(&self, shapes: &[(&str, &[usize])]) -> Result<Executor> {
+        let inferred = self.symbol.infer_shape(shapes)?;
+        let reuse = |old: &NDArray, s: &Shape| -> Result<NDArray> {
+            if old.shape() == s.as_slice() {
+                Ok(old.clone())
+            } else {
+                NDArray::zeros(s, old.dtype(), self.device)
+            }
+        };
+        let args: Vec<NDArray> = self
+            .args
+            .iter()
+            .zip(&inferred.arguments)
+            .map(|(a, s)| reuse(a, s))
+            .collect::<Result<_>>()?;
+        let grads = self
+            .grads
+            .iter()
+            .zip(&inferred.arguments)
+            .map(|(g, s)| g.as_ref().map(|g| reuse(g, s)).transpose())
+            .collect::<Result<_>>()?;
+        let aux: Vec<NDArray> = self
+            .aux
+            .iter()
+            .zip(&inferred.aux_states)
+            .map(|(a, s)| reuse(a, s))
+            .collect::<Result<_>>()?;
+        Executor::build(
+            &self.symbol,
+            self.device,
+            args,
+            grads,
+            aux,
+            self.reqs.clone(),
+        )
+    }
+}
+
+/// The engine operation of one node: reads its input arrays, runs the operator's kernel,
+/// writes its output arrays. Random operators also write the executor's generator variable,
+/// which orders them, and draw a fresh key each run.
+#[allow(clippy::too_many_arguments)]
+fn node_operator(
+    g: &Graph,
+    id: NodeId,
+    entries: &[Vec<NDArray>],
+    shapes: &[Vec<Shape>],
+    dtypes: &[Vec<Option<DType>>],
+    is_train: bool,
+    seed: [u32; 2],
+    rng: &Var,
+) -> Arc<Operator> {
+    let n = g.node(id);
+    let op = n.op.expect("operator node");
+    let params = n.params.clone().expect("parsed params");
+    let inputs: Vec<NDArray> = n
+        .inputs
+        .iter()
+        .map(|e| entries[e.node.index()][e.index].clone())
+        .collect();
+    let outputs = entries[id.index()].clone();
+    let out_shapes = shapes[id.index()].clone();
+    let out_dtypes: Vec<DType> = dtypes[id.index()]
+        .iter()
+        .map(|d| d.unwrap_or(DType::F32))
+        .collect();
+    let (in_names, out_names) = (n.input_names(), n.output_names().0);
+    let reads: Vec<Var> = inputs.iter().map(|a| a.var().clone()).collect();
+    let mut writes: Vec<Var> = outputs.iter().map(|a| a.var().clone()).collect();
+    let random = op.resources.contains(&Resource::Random);
+    if random {
+        writes.push(rng.clone());
+    }
+    let runs = AtomicU64::new(0);
+    let node_index = id.index() as u64;
+    engine().new_operator(&n.name, &reads, &writes, FnProperty::Normal, move || {
+        // Random operators run in push order (they all write `rng`), so the run count
+        // gives the same key sequence whatever the thread count.
+        let rng_key = if random {
+            let k = runs.fetch_add(1, Ordering::Relaxed);
+            kiln_ops::random::key(
+                ((seed[0] as u64) << 32) | seed[1] as u64,
+                (node_index << 32) | k,
+            )
+        } else {
+            [0, 0]
+        };
+        // SAFETY: the engine runs this after pending writes of the inputs and exclusively
+        // for the outputs.
+        let tensors: Vec<Tensor> = inputs.iter().map(|a| unsafe { a.read_tensor() }).collect();
+        let refs: Vec<&Tensor> = tensors.iter().collect();
+        let ctx = KernelCtx {
+            attrs: &params,
+            is_train,
+            out_shapes: &out_shapes,
+            out_dtypes: &out_dtypes,
+            rng_key,
+        };
+        let values =
+            kiln_ops::evaluate(op, &ctx, &refs).map_err(|e| e.render(&in_names, &out_names))?;
+        for (a, t) in outputs.iter().zip(&values) {
+            // SAFETY: as above.
+            unsafe { a.write_tensor(t) };
+        }
+        Ok(())
+    })
+}
+
+/// An operation writing (or adding) `src` into `dst`.
+fn store(name: &str, src: &NDArray, dst: &NDArray, add: bool) -> Result<Arc<Operator>> {
+    if src.shape() != dst.shape() {
+        return Err(Error::Input(format!(
+            "{name}: array of shape {} cannot hold {}",
+            fmt_shape(dst.shape()),
+            fmt_shape(src.shape())
+        )));
+    }
+    let (from, to) = (src.clone(), dst.clone());
+    let reads = [src.var().clone()];
+    let writes = [dst.var().clone()];
+    Ok(
+        engine().new_operator(name, &reads, &writes, FnProperty::Normal, move || {
+            // SAFETY: ordered by the engine: after writes of `from`, exclusive for `to`.
+            let mut value = unsafe { from.read_tensor() };
+            if add {
+                let old = unsafe { to.read_tensor() };
+                value
+                    .data
+                    .iter_mut()
+                    .zip(&old.data)
+                    .for_each(|(v, o)| *v += o);
+            }
+            unsafe { to.write_tensor(&value) };
+            Ok(())
+        }),
+    )
+}

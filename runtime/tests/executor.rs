@@ -1,0 +1,245 @@
+//! The Executor: binding, forward/backward on the engine, gradient requests, the paper's
+//! asynchronous gradient-descent loop, reshape and binding errors.
+
+use kiln_compiler::autodiff::GradReq;
+use kiln_compiler::builders as sym;
+use kiln_compiler::Symbol;
+use kiln_ops::DType;
+use kiln_runtime::{Device, Executor, GradReqs, NDArray};
+use std::collections::HashMap;
+
+fn arr(data: &[f32], shape: &[usize]) -> NDArray {
+    NDArray::from_slice(data, shape).unwrap()
+}
+
+/// y = tanh(w * x + b), element-wise with broadcasting: w and b are (3,), x is (n, 3).
+fn net() -> Symbol {
+    let x = Symbol::var("x");
+    let (w, b) = (
+        Symbol::variable("w").shape(&[3]).build(),
+        Symbol::variable("b").shape(&[3]).build(),
+    );
+    let wx = sym::broadcast_mul().lhs(&x).rhs(&w).build().unwrap();
+    let z = sym::broadcast_add().lhs(&wx).rhs(&b).build().unwrap();
+    sym::tanh().data(&z).name("y").build().unwrap()
+}
+
+#[test]
+fn forward_and_backward_match_hand_derivatives() {
+    let reqs = GradReqs::Each(HashMap::from([
+        ("w".to_string(), GradReq::Write),
+        ("b".to_string(), GradReq::Write),
+    ]));
+    let exe = Executor::simple_bind(&net(), Device::Cpu, &[("x", &[2, 3])], reqs).unwrap();
+    let (x, w, b) = (
+        [0.5f32, -1.0, 2.0, 1.5, 0.25, -0.5],
+        [0.3f32, -0.7, 0.2],
+        [0.1f32, 0.0, -0.4],
+    );
+    exe.copy_params_from(
+        &HashMap::from([
+            ("w".into(), arr(&w, &[3])),
+            ("b".into(), arr(&b, &[3])),
+            ("x".into(), arr(&x, &[2, 3])),
+        ]),
+        &HashMap::new(),
+        false,
+    )
+    .unwrap();
+    exe.forward(true);
+    let head = arr(&[1.0, 2.0, -1.0, 0.5, 1.0, 3.0], &[2, 3]);
+    exe.backward(std::slice::from_ref(&head)).unwrap();
+    let y = exe.outputs()[0].to_vec::<f32>().unwrap();
+    let (gw, gb) = (
+        exe.grad_dict()["w"].to_vec::<f32>().unwrap(),
+        exe.grad_dict()["b"].to_vec::<f32>().unwrap(),
+    );
+    let h = head.to_vec::<f32>().unwrap();
+    for j in 0..3 {
+        let (mut dw, mut db) = (0.0f64, 0.0f64);
+        for i in 0..2 {
+            let z = x[i * 3 + j] as f64 * w[j] as f64 + b[j] as f64;
+            assert!((y[i * 3 + j] as f64 - z.tanh()).abs() < 1e-6);
+            let d = (1.0 - z.tanh().powi(2)) * h[i * 3 + j] as f64;
+            dw += d * x[i * 3 + j] as f64;
+            db += d;
+        }
+        assert!(
+            (gw[j] as f64 - dw).abs() < 1e-5,
+            "dw[{j}] {} vs {dw}",
+            gw[j]
+        );
+        assert!(
+            (gb[j] as f64 - db).abs() < 1e-5,
+            "db[{j}] {} vs {db}",
+            gb[j]
+        );
+    }
+    assert!(
+        !exe.grad_dict().contains_key("x"),
+        "no gradient for x unless asked"
+    );
+}
+
+#[test]
+fn grad_req_add_accumulates() {
+    let exe = Executor::simple_bind(
+        &net(),
+        Device::Cpu,
+        &[("x", &[1, 3])],
+        GradReqs::Each(HashMap::from([("b".to_string(), GradReq::Add)])),
+    )
+    .unwrap();
+    exe.copy_params_from(
+        &HashMap::from([("x".into(), arr(&[1.0, 2.0, 3.0], &[1, 3]))]),
+        &HashMap::new(),
+        false,
+    )
+    .unwrap();
+    let head = arr(&[1.0, 1.0, 1.0], &[1, 3]);
+    for _ in 0..3 {
+        exe.forward(true);
+        exe.backward(std::slice::from_ref(&head)).unwrap();
+    }
+    // w = 0, b = 0: tanh'(0) = 1, so each pass adds the head gradient.
+    assert_eq!(
+        exe.grad_dict()["b"].to_vec::<f32>().unwrap(),
+        [3.0, 3.0, 3.0]
+    );
+}
+
+/// The paper's example: `forward; backward; w -= lr * g` pushed asynchronously gives the
+/// same weights as waiting after every step.
+#[test]
+fn asynchronous_gradient_descent_matches_synchronous() {
+    let run = |sync: bool| -> Vec<f32> {
+        let reqs = GradReqs::Each(HashMap::from([
+            ("w".to_string(), GradReq::Write),
+            ("b".to_string(), GradReq::Write),
+        ]));
+        let exe = Executor::simple_bind(&net(), Device::Cpu, &[("x", &[4, 3])], reqs).unwrap();
+        let x: Vec<f32> = (0..12).map(|i| ((i * 5 % 7) as f32 - 3.0) / 4.0).collect();
+        exe.copy_params_from(
+            &HashMap::from([
+                ("x".into(), arr(&x, &[4, 3])),
+                ("w".into(), arr(&[0.5, -0.5, 0.25], &[3])),
+            ]),
+            &HashMap::new(),
+            false,
+        )
+        .unwrap();
+        let head = arr(&[1.0; 12], &[4, 3]);
+        let (mut w, mut b) = (exe.arg_dict()["w"].clone(), exe.arg_dict()["b"].clone());
+        let grads = exe.grad_dict();
+        for _ in 0..20 {
+            exe.forward(true);
+            exe.backward(std::slice::from_ref(&head)).unwrap();
+            w -= &(&grads["w"] * 0.1);
+            b -= &(&grads["b"] * 0.1);
+            if sync {
+                w.wait_to_read().unwrap();
+                b.wait_to_read().unwrap();
+            }
+        }
+        let mut out = w.to_vec::<f32>().unwrap();
+        out.extend(b.to_vec::<f32>().unwrap());
+        out
+    };
+    let (asynchronous, synchronous) = (run(false), run(true));
+    assert_eq!(asynchronous, synchronous);
+    assert_ne!(
+        synchronous[..3],
+        [0.5, -0.5, 0.25],
+        "training moved the weights"
+    );
+}
+
+#[test]
+fn binding_errors_name_the_argument_and_shapes() {
+    let e = Executor::simple_bind(&net(), Device::Cpu, &[], GradReqs::All(GradReq::Null))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("cannot infer the shapes of: x=unknown"), "{e}");
+    let w = Symbol::variable("w").shape(&[4]).build();
+    let y = &Symbol::var("x") * &w;
+    let e = Executor::simple_bind(
+        &y,
+        Device::Cpu,
+        &[("x", &[3])],
+        GradReqs::All(GradReq::Null),
+    )
+    .err()
+    .unwrap()
+    .to_string();
+    assert!(
+        e.contains("elemwise_mul") && e.contains("(3,)") && e.contains("(4,)"),
+        "{e}"
+    );
+    let e = Executor::simple_bind(
+        &net(),
+        Device::Cuda(0),
+        &[("x", &[2, 3])],
+        GradReqs::All(GradReq::Null),
+    )
+    .err()
+    .unwrap()
+    .to_string();
+    assert!(e.contains("CUDA"), "{e}");
+    let exe = Executor::simple_bind(
+        &net(),
+        Device::Cpu,
+        &[("x", &[2, 3])],
+        GradReqs::All(GradReq::Write),
+    )
+    .unwrap();
+    let e = exe.backward(&[]).unwrap_err().to_string();
+    assert!(
+        e.contains("0 head gradients given, but the outputs need 1"),
+        "{e}"
+    );
+    let e = exe
+        .copy_params_from(
+            &HashMap::from([("v".into(), arr(&[1.0], &[1]))]),
+            &HashMap::new(),
+            false,
+        )
+        .unwrap_err()
+        .to_string();
+    assert_eq!(e, "copy_params_from: the executor has no argument `v`");
+}
+
+#[test]
+fn reshape_keeps_parameters_and_changes_the_batch() {
+    let exe = Executor::simple_bind(
+        &net(),
+        Device::Cpu,
+        &[("x", &[2, 3])],
+        GradReqs::All(GradReq::Null),
+    )
+    .unwrap();
+    exe.copy_params_from(
+        &HashMap::from([("w".into(), arr(&[1.0, 2.0, 3.0], &[3]))]),
+        &HashMap::new(),
+        false,
+    )
+    .unwrap();
+    let big = exe.reshape(&[("x", &[5, 3])]).unwrap();
+    assert_eq!(big.arg_dict()["x"].shape(), [5, 3]);
+    assert_eq!(
+        big.arg_dict()["w"].to_vec::<f32>().unwrap(),
+        [1.0, 2.0, 3.0],
+        "parameters are shared"
+    );
+    big.forward_with(
+        false,
+        &[(
+            "x",
+            &NDArray::ones(&[5, 3], DType::F32, Device::Cpu).unwrap(),
+        )],
+    )
+    .unwrap();
+    let y = big.outputs()[0].to_vec::<f32>().unwrap();
+    assert_eq!(y.len(), 15);
+    assert!((y[2] - 3.0f32.tanh()).abs() < 1e-6);
+}
