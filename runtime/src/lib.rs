@@ -4,16 +4,19 @@
 //! - [`storage`]: pooled device memory; [`device`]: where arrays live.
 //! - [`ndarray`]: NDArray, lazily evaluated on the engine.
 //! - [`executor`]: a symbol bound to arrays, forward and backward on the engine.
+//! - [`checkpoint`]: MXNet checkpoints (`prefix-symbol.json`, `prefix-%04d.params`).
 //!
 //! Later issues add the Executor, CPU kernels and the `llvm`/`cuda` backends (default
 //! features, gating nothing yet).
 
+pub mod checkpoint;
 pub mod device;
 pub mod engine;
 pub mod executor;
 pub mod ndarray;
 pub mod storage;
 
+pub use checkpoint::{load_checkpoint, save_checkpoint};
 pub use device::Device;
 pub use engine::{Engine, EngineError, EngineKind, FnProperty, Operator, Var};
 pub use executor::{Executor, GradReqs};

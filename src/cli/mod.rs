@@ -1,6 +1,7 @@
 //! Subcommands of the `kiln` tool, one file each.
 
 mod bench;
+mod grad;
 mod inspect;
 mod ops;
 mod run;
@@ -27,6 +28,8 @@ enum Command {
     Inspect(inspect::Args),
     /// Run a forward pass in inference mode on the reference interpreter.
     Run(run::Args),
+    /// One forward and backward pass in training mode; writes the parameters' gradients.
+    Grad(grad::Args),
     /// Measure a workload against a baseline from the same run.
     Bench(bench::Args),
 }
@@ -37,6 +40,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Inspect(a) => inspect::run(a),
         Command::Run(a) => run::run(a),
         Command::Bench(a) => bench::run(a),
+        Command::Grad(a) => grad::run(a),
     }
 }
 
@@ -62,4 +66,67 @@ pub fn parse_named_path(s: &str) -> std::result::Result<(String, std::path::Path
         .split_once('=')
         .ok_or_else(|| format!("expected NAME=FILE, got {s:?}"))?;
     Ok((name.to_string(), path.into()))
+}
+
+/// The values a command runs a model on: parameters from a `.params` file (MXNet's
+/// `arg:`/`aux:` prefixes stripped), inputs from `.npy` files, and zeros for labels the
+/// caller did not give. Also returns the names the params file provided.
+pub fn load_inputs(
+    sym: &kiln::Symbol,
+    g: &kiln::compiler::Graph,
+    params: Option<&std::path::Path>,
+    inputs: &[(String, std::path::PathBuf)],
+) -> Result<(std::collections::HashMap<String, kiln::Tensor>, Vec<String>)> {
+    use kiln::compiler::formats::{npy, params as params_format};
+    use kiln::Error;
+    let mut values = std::collections::HashMap::new();
+    let mut from_params = Vec::new();
+    if let Some(path) = params {
+        let file = params_format::read_params(path)?;
+        let named = file.named().ok_or_else(|| {
+            Error::Input(format!(
+                "{}: holds an unnamed list of arrays, not named parameters",
+                path.display()
+            ))
+        })?;
+        for (key, t) in named {
+            let name = key
+                .strip_prefix("arg:")
+                .or_else(|| key.strip_prefix("aux:"))
+                .unwrap_or(key);
+            from_params.push(name.to_string());
+            values.insert(name.to_string(), t.clone());
+        }
+    }
+    for (name, path) in inputs {
+        if g.variable(name).is_none() {
+            return Err(Error::Input(format!(
+                "--input {name}: the model has no input named `{name}` (inputs: {})",
+                sym.list_inputs().join(", ")
+            )));
+        }
+        values.insert(name.clone(), npy::read_npy(path)?);
+    }
+    // Loss heads read a label even where it does not matter (inference): labels not
+    // given are zeros of their inferred shape, as MXNet's predictor binds them.
+    let shapes = values
+        .iter()
+        .map(|(k, t)| (k.clone(), t.shape.clone()))
+        .collect();
+    let inferred = kiln::compiler::infer::infer_shapes(g, &shapes)?;
+    for id in g.node_ids() {
+        let n = g.node(id);
+        let shape = &inferred[id.index()][0];
+        if n.is_variable()
+            && n.name.ends_with("label")
+            && !values.contains_key(&n.name)
+            && kiln::ops::shape::is_known(shape)
+        {
+            values.insert(
+                n.name.clone(),
+                kiln::Tensor::zeros(kiln::DType::F32, shape.clone()),
+            );
+        }
+    }
+    Ok((values, from_params))
 }

@@ -1,0 +1,80 @@
+//! `kiln grad MODEL-symbol.json --params FILE.params --input NAME=FILE.npy...
+//! --output-grads GRADS.params`: one forward and backward in training mode on the reference
+//! interpreter; the gradient of every argument that has a value in `--params` is written
+//! under the argument's name (MXNet's `.params` format).
+
+use super::{load_inputs, parse_named_path};
+use kiln::compiler::autodiff::{differentiate, GradReq};
+use kiln::compiler::formats::params::{write_params, ParamFile};
+use kiln::compiler::infer::infer;
+use kiln::compiler::{interpret, RunOptions};
+use kiln::{Result, Symbol, Tensor};
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The symbol file.
+    model: PathBuf,
+    /// Parameters (`arg:`/`aux:` prefixed names as MXNet checkpoints, or plain names).
+    #[arg(long)]
+    params: PathBuf,
+    /// An input as NAME=FILE.npy (repeatable).
+    #[arg(long = "input", value_parser = parse_named_path)]
+    inputs: Vec<(String, PathBuf)>,
+    /// Where to write the gradients.
+    #[arg(long = "output-grads")]
+    output_grads: PathBuf,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let sym = Symbol::load(&args.model)?;
+    let g = sym.to_graph()?;
+    let (mut values, param_names) = load_inputs(&sym, &g, Some(&args.params), &args.inputs)?;
+    let args_with_values: Vec<String> = sym
+        .list_arguments()
+        .into_iter()
+        .filter(|n| param_names.contains(n))
+        .collect();
+    let reqs: HashMap<String, GradReq> = args_with_values
+        .iter()
+        .map(|n| (n.clone(), GradReq::Write))
+        .collect();
+    let tg = differentiate(&g, &reqs, true)?;
+    // Head gradients of ones for outputs that are not losses.
+    let shapes = values
+        .iter()
+        .map(|(k, t)| (k.clone(), t.shape.clone()))
+        .collect();
+    let dtypes = values.iter().map(|(k, t)| (k.clone(), t.dtype)).collect();
+    let inferred = infer(&g, &shapes, &dtypes)?;
+    for (head, &e) in tg.head_grads.iter().zip(&g.heads) {
+        if let Some(id) = head {
+            let dtype = inferred.dtype(e).unwrap_or(kiln::DType::F32);
+            values.insert(
+                tg.graph.node(*id).name.clone(),
+                Tensor::full(dtype, inferred.shape(e).clone(), 1.0),
+            );
+        }
+    }
+    let results = interpret(
+        &tg.graph,
+        &values,
+        RunOptions {
+            is_train: true,
+            seed: 0,
+        },
+    )?;
+    let mut file = ParamFile::default();
+    for (i, (id, _)) in tg.grads.iter().enumerate() {
+        file.names.push(tg.graph.node(*id).name.clone());
+        file.arrays.push(results[tg.num_outputs + i].clone());
+    }
+    write_params(&args.output_grads, &file)?;
+    println!(
+        "wrote the gradients of {} arguments to {}",
+        file.names.len(),
+        args.output_grads.display()
+    );
+    Ok(())
+}
