@@ -143,3 +143,43 @@ fn bench_engine_reports_json_rows() {
     let o = kiln(&["bench", "nothing"]);
     assert!(String::from_utf8_lossy(&o.stderr).contains("unknown workload `nothing`"));
 }
+
+#[test]
+fn grad_writes_mxnet_gradients() {
+    use kiln::compiler::formats::{npy, params};
+    let file = common::params("train/mlp.params");
+    let dir = std::env::temp_dir().join(format!("kiln-grad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // Weights in one file, inputs as .npy, as a user would have them.
+    let mut weights = kiln::compiler::ParamFile::default();
+    for (key, t) in file.named().unwrap() {
+        if key.starts_with("arg:") && key != "arg:data" && key != "arg:softmax_label" {
+            weights.names.push(key.to_string());
+            weights.arrays.push(t.clone());
+        }
+    }
+    params::write_params(dir.join("w.params"), &weights).unwrap();
+    npy::write_npy(dir.join("data.npy"), file.get("arg:data").unwrap()).unwrap();
+    npy::write_npy(dir.join("label.npy"), file.get("arg:softmax_label").unwrap()).unwrap();
+    let p = |f: &str| dir.join(f).to_str().unwrap().to_string();
+    let model = fixture("train/mlp-symbol.json");
+    stdout(&kiln(&[
+        "grad",
+        model.to_str().unwrap(),
+        "--params",
+        &p("w.params"),
+        "--input",
+        &format!("data={}", p("data.npy")),
+        "--input",
+        &format!("softmax_label={}", p("label.npy")),
+        "--output-grads",
+        &p("grads.params"),
+    ]));
+    let grads = params::read_params(dir.join("grads.params")).unwrap();
+    assert_eq!(grads.names, ["fc1_weight", "fc1_bias", "fc2_weight", "fc2_bias"]);
+    for (name, t) in grads.named().unwrap() {
+        let want = file.get(&format!("grad:{name}")).unwrap();
+        assert!(common::compare(t, want, 1e-5).is_none(), "{name}");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}

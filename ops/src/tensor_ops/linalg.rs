@@ -1,9 +1,27 @@
 //! Matrix products: dot and batch_dot, library kernels ("gemm", "batch_gemm") with naive
 //! references.
+//!
+//! Their gradients are products again. For `C = op(A)·op(B)` (op: the transpose flag):
+//!
+//! | transpose_a, transpose_b | dA | dB |
+//! |---|---|---|
+//! | F, F | dC·Bᵀ | Aᵀ·dC |
+//! | F, T | dC·B | dCᵀ·A |
+//! | T, F | B·dCᵀ | A·dC |
+//! | T, T | Bᵀ·dCᵀ | dCᵀ·Aᵀ |
+//!
+//! batch_dot applies the table per batch directly. dot applies it to its 2-D views — lhs
+//! and rhs reshaped as dot flattens them, and the head gradient as (M, N) by
+//! `_dot_out_2d` (a rule cannot see ranks, so that view takes the inputs for their
+//! shapes) — and reshapes the results back with reshape_like.
 
+use super::apply;
 use crate::param::{param, ParamDef, ParamType};
-use crate::shape::{fmt_shape, invalid, set_out, OpError, Shape};
-use crate::{Attrs, Compute, Inputs, KernelCtx, OpDef, Pattern, Registry, Tensor};
+use crate::shape::{fmt_shape, invalid, set_in, set_out, OpError, Shape};
+use crate::{
+    Attrs, Compute, Grad, GradCtx, GradGraph, Handle, IndexMap, Inputs, KernelCtx, OpDef, Pattern,
+    Registry, Tensor,
+};
 
 const PARAMS: &[ParamDef] = &[
     param(
@@ -38,6 +56,7 @@ static DOT: OpDef = OpDef {
     infer_shape: dot_shape,
     inplace: &[],
     cost: dot_cost,
+    grad: Grad::Rule(dot_grad),
     ..OpDef::new(
         "dot",
         Pattern::OutEWiseFusable,
@@ -57,6 +76,7 @@ static BATCH_DOT: OpDef = OpDef {
     infer_shape: batch_dot_shape,
     inplace: &[],
     cost: batch_dot_cost,
+    grad: Grad::Rule(batch_dot_grad),
     ..OpDef::new(
         "batch_dot",
         Pattern::OutEWiseFusable,
@@ -278,15 +298,119 @@ fn gemm(ctx: &KernelCtx, g: &Gemm, inputs: &[&Tensor]) -> Result<Tensor, OpError
     })
 }
 
+type Grads = Result<Vec<Option<Handle>>, OpError>;
+
+fn flag(b: bool) -> &'static str {
+    if b {
+        "True"
+    } else {
+        "False"
+    }
+}
+
+/// `op(a)·op(b)` with `product` (dot or batch_dot).
+fn product(
+    g: &mut dyn GradGraph,
+    product: &str,
+    (a, ta): (Handle, bool),
+    (b, tb): (Handle, bool),
+) -> Result<Handle, OpError> {
+    let flags = [("transpose_a", flag(ta)), ("transpose_b", flag(tb))];
+    apply(g, product, &[a, b], &flags)
+}
+
+/// The gradients of `c = product(a, b)` for head gradient `dc`, by the table above; `a`,
+/// `b` and `dc` are matrices (or batches of them) as stored.
+fn product_grads(
+    g: &mut dyn GradGraph,
+    op: &str,
+    ctx: &GradCtx,
+    [a, b, dc]: [Handle; 3],
+) -> Result<(Handle, Handle), OpError> {
+    let (ta, tb) = (ctx.attrs.bool("transpose_a"), ctx.attrs.bool("transpose_b"));
+    Ok(match (ta, tb) {
+        (false, false) => (
+            product(g, op, (dc, false), (b, true))?,
+            product(g, op, (a, true), (dc, false))?,
+        ),
+        (false, true) => (
+            product(g, op, (dc, false), (b, false))?,
+            product(g, op, (dc, true), (a, false))?,
+        ),
+        (true, false) => (
+            product(g, op, (b, false), (dc, true))?,
+            product(g, op, (a, false), (dc, false))?,
+        ),
+        (true, true) => (
+            product(g, op, (b, true), (dc, true))?,
+            product(g, op, (dc, true), (a, true))?,
+        ),
+    })
+}
+
+fn batch_dot_grad(g: &mut dyn GradGraph, ctx: &GradCtx) -> Grads {
+    let args = [ctx.inputs[0], ctx.inputs[1], ctx.out_grads[0]];
+    let (da, db) = product_grads(g, "batch_dot", ctx, args)?;
+    Ok(vec![Some(da), Some(db)])
+}
+
+fn dot_grad(g: &mut dyn GradGraph, ctx: &GradCtx) -> Grads {
+    let (l, r) = (ctx.inputs[0], ctx.inputs[1]);
+    let (ta, tb) = (ctx.attrs.bool("transpose_a"), ctx.attrs.bool("transpose_b"));
+    // dot's views: (first, prod(rest)) and (prod(all but last), last).
+    let first_rest: &[(&str, &str)] = &[("shape", "(0, -1)")];
+    let rest_last: &[(&str, &str)] = &[("shape", "(-1, 0)"), ("reverse", "True")];
+    let l2 = apply(g, "Reshape", &[l], if ta { first_rest } else { rest_last })?;
+    let r2 = apply(g, "Reshape", &[r], if tb { rest_last } else { first_rest })?;
+    let flags = [("transpose_a", flag(ta)), ("transpose_b", flag(tb))];
+    let dc2 = apply(g, "_dot_out_2d", &[ctx.out_grads[0], l, r], &flags)?;
+    let (dl2, dr2) = product_grads(g, "dot", ctx, [l2, r2, dc2])?;
+    Ok(vec![
+        Some(apply(g, "reshape_like", &[dl2, l], &[])?),
+        Some(apply(g, "reshape_like", &[dr2, r], &[])?),
+    ])
+}
+
+static DOT_OUT_2D: OpDef = OpDef {
+    doc: "dot's head gradient `ograd` viewed as the (M, N) product of dot's 2-D views of \
+          lhs (M x K after transpose_a) and rhs (K x N after transpose_b); lhs's and rhs's \
+          values are not read.",
+    params: PARAMS,
+    inputs: Inputs::Fixed(&["ograd", "lhs", "rhs"]),
+    infer_shape: dot_out_2d_shape,
+    ..OpDef::new(
+        "_dot_out_2d",
+        Pattern::Injective,
+        Compute::Injective(|_, ins, outs, _| Ok(IndexMap::reshape(&ins[0], &outs[0]))),
+    )
+};
+
+/// ograd has dot's output shape; the output is (M, N).
+fn dot_out_2d_shape(a: &Attrs, ins: &mut [Shape], outs: &mut [Shape]) -> Result<(), OpError> {
+    if ins[1].is_empty() || ins[2].is_empty() {
+        return Ok(());
+    }
+    let g = dot_dims(a, &ins[1], &ins[2])?;
+    set_in(ins, 0, &g.out)?;
+    set_out(outs, 0, &[g.m, g.n])
+}
+
 pub fn register(r: &mut Registry) {
-    for op in [&DOT, &BATCH_DOT] {
+    for op in [&DOT, &BATCH_DOT, &DOT_OUT_2D] {
         r.add(op);
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::testutil::{attrs, infer, iota, message, op, run};
+    use crate::testutil::{attrs, check_grad, infer, infer_both, iota, message, op, randn, run};
+
+    const FLAGS: [[(&str, &str); 2]; 4] = [
+        [("transpose_a", "False"), ("transpose_b", "False")],
+        [("transpose_a", "False"), ("transpose_b", "True")],
+        [("transpose_a", "True"), ("transpose_b", "False")],
+        [("transpose_a", "True"), ("transpose_b", "True")],
+    ];
 
     fn dot(kv: &[(&str, &str)], l: &[usize], r: &[usize]) -> Vec<f64> {
         run("dot", kv, &[iota(l), iota(r)], false)
@@ -383,6 +507,88 @@ mod tests {
             message(s(&[], &[2, 3, 4], &[2, 5, 6])),
             "batch_dot: shapes (2, 3, 4) and (2, 5, 6) do not agree \
              (transpose_a=False, transpose_b=False)"
+        );
+    }
+
+    #[test]
+    fn dot_gradients_match_finite_differences() {
+        // (lhs, rhs) as stored for each flag combination: (M=3, K=7, N=1) as matrices and
+        // N-D with M = 2*3, K = 4, N = 5*1.
+        let shapes: [[(&[usize], &[usize]); 2]; 4] = [
+            [(&[3, 7], &[7, 1]), (&[2, 3, 4], &[4, 5, 1])],
+            [(&[3, 7], &[1, 7]), (&[2, 3, 4], &[5, 1, 4])],
+            [(&[7, 3], &[7, 1]), (&[4, 2, 3], &[4, 5, 1])],
+            [(&[7, 3], &[1, 7]), (&[4, 2, 3], &[5, 1, 4])],
+        ];
+        for (kv, cases) in FLAGS.iter().zip(shapes) {
+            for (i, (l, r)) in cases.into_iter().enumerate() {
+                let ins = [randn(l, 1 + i as u64), randn(r, 3 + i as u64)];
+                check_grad("dot", kv, &ins, false, &[]);
+            }
+        }
+        // 1-D operands: inner product, vector-matrix, matrix-vector (each flag that applies).
+        let v = |n: usize, seed: u64| randn(&[n], seed);
+        check_grad("dot", &[], &[v(7, 5), v(7, 6)], false, &[]);
+        check_grad("dot", &[], &[v(3, 7), randn(&[3, 2, 2], 8)], false, &[]);
+        check_grad("dot", &FLAGS[2], &[v(3, 9), randn(&[3, 2], 10)], false, &[]);
+        check_grad("dot", &[], &[randn(&[2, 2, 3], 11), v(3, 12)], false, &[]);
+        check_grad(
+            "dot",
+            &FLAGS[1],
+            &[randn(&[2, 3], 13), v(3, 14)],
+            false,
+            &[],
+        );
+        check_grad(
+            "dot",
+            &FLAGS[3],
+            &[randn(&[3, 1, 2], 15), v(3, 16)],
+            false,
+            &[],
+        );
+    }
+
+    #[test]
+    fn batch_dot_gradients_match_finite_differences() {
+        // Batch 1 of (3 x 7)(7 x 2), and a (2, 1) batch of (1 x 4)(4 x 3), as stored.
+        let shapes: [[(&[usize], &[usize]); 2]; 4] = [
+            [(&[1, 3, 7], &[1, 7, 2]), (&[2, 1, 1, 4], &[2, 1, 4, 3])],
+            [(&[1, 3, 7], &[1, 2, 7]), (&[2, 1, 1, 4], &[2, 1, 3, 4])],
+            [(&[1, 7, 3], &[1, 7, 2]), (&[2, 1, 4, 1], &[2, 1, 4, 3])],
+            [(&[1, 7, 3], &[1, 2, 7]), (&[2, 1, 4, 1], &[2, 1, 3, 4])],
+        ];
+        for (kv, cases) in FLAGS.iter().zip(shapes) {
+            for (i, (l, r)) in cases.into_iter().enumerate() {
+                let ins = [randn(l, 1 + i as u64), randn(r, 3 + i as u64)];
+                check_grad("batch_dot", kv, &ins, false, &[]);
+            }
+        }
+    }
+
+    #[test]
+    fn dot_out_2d_views_ograd_as_the_flat_product() {
+        // lhs (2, 3, 4) . rhs (4, 5, 6): M = 6, N = 30.
+        let (ins, outs) =
+            infer_both("_dot_out_2d", &[], &[&[], &[2, 3, 4], &[4, 5, 6]], &[]).unwrap();
+        assert_eq!(
+            (ins[0].as_slice(), outs[0].as_slice()),
+            (&[2, 3, 5, 6][..], &[6, 30][..])
+        );
+        let kv = [("transpose_a", "True")];
+        let out = run(
+            "_dot_out_2d",
+            &kv,
+            &[iota(&[3, 5]), iota(&[4, 3]), iota(&[4, 5])],
+            false,
+        )
+        .unwrap();
+        assert_eq!(
+            (out[0].shape.as_slice(), &out[0].data),
+            (&[3, 5][..], &iota(&[15]).data)
+        );
+        assert_eq!(
+            message(infer("_dot_out_2d", &[], &[&[3, 5], &[2, 3], &[3, 5]])),
+            "In(0) has shape (3, 5) but (2, 5) is required"
         );
     }
 }

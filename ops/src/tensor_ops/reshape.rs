@@ -1,10 +1,16 @@
-//! Reshape, Flatten, expand_dims and squeeze: the same elements in the same row-major order
-//! under another shape, so the output may share the input's buffer.
+//! Reshape, Flatten, expand_dims, squeeze and reshape_like: the same elements in the same
+//! row-major order under another shape, so the output may share the input's buffer.
+//!
+//! The gradient of each is the head gradient given the input's shape back:
+//! `reshape_like(ograd, data)` (reshape_like's `rhs` gets none, as in MXNet).
 
-use super::{axis_of, fmt_ints};
+use super::{apply, axis_of, fmt_ints};
 use crate::param::{param, ParamType};
 use crate::shape::{self, fmt_shape, invalid, set_in, set_out, OpError, Shape};
-use crate::{Attrs, Compute, DType, IndexExpr, IndexMap, OpDef, Pattern, Registry};
+use crate::{
+    Attrs, Compute, DType, Grad, GradCtx, GradGraph, Handle, IndexExpr, IndexMap, Inputs, OpDef,
+    Pattern, Registry, Value,
+};
 
 static RESHAPE: OpDef = OpDef {
     aliases: &["reshape"],
@@ -42,6 +48,7 @@ static RESHAPE: OpDef = OpDef {
     ],
     infer_shape: reshape_shape,
     dtypes: &DType::ALL,
+    grad: Grad::Rule(view_grad),
     ..OpDef::new("Reshape", Pattern::Injective, Compute::Injective(view_map))
 };
 
@@ -266,7 +273,8 @@ fn reshape_shape(a: &Attrs, ins: &mut [Shape], outs: &mut [Shape]) -> Result<(),
     Ok(())
 }
 
-/// Reshape, Flatten: the same elements in row-major order, in the inferred output shape.
+/// Reshape, Flatten, reshape_like: the same elements in row-major order, in the inferred
+/// output shape.
 fn view_map(_: &Attrs, ins: &[Shape], outs: &[Shape], _: usize) -> Result<IndexMap, OpError> {
     Ok(IndexMap::reshape(&ins[0], &outs[0]))
 }
@@ -277,6 +285,7 @@ static FLATTEN: OpDef = OpDef {
           (d0, d1*...*dk); a 1-D input (d0,) becomes (d0, 1).",
     infer_shape: flatten_shape,
     dtypes: &DType::ALL,
+    grad: Grad::Rule(view_grad),
     ..OpDef::new("Flatten", Pattern::Injective, Compute::Injective(view_map))
 };
 
@@ -301,6 +310,7 @@ static EXPAND_DIMS: OpDef = OpDef {
     )],
     infer_shape: expand_shape,
     dtypes: &DType::ALL,
+    grad: Grad::Rule(view_grad),
     ..OpDef::new(
         "expand_dims",
         Pattern::Injective,
@@ -358,6 +368,7 @@ static SQUEEZE: OpDef = OpDef {
     )],
     infer_shape: squeeze_shape,
     dtypes: &DType::ALL,
+    grad: Grad::Rule(view_grad),
     ..OpDef::new(
         "squeeze",
         Pattern::Injective,
@@ -424,15 +435,130 @@ fn squeeze_map(a: &Attrs, ins: &[Shape], _: &[Shape], _: usize) -> Result<IndexM
     Ok(IndexMap::single(coords))
 }
 
+/// The gradient of a view: the head gradient in the shape of input 0; other inputs (the
+/// `rhs` of reshape_like, whose values are never read) get none.
+fn view_grad(g: &mut dyn GradGraph, ctx: &GradCtx) -> Result<Vec<Option<Handle>>, OpError> {
+    let mut grads = vec![None; ctx.inputs.len()];
+    grads[0] = Some(apply(
+        g,
+        "reshape_like",
+        &[ctx.out_grads[0], ctx.inputs[0]],
+        &[],
+    )?);
+    Ok(grads)
+}
+
+static RESHAPE_LIKE: OpDef = OpDef {
+    doc: "Gives lhs the shape of rhs without changing its data (rhs's values are not read). \
+          With lhs_begin/lhs_end and rhs_begin/rhs_end, only lhs's dimensions \
+          [lhs_begin, lhs_end) are replaced, by rhs's dimensions [rhs_begin, rhs_end). \
+          Negative indices count from the end; None means the start (begin) or the end (end). \
+          The sizes must agree.",
+    params: &[
+        param(
+            "lhs_begin",
+            ParamType::OptInt,
+            Some("None"),
+            "first lhs dimension replaced (None: 0)",
+        ),
+        param(
+            "lhs_end",
+            ParamType::OptInt,
+            Some("None"),
+            "end (exclusive) of the lhs dimensions replaced (None: all)",
+        ),
+        param(
+            "rhs_begin",
+            ParamType::OptInt,
+            Some("None"),
+            "first rhs dimension used (None: 0)",
+        ),
+        param(
+            "rhs_end",
+            ParamType::OptInt,
+            Some("None"),
+            "end (exclusive) of the rhs dimensions used (None: all)",
+        ),
+    ],
+    inputs: Inputs::Fixed(&["lhs", "rhs"]),
+    infer_shape: reshape_like_shape,
+    infer_dtype: lhs_dtype,
+    dtypes: &DType::ALL,
+    grad: Grad::Rule(view_grad),
+    ..OpDef::new(
+        "reshape_like",
+        Pattern::Injective,
+        Compute::Injective(view_map),
+    )
+};
+
+/// `side`'s range of dimensions, canonicalized as MXNet's ReshapeLikeRangeCanonicalize:
+/// begin defaults to 0, end to the rank, negatives count from the end, and the range must
+/// be non-empty and inside the shape.
+fn like_range(a: &Attrs, side: &str, s: &[usize]) -> Result<(usize, usize), OpError> {
+    let (begin, end) = (
+        a.opt_int(&format!("{side}_begin")),
+        a.opt_int(&format!("{side}_end")),
+    );
+    let n = s.len() as i64;
+    let wrap = |v: i64| if v < 0 { v + n } else { v };
+    let (b, e) = (begin.map_or(0, wrap), end.map_or(n, wrap));
+    if !(0 <= b && b < e && e <= n) {
+        return invalid(format!(
+            "reshape_like: {side}_begin={}, {side}_end={} is not a non-empty range of the \
+             dimensions of {side} {}",
+            Value::OptInt(begin).to_mxnet_string(),
+            Value::OptInt(end).to_mxnet_string(),
+            fmt_shape(s)
+        ));
+    }
+    Ok((b as usize, e as usize))
+}
+
+fn reshape_like_shape(a: &Attrs, ins: &mut [Shape], outs: &mut [Shape]) -> Result<(), OpError> {
+    let (lhs, rhs) = (&ins[0], &ins[1]);
+    if lhs.is_empty() || rhs.is_empty() {
+        return Ok(());
+    }
+    let (lb, le) = like_range(a, "lhs", lhs)?;
+    let (rb, re) = like_range(a, "rhs", rhs)?;
+    let out: Shape = lhs[..lb]
+        .iter()
+        .chain(&rhs[rb..re])
+        .chain(&lhs[le..])
+        .copied()
+        .collect();
+    if shape::is_known(lhs) && shape::is_known(&out) && elems(&out) != Some(shape::size(lhs)) {
+        return invalid(format!(
+            "reshape_like: cannot reshape lhs {} to {} (from rhs {})",
+            fmt_shape(lhs),
+            fmt_shape(&out),
+            fmt_shape(rhs)
+        ));
+    }
+    set_out(outs, 0, &out)
+}
+
+/// The output has lhs's dtype; rhs may have any.
+fn lhs_dtype(
+    a: &Attrs,
+    ins: &mut [Option<DType>],
+    outs: &mut [Option<DType>],
+) -> Result<(), OpError> {
+    shape::same_dtype(a, &mut ins[..1], outs)
+}
+
 pub fn register(r: &mut Registry) {
-    for op in [&RESHAPE, &FLATTEN, &EXPAND_DIMS, &SQUEEZE] {
+    for op in [&RESHAPE, &FLATTEN, &EXPAND_DIMS, &SQUEEZE, &RESHAPE_LIKE] {
         r.add(op);
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::testutil::{infer, infer_both, iota, message, run};
+    use crate::testutil::{
+        analytic_grad, check_grad, infer, infer_both, iota, message, randn, run,
+    };
 
     fn reshaped(input: &[usize], kv: &[(&str, &str)]) -> Vec<usize> {
         infer("Reshape", kv, &[input]).unwrap().1[0].clone()
@@ -614,5 +740,125 @@ mod tests {
             (out[0].shape.as_slice(), &out[0].data),
             (&[3, 2][..], &iota(&[6]).data)
         );
+    }
+
+    #[test]
+    fn reshape_like_follows_mxnet_examples() {
+        // x = [1, ..., 6], y of shape (3, 2): [[1, 2], [3, 4], [5, 6]].
+        let out = run("reshape_like", &[], &[iota(&[6]), iota(&[3, 2])], false).unwrap();
+        assert_eq!(out[0].shape, [3, 2]);
+        assert_eq!(out[0].data, iota(&[6]).data);
+        let like = |l: &[usize], r: &[usize], kv: &[(&str, &str)]| {
+            infer("reshape_like", kv, &[l, r]).map(|(_, o)| o[0].clone())
+        };
+        let kv = [
+            ("lhs_begin", "0"),
+            ("lhs_end", "1"),
+            ("rhs_begin", "0"),
+            ("rhs_end", "2"),
+        ];
+        assert_eq!(like(&[30, 7], &[15, 2, 4], &kv).unwrap(), [15, 2, 7]);
+        let kv = [
+            ("lhs_begin", "0"),
+            ("lhs_end", "2"),
+            ("rhs_begin", "1"),
+            ("rhs_end", "2"),
+        ];
+        assert_eq!(like(&[3, 5], &[1, 15, 4], &kv).unwrap(), [15]);
+        let kv = [
+            ("lhs_begin", "-1"),
+            ("lhs_end", "None"),
+            ("rhs_begin", "1"),
+            ("rhs_end", "None"),
+        ];
+        assert_eq!(like(&[30, 12], &[4, 2, 2, 3], &kv).unwrap(), [30, 2, 2, 3]);
+        // Unknown dimensions of rhs stay unknown; the dtype is lhs's.
+        assert_eq!(like(&[6], &[0, 2], &[]).unwrap(), [0, 2]);
+        let mut r = iota(&[3, 2]);
+        r.dtype = crate::DType::I32;
+        let out = run("reshape_like", &[], &[iota(&[6]), r], false).unwrap();
+        assert_eq!(out[0].dtype, crate::DType::F64);
+    }
+
+    #[test]
+    fn reshape_like_errors_name_ranges_and_shapes() {
+        let e = |l: &[usize], r: &[usize], kv: &[(&str, &str)]| {
+            message(infer("reshape_like", kv, &[l, r]))
+        };
+        assert_eq!(
+            e(&[6], &[4, 2], &[]),
+            "reshape_like: cannot reshape lhs (6,) to (4, 2) (from rhs (4, 2))"
+        );
+        assert_eq!(
+            e(&[2, 3], &[6], &[("lhs_begin", "1"), ("lhs_end", "1")]),
+            "reshape_like: lhs_begin=1, lhs_end=1 is not a non-empty range of the dimensions \
+             of lhs (2, 3)"
+        );
+        assert_eq!(
+            e(&[2, 3], &[6], &[("rhs_end", "2")]),
+            "reshape_like: rhs_begin=None, rhs_end=2 is not a non-empty range of the \
+             dimensions of rhs (6,)"
+        );
+        assert!(e(&[2, 3], &[6], &[("lhs_begin", "-3")]).starts_with("reshape_like: lhs_begin=-3"));
+    }
+
+    #[test]
+    fn view_gradients_match_finite_differences() {
+        let x = randn(&[3, 1, 7], 1);
+        for kv in [
+            &[("shape", "(-1,)")][..],
+            &[("shape", "(7, 0, -1)")],
+            &[("shape", "(-4, 1, 3, -2)")],
+            &[("shape", "(-1, 0)"), ("reverse", "True")],
+            &[("target_shape", "(0, 7)")],
+        ] {
+            check_grad("Reshape", kv, std::slice::from_ref(&x), false, &[]);
+        }
+        check_grad("Flatten", &[], std::slice::from_ref(&x), false, &[]);
+        check_grad("flatten", &[], &[randn(&[7], 2)], false, &[]);
+        for axis in ["0", "1", "3", "-1", "-4"] {
+            check_grad(
+                "expand_dims",
+                &[("axis", axis)],
+                std::slice::from_ref(&x),
+                false,
+                &[],
+            );
+        }
+        for kv in [&[][..], &[("axis", "(1,)")], &[("axis", "-2")]] {
+            check_grad("squeeze", kv, std::slice::from_ref(&x), false, &[]);
+        }
+        check_grad("squeeze", &[], &[randn(&[1, 1], 3)], false, &[]);
+        // rhs only lends its shape: its gradient is none (and numerically zero).
+        check_grad(
+            "reshape_like",
+            &[],
+            &[x.clone(), randn(&[7, 3], 4)],
+            false,
+            &[],
+        );
+        let kv = [
+            ("lhs_begin", "1"),
+            ("lhs_end", "None"),
+            ("rhs_begin", "-1"),
+            ("rhs_end", "None"),
+        ];
+        check_grad(
+            "reshape_like",
+            &kv,
+            &[x.clone(), randn(&[2, 7], 5)],
+            false,
+            &[],
+        );
+        let g = analytic_grad(
+            "reshape_like",
+            &[],
+            &[x.clone(), randn(&[21], 6)],
+            &[iota(&[21])],
+            false,
+        )
+        .unwrap();
+        assert_eq!(g[0].as_ref().unwrap().shape, [3, 1, 7]);
+        assert!(g[1].is_none());
     }
 }

@@ -1,10 +1,42 @@
 //! slice, slice_axis and SliceChannel (split): strided windows of the input.
+//!
+//! Gradients: slice's head gradient is scattered into zeros of the input's shape by
+//! `_backward_slice` (a library kernel: a strided scatter is no index map); slice_axis's by
+//! `_backward_slice_axis`, an index map that reads the head gradient inside the window and a
+//! zeros input outside it; SliceChannel's is the Concat of its outputs' gradients (the
+//! split axis first restored with expand_dims when squeezed).
 
-use super::axis_of;
-use crate::param::{param, ParamType};
-use crate::shape::{fmt_shape, invalid, set_in, set_out, OpError, Shape};
-use crate::{Attrs, Compute, DType, IndexExpr, IndexMap, OpDef, Outputs, Pattern, Registry, Value};
+use super::{apply, axis_of};
+use crate::param::{param, ParamDef, ParamType};
+use crate::shape::{self, fmt_shape, invalid, set_in, set_out, OpError, Shape};
+use crate::tensor::{for_each_index, strides};
+use crate::{
+    Attrs, Compute, DType, Grad, GradCtx, GradGraph, Handle, IndexExpr, IndexMap, Inputs,
+    KernelCtx, OpDef, Outputs, Pattern, Piece, Registry, Tensor, Value,
+};
 use std::cmp::Ordering;
+
+const SLICE_PARAMS: &[ParamDef] = &[
+    param(
+        "begin",
+        ParamType::OptTuple,
+        None,
+        "first index per leading axis (None: the start, or the end for a negative step)",
+    ),
+    param(
+        "end",
+        ParamType::OptTuple,
+        None,
+        "exclusive end index per leading axis (None: past the end, or before the start \
+         for a negative step)",
+    ),
+    param(
+        "step",
+        ParamType::OptTuple,
+        Some("()"),
+        "step per leading axis (empty or None: 1)",
+    ),
+];
 
 static SLICE: OpDef = OpDef {
     aliases: &["crop"],
@@ -12,30 +44,11 @@ static SLICE: OpDef = OpDef {
           to end[i] (exclusive). Negative indices count from the end and out-of-range bounds \
           are clamped; a None begin/end means the start/end of the axis (for a negative step, \
           the last index and past the first).",
-    params: &[
-        param(
-            "begin",
-            ParamType::OptTuple,
-            None,
-            "first index per leading axis (None: the start, or the end for a negative step)",
-        ),
-        param(
-            "end",
-            ParamType::OptTuple,
-            None,
-            "exclusive end index per leading axis (None: past the end, or before the start \
-             for a negative step)",
-        ),
-        param(
-            "step",
-            ParamType::OptTuple,
-            Some("()"),
-            "step per leading axis (empty or None: 1)",
-        ),
-    ],
+    params: SLICE_PARAMS,
     infer_shape: slice_shape,
     inplace: &[],
     dtypes: &DType::ALL,
+    grad: Grad::Rule(slice_grad),
     ..OpDef::new("slice", Pattern::Injective, Compute::Injective(slice_map))
 };
 
@@ -158,6 +171,73 @@ fn slice_map(a: &Attrs, ins: &[Shape], _: &[Shape], _: usize) -> Result<IndexMap
     Ok(IndexMap::single(coords))
 }
 
+fn slice_grad(g: &mut dyn GradGraph, ctx: &GradCtx) -> Result<Vec<Option<Handle>>, OpError> {
+    let args = [ctx.out_grads[0], ctx.inputs[0]];
+    let grad = apply(g, "_backward_slice", &args, ctx.raw_attrs)?;
+    Ok(vec![Some(grad)])
+}
+
+static BACKWARD_SLICE: OpDef = OpDef {
+    doc: "The gradient of `slice`: `ograd` placed at the window that begin/end/step select \
+          in zeros of `data`'s shape (data's values are not read).",
+    params: SLICE_PARAMS,
+    inputs: Inputs::Fixed(&["ograd", "data"]),
+    infer_shape: backward_slice_shape,
+    inplace: &[],
+    ..OpDef::new(
+        "_backward_slice",
+        Pattern::Opaque,
+        Compute::Library {
+            kernel: "slice_backward",
+            reference: backward_slice_ref,
+        },
+    )
+};
+
+/// The output has data's shape; ograd has the shape `slice` gives data.
+fn backward_slice_shape(a: &Attrs, ins: &mut [Shape], outs: &mut [Shape]) -> Result<(), OpError> {
+    set_out(outs, 0, &ins[1].clone())?;
+    set_in(ins, 1, &outs[0].clone())?;
+    if !ins[1].is_empty() {
+        let window: Shape = slice_ranges(a, &ins[1])?.iter().map(|r| r.len).collect();
+        set_in(ins, 0, &window)?;
+    }
+    Ok(())
+}
+
+/// Zeros, with each element of ograd written where `slice` read it.
+fn backward_slice_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
+    let (ograd, out_shape) = (ins[0], &ctx.out_shapes[0]);
+    let ranges = slice_ranges(ctx.attrs, out_shape)?;
+    let window: Shape = ranges.iter().map(|r| r.len).collect();
+    if ograd.shape != window {
+        return invalid(format!(
+            "_backward_slice: ograd {} is not the shape {} of the window of {}",
+            fmt_shape(&ograd.shape),
+            fmt_shape(&window),
+            fmt_shape(out_shape)
+        ));
+    }
+    let st = strides(out_shape);
+    let mut out = vec![0.0; shape::size(out_shape)];
+    let mut pos = 0;
+    for_each_index(&window, |idx| {
+        let at: i64 = idx
+            .iter()
+            .zip(&ranges)
+            .zip(&st)
+            .map(|((&i, r), &s)| (r.begin + i as i64 * r.step) * s as i64)
+            .sum();
+        out[at as usize] = ograd.data[pos];
+        pos += 1;
+    });
+    Ok(vec![Tensor {
+        dtype: ctx.out_dtypes[0],
+        shape: out_shape.clone(),
+        data: out,
+    }])
+}
+
 static SLICE_AXIS: OpDef = OpDef {
     doc: "Slices one axis: indices begin..end (exclusive) along `axis`. Negative indices \
           count from the end; end None means the end of the axis.",
@@ -184,6 +264,7 @@ static SLICE_AXIS: OpDef = OpDef {
     infer_shape: slice_axis_shape,
     inplace: &[],
     dtypes: &DType::ALL,
+    grad: Grad::Rule(slice_axis_grad),
     ..OpDef::new(
         "slice_axis",
         Pattern::Injective,
@@ -238,6 +319,73 @@ fn slice_axis_map(a: &Attrs, ins: &[Shape], _: &[Shape], _: usize) -> Result<Ind
     Ok(IndexMap::single(coords))
 }
 
+fn slice_axis_grad(g: &mut dyn GradGraph, ctx: &GradCtx) -> Result<Vec<Option<Handle>>, OpError> {
+    let zeros = apply(g, "zeros_like", &[ctx.inputs[0]], &[])?;
+    let args = [ctx.out_grads[0], zeros];
+    let grad = apply(g, "_backward_slice_axis", &args, ctx.raw_attrs)?;
+    Ok(vec![Some(grad)])
+}
+
+static BACKWARD_SLICE_AXIS: OpDef = OpDef {
+    doc: "The gradient of `slice_axis`: `ograd` inside the window begin..end along `axis`, \
+          `zeros` (zeros of the forward input's shape) elsewhere.",
+    params: SLICE_AXIS.params,
+    inputs: Inputs::Fixed(&["ograd", "zeros"]),
+    infer_shape: backward_slice_axis_shape,
+    inplace: &[(1, 0)],
+    ..OpDef::new(
+        "_backward_slice_axis",
+        Pattern::Injective,
+        Compute::Injective(backward_slice_axis_map),
+    )
+};
+
+/// The output has the shape of `zeros`; ograd has the shape slice_axis gives it.
+fn backward_slice_axis_shape(
+    a: &Attrs,
+    ins: &mut [Shape],
+    outs: &mut [Shape],
+) -> Result<(), OpError> {
+    set_out(outs, 0, &ins[1].clone())?;
+    set_in(ins, 1, &outs[0].clone())?;
+    if !ins[1].is_empty() {
+        let mut window = Shape::new();
+        slice_axis_shape(a, &mut [ins[1].clone()], std::slice::from_mut(&mut window))?;
+        set_in(ins, 0, &window)?;
+    }
+    Ok(())
+}
+
+fn backward_slice_axis_map(
+    a: &Attrs,
+    ins: &[Shape],
+    _: &[Shape],
+    _: usize,
+) -> Result<IndexMap, OpError> {
+    let (axis, begin, len) = axis_range(a, &ins[1])?;
+    let window = (0..ins[1].len())
+        .map(|d| match d == axis {
+            true => IndexExpr::Out(d) + IndexExpr::Const(-begin),
+            false => IndexExpr::Out(d),
+        })
+        .collect();
+    let lo = begin as usize;
+    Ok(IndexMap {
+        pieces: vec![
+            Piece {
+                input: 0,
+                guard: Some((axis, lo, lo + len)),
+                coords: window,
+            },
+            Piece {
+                input: 1,
+                guard: None,
+                coords: (0..ins[1].len()).map(IndexExpr::Out).collect(),
+            },
+        ],
+    })
+}
+
 static SLICE_CHANNEL: OpDef = OpDef {
     aliases: &["split"],
     doc: "Splits the input into `num_outputs` equal parts along `axis` (outputs output0, \
@@ -267,6 +415,7 @@ static SLICE_CHANNEL: OpDef = OpDef {
     infer_shape: split_shape,
     inplace: &[],
     dtypes: &DType::ALL,
+    grad: Grad::Rule(split_grad),
     ..OpDef::new(
         "SliceChannel",
         Pattern::Injective,
@@ -374,15 +523,38 @@ fn split_map(a: &Attrs, ins: &[Shape], _: &[Shape], k: usize) -> Result<IndexMap
     Ok(IndexMap::single(coords))
 }
 
+/// The outputs' gradients joined along the split axis; squeezed outputs get the axis back
+/// first (a negative axis names the same position in the squeezed rank plus one).
+fn split_grad(g: &mut dyn GradGraph, ctx: &GradCtx) -> Result<Vec<Option<Handle>>, OpError> {
+    let n = parts(ctx.attrs)?.to_string();
+    let axis = ctx.attrs.int("axis").to_string();
+    let mut pieces = ctx.out_grads.to_vec();
+    if ctx.attrs.bool("squeeze_axis") {
+        for p in &mut pieces {
+            *p = apply(g, "expand_dims", &[*p], &[("axis", &axis)])?;
+        }
+    }
+    let grad = apply(g, "Concat", &pieces, &[("num_args", &n), ("dim", &axis)])?;
+    Ok(vec![Some(grad)])
+}
+
 pub fn register(r: &mut Registry) {
-    for op in [&SLICE, &SLICE_AXIS, &SLICE_CHANNEL] {
+    for op in [
+        &SLICE,
+        &BACKWARD_SLICE,
+        &SLICE_AXIS,
+        &BACKWARD_SLICE_AXIS,
+        &SLICE_CHANNEL,
+    ] {
         r.add(op);
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::testutil::{infer, infer_both, iota, message, run, tensor};
+    use crate::testutil::{
+        check_grad, infer, infer_both, infer_err, iota, message, randn, run, tensor,
+    };
 
     /// MXNet's documentation example: [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]].
     fn x() -> crate::Tensor {
@@ -573,5 +745,124 @@ mod tests {
             message(infer("SliceChannel", &kv, &[&[2]])),
             "SliceChannel: num_outputs=0 must be at least 1"
         );
+    }
+
+    #[test]
+    fn slice_gradients_match_finite_differences() {
+        let x = randn(&[3, 7], 1);
+        for (begin, end, step) in [
+            ("(1,)", "(3,)", "()"),
+            ("(None, 6)", "(None, 0)", "(-2, -3)"),
+            ("(-1, None)", "(None, None)", "(None, 2)"),
+            ("(-10, 1)", "(10, 100)", "(1, 3)"),
+            ("(2, -1)", "(0, -8)", "(-1, -1)"),
+        ] {
+            let kv = [("begin", begin), ("end", end), ("step", step)];
+            check_grad("slice", &kv, std::slice::from_ref(&x), false, &[]);
+        }
+        let kv = [
+            ("begin", "(0, 1, None)"),
+            ("end", "(1, 3, None)"),
+            ("step", "(1, 1, -3)"),
+        ];
+        check_grad("crop", &kv, &[randn(&[1, 3, 7], 2)], false, &[]);
+    }
+
+    #[test]
+    fn backward_slice_scatters_into_zeros() {
+        // slice(begin=(None, 3), end=(None, 0), step=(-2, -2)) of a (3, 4) input reads rows
+        // 2, 0 and columns 3, 1.
+        let kv = [
+            ("begin", "(None, 3)"),
+            ("end", "(None, 0)"),
+            ("step", "(-2, -2)"),
+        ];
+        let ograd = tensor(&[2, 2], &[1.0, 2.0, 3.0, 4.0]);
+        let out = run("_backward_slice", &kv, &[ograd, iota(&[3, 4])], false).unwrap();
+        assert_eq!(out[0].shape, [3, 4]);
+        #[rustfmt::skip]
+        let want = [
+            0.0, 4.0, 0.0, 3.0,
+            0.0, 0.0, 0.0, 0.0,
+            0.0, 2.0, 0.0, 1.0,
+        ];
+        assert_eq!(out[0].data, want);
+        let kv = [("begin", "(1,)"), ("end", "(3,)")];
+        assert_eq!(
+            infer_err("_backward_slice", &kv, &[&[3, 4], &[3, 4]]),
+            "input `ograd` has shape (3, 4) but (2, 4) is required"
+        );
+        let (ins, outs) = infer_both("_backward_slice", &kv, &[&[], &[]], &[&[5, 4]]).unwrap();
+        assert_eq!(
+            (ins[0].as_slice(), outs[0].as_slice()),
+            (&[2, 4][..], &[5, 4][..])
+        );
+    }
+
+    #[test]
+    fn slice_axis_gradients_match_finite_differences() {
+        let x = randn(&[3, 7], 3);
+        for (axis, begin, end) in [
+            ("1", "2", "5"),
+            ("-1", "-3", "None"),
+            ("0", "0", "1"),
+            ("-2", "1", "-1"),
+            ("1", "0", "None"),
+        ] {
+            let kv = [("axis", axis), ("begin", begin), ("end", end)];
+            check_grad("slice_axis", &kv, std::slice::from_ref(&x), false, &[]);
+        }
+        let kv = [("axis", "0"), ("begin", "0"), ("end", "1")];
+        check_grad("slice_axis", &kv, &[randn(&[1, 7], 4)], false, &[]);
+    }
+
+    #[test]
+    fn backward_slice_axis_places_the_window() {
+        let kv = [("axis", "-1"), ("begin", "1"), ("end", "3")];
+        let ograd = tensor(&[2, 2], &[1.0, 2.0, 3.0, 4.0]);
+        let zeros = crate::Tensor::zeros(crate::DType::F64, vec![2, 4]);
+        let out = run("_backward_slice_axis", &kv, &[ograd, zeros], false).unwrap();
+        assert_eq!(out[0].data, [0.0, 1.0, 2.0, 0.0, 0.0, 3.0, 4.0, 0.0]);
+        assert_eq!(
+            infer_err("_backward_slice_axis", &kv, &[&[2, 3], &[2, 4]]),
+            "input `ograd` has shape (2, 3) but (2, 2) is required"
+        );
+        assert_eq!(
+            message(infer("_backward_slice_axis", &kv, &[&[2, 2], &[2, 2]])),
+            "slice_axis: begin=1, end=3 is not a non-empty range of axis 1 (size 2) of input \
+             (2, 2)"
+        );
+    }
+
+    #[test]
+    fn split_gradients_match_finite_differences() {
+        for (shape, kv) in [
+            (&[3, 7][..], &[("num_outputs", "7")][..]),
+            (
+                &[3, 7],
+                &[
+                    ("num_outputs", "7"),
+                    ("axis", "-1"),
+                    ("squeeze_axis", "True"),
+                ],
+            ),
+            (
+                &[3, 7],
+                &[("num_outputs", "3"), ("axis", "0"), ("squeeze_axis", "1")],
+            ),
+            (&[3, 7], &[("num_outputs", "3"), ("axis", "-2")]),
+            (&[3, 7], &[("num_outputs", "1"), ("axis", "0")]),
+            (
+                &[3, 1],
+                &[
+                    ("num_outputs", "1"),
+                    ("axis", "-1"),
+                    ("squeeze_axis", "True"),
+                ],
+            ),
+            (&[2, 6, 1], &[("num_outputs", "3")]),
+        ] {
+            check_grad("split", kv, &[randn(shape, 5)], false, &[]);
+        }
     }
 }

@@ -1,9 +1,13 @@
-//! transpose: a permutation of the axes.
+//! transpose: a permutation of the axes. Its gradient is the head gradient transposed by
+//! the inverse permutation.
 
-use super::{axis_of, fmt_ints};
+use super::{apply, axis_of, fmt_ints};
 use crate::param::{param, ParamType};
 use crate::shape::{fmt_shape, invalid, set_in, set_out, OpError, Shape};
-use crate::{Attrs, Compute, DType, IndexExpr, IndexMap, OpDef, Pattern, Registry};
+use crate::{
+    Attrs, Compute, DType, Grad, GradCtx, GradGraph, Handle, IndexExpr, IndexMap, OpDef, Pattern,
+    Registry,
+};
 
 static TRANSPOSE: OpDef = OpDef {
     doc: "Permutes the axes: output axis i is input axis axes[i]. Empty `axes` reverses the \
@@ -17,6 +21,7 @@ static TRANSPOSE: OpDef = OpDef {
     infer_shape: transpose_shape,
     inplace: &[],
     dtypes: &DType::ALL,
+    grad: Grad::Rule(transpose_grad),
     ..OpDef::new(
         "transpose",
         Pattern::Injective,
@@ -88,13 +93,28 @@ fn transpose_map(a: &Attrs, ins: &[Shape], _: &[Shape], _: usize) -> Result<Inde
     Ok(IndexMap::single(coords))
 }
 
+/// Transposes the head gradient back: by the inverse of `axes`, or by reversing the axes
+/// again when `axes` is empty (the reversal is its own inverse, whatever the rank).
+fn transpose_grad(g: &mut dyn GradGraph, ctx: &GradCtx) -> Result<Vec<Option<Handle>>, OpError> {
+    let rank = ctx.attrs.shape("axes").len();
+    // `axes` holds the rank when set; the shape only serves to validate it.
+    let perm = permutation(ctx.attrs, &vec![0; rank])?;
+    let mut inverse = vec![0i64; rank];
+    for (i, &p) in perm.iter().enumerate() {
+        inverse[p] = i as i64;
+    }
+    let axes = fmt_ints(&inverse);
+    let grad = apply(g, "transpose", &[ctx.out_grads[0]], &[("axes", &axes)])?;
+    Ok(vec![Some(grad)])
+}
+
 pub fn register(r: &mut Registry) {
     r.add(&TRANSPOSE);
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::testutil::{infer, infer_both, iota, message, run};
+    use crate::testutil::{check_grad, infer, infer_both, iota, message, randn, run};
 
     #[test]
     fn transposes_a_matrix() {
@@ -143,5 +163,21 @@ mod tests {
             message(t("(0,2)")),
             "transpose: axes entry=2 is out of range for input (2, 3)"
         );
+    }
+
+    #[test]
+    fn gradient_is_the_inverse_permutation() {
+        let x = randn(&[3, 1, 7], 1);
+        for axes in ["()", "(2, 0, 1)", "(1, -1, 0)", "(0, 1, 2)", "(-1, -3, -2)"] {
+            check_grad(
+                "transpose",
+                &[("axes", axes)],
+                std::slice::from_ref(&x),
+                false,
+                &[],
+            );
+        }
+        check_grad("transpose", &[], &[randn(&[2, 3, 1, 4], 2)], false, &[]);
+        check_grad("transpose", &[], &[randn(&[7], 3)], false, &[]);
     }
 }
