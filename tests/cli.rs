@@ -160,7 +160,11 @@ fn grad_writes_mxnet_gradients() {
     }
     params::write_params(dir.join("w.params"), &weights).unwrap();
     npy::write_npy(dir.join("data.npy"), file.get("arg:data").unwrap()).unwrap();
-    npy::write_npy(dir.join("label.npy"), file.get("arg:softmax_label").unwrap()).unwrap();
+    npy::write_npy(
+        dir.join("label.npy"),
+        file.get("arg:softmax_label").unwrap(),
+    )
+    .unwrap();
     let p = |f: &str| dir.join(f).to_str().unwrap().to_string();
     let model = fixture("train/mlp-symbol.json");
     stdout(&kiln(&[
@@ -176,7 +180,10 @@ fn grad_writes_mxnet_gradients() {
         &p("grads.params"),
     ]));
     let grads = params::read_params(dir.join("grads.params")).unwrap();
-    assert_eq!(grads.names, ["fc1_weight", "fc1_bias", "fc2_weight", "fc2_bias"]);
+    assert_eq!(
+        grads.names,
+        ["fc1_weight", "fc1_bias", "fc2_weight", "fc2_bias"]
+    );
     for (name, t) in grads.named().unwrap() {
         let want = file.get(&format!("grad:{name}")).unwrap();
         assert!(common::compare(t, want, 1e-5).is_none(), "{name}");

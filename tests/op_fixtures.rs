@@ -150,7 +150,9 @@ fn every_operator_has_a_fixture() {
 /// counterpart to compare with: they are checked through the gradients of the forward
 /// operators (finite differences in kiln-ops, MXNet's gradients in train_parity.rs).
 fn is_internal_backward(name: &str) -> bool {
-    registry().get(name).is_some_and(|op| name.starts_with('_') && matches!(op.grad, kiln::ops::Grad::NotDifferentiable))
+    registry().get(name).is_some_and(|op| {
+        name.starts_with('_') && matches!(op.grad, kiln::ops::Grad::NotDifferentiable)
+    })
 }
 
 /// Samplers are checked by moments and Kolmogorov–Smirnov tests (kiln-ops), not values.

@@ -26,17 +26,35 @@ fn bind(sym: &Symbol, file: &kiln::compiler::ParamFile, reqs: GradReqs) -> Execu
     let data = file.get("arg:data").expect("fixture has data");
     let shapes = sym.infer_shape(&[("data", &data.shape)]).unwrap();
     let value = |prefix: &str, name: &str, shape: &[usize]| {
-        file.get(&format!("{prefix}:{name}")).cloned().unwrap_or_else(|| weights::parameter(name, shape))
+        file.get(&format!("{prefix}:{name}"))
+            .cloned()
+            .unwrap_or_else(|| weights::parameter(name, shape))
     };
-    let args: HashMap<String, NDArray> = sym.list_arguments().into_iter().zip(&shapes.arguments).map(|(n, s)| (n.clone(), nd(&value("arg", &n, s)))).collect();
-    let aux: HashMap<String, NDArray> = sym.list_auxiliary_states().into_iter().zip(&shapes.aux_states).map(|(n, s)| (n.clone(), nd(&value("aux", &n, s)))).collect();
+    let args: HashMap<String, NDArray> = sym
+        .list_arguments()
+        .into_iter()
+        .zip(&shapes.arguments)
+        .map(|(n, s)| (n.clone(), nd(&value("arg", &n, s))))
+        .collect();
+    let aux: HashMap<String, NDArray> = sym
+        .list_auxiliary_states()
+        .into_iter()
+        .zip(&shapes.aux_states)
+        .map(|(n, s)| (n.clone(), nd(&value("aux", &n, s))))
+        .collect();
     let exe = Executor::simple_bind(sym, Device::Cpu, &[("data", &data.shape)], reqs).unwrap();
     exe.copy_params_from(&args, &aux, false).unwrap();
     exe
 }
 
 fn param_reqs(sym: &Symbol) -> GradReqs {
-    GradReqs::Each(sym.list_arguments().into_iter().filter(|n| n != "data" && !n.ends_with("label")).map(|n| (n, GradReq::Write)).collect())
+    GradReqs::Each(
+        sym.list_arguments()
+            .into_iter()
+            .filter(|n| n != "data" && !n.ends_with("label"))
+            .map(|n| (n, GradReq::Write))
+            .collect(),
+    )
 }
 
 fn check(what: &str, got: &NDArray, want: &Tensor, failures: &mut Vec<String>) {
@@ -52,7 +70,12 @@ fn check_net(net: &str) {
     exe.forward(true);
     exe.backward(&[]).unwrap();
     let mut failures = Vec::new();
-    check("out:0", &exe.outputs()[0], file.get("out:0").unwrap(), &mut failures);
+    check(
+        "out:0",
+        &exe.outputs()[0],
+        file.get("out:0").unwrap(),
+        &mut failures,
+    );
     let (grads, aux) = (exe.grad_dict(), exe.aux_dict());
     let mut checked = 0;
     for (key, want) in file.named().unwrap() {
@@ -92,22 +115,37 @@ fn batchnorm_fix_gamma_and_global_stats_match_mxnet() {
 fn head_gradients_and_grad_req_add_match_mxnet() {
     let sym = symbol("heads");
     let file = params("train/heads.params");
-    let heads: Vec<NDArray> = (0..2).map(|i| nd(file.get(&format!("head:{i}")).unwrap())).collect();
+    let heads: Vec<NDArray> = (0..2)
+        .map(|i| nd(file.get(&format!("head:{i}")).unwrap()))
+        .collect();
     let exe = bind(&sym, &file, param_reqs(&sym));
     exe.forward(true);
     exe.backward(&heads).unwrap();
     let mut failures = Vec::new();
     for name in ["fc_weight", "fc_bias"] {
-        check(name, &exe.grad_dict()[name], file.get(&format!("grad:{name}")).unwrap(), &mut failures);
+        check(
+            name,
+            &exe.grad_dict()[name],
+            file.get(&format!("grad:{name}")).unwrap(),
+            &mut failures,
+        );
     }
-    let reqs = GradReqs::Each(HashMap::from([("fc_weight".to_string(), GradReq::Add), ("fc_bias".to_string(), GradReq::Write)]));
+    let reqs = GradReqs::Each(HashMap::from([
+        ("fc_weight".to_string(), GradReq::Add),
+        ("fc_bias".to_string(), GradReq::Write),
+    ]));
     let exe = bind(&sym, &file, reqs);
     for _ in 0..2 {
         exe.forward(true);
         exe.backward(&heads).unwrap();
     }
     for name in ["fc_weight", "fc_bias"] {
-        check(name, &exe.grad_dict()[name], file.get(&format!("grad_add:{name}")).unwrap(), &mut failures);
+        check(
+            name,
+            &exe.grad_dict()[name],
+            file.get(&format!("grad_add:{name}")).unwrap(),
+            &mut failures,
+        );
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -120,12 +158,21 @@ fn lenet_trains_like_mxnet() {
     let file = params("train/lenet_sgd.params");
     let exe = bind(&sym, &file, param_reqs(&sym));
     let grads = exe.grad_dict();
-    let mut weights: Vec<(String, NDArray)> = exe.arg_dict().into_iter().filter(|(n, _)| grads.contains_key(n)).collect();
+    let mut weights: Vec<(String, NDArray)> = exe
+        .arg_dict()
+        .into_iter()
+        .filter(|(n, _)| grads.contains_key(n))
+        .collect();
     for step in 1..=10 {
         exe.forward(true);
         if step == 1 {
             let mut failures = Vec::new();
-            check("out1:0", &exe.outputs()[0], file.get("out1:0").unwrap(), &mut failures);
+            check(
+                "out1:0",
+                &exe.outputs()[0],
+                file.get("out1:0").unwrap(),
+                &mut failures,
+            );
             assert!(failures.is_empty(), "{failures:?}");
         }
         exe.backward(&[]).unwrap();
@@ -135,7 +182,12 @@ fn lenet_trains_like_mxnet() {
     }
     let mut failures = Vec::new();
     for (name, w) in &weights {
-        check(name, w, file.get(&format!("step10:{name}")).unwrap(), &mut failures);
+        check(
+            name,
+            w,
+            file.get(&format!("step10:{name}")).unwrap(),
+            &mut failures,
+        );
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -146,11 +198,22 @@ fn loads_an_mxnet_checkpoint() {
     let (sym, args, aux) = load_checkpoint(prefix.to_str().unwrap(), 3).unwrap();
     let expected = params("train/ckpt/mxnet_resblock-expected.params");
     let data = expected.get("data").unwrap();
-    let exe = Executor::simple_bind(&sym, Device::Cpu, &[("data", &data.shape)], GradReqs::All(GradReq::Null)).unwrap();
+    let exe = Executor::simple_bind(
+        &sym,
+        Device::Cpu,
+        &[("data", &data.shape)],
+        GradReqs::All(GradReq::Null),
+    )
+    .unwrap();
     exe.copy_params_from(&args, &aux, false).unwrap();
     exe.forward_with(false, &[("data", &nd(data))]).unwrap();
     let mut failures = Vec::new();
-    check("out:0", &exe.outputs()[0], expected.get("out:0").unwrap(), &mut failures);
+    check(
+        "out:0",
+        &exe.outputs()[0],
+        expected.get("out:0").unwrap(),
+        &mut failures,
+    );
     assert!(failures.is_empty(), "{failures:?}");
 }
 
@@ -158,7 +221,8 @@ fn loads_an_mxnet_checkpoint() {
 /// the bytes must not drift (`KILN_UPDATE_FIXTURES=1` rewrites them, then rerun the script).
 #[test]
 fn writes_a_checkpoint_mxnet_loads() {
-    let (sym, args, aux) = load_checkpoint(fixture("train/ckpt/mxnet_resblock").to_str().unwrap(), 3).unwrap();
+    let (sym, args, aux) =
+        load_checkpoint(fixture("train/ckpt/mxnet_resblock").to_str().unwrap(), 3).unwrap();
     let dir = std::env::temp_dir().join(format!("kiln-ckpt-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let prefix = dir.join("kiln_resblock");
@@ -167,25 +231,46 @@ fn writes_a_checkpoint_mxnet_loads() {
     let (back, args2, aux2) = load_checkpoint(prefix.to_str().unwrap(), 3).unwrap();
     assert_eq!(back.to_json().unwrap(), sym.to_json().unwrap());
     for (name, a) in &args {
-        assert_eq!(args2[name].to_vec::<f32>().unwrap(), a.to_vec::<f32>().unwrap());
+        assert_eq!(
+            args2[name].to_vec::<f32>().unwrap(),
+            a.to_vec::<f32>().unwrap()
+        );
     }
     assert_eq!(aux2.len(), aux.len());
     // The inference output the MXNet script compares against.
     let expected = params("train/ckpt/mxnet_resblock-expected.params");
     let data = expected.get("data").unwrap();
-    let exe = Executor::simple_bind(&sym, Device::Cpu, &[("data", &data.shape)], GradReqs::All(GradReq::Null)).unwrap();
+    let exe = Executor::simple_bind(
+        &sym,
+        Device::Cpu,
+        &[("data", &data.shape)],
+        GradReqs::All(GradReq::Null),
+    )
+    .unwrap();
     exe.copy_params_from(&args, &aux, false).unwrap();
     exe.forward_with(false, &[("data", &nd(data))]).unwrap();
     let out = exe.outputs()[0].clone();
-    NDArray::save(dir.join("kiln_resblock-expected.params"), &[("data", &nd(data)), ("out:0", &out)]).unwrap();
+    NDArray::save(
+        dir.join("kiln_resblock-expected.params"),
+        &[("data", &nd(data)), ("out:0", &out)],
+    )
+    .unwrap();
     let committed = fixture("train/ckpt");
-    for file in ["kiln_resblock-symbol.json", "kiln_resblock-0003.params", "kiln_resblock-expected.params"] {
+    for file in [
+        "kiln_resblock-symbol.json",
+        "kiln_resblock-0003.params",
+        "kiln_resblock-expected.params",
+    ] {
         let bytes = std::fs::read(dir.join(file)).unwrap();
         if std::env::var_os("KILN_UPDATE_FIXTURES").is_some() {
             std::fs::write(committed.join(file), &bytes).unwrap();
         } else {
-            let want = std::fs::read(committed.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
-            assert!(want == bytes, "{file} differs from the checkpoint MXNet accepted");
+            let want =
+                std::fs::read(committed.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+            assert!(
+                want == bytes,
+                "{file} differs from the checkpoint MXNet accepted"
+            );
         }
     }
     let _ = std::fs::remove_dir_all(dir);

@@ -141,6 +141,1180 @@ impl<'a, T: Operand> AddN<'a, T> {
     }
 }
 
+/// `_backward_BatchNorm`: Gradient of BatchNorm, from ograd, data, gamma and the forward's hidden `mean` and inverse-std `var` outputs: data_grad, gamma_grad (zero with fix_gamma) and beta_grad. In training without use_global_stats the statistics are the batch's and the gradient flows through them; otherwise they are constants. Takes the forward's parameters.
+pub struct BackwardBatchNorm<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_backward_BatchNorm`.
+#[track_caller]
+pub fn backward_batch_norm<'a, T: Operand>() -> BackwardBatchNorm<'a, T> {
+    BackwardBatchNorm { call: OpCall::new("_backward_BatchNorm") }
+}
+
+impl<'a, T: Operand> BackwardBatchNorm<'a, T> {
+    /// Input `ograd`.
+    pub fn ograd(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("ograd", s);
+        self
+    }
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// Input `gamma`.
+    pub fn gamma(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("gamma", s);
+        self
+    }
+    /// Input `mean`.
+    pub fn mean(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("mean", s);
+        self
+    }
+    /// Input `var`.
+    pub fn var(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("var", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// added to the variance (float, default `0.001`).
+    pub fn eps(mut self, v: f64) -> Self {
+        self.call = self.call.attr("eps", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// moving-average momentum (float, default `0.9`).
+    pub fn momentum(mut self, v: f64) -> Self {
+        self.call = self.call.attr("momentum", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// treat gamma as 1 (boolean, default `True`).
+    pub fn fix_gamma(mut self, v: bool) -> Self {
+        self.call = self.call.attr("fix_gamma", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// use the moving statistics in training too (boolean, default `False`).
+    pub fn use_global_stats(mut self, v: bool) -> Self {
+        self.call = self.call.attr("use_global_stats", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// make the mean and inverse-std outputs visible (boolean, default `False`).
+    pub fn output_mean_var(mut self, v: bool) -> Self {
+        self.call = self.call.attr("output_mean_var", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// channel axis (int, default `1`).
+    pub fn axis(mut self, v: i64) -> Self {
+        self.call = self.call.attr("axis", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// turn off cuDNN (ignored) (boolean, default `False`).
+    pub fn cudnn_off(mut self, v: bool) -> Self {
+        self.call = self.call.attr("cudnn_off", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// quantization calibration minimum (ignored) (float, optional, default `None`).
+    pub fn min_calib_range(mut self, v: f64) -> Self {
+        self.call = self.call.attr("min_calib_range", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// quantization calibration maximum (ignored) (float, optional, default `None`).
+    pub fn max_calib_range(mut self, v: f64) -> Self {
+        self.call = self.call.attr("max_calib_range", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_backward_Concat`: The gradient of Concat: `ograd` cut along `dim` into one output per input arg0, arg1, ..., each of that input's shape (the inputs' values are not read).
+pub struct BackwardConcat<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_backward_Concat`.
+#[track_caller]
+pub fn backward_concat<'a, T: Operand>() -> BackwardConcat<'a, T> {
+    BackwardConcat { call: OpCall::new("_backward_Concat") }
+}
+
+impl<'a, T: Operand> BackwardConcat<'a, T> {
+    /// Input `ograd`.
+    pub fn ograd(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("ograd", s);
+        self
+    }
+    /// Input `arg0`.
+    pub fn arg0(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("arg0", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// number of inputs (int, required).
+    pub fn num_args(mut self, v: i64) -> Self {
+        self.call = self.call.attr("num_args", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// the axis to join along (negative counts from the end) (int, default `1`).
+    pub fn dim(mut self, v: i64) -> Self {
+        self.call = self.call.attr("dim", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_backward_Convolution`: Gradient of Convolution: from ograd, data and weight, the gradients of data (the transposed convolution of ograd), weight (ograd correlated with data) and bias (ograd summed over batch and space). Takes the forward's parameters.
+pub struct BackwardConvolution<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_backward_Convolution`.
+#[track_caller]
+pub fn backward_convolution<'a, T: Operand>() -> BackwardConvolution<'a, T> {
+    BackwardConvolution { call: OpCall::new("_backward_Convolution") }
+}
+
+impl<'a, T: Operand> BackwardConvolution<'a, T> {
+    /// Input `ograd`.
+    pub fn ograd(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("ograd", s);
+        self
+    }
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// Input `weight`.
+    pub fn weight(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("weight", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// kernel size: (w,), (h, w) or (d, h, w) (tuple of int, required).
+    pub fn kernel(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("kernel", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// stride; () means 1 per dimension (tuple of int, default `()`).
+    pub fn stride(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("stride", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// dilation; () means 1 per dimension (tuple of int, default `()`).
+    pub fn dilate(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("dilate", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// zero padding; () means 0 per dimension (tuple of int, default `()`).
+    pub fn pad(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("pad", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// number of output channels (int, required).
+    pub fn num_filter(mut self, v: i64) -> Self {
+        self.call = self.call.attr("num_filter", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// number of channel groups (int, default `1`).
+    pub fn num_group(mut self, v: i64) -> Self {
+        self.call = self.call.attr("num_group", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// MXNet workspace limit in MB (ignored) (int, default `1024`).
+    pub fn workspace(mut self, v: i64) -> Self {
+        self.call = self.call.attr("workspace", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// whether to omit the bias (boolean, default `False`).
+    pub fn no_bias(mut self, v: bool) -> Self {
+        self.call = self.call.attr("no_bias", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// cuDNN algorithm selection (ignored) ({None, off, limited_workspace, fastest}, default `None`).
+    pub fn cudnn_tune(mut self, v: &str) -> Self {
+        self.call = self.call.attr("cudnn_tune", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// turn off cuDNN (ignored) (boolean, default `False`).
+    pub fn cudnn_off(mut self, v: bool) -> Self {
+        self.call = self.call.attr("cudnn_off", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// data layout; None means NCW, NCHW or NCDHW ({None, NCW, NCHW, NCDHW, NWC, NHWC, NDHWC}, default `None`).
+    pub fn layout(mut self, v: &str) -> Self {
+        self.call = self.call.attr("layout", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_backward_elemwise`: Gradient of an element-wise operator with respect to one input: ograd times the symbolic derivative of the operator's scalar expression.
+pub struct BackwardElemwise<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_backward_elemwise`.
+#[track_caller]
+pub fn backward_elemwise<'a, T: Operand>() -> BackwardElemwise<'a, T> {
+    BackwardElemwise { call: OpCall::new("_backward_elemwise") }
+}
+
+impl<'a, T: Operand> BackwardElemwise<'a, T> {
+    /// Input `ograd`.
+    pub fn ograd(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("ograd", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// the forward operator (string, required).
+    pub fn op(mut self, v: &str) -> Self {
+        self.call = self.call.attr("op", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// its parameters, `k=v;k=v` (string, default ``).
+    pub fn attrs(mut self, v: &str) -> Self {
+        self.call = self.call.attr("attrs", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// the input differentiated against (int, required).
+    pub fn wrt(mut self, v: i64) -> Self {
+        self.call = self.call.attr("wrt", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_backward_extremum`: The gradient of max and min: `ograd` where `data` equals `extremum` (the result broadcast back to data's shape), else 0.
+pub struct BackwardExtremum<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_backward_extremum`.
+#[track_caller]
+pub fn backward_extremum<'a, T: Operand>() -> BackwardExtremum<'a, T> {
+    BackwardExtremum { call: OpCall::new("_backward_extremum") }
+}
+
+impl<'a, T: Operand> BackwardExtremum<'a, T> {
+    /// Input `ograd`.
+    pub fn ograd(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("ograd", s);
+        self
+    }
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// Input `extremum`.
+    pub fn extremum(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("extremum", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_backward_FullyConnected`: Gradient of FullyConnected: data_grad = ograd·weight, weight_grad = ogradᵀ·data, bias_grad = ograd summed over rows. Takes the forward's parameters; `bias` is read only for its shape.
+pub struct BackwardFullyConnected<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_backward_FullyConnected`.
+#[track_caller]
+pub fn backward_fully_connected<'a, T: Operand>() -> BackwardFullyConnected<'a, T> {
+    BackwardFullyConnected { call: OpCall::new("_backward_FullyConnected") }
+}
+
+impl<'a, T: Operand> BackwardFullyConnected<'a, T> {
+    /// Input `ograd`.
+    pub fn ograd(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("ograd", s);
+        self
+    }
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// Input `weight`.
+    pub fn weight(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("weight", s);
+        self
+    }
+    /// Input `bias`.
+    pub fn bias(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("bias", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// number of hidden units (int, required).
+    pub fn num_hidden(mut self, v: i64) -> Self {
+        self.call = self.call.attr("num_hidden", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// whether to omit the bias (boolean, default `False`).
+    pub fn no_bias(mut self, v: bool) -> Self {
+        self.call = self.call.attr("no_bias", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// whether to collapse all but the first axis of the input (boolean, default `True`).
+    pub fn flatten(mut self, v: bool) -> Self {
+        self.call = self.call.attr("flatten", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_backward_LeakyReLU`: Gradient of LeakyReLU, from ograd and data (and gamma for prelu, the forward's slopes `mask` for rrelu): data_grad, and for prelu gamma_grad (ograd·min(x, 0) summed over every axis but 1, or over everything for one shared slope). Takes the forward's parameters.
+pub struct BackwardLeakyReLu<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_backward_LeakyReLU`.
+#[track_caller]
+pub fn backward_leaky_re_lu<'a, T: Operand>() -> BackwardLeakyReLu<'a, T> {
+    BackwardLeakyReLu { call: OpCall::new("_backward_LeakyReLU") }
+}
+
+impl<'a, T: Operand> BackwardLeakyReLu<'a, T> {
+    /// Input `ograd`.
+    pub fn ograd(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("ograd", s);
+        self
+    }
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// activation function ({elu, gelu, leaky, prelu, rrelu, selu}, default `leaky`).
+    pub fn act_type(mut self, v: &str) -> Self {
+        self.call = self.call.attr("act_type", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// slope of leaky, and elu's scale (float, default `0.25`).
+    pub fn slope(mut self, v: f64) -> Self {
+        self.call = self.call.attr("slope", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// rrelu: lowest random slope (float, default `0.125`).
+    pub fn lower_bound(mut self, v: f64) -> Self {
+        self.call = self.call.attr("lower_bound", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// rrelu: highest random slope (float, default `0.334`).
+    pub fn upper_bound(mut self, v: f64) -> Self {
+        self.call = self.call.attr("upper_bound", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_backward_LinearRegressionOutput`: Gradient of LinearRegressionOutput from the label and the output, ignoring any head gradient: `(out − label)·grad_scale/num_output`, num_output = label.size/label.shape[0].
+pub struct BackwardLinearRegressionOutput<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_backward_LinearRegressionOutput`.
+#[track_caller]
+pub fn backward_linear_regression_output<'a, T: Operand>() -> BackwardLinearRegressionOutput<'a, T> {
+    BackwardLinearRegressionOutput { call: OpCall::new("_backward_LinearRegressionOutput") }
+}
+
+impl<'a, T: Operand> BackwardLinearRegressionOutput<'a, T> {
+    /// Input `label`.
+    pub fn label(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("label", s);
+        self
+    }
+    /// Input `output`.
+    pub fn output(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("output", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// scales the gradient (float, default `1.0`).
+    pub fn grad_scale(mut self, v: f64) -> Self {
+        self.call = self.call.attr("grad_scale", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_backward_log_softmax`: Gradient of log_softmax from ograd and the forward output y: `(ograd − exp(y)·Σ ograd)/T` along the axis. Inputs: ograd, then data when a dtype override is set, then the output. Takes the forward's parameters.
+pub struct BackwardLogSoftmax<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_backward_log_softmax`.
+#[track_caller]
+pub fn backward_log_softmax<'a, T: Operand>() -> BackwardLogSoftmax<'a, T> {
+    BackwardLogSoftmax { call: OpCall::new("_backward_log_softmax") }
+}
+
+impl<'a, T: Operand> BackwardLogSoftmax<'a, T> {
+    /// Input `ograd`.
+    pub fn ograd(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("ograd", s);
+        self
+    }
+    /// Input `output`.
+    pub fn output(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("output", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// axis to normalize (int, default `-1`).
+    pub fn axis(mut self, v: i64) -> Self {
+        self.call = self.call.attr("axis", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// divides the input (None = 1) (float, optional, default `None`).
+    pub fn temperature(mut self, v: f64) -> Self {
+        self.call = self.call.attr("temperature", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// output dtype (float16, float32 or float64; None = the input's) (dtype, optional, default `None`).
+    pub fn dtype(mut self, v: DType) -> Self {
+        self.call = self.call.attr("dtype", Value::DType(v).to_mxnet_string());
+        self
+    }
+    /// take a `length` input: only the first length[i] entries along the axis take part (boolean, optional, default `False`).
+    pub fn use_length(mut self, v: bool) -> Self {
+        self.call = self.call.attr("use_length", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_backward_LogisticRegressionOutput`: Gradient of LogisticRegressionOutput from the label and the (sigmoid) output, ignoring any head gradient: `(out − label)·grad_scale/num_output`, num_output = label.size/label.shape[0].
+pub struct BackwardLogisticRegressionOutput<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_backward_LogisticRegressionOutput`.
+#[track_caller]
+pub fn backward_logistic_regression_output<'a, T: Operand>() -> BackwardLogisticRegressionOutput<'a, T> {
+    BackwardLogisticRegressionOutput { call: OpCall::new("_backward_LogisticRegressionOutput") }
+}
+
+impl<'a, T: Operand> BackwardLogisticRegressionOutput<'a, T> {
+    /// Input `label`.
+    pub fn label(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("label", s);
+        self
+    }
+    /// Input `output`.
+    pub fn output(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("output", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// scales the gradient (float, default `1.0`).
+    pub fn grad_scale(mut self, v: f64) -> Self {
+        self.call = self.call.attr("grad_scale", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_backward_LRN`: Gradient of LRN, from ograd, data and the forward's hidden tmp_norm N: `dx_i = g_i·N_i^(−beta) − 2·beta·alpha/nsize·x_i·Σ_{c: |c−i| ≤ nsize/2} g_c·x_c·N_c^(−beta−1)`. Takes the forward's parameters.
+pub struct BackwardLrn<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_backward_LRN`.
+#[track_caller]
+pub fn backward_lrn<'a, T: Operand>() -> BackwardLrn<'a, T> {
+    BackwardLrn { call: OpCall::new("_backward_LRN") }
+}
+
+impl<'a, T: Operand> BackwardLrn<'a, T> {
+    /// Input `ograd`.
+    pub fn ograd(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("ograd", s);
+        self
+    }
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// Input `tmp_norm`.
+    pub fn tmp_norm(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("tmp_norm", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// scale of the sum of squares (float, default `0.0001`).
+    pub fn alpha(mut self, v: f64) -> Self {
+        self.call = self.call.attr("alpha", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// exponent of the normalizer (float, default `0.75`).
+    pub fn beta(mut self, v: f64) -> Self {
+        self.call = self.call.attr("beta", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// additive constant (float, default `2.0`).
+    pub fn knorm(mut self, v: f64) -> Self {
+        self.call = self.call.attr("knorm", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// channels in the window (odd in practice) (int, required).
+    pub fn nsize(mut self, v: i64) -> Self {
+        self.call = self.call.attr("nsize", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_backward_MAERegressionOutput`: Gradient of MAERegressionOutput from the label and the output, ignoring any head gradient: `(out − label > 0 ? 1 : −1)·grad_scale/num_output` (−1 at a zero residual, as MXNet), num_output = label.size/label.shape[0].
+pub struct BackwardMaeRegressionOutput<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_backward_MAERegressionOutput`.
+#[track_caller]
+pub fn backward_mae_regression_output<'a, T: Operand>() -> BackwardMaeRegressionOutput<'a, T> {
+    BackwardMaeRegressionOutput { call: OpCall::new("_backward_MAERegressionOutput") }
+}
+
+impl<'a, T: Operand> BackwardMaeRegressionOutput<'a, T> {
+    /// Input `label`.
+    pub fn label(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("label", s);
+        self
+    }
+    /// Input `output`.
+    pub fn output(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("output", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// scales the gradient (float, default `1.0`).
+    pub fn grad_scale(mut self, v: f64) -> Self {
+        self.call = self.call.attr("grad_scale", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_backward_Pooling`: Gradient of Pooling, from ograd, data and the forward output: max routes each output's gradient to the first input of its window equal to the output (as MXNet); avg spreads it over the window divided by the forward's divisor; sum copies it; lp scales it by (x/out)^(p−1). Takes the forward's parameters.
+pub struct BackwardPooling<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_backward_Pooling`.
+#[track_caller]
+pub fn backward_pooling<'a, T: Operand>() -> BackwardPooling<'a, T> {
+    BackwardPooling { call: OpCall::new("_backward_Pooling") }
+}
+
+impl<'a, T: Operand> BackwardPooling<'a, T> {
+    /// Input `ograd`.
+    pub fn ograd(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("ograd", s);
+        self
+    }
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// Input `output`.
+    pub fn output(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("output", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// window size: (w,), (h, w) or (d, h, w) (tuple of int, default `()`).
+    pub fn kernel(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("kernel", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// pooling function ({avg, lp, max, sum}, default `max`).
+    pub fn pool_type(mut self, v: &str) -> Self {
+        self.call = self.call.attr("pool_type", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// pool over all spatial dims (boolean, default `False`).
+    pub fn global_pool(mut self, v: bool) -> Self {
+        self.call = self.call.attr("global_pool", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// turn off cuDNN (ignored) (boolean, default `False`).
+    pub fn cudnn_off(mut self, v: bool) -> Self {
+        self.call = self.call.attr("cudnn_off", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// output size rounding ({full, same, valid}, default `valid`).
+    pub fn pooling_convention(mut self, v: &str) -> Self {
+        self.call = self.call.attr("pooling_convention", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// stride; () means 1 per dimension (tuple of int, default `()`).
+    pub fn stride(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("stride", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// padding; () means 0 per dimension (tuple of int, default `()`).
+    pub fn pad(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("pad", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// p of lp pooling (1, 2 or 3) (int, optional, default `None`).
+    pub fn p_value(mut self, v: i64) -> Self {
+        self.call = self.call.attr("p_value", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// avg: count padding in the divisor (None means True) (boolean, optional, default `None`).
+    pub fn count_include_pad(mut self, v: bool) -> Self {
+        self.call = self.call.attr("count_include_pad", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// data layout; None means NCW, NCHW or NCDHW ({None, NCW, NCHW, NCDHW, NWC, NHWC, NDHWC}, default `None`).
+    pub fn layout(mut self, v: &str) -> Self {
+        self.call = self.call.attr("layout", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_backward_slice`: The gradient of `slice`: `ograd` placed at the window that begin/end/step select in zeros of `data`'s shape (data's values are not read).
+pub struct BackwardSlice<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_backward_slice`.
+#[track_caller]
+pub fn backward_slice<'a, T: Operand>() -> BackwardSlice<'a, T> {
+    BackwardSlice { call: OpCall::new("_backward_slice") }
+}
+
+impl<'a, T: Operand> BackwardSlice<'a, T> {
+    /// Input `ograd`.
+    pub fn ograd(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("ograd", s);
+        self
+    }
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// first index per leading axis (None: the start, or the end for a negative step) (tuple of int-or-None, required).
+    pub fn begin(mut self, v: &[Option<i64>]) -> Self {
+        self.call = self.call.attr("begin", Value::OptTuple(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// exclusive end index per leading axis (None: past the end, or before the start for a negative step) (tuple of int-or-None, required).
+    pub fn end(mut self, v: &[Option<i64>]) -> Self {
+        self.call = self.call.attr("end", Value::OptTuple(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// step per leading axis (empty or None: 1) (tuple of int-or-None, default `()`).
+    pub fn step(mut self, v: &[Option<i64>]) -> Self {
+        self.call = self.call.attr("step", Value::OptTuple(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_backward_slice_axis`: The gradient of `slice_axis`: `ograd` inside the window begin..end along `axis`, `zeros` (zeros of the forward input's shape) elsewhere.
+pub struct BackwardSliceAxis<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_backward_slice_axis`.
+#[track_caller]
+pub fn backward_slice_axis<'a, T: Operand>() -> BackwardSliceAxis<'a, T> {
+    BackwardSliceAxis { call: OpCall::new("_backward_slice_axis") }
+}
+
+impl<'a, T: Operand> BackwardSliceAxis<'a, T> {
+    /// Input `ograd`.
+    pub fn ograd(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("ograd", s);
+        self
+    }
+    /// Input `zeros`.
+    pub fn zeros(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("zeros", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// the axis to slice (negative counts from the end) (int, required).
+    pub fn axis(mut self, v: i64) -> Self {
+        self.call = self.call.attr("axis", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// first index (negative counts from the end) (int, required).
+    pub fn begin(mut self, v: i64) -> Self {
+        self.call = self.call.attr("begin", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// exclusive end index (None: the end of the axis; negative counts from the end) (int, optional, required).
+    pub fn end(mut self, v: i64) -> Self {
+        self.call = self.call.attr("end", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_backward_softmax`: Gradient of softmax from ograd and the forward output y: `y·(ograd − Σ ograd·y)/T` along the axis, zero beyond each row's length. Inputs: ograd, then data (and length) when a dtype override (or use_length) is set, then the output. Takes the forward's parameters.
+pub struct BackwardSoftmax<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_backward_softmax`.
+#[track_caller]
+pub fn backward_softmax<'a, T: Operand>() -> BackwardSoftmax<'a, T> {
+    BackwardSoftmax { call: OpCall::new("_backward_softmax") }
+}
+
+impl<'a, T: Operand> BackwardSoftmax<'a, T> {
+    /// Input `ograd`.
+    pub fn ograd(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("ograd", s);
+        self
+    }
+    /// Input `output`.
+    pub fn output(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("output", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// axis to normalize (int, default `-1`).
+    pub fn axis(mut self, v: i64) -> Self {
+        self.call = self.call.attr("axis", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// divides the input (None = 1) (float, optional, default `None`).
+    pub fn temperature(mut self, v: f64) -> Self {
+        self.call = self.call.attr("temperature", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// output dtype (float16, float32 or float64; None = the input's) (dtype, optional, default `None`).
+    pub fn dtype(mut self, v: DType) -> Self {
+        self.call = self.call.attr("dtype", Value::DType(v).to_mxnet_string());
+        self
+    }
+    /// take a `length` input: only the first length[i] entries along the axis take part (boolean, optional, default `False`).
+    pub fn use_length(mut self, v: bool) -> Self {
+        self.call = self.call.attr("use_length", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_backward_SoftmaxActivation`: Gradient of SoftmaxActivation from ograd and the forward output y: `y·(ograd − Σ ograd·y)` over the last axis (instance) or axis 1 (channel). Takes the forward's parameters.
+pub struct BackwardSoftmaxActivation<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_backward_SoftmaxActivation`.
+#[track_caller]
+pub fn backward_softmax_activation<'a, T: Operand>() -> BackwardSoftmaxActivation<'a, T> {
+    BackwardSoftmaxActivation { call: OpCall::new("_backward_SoftmaxActivation") }
+}
+
+impl<'a, T: Operand> BackwardSoftmaxActivation<'a, T> {
+    /// Input `ograd`.
+    pub fn ograd(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("ograd", s);
+        self
+    }
+    /// Input `output`.
+    pub fn output(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("output", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// what to normalize over ({channel, instance}, default `instance`).
+    pub fn mode(mut self, v: &str) -> Self {
+        self.call = self.call.attr("mode", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_backward_SoftmaxOutput`: Gradient of SoftmaxOutput from its output p and the label, ignoring any head gradient: `(p − target)·grad_scale/norm` with target the one-hot label (smoothed: 1 − smooth_alpha on the label, smooth_alpha/(k−1) elsewhere), zero rows where use_ignore and label = ignore_label. norm: null 1, batch the label count, valid the labels ≠ ignore_label (at least 1); multi_output's null and batch also divide by the spatial size. A label shaped like p is a probability target: `(p − label)·grad_scale`. Takes the forward's parameters.
+pub struct BackwardSoftmaxOutput<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_backward_SoftmaxOutput`.
+#[track_caller]
+pub fn backward_softmax_output<'a, T: Operand>() -> BackwardSoftmaxOutput<'a, T> {
+    BackwardSoftmaxOutput { call: OpCall::new("_backward_SoftmaxOutput") }
+}
+
+impl<'a, T: Operand> BackwardSoftmaxOutput<'a, T> {
+    /// Input `output`.
+    pub fn output(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("output", s);
+        self
+    }
+    /// Input `label`.
+    pub fn label(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("label", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// scales the gradient (float, default `1.0`).
+    pub fn grad_scale(mut self, v: f64) -> Self {
+        self.call = self.call.attr("grad_scale", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// label ignored with use_ignore (float, default `-1.0`).
+    pub fn ignore_label(mut self, v: f64) -> Self {
+        self.call = self.call.attr("ignore_label", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// softmax over axis 1 per position (boolean, default `False`).
+    pub fn multi_output(mut self, v: bool) -> Self {
+        self.call = self.call.attr("multi_output", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// skip rows labelled ignore_label (boolean, default `False`).
+    pub fn use_ignore(mut self, v: bool) -> Self {
+        self.call = self.call.attr("use_ignore", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// softmax over the last axis (boolean, default `False`).
+    pub fn preserve_shape(mut self, v: bool) -> Self {
+        self.call = self.call.attr("preserve_shape", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// how the gradient is normalized ({batch, null, valid}, default `null`).
+    pub fn normalization(mut self, v: &str) -> Self {
+        self.call = self.call.attr("normalization", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// multiply by the head gradient (boolean, default `False`).
+    pub fn out_grad(mut self, v: bool) -> Self {
+        self.call = self.call.attr("out_grad", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// label smoothing (float, default `0.0`).
+    pub fn smooth_alpha(mut self, v: f64) -> Self {
+        self.call = self.call.attr("smooth_alpha", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
 /// `batch_dot`: Batched matrix product of two inputs of the same rank N >= 3: (B..., n, k) x (B..., k, m) gives (B..., n, m); transpose_a/transpose_b transpose the last two axes of lhs/rhs.
 pub struct BatchDot<'a, T> {
     call: OpCall<'a, T>,
@@ -383,6 +1557,49 @@ impl<'a, T: Operand> BroadcastAdd<'a, T> {
     }
 }
 
+/// `_broadcast_backward`: Sums `data` over the axes along which `like` was broadcast, giving `like`'s shape (the gradient of a broadcast input).
+pub struct BroadcastBackward<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_broadcast_backward`.
+#[track_caller]
+pub fn broadcast_backward<'a, T: Operand>() -> BroadcastBackward<'a, T> {
+    BroadcastBackward { call: OpCall::new("_broadcast_backward") }
+}
+
+impl<'a, T: Operand> BroadcastBackward<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// Input `like`.
+    pub fn like(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("like", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
 /// `broadcast_div`: element-wise on two inputs with NumPy broadcasting
 pub struct BroadcastDiv<'a, T> {
     call: OpCall<'a, T>,
@@ -451,6 +1668,64 @@ impl<'a, T: Operand> BroadcastMul<'a, T> {
     /// An input by name.
     pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_broadcast_reduced`: Copies `reduced` — the result of a reduction of `data` with the same axis, keepdims and exclude, or its gradient — back over the reduced axes, giving data's shape (data's values are not read). The gradient of sum, and the broadcast step of mean's, max's, min's and prod's.
+pub struct BroadcastReduced<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_broadcast_reduced`.
+#[track_caller]
+pub fn broadcast_reduced<'a, T: Operand>() -> BroadcastReduced<'a, T> {
+    BroadcastReduced { call: OpCall::new("_broadcast_reduced") }
+}
+
+impl<'a, T: Operand> BroadcastReduced<'a, T> {
+    /// Input `reduced`.
+    pub fn reduced(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("reduced", s);
+        self
+    }
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// the axes to reduce (None or (): all of them); negative counts from the end (int or tuple of int, optional, default `None`).
+    pub fn axis(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("axis", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// keep the reduced axes, with size 1 (boolean, default `False`).
+    pub fn keepdims(mut self, v: bool) -> Self {
+        self.call = self.call.attr("keepdims", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// reduce over the axes not listed in `axis` (boolean, default `False`).
+    pub fn exclude(mut self, v: bool) -> Self {
+        self.call = self.call.attr("exclude", Value::Bool(v).to_mxnet_string());
         self
     }
     /// The node's name.
@@ -852,6 +2127,69 @@ pub fn dot<'a, T: Operand>() -> Dot<'a, T> {
 }
 
 impl<'a, T: Operand> Dot<'a, T> {
+    /// Input `lhs`.
+    pub fn lhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("lhs", s);
+        self
+    }
+    /// Input `rhs`.
+    pub fn rhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("rhs", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// use the transpose of the first input (boolean, default `False`).
+    pub fn transpose_a(mut self, v: bool) -> Self {
+        self.call = self.call.attr("transpose_a", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// use the transpose of the second input (boolean, default `False`).
+    pub fn transpose_b(mut self, v: bool) -> Self {
+        self.call = self.call.attr("transpose_b", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// the output storage type MXNet may choose for sparse inputs (kiln's outputs are always dense) ({None, default, row_sparse, csr}, default `None`).
+    pub fn forward_stype(mut self, v: &str) -> Self {
+        self.call = self.call.attr("forward_stype", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_dot_out_2d`: dot's head gradient `ograd` viewed as the (M, N) product of dot's 2-D views of lhs (M x K after transpose_a) and rhs (K x N after transpose_b); lhs's and rhs's values are not read.
+pub struct DotOut2d<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_dot_out_2d`.
+#[track_caller]
+pub fn dot_out_2d<'a, T: Operand>() -> DotOut2d<'a, T> {
+    DotOut2d { call: OpCall::new("_dot_out_2d") }
+}
+
+impl<'a, T: Operand> DotOut2d<'a, T> {
+    /// Input `ograd`.
+    pub fn ograd(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("ograd", s);
+        self
+    }
     /// Input `lhs`.
     pub fn lhs(mut self, s: &'a T) -> Self {
         self.call = self.call.input("lhs", s);
@@ -2408,6 +3746,69 @@ impl<'a, T: Operand> Reshape<'a, T> {
     }
 }
 
+/// `reshape_like`: Gives lhs the shape of rhs without changing its data (rhs's values are not read). With lhs_begin/lhs_end and rhs_begin/rhs_end, only lhs's dimensions [lhs_begin, lhs_end) are replaced, by rhs's dimensions [rhs_begin, rhs_end). Negative indices count from the end; None means the start (begin) or the end (end). The sizes must agree.
+pub struct ReshapeLike<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `reshape_like`.
+#[track_caller]
+pub fn reshape_like<'a, T: Operand>() -> ReshapeLike<'a, T> {
+    ReshapeLike { call: OpCall::new("reshape_like") }
+}
+
+impl<'a, T: Operand> ReshapeLike<'a, T> {
+    /// Input `lhs`.
+    pub fn lhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("lhs", s);
+        self
+    }
+    /// Input `rhs`.
+    pub fn rhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("rhs", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// first lhs dimension replaced (None: 0) (int, optional, default `None`).
+    pub fn lhs_begin(mut self, v: i64) -> Self {
+        self.call = self.call.attr("lhs_begin", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// end (exclusive) of the lhs dimensions replaced (None: all) (int, optional, default `None`).
+    pub fn lhs_end(mut self, v: i64) -> Self {
+        self.call = self.call.attr("lhs_end", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// first rhs dimension used (None: 0) (int, optional, default `None`).
+    pub fn rhs_begin(mut self, v: i64) -> Self {
+        self.call = self.call.attr("rhs_begin", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// end (exclusive) of the rhs dimensions used (None: all) (int, optional, default `None`).
+    pub fn rhs_end(mut self, v: i64) -> Self {
+        self.call = self.call.attr("rhs_end", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
 /// `_rminus_scalar`: element-wise with a scalar parameter
 pub struct RminusScalar<'a, T> {
     call: OpCall<'a, T>,
@@ -3072,6 +4473,44 @@ impl<'a, T: Operand> Transpose<'a, T> {
     /// the permutation (empty: reverse the axes) (tuple of int, default `()`).
     pub fn axes(mut self, v: &[i64]) -> Self {
         self.call = self.call.attr("axes", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `zeros_like`: Zeros of the input's shape and dtype.
+pub struct ZerosLike<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `zeros_like`.
+#[track_caller]
+pub fn zeros_like<'a, T: Operand>() -> ZerosLike<'a, T> {
+    ZerosLike { call: OpCall::new("zeros_like") }
+}
+
+impl<'a, T: Operand> ZerosLike<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
         self
     }
     /// The node's name.

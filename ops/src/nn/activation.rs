@@ -1,17 +1,50 @@
 //! LeakyReLU and its relatives (prelu, rrelu, elu, selu, gelu). `Activation` itself is an
-//! element-wise expression and lives in `elemwise::unary`.
+//! element-wise expression and lives in `elemwise::unary` (its gradient is derived).
+//!
+//! The gradient is the backward operator `_backward_LeakyReLU` (as MXNet). It
+//! differentiates with respect to the data's sign, where MXNet tests the output's: the
+//! two agree for every non-negative slope, and only the data's is the true derivative
+//! when a slope is negative. rrelu reuses the forward's slopes (its `mask` output).
 
-use super::common::elems;
-use crate::param::{param, ParamType};
+use super::common::{all_grads, elems, strings, Through};
+use crate::param::{param, ParamDef, ParamType};
 use crate::random;
 use crate::shape::{fmt_shape, invalid, same_shape, set_in, OpError, Shape};
 use crate::{
-    Attrs, Compute, Inputs, KernelCtx, OpDef, Outputs, Pattern, Registry, Resource, Tensor,
+    Attrs, Compute, Grad, GradCtx, GradGraph, Handle, Inputs, KernelCtx, OpDef, Outputs, Pattern,
+    Registry, Resource, Tensor,
 };
 
 const OP: &str = "LeakyReLU";
 const SELU_LAMBDA: f64 = 1.0507009873554805;
 const SELU_ALPHA: f64 = 1.6732632423543772;
+
+const LEAKY_PARAMS: &[ParamDef] = &[
+    param(
+        "act_type",
+        ParamType::Enum(&["elu", "gelu", "leaky", "prelu", "rrelu", "selu"]),
+        Some("leaky"),
+        "activation function",
+    ),
+    param(
+        "slope",
+        ParamType::Float,
+        Some("0.25"),
+        "slope of leaky, and elu's scale",
+    ),
+    param(
+        "lower_bound",
+        ParamType::Float,
+        Some("0.125"),
+        "rrelu: lowest random slope",
+    ),
+    param(
+        "upper_bound",
+        ParamType::Float,
+        Some("0.334"),
+        "rrelu: highest random slope",
+    ),
+];
 
 static LEAKY_RELU: OpDef = OpDef {
     aliases: &["_npx_leaky_relu"],
@@ -19,32 +52,7 @@ static LEAKY_RELU: OpDef = OpDef {
           `gamma` (axis 1); rrelu with a slope drawn from U[lower_bound, upper_bound) per \
           element in training ((lower+upper)/2 otherwise; the slopes are the second output, \
           `mask`); elu `slope·(eˣ−1)` for x ≤ 0; selu; gelu (erf form).",
-    params: &[
-        param(
-            "act_type",
-            ParamType::Enum(&["elu", "gelu", "leaky", "prelu", "rrelu", "selu"]),
-            Some("leaky"),
-            "activation function",
-        ),
-        param(
-            "slope",
-            ParamType::Float,
-            Some("0.25"),
-            "slope of leaky, and elu's scale",
-        ),
-        param(
-            "lower_bound",
-            ParamType::Float,
-            Some("0.125"),
-            "rrelu: lowest random slope",
-        ),
-        param(
-            "upper_bound",
-            ParamType::Float,
-            Some("0.334"),
-            "rrelu: highest random slope",
-        ),
-    ],
+    params: LEAKY_PARAMS,
     inputs: Inputs::Dynamic(leaky_inputs),
     outputs: Outputs::Dynamic(leaky_outputs),
     infer_shape: leaky_shape,
@@ -54,6 +62,7 @@ static LEAKY_RELU: OpDef = OpDef {
     // carries them so that CSE never merges two rrelu nodes.
     resources: &[Resource::Random],
     side_effect: true,
+    grad: Grad::Rule(leaky_grad),
     ..OpDef::new(
         OP,
         Pattern::Opaque,
@@ -173,8 +182,135 @@ fn leaky_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
     Ok(std::iter::once(out).chain(mask).collect())
 }
 
+fn leaky_grad(g: &mut dyn GradGraph, ctx: &GradCtx) -> Result<Vec<Option<Handle>>, OpError> {
+    let mut args = vec![ctx.out_grads[0], ctx.inputs[0]];
+    match ctx.attrs.str("act_type") {
+        "prelu" => args.push(ctx.inputs[1]),
+        "rrelu" => args.push(ctx.outputs[1]), // the slopes the forward drew
+        _ => {}
+    }
+    all_grads(g, ctx, "_backward_LeakyReLU", &args)
+}
+
+static LEAKY_RELU_BACKWARD: OpDef = OpDef {
+    doc: "Gradient of LeakyReLU, from ograd and data (and gamma for prelu, the forward's \
+          slopes `mask` for rrelu): data_grad, and for prelu gamma_grad (ograd·min(x, 0) \
+          summed over every axis but 1, or over everything for one shared slope). Takes the \
+          forward's parameters.",
+    params: LEAKY_PARAMS,
+    inputs: Inputs::Dynamic(leaky_backward_inputs),
+    outputs: Outputs::Dynamic(leaky_backward_outputs),
+    infer_shape: leaky_backward_shape,
+    // Not in place: prelu's gamma gradient reads ograd after data_grad is written.
+    inplace: &[],
+    cost: |_, ins, _| ins.first().map_or(0, |s| elems(s).saturating_mul(4)),
+    grad: Grad::NotDifferentiable,
+    ..OpDef::new(
+        "_backward_LeakyReLU",
+        Pattern::Opaque,
+        Compute::Library {
+            kernel: "leaky_relu_backward",
+            reference: leaky_backward_ref,
+        },
+    )
+};
+
+fn leaky_backward_inputs(a: &Attrs) -> Vec<String> {
+    strings(match a.str("act_type") {
+        "prelu" => &["ograd", "data", "gamma"],
+        "rrelu" => &["ograd", "data", "mask"],
+        _ => &["ograd", "data"],
+    })
+}
+
+fn leaky_backward_outputs(a: &Attrs) -> (Vec<String>, usize) {
+    let names: &[&str] = match a.str("act_type") {
+        "prelu" => &["data_grad", "gamma_grad"],
+        _ => &["data_grad"],
+    };
+    (strings(names), names.len())
+}
+
+fn leaky_backward_shape(a: &Attrs, ins: &mut [Shape], outs: &mut [Shape]) -> Result<(), OpError> {
+    let through = match a.str("act_type") {
+        "prelu" => Through {
+            inputs: &[Some(1), Some(2)],
+            outputs: &[&[0]],
+            grads: &[0, 1],
+        },
+        "rrelu" => Through {
+            inputs: &[Some(1)],
+            outputs: &[&[0], &[2]],
+            grads: &[0],
+        },
+        _ => Through {
+            inputs: &[Some(1)],
+            outputs: &[&[0]],
+            grads: &[0],
+        },
+    };
+    through.shapes(leaky_shape, a, ins, outs)
+}
+
+/// The derivative of each activation at `x` (prelu and rrelu pass their slope as `slope`).
+fn leaky_derivative(act: &str, x: f64, slope: f64) -> f64 {
+    match act {
+        // d/dx x·Φ(x) = Φ(x) + x·φ(x)
+        "gelu" => {
+            let cdf = 0.5 * (1.0 + crate::expr::erf(x / std::f64::consts::SQRT_2));
+            let pdf = (-0.5 * x * x).exp() / (2.0 * std::f64::consts::PI).sqrt();
+            cdf + x * pdf
+        }
+        "selu" if x > 0.0 => SELU_LAMBDA,
+        "selu" => SELU_LAMBDA * SELU_ALPHA * x.exp(),
+        _ if x > 0.0 => 1.0,
+        "elu" => slope * x.exp(),
+        _ => slope, // leaky, prelu, rrelu
+    }
+}
+
+fn leaky_backward_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
+    let a = ctx.attrs;
+    let act = a.str("act_type");
+    let (og, x) = (ins[0], ins[1]);
+    let slope = a.float("slope");
+    // prelu's slope of element i: gamma per channel (axis 1), or one shared value.
+    let (c, inner) = match x.shape.len() {
+        0 | 1 => (1, 1),
+        _ => (x.shape[1], x.shape[2..].iter().product()),
+    };
+    let channel = |i: usize| {
+        if ins[2].len() == 1 {
+            0
+        } else {
+            (i / inner) % c
+        }
+    };
+    let slope_at = |i: usize| match act {
+        "prelu" => ins[2].data[channel(i)],
+        "rrelu" => ins[2].data[i],
+        _ => slope,
+    };
+    let mut dx = og.clone();
+    for (i, d) in dx.data.iter_mut().enumerate() {
+        *d *= leaky_derivative(act, x.data[i], slope_at(i));
+    }
+    if act != "prelu" {
+        return Ok(vec![dx]);
+    }
+    // ∂out/∂gamma = x where x ≤ 0.
+    let mut dgamma = Tensor::zeros(ins[2].dtype, ins[2].shape.clone());
+    for (i, (&gv, &xv)) in og.data.iter().zip(&x.data).enumerate() {
+        if xv <= 0.0 {
+            dgamma.data[channel(i)] += gv * xv;
+        }
+    }
+    Ok(vec![dx, dgamma])
+}
+
 pub fn register(r: &mut Registry) {
     r.add(&LEAKY_RELU);
+    r.add(&LEAKY_RELU_BACKWARD);
 }
 
 #[cfg(test)]
@@ -271,5 +407,75 @@ mod tests {
         // Deterministic for one key.
         let again = run(LR, &kv, &[t(&[n], vec![-1.0; n])], true).unwrap();
         assert_eq!(again[1].data, *slopes);
+    }
+
+    #[test]
+    fn gradients_match_finite_differences() {
+        let x = || randn(&[2, 3, 7], 1);
+        check_grad(LR, &[], &[x()], false, &[]);
+        check_grad(LR, &[("slope", "-0.3")], &[x()], false, &[]);
+        for act in ["elu", "selu", "gelu"] {
+            check_grad(LR, &[("act_type", act)], &[x()], false, &[]);
+        }
+        check_grad(
+            LR,
+            &[("act_type", "elu"), ("slope", "2.5")],
+            &[x()],
+            false,
+            &[],
+        );
+        // prelu: per-channel gamma on 3-D and 2-D data, and one shared slope.
+        let kv = [("act_type", "prelu")];
+        check_grad(LR, &kv, &[x(), randn(&[3], 2)], false, &[]);
+        check_grad(LR, &kv, &[randn(&[1, 7], 3), randn(&[7], 4)], false, &[]);
+        check_grad(
+            LR,
+            &kv,
+            &[randn(&[2, 3, 2, 2], 5), randn(&[1], 6)],
+            false,
+            &[],
+        );
+        // rrelu: the slopes drawn in training (fixed by the generator key) are reused; at
+        // inference the mean slope applies.
+        let kv = [
+            ("act_type", "rrelu"),
+            ("lower_bound", "0.2"),
+            ("upper_bound", "0.6"),
+        ];
+        check_grad(LR, &kv, &[x()], true, &[]);
+        check_grad(LR, &kv, &[x()], false, &[]);
+    }
+
+    #[test]
+    fn backward_operator_by_hand() {
+        let og = t(&[1, 2, 2], vec![1., 2., 3., 4.]);
+        let x = t(&[1, 2, 2], vec![-1., 2., -3., 0.5]);
+        let gamma = t(&[2], vec![0.5, 0.25]);
+        let g = run(
+            "_backward_LeakyReLU",
+            &[("act_type", "prelu")],
+            &[&og, &x, &gamma],
+            false,
+        )
+        .unwrap();
+        assert_close(&g[0].data, &[0.5, 2., 0.75, 4.], 0.0);
+        // Σ og·x over x ≤ 0, per channel: (1·-1), (3·-3).
+        assert_close(&g[1].data, &[-1., -9.], 0.0);
+        let g = run(
+            "_backward_LeakyReLU",
+            &[("slope", "0.1")],
+            &[&og, &x],
+            false,
+        )
+        .unwrap();
+        assert_close(&g[0].data, &[0.1, 2., 0.3, 4.], 1e-15);
+        let (ins, outs) = infer(
+            "_backward_LeakyReLU",
+            &[("act_type", "prelu")],
+            &[&[2, 5, 3]],
+        )
+        .unwrap();
+        assert_eq!((ins[1].clone(), ins[2].clone()), (vec![2, 5, 3], vec![5]));
+        assert_eq!(outs, vec![vec![2, 5, 3], vec![5]]);
     }
 }

@@ -6,15 +6,77 @@
 //! not the variance (apache/mxnet#9216; `batch_norm.cc` stores `VARIANCE_TO_INVSTD` into
 //! it and the backward converts it back with `1/invstd² − eps` to update `moving_var`).
 //! Only the data output is visible unless `output_mean_var`. The moving-average update of
-//! `moving_mean`/`moving_var` (the mutable inputs 3 and 4) happens in the backward pass,
-//! as on MXNet's CPU path, not here.
+//! `moving_mean`/`moving_var` (the mutable inputs 3 and 4) is not part of the forward
+//! pass: it is the operator's `aux_update`, built from scalar operators, which a training
+//! step applies (MXNet's CPU path does it in the backward pass).
+//!
+//! The gradient is the backward operator `_backward_BatchNorm` (as MXNet). In training
+//! with batch statistics it flows through the mean and the variance; otherwise the
+//! statistics are constants. As MXNet, fix_gamma gives gamma a zero gradient, the
+//! moving statistics get none, and the head gradients of the `mean`/`var` outputs are
+//! ignored even when output_mean_var makes them visible.
 
-use super::common::{axis_of, elems, split_at_axis};
-use crate::param::{param, ParamType};
+use super::common::{axis_of, elems, split_at_axis, Through};
+use crate::param::{param, py_float, ParamDef, ParamType};
 use crate::shape::{same_shape, set_in, set_out, OpError, Shape, Slot};
-use crate::{Attrs, Compute, DType, Inputs, KernelCtx, OpDef, Outputs, Pattern, Registry, Tensor};
+use crate::{
+    Attrs, Compute, DType, Grad, GradCtx, GradGraph, Handle, Inputs, KernelCtx, OpDef, Outputs,
+    Pattern, Registry, Tensor,
+};
 
 const OP: &str = "BatchNorm";
+
+const BN_PARAMS: &[ParamDef] = &[
+    param(
+        "eps",
+        ParamType::Float,
+        Some("0.001"),
+        "added to the variance",
+    ),
+    param(
+        "momentum",
+        ParamType::Float,
+        Some("0.9"),
+        "moving-average momentum",
+    ),
+    param(
+        "fix_gamma",
+        ParamType::Bool,
+        Some("True"),
+        "treat gamma as 1",
+    ),
+    param(
+        "use_global_stats",
+        ParamType::Bool,
+        Some("False"),
+        "use the moving statistics in training too",
+    ),
+    param(
+        "output_mean_var",
+        ParamType::Bool,
+        Some("False"),
+        "make the mean and inverse-std outputs visible",
+    ),
+    param("axis", ParamType::Int, Some("1"), "channel axis"),
+    param(
+        "cudnn_off",
+        ParamType::Bool,
+        Some("False"),
+        "turn off cuDNN (ignored)",
+    ),
+    param(
+        "min_calib_range",
+        ParamType::OptFloat,
+        Some("None"),
+        "quantization calibration minimum (ignored)",
+    ),
+    param(
+        "max_calib_range",
+        ParamType::OptFloat,
+        Some("None"),
+        "quantization calibration maximum (ignored)",
+    ),
+];
 
 static BATCH_NORM: OpDef = OpDef {
     aliases: &["_npx_batch_norm"],
@@ -22,57 +84,7 @@ static BATCH_NORM: OpDef = OpDef {
           Training (unless use_global_stats) uses the batch mean and biased variance over all \
           other axes, inference the moving statistics; fix_gamma treats gamma as 1. Hidden \
           outputs: mean and the inverse std `1/sqrt(var + eps)`, as MXNet.",
-    params: &[
-        param(
-            "eps",
-            ParamType::Float,
-            Some("0.001"),
-            "added to the variance",
-        ),
-        param(
-            "momentum",
-            ParamType::Float,
-            Some("0.9"),
-            "moving-average momentum",
-        ),
-        param(
-            "fix_gamma",
-            ParamType::Bool,
-            Some("True"),
-            "treat gamma as 1",
-        ),
-        param(
-            "use_global_stats",
-            ParamType::Bool,
-            Some("False"),
-            "use the moving statistics in training too",
-        ),
-        param(
-            "output_mean_var",
-            ParamType::Bool,
-            Some("False"),
-            "make the mean and inverse-std outputs visible",
-        ),
-        param("axis", ParamType::Int, Some("1"), "channel axis"),
-        param(
-            "cudnn_off",
-            ParamType::Bool,
-            Some("False"),
-            "turn off cuDNN (ignored)",
-        ),
-        param(
-            "min_calib_range",
-            ParamType::OptFloat,
-            Some("None"),
-            "quantization calibration minimum (ignored)",
-        ),
-        param(
-            "max_calib_range",
-            ParamType::OptFloat,
-            Some("None"),
-            "quantization calibration maximum (ignored)",
-        ),
-    ],
+    params: BN_PARAMS,
     inputs: Inputs::Fixed(&["data", "gamma", "beta", "moving_mean", "moving_var"]),
     outputs: Outputs::Dynamic(bn_outputs),
     mutable_inputs: &[3, 4],
@@ -80,6 +92,8 @@ static BATCH_NORM: OpDef = OpDef {
     infer_dtype: bn_dtype,
     inplace: &[],
     cost: bn_cost,
+    grad: Grad::Rule(bn_grad),
+    aux_update: Some(bn_aux_update),
     ..OpDef::new(
         OP,
         Pattern::Opaque,
@@ -224,14 +238,137 @@ fn bn_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
     Ok(vec![out, vector(means), vector(invstds)])
 }
 
+fn bn_grad(g: &mut dyn GradGraph, ctx: &GradCtx) -> Result<Vec<Option<Handle>>, OpError> {
+    let (i, o) = (ctx.inputs, ctx.outputs);
+    let args = [ctx.out_grads[0], i[0], i[1], o[1], o[2]];
+    let grads = g.op("_backward_BatchNorm", &args, ctx.raw_attrs)?;
+    Ok(vec![
+        Some(grads[0]),
+        Some(grads[1]),
+        Some(grads[2]),
+        None,
+        None,
+    ])
+}
+
+/// `moving·momentum + batch·(1 − momentum)` for the mean and the (biased) variance, the
+/// variance recovered from the hidden inverse std as `1/invstd² − eps`. With
+/// use_global_stats the moving statistics stay as they are.
+fn bn_aux_update(g: &mut dyn GradGraph, ctx: &GradCtx) -> Result<Vec<Handle>, OpError> {
+    let (moving_mean, moving_var) = (ctx.inputs[3], ctx.inputs[4]);
+    if ctx.attrs.bool("use_global_stats") {
+        return Ok(vec![moving_mean, moving_var]);
+    }
+    let (momentum, eps) = (ctx.attrs.float("momentum"), ctx.attrs.float("eps"));
+    let (mean, invstd) = (ctx.outputs[1], ctx.outputs[2]);
+    let invstd_sq = g.op("square", &[invstd], &[])?[0];
+    let var_eps = scalar_op(g, "_rdiv_scalar", invstd_sq, 1.0)?;
+    let var = scalar_op(g, "_minus_scalar", var_eps, eps)?;
+    Ok(vec![
+        blend(g, moving_mean, mean, momentum)?,
+        blend(g, moving_var, var, momentum)?,
+    ])
+}
+
+fn scalar_op(g: &mut dyn GradGraph, op: &str, x: Handle, v: f64) -> Result<Handle, OpError> {
+    let v = py_float(v);
+    Ok(g.op(op, &[x], &[("scalar", &v), ("is_int", "False")])?[0])
+}
+
+/// `moving·momentum + batch·(1 − momentum)`.
+fn blend(
+    g: &mut dyn GradGraph,
+    moving: Handle,
+    batch: Handle,
+    momentum: f64,
+) -> Result<Handle, OpError> {
+    let kept = scalar_op(g, "_mul_scalar", moving, momentum)?;
+    let new = scalar_op(g, "_mul_scalar", batch, 1.0 - momentum)?;
+    Ok(g.op("elemwise_add", &[kept, new], &[])?[0])
+}
+
+static BATCH_NORM_BACKWARD: OpDef = OpDef {
+    doc: "Gradient of BatchNorm, from ograd, data, gamma and the forward's hidden `mean` and \
+          inverse-std `var` outputs: data_grad, gamma_grad (zero with fix_gamma) and \
+          beta_grad. In training without use_global_stats the statistics are the batch's \
+          and the gradient flows through them; otherwise they are constants. Takes the \
+          forward's parameters.",
+    params: BN_PARAMS,
+    inputs: Inputs::Fixed(&["ograd", "data", "gamma", "mean", "var"]),
+    outputs: Outputs::Fixed {
+        names: &["data_grad", "gamma_grad", "beta_grad"],
+        visible: 3,
+    },
+    infer_shape: |a, ins, outs| BN_THROUGH.shapes(bn_shape, a, ins, outs),
+    infer_dtype: |a, ins, outs| BN_THROUGH.dtypes(bn_dtype, a, ins, outs),
+    inplace: &[],
+    // About twice the forward's passes over the data.
+    cost: |_, ins, _| ins.get(1).map_or(0, |d| elems(d).saturating_mul(8)),
+    grad: Grad::NotDifferentiable,
+    ..OpDef::new(
+        "_backward_BatchNorm",
+        Pattern::Opaque,
+        Compute::Library {
+            kernel: "batch_norm_backward",
+            reference: bn_backward_ref,
+        },
+    )
+};
+
+/// Forward data and gamma are backward inputs 1 and 2 (and outputs 0 and 1, their
+/// gradients; beta's is output 2); the forward's outputs are ograd, mean and var.
+const BN_THROUGH: Through = Through {
+    inputs: &[Some(1), Some(2), None, None, None],
+    outputs: &[&[0], &[3], &[4]],
+    grads: &[0, 1, 2],
+};
+
+fn bn_backward_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
+    let a = ctx.attrs;
+    let (og, x, gamma, mean, invstd) = (ins[0], ins[1], ins[2], ins[3], ins[4]);
+    let batch_stats = ctx.is_train && !a.bool("use_global_stats");
+    let fix_gamma = a.bool("fix_gamma");
+    let (outer, c, inner) = split_at_axis(&x.shape, channel_axis(a, &x.shape)?);
+    let m = (outer * inner) as f64;
+    let channel =
+        |ch: usize| (0..outer).flat_map(move |o| (0..inner).map(move |i| (o * c + ch) * inner + i));
+    let mut dx = x.clone();
+    let (mut dgamma, mut dbeta) = (vec![0.0; c], vec![0.0; c]);
+    for ch in 0..c {
+        let g = if fix_gamma { 1.0 } else { gamma.data[ch] };
+        let xhat = |i: usize| (x.data[i] - mean.data[ch]) * invstd.data[ch];
+        let sum_dy: f64 = channel(ch).map(|i| og.data[i]).sum();
+        let sum_dy_xhat: f64 = channel(ch).map(|i| og.data[i] * xhat(i)).sum();
+        for i in channel(ch) {
+            let direct = og.data[i];
+            // Through the batch mean and variance: −mean(dy) − x̂·mean(dy·x̂).
+            let through_stats = if batch_stats {
+                -sum_dy / m - xhat(i) * sum_dy_xhat / m
+            } else {
+                0.0
+            };
+            dx.data[i] = g * invstd.data[ch] * (direct + through_stats);
+        }
+        dgamma[ch] = if fix_gamma { 0.0 } else { sum_dy_xhat };
+        dbeta[ch] = sum_dy;
+    }
+    let vector = |data| Tensor {
+        dtype: gamma.dtype,
+        shape: vec![c],
+        data,
+    };
+    Ok(vec![dx, vector(dgamma), vector(dbeta)])
+}
+
 pub fn register(r: &mut Registry) {
     r.add(&BATCH_NORM);
+    r.add(&BATCH_NORM_BACKWARD);
 }
 
 #[cfg(test)]
 mod tests {
     use crate::testutil::*;
-    use crate::{DType, Tensor};
+    use crate::{DType, GradCtx, Handle, Tensor};
 
     const BN: &str = "BatchNorm";
 
@@ -359,5 +496,134 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Training-mode inputs: random data, gamma and beta; moving statistics that training
+    /// does not read.
+    fn inputs(data: &[usize], c: usize, seed: u64) -> Vec<Tensor> {
+        let mut var = randn(&[c], seed + 4);
+        var.data.iter_mut().for_each(|v| *v = v.abs() + 0.5);
+        vec![
+            randn(data, seed),
+            randn(&[c], seed + 1),
+            randn(&[c], seed + 2),
+            randn(&[c], seed + 3),
+            var,
+        ]
+    }
+
+    #[test]
+    fn gradients_match_finite_differences() {
+        // Training: the gradient flows through the batch mean and variance.
+        let kv = [("fix_gamma", "False")];
+        check_grad(BN, &kv, &inputs(&[3, 2, 5], 2, 1), true, &[]);
+        check_grad(BN, &kv, &inputs(&[1, 3, 2, 2], 3, 2), true, &[]); // batch 1
+        check_grad(BN, &kv, &inputs(&[7, 1], 1, 3), true, &[]);
+        // Other axes, and eps = 0.
+        let kv = [("fix_gamma", "False"), ("axis", "-1"), ("eps", "0")];
+        check_grad(BN, &kv, &inputs(&[4, 3], 3, 4), true, &[]);
+        let kv = [("fix_gamma", "False"), ("axis", "2")];
+        check_grad(BN, &kv, &inputs(&[2, 3, 3, 2], 3, 5), true, &[]);
+        let kv = [("fix_gamma", "False"), ("axis", "0")];
+        check_grad(BN, &kv, &inputs(&[3, 1, 7], 3, 6), true, &[]);
+        // fix_gamma (the default): gamma does not act, and its gradient is zero.
+        check_grad(BN, &[], &inputs(&[3, 2, 5], 2, 7), true, &[]);
+        // Moving statistics as constants (use_global_stats, or inference); they get no
+        // gradient, as MXNet's aux states.
+        let kv = [("fix_gamma", "False"), ("use_global_stats", "True")];
+        check_grad(BN, &kv, &inputs(&[3, 2, 5], 2, 8), true, &[3, 4]);
+        check_grad(
+            BN,
+            &[("fix_gamma", "False")],
+            &inputs(&[3, 2, 5], 2, 9),
+            false,
+            &[3, 4],
+        );
+    }
+
+    #[test]
+    fn fix_gamma_gives_a_zero_gradient_and_mean_var_heads_are_ignored() {
+        let ins = inputs(&[3, 2, 5], 2, 10);
+        let head = randn(&[3, 2, 5], 11);
+        let g = analytic_grad(BN, &[], &ins, std::slice::from_ref(&head), true).unwrap();
+        assert_eq!(g[1].as_ref().unwrap().data, vec![0.0, 0.0]);
+        assert!(g[3].is_none() && g[4].is_none());
+        // output_mean_var makes mean and var visible; as MXNet, their head gradients do
+        // not reach the inputs.
+        let kv = [("output_mean_var", "True"), ("fix_gamma", "False")];
+        let heads = [head.clone(), randn(&[2], 12), randn(&[2], 13)];
+        let with = analytic_grad(BN, &kv, &ins, &heads, true).unwrap();
+        let without = analytic_grad(BN, &[("fix_gamma", "False")], &ins, &[head], true).unwrap();
+        assert_eq!(with, without);
+    }
+
+    #[test]
+    fn backward_operator_shapes_and_dtypes() {
+        let (ins, outs) = infer("_backward_BatchNorm", &[], &[&[2, 3, 4]]).unwrap();
+        assert_eq!(&ins[1..], &[vec![2, 3, 4], vec![3], vec![3], vec![3]]);
+        assert_eq!(outs, vec![vec![2, 3, 4], vec![3], vec![3]]);
+        let o = op("_backward_BatchNorm");
+        let a = attrs(o, &[]);
+        let mut ins = vec![Some(DType::F16), None, None, None, None];
+        let mut outs = vec![None; 3];
+        (o.infer_dtype)(&a, &mut ins, &mut outs).unwrap();
+        assert_eq!(
+            ins[1..],
+            [
+                Some(DType::F16),
+                Some(DType::F32),
+                Some(DType::F32),
+                Some(DType::F32)
+            ]
+        );
+        assert_eq!(
+            outs,
+            vec![Some(DType::F16), Some(DType::F32), Some(DType::F32)]
+        );
+    }
+
+    /// The new moving statistics a training step computes, through the operator's
+    /// `aux_update` on an eager graph.
+    fn aux_update(kv: &[(&str, &str)], ins: &[Tensor]) -> Vec<Tensor> {
+        let o = op(BN);
+        let a = attrs(o, kv);
+        let outs = run(BN, kv, ins, true).unwrap();
+        let mut g = Eager {
+            values: vec![],
+            is_train: true,
+        };
+        let inputs: Vec<Handle> = ins.iter().map(|t| g.add(t.clone())).collect();
+        let outputs: Vec<Handle> = outs.iter().map(|t| g.add(t.clone())).collect();
+        let ctx = GradCtx {
+            attrs: &a,
+            raw_attrs: kv,
+            inputs: &inputs,
+            outputs: &outputs,
+            out_grads: &[],
+        };
+        let new = (o.aux_update.unwrap())(&mut g, &ctx).unwrap();
+        new.iter().map(|h| g.values[h.0].clone()).collect()
+    }
+
+    #[test]
+    fn aux_update_blends_batch_statistics_into_the_moving_ones() {
+        // Channel 0 holds {1, 3}: mean 2, biased variance 1; channel 1 {10, 30}: 20, 100.
+        let ins = vec![
+            t(&[2, 2], vec![1., 10., 3., 30.]),
+            t(&[2], vec![1., 1.]),
+            t(&[2], vec![0., 0.]),
+            t(&[2], vec![0.5, -1.]),
+            t(&[2], vec![2., 4.]),
+        ];
+        let new = aux_update(&[], &ins);
+        // mean: 0.5·0.9 + 2·0.1, -1·0.9 + 20·0.1; var: 2·0.9 + 1·0.1, 4·0.9 + 100·0.1.
+        assert_close(&new[0].data, &[0.65, 1.1], 1e-14);
+        assert_close(&new[1].data, &[1.9, 13.6], 1e-12);
+        let new = aux_update(&[("momentum", "0.5"), ("eps", "0.25")], &ins);
+        assert_close(&new[0].data, &[1.25, 9.5], 1e-14);
+        assert_close(&new[1].data, &[1.5, 52.], 1e-12);
+        // use_global_stats leaves them as they are.
+        let new = aux_update(&[("use_global_stats", "True")], &ins);
+        assert_eq!((&new[0], &new[1]), (&ins[3], &ins[4]));
     }
 }

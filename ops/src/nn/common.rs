@@ -1,8 +1,8 @@
 //! Helpers shared by the neural-network families: layouts, spatial tuples (kernel, stride,
 //! pad, dilate), parameter checks and the outer/axis/inner split of a shape.
 
-use crate::shape::{fmt_shape, invalid, OpError, Shape};
-use crate::{Attrs, Tensor};
+use crate::shape::{fmt_shape, invalid, unify, OpError, Shape, Slot};
+use crate::{Attrs, DType, DTypeFn, GradCtx, GradGraph, Handle, ShapeFn, Tensor};
 
 /// MXNet's `layout` enum; `None` picks NCW/NCHW/NCDHW from the number of spatial dims.
 pub(crate) const LAYOUTS: &[&str] = &["None", "NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC"];
@@ -200,3 +200,149 @@ pub(crate) fn flops(factors: &[u64]) -> u64 {
 /// Largest kernel, stride, dilate or pad entry (MXNet stores them as 32-bit ints too); it
 /// keeps window arithmetic far from overflow.
 pub(crate) const MAX_WINDOW: i64 = i32::MAX as i64;
+
+/// How a backward operator's slots relate to its forward operator's, so the backward
+/// operator's inference can run the forward's (both directions, every check included)
+/// instead of restating it.
+pub(crate) struct Through<'a> {
+    /// For each forward input: the backward input holding it, if the backward takes it.
+    pub inputs: &'a [Option<usize>],
+    /// For each forward output: the backward inputs holding it or its gradient (both have
+    /// its shape); empty when the backward takes neither.
+    pub outputs: &'a [&'a [usize]],
+    /// For each backward output: the forward input it is the gradient of.
+    pub grads: &'a [usize],
+}
+
+impl Through<'_> {
+    /// The backward slot standing for a forward one (for error messages).
+    fn slot(&self, s: Slot) -> Slot {
+        match s {
+            Slot::In(i) => match self.inputs.get(i).copied().flatten() {
+                Some(j) => Slot::In(j),
+                None => self.grads.iter().position(|&g| g == i).map_or(s, Slot::Out),
+            },
+            Slot::Out(o) => self
+                .outputs
+                .get(o)
+                .and_then(|v| v.first())
+                .map_or(s, |&j| Slot::In(j)),
+        }
+    }
+
+    fn remap(&self, e: OpError) -> OpError {
+        match e {
+            OpError::Shape { slot, have, want } => OpError::Shape {
+                slot: self.slot(slot),
+                have,
+                want,
+            },
+            OpError::DType { slot, have, want } => OpError::DType {
+                slot: self.slot(slot),
+                have,
+                want,
+            },
+            e => e,
+        }
+    }
+
+    /// Gathers the forward operator's view of the slots, runs `forward` on it, and
+    /// scatters what it learned back; `merge` unifies two values of one slot.
+    fn run<T: Clone + Default>(
+        &self,
+        ins: &mut [T],
+        outs: &mut [T],
+        merge: impl Fn(Slot, &mut T, &T) -> Result<(), OpError>,
+        forward: impl FnOnce(&mut [T], &mut [T]) -> Result<(), OpError>,
+    ) -> Result<(), OpError> {
+        let mut f_in: Vec<T> = self
+            .inputs
+            .iter()
+            .map(|s| s.map_or_else(T::default, |i| ins[i].clone()))
+            .collect();
+        for (k, &i) in self.grads.iter().enumerate() {
+            merge(Slot::Out(k), &mut f_in[i], &outs[k])?;
+        }
+        let mut f_out = Vec::with_capacity(self.outputs.len());
+        for slots in self.outputs {
+            let mut v = T::default();
+            for &j in *slots {
+                merge(Slot::In(j), &mut v, &ins[j])?;
+            }
+            f_out.push(v);
+        }
+        forward(&mut f_in, &mut f_out).map_err(|e| self.remap(e))?;
+        for (i, s) in self.inputs.iter().enumerate() {
+            if let Some(j) = *s {
+                merge(Slot::In(j), &mut ins[j], &f_in[i])?;
+            }
+        }
+        for (k, &i) in self.grads.iter().enumerate() {
+            merge(Slot::Out(k), &mut outs[k], &f_in[i])?;
+        }
+        for (o, slots) in self.outputs.iter().enumerate() {
+            for &j in *slots {
+                merge(Slot::In(j), &mut ins[j], &f_out[o])?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Shape inference of the backward operator through the forward's `infer_shape`.
+    pub fn shapes(
+        &self,
+        forward: ShapeFn,
+        a: &Attrs,
+        ins: &mut [Shape],
+        outs: &mut [Shape],
+    ) -> Result<(), OpError> {
+        self.run(
+            ins,
+            outs,
+            |s, have, want| unify(s, have, want),
+            |i, o| forward(a, i, o),
+        )
+    }
+
+    /// Dtype inference of the backward operator through the forward's `infer_dtype`.
+    pub fn dtypes(
+        &self,
+        forward: DTypeFn,
+        a: &Attrs,
+        ins: &mut [Option<DType>],
+        outs: &mut [Option<DType>],
+    ) -> Result<(), OpError> {
+        let merge = |slot, have: &mut Option<DType>, want: &Option<DType>| match (*have, *want) {
+            (Some(h), Some(w)) if h != w => Err(OpError::DType {
+                slot,
+                have: h,
+                want: w,
+            }),
+            (None, w) => {
+                *have = w;
+                Ok(())
+            }
+            _ => Ok(()),
+        };
+        self.run(ins, outs, merge, |i, o| forward(a, i, o))
+    }
+}
+
+/// The gradient rule of an operator whose backward operator `name` takes `args` and returns
+/// the gradient of every forward input, in order.
+pub(crate) fn all_grads(
+    g: &mut dyn GradGraph,
+    ctx: &GradCtx,
+    name: &str,
+    args: &[Handle],
+) -> Result<Vec<Option<Handle>>, OpError> {
+    Ok(g.op(name, args, ctx.raw_attrs)?
+        .into_iter()
+        .map(Some)
+        .collect())
+}
+
+/// `names` as owned strings (for dynamic input and output lists).
+pub(crate) fn strings(names: &[&str]) -> Vec<String> {
+    names.iter().map(|s| s.to_string()).collect()
+}

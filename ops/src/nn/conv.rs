@@ -1,92 +1,102 @@
 //! Convolution (1-D, 2-D, 3-D; grouped, dilated, padded; channel-first or channel-last).
+//!
+//! Its gradient is one backward operator, `_backward_Convolution` (as MXNet), which runs
+//! the forward's loop nest once and accumulates the data, weight and bias gradients.
 
 use super::common::{
-    channel_last, channels_first, channels_last, dims3, elems, flops, from_ncx, positive,
-    rank_error, spatial, to_ncx, weight_bias_inputs, LAYOUTS, MAX_WINDOW,
+    all_grads, channel_last, channels_first, channels_last, dims3, elems, flops, from_ncx,
+    positive, rank_error, spatial, strings, to_ncx, weight_bias_inputs, Through, LAYOUTS,
+    MAX_WINDOW,
 };
-use crate::param::{param, ParamType};
+use crate::param::{param, ParamDef, ParamType};
 use crate::shape::{fmt_shape, invalid, set_in, set_out, OpError, Shape};
-use crate::{Attrs, Compute, Inputs, KernelCtx, OpDef, Pattern, Registry, Tensor};
+use crate::{
+    Attrs, Compute, Grad, GradCtx, GradGraph, Handle, Inputs, KernelCtx, OpDef, Outputs, Pattern,
+    Registry, Tensor,
+};
 
 const OP: &str = "Convolution";
+
+const CONV_PARAMS: &[ParamDef] = &[
+    param(
+        "kernel",
+        ParamType::Shape,
+        None,
+        "kernel size: (w,), (h, w) or (d, h, w)",
+    ),
+    param(
+        "stride",
+        ParamType::Shape,
+        Some("()"),
+        "stride; () means 1 per dimension",
+    ),
+    param(
+        "dilate",
+        ParamType::Shape,
+        Some("()"),
+        "dilation; () means 1 per dimension",
+    ),
+    param(
+        "pad",
+        ParamType::Shape,
+        Some("()"),
+        "zero padding; () means 0 per dimension",
+    ),
+    param(
+        "num_filter",
+        ParamType::Int,
+        None,
+        "number of output channels",
+    ),
+    param(
+        "num_group",
+        ParamType::Int,
+        Some("1"),
+        "number of channel groups",
+    ),
+    param(
+        "workspace",
+        ParamType::Int,
+        Some("1024"),
+        "MXNet workspace limit in MB (ignored)",
+    ),
+    param(
+        "no_bias",
+        ParamType::Bool,
+        Some("False"),
+        "whether to omit the bias",
+    ),
+    param(
+        "cudnn_tune",
+        ParamType::Enum(&["None", "off", "limited_workspace", "fastest"]),
+        Some("None"),
+        "cuDNN algorithm selection (ignored)",
+    ),
+    param(
+        "cudnn_off",
+        ParamType::Bool,
+        Some("False"),
+        "turn off cuDNN (ignored)",
+    ),
+    param(
+        "layout",
+        ParamType::Enum(LAYOUTS),
+        Some("None"),
+        "data layout; None means NCW, NCHW or NCDHW",
+    ),
+];
 
 static CONVOLUTION: OpDef = OpDef {
     aliases: &["_npx_convolution"],
     doc: "Convolution (cross-correlation) over 1 to 3 spatial dimensions. Weight is \
           (num_filter, C/num_group, *kernel), or (num_filter, *kernel, C/num_group) for \
           channel-last layouts; out = floor((in + 2·pad − (dilate·(kernel−1)+1)) / stride) + 1.",
-    params: &[
-        param(
-            "kernel",
-            ParamType::Shape,
-            None,
-            "kernel size: (w,), (h, w) or (d, h, w)",
-        ),
-        param(
-            "stride",
-            ParamType::Shape,
-            Some("()"),
-            "stride; () means 1 per dimension",
-        ),
-        param(
-            "dilate",
-            ParamType::Shape,
-            Some("()"),
-            "dilation; () means 1 per dimension",
-        ),
-        param(
-            "pad",
-            ParamType::Shape,
-            Some("()"),
-            "zero padding; () means 0 per dimension",
-        ),
-        param(
-            "num_filter",
-            ParamType::Int,
-            None,
-            "number of output channels",
-        ),
-        param(
-            "num_group",
-            ParamType::Int,
-            Some("1"),
-            "number of channel groups",
-        ),
-        param(
-            "workspace",
-            ParamType::Int,
-            Some("1024"),
-            "MXNet workspace limit in MB (ignored)",
-        ),
-        param(
-            "no_bias",
-            ParamType::Bool,
-            Some("False"),
-            "whether to omit the bias",
-        ),
-        param(
-            "cudnn_tune",
-            ParamType::Enum(&["None", "off", "limited_workspace", "fastest"]),
-            Some("None"),
-            "cuDNN algorithm selection (ignored)",
-        ),
-        param(
-            "cudnn_off",
-            ParamType::Bool,
-            Some("False"),
-            "turn off cuDNN (ignored)",
-        ),
-        param(
-            "layout",
-            ParamType::Enum(LAYOUTS),
-            Some("None"),
-            "data layout; None means NCW, NCHW or NCDHW",
-        ),
-    ],
+    params: CONV_PARAMS,
     inputs: Inputs::Dynamic(weight_bias_inputs),
     infer_shape: conv_shape,
     inplace: &[],
     cost: conv_cost,
+    grad: Grad::Rule(conv_grad),
     ..OpDef::new(
         OP,
         Pattern::OutEWiseFusable,
@@ -228,35 +238,34 @@ fn tap(o: usize, k: usize, stride: usize, dilate: usize, pad: usize, len: usize)
         .filter(|&i| i < len)
 }
 
-/// Direct convolution in channel-first order, every case run as 3-D (missing leading
-/// spatial dims have size 1).
-fn conv_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
-    let g = Geometry::new(ctx.attrs)?;
-    let x = channels_first(ins[0], g.last);
-    let w = channels_first(ins[1], g.last);
-    let out_shape = to_ncx(&ctx.out_shapes[0], g.last);
-    let (n, c, f) = (x.shape[0], x.shape[1], g.filters);
-    let (xd, od) = (dims3(&x.shape[2..], 1), dims3(&out_shape[2..], 1));
+/// Calls `f(x, w, o)` with the linear indices (channel-first) of every (input, weight,
+/// output) triple the convolution multiplies, every case run as 3-D (missing leading
+/// spatial dims have size 1): the one loop nest of the forward and backward kernels.
+fn for_each_tap(
+    g: &Geometry,
+    x_shape: &[usize],
+    o_shape: &[usize],
+    mut f: impl FnMut(usize, usize, usize),
+) {
+    let (n, c, nf) = (x_shape[0], x_shape[1], g.filters);
+    let (xd, od) = (dims3(&x_shape[2..], 1), dims3(&o_shape[2..], 1));
     let (k, s) = (dims3(&g.kernel, 1), dims3(&g.stride, 1));
     let (dl, p) = (dims3(&g.dilate, 1), dims3(&g.pad, 0));
     let (x_plane, o_plane) = (xd.iter().product::<usize>(), od.iter().product::<usize>());
+    let taps = k.iter().product::<usize>();
     let cg = c / g.groups; // input channels per group
-    let fg = f / g.groups; // filters per group
-    let mut out = vec![0.0; n * f * o_plane];
+    let fg = nf / g.groups; // filters per group
     for b in 0..n {
-        for fi in 0..f {
-            let o_base = (b * f + fi) * o_plane;
-            let bias = ins.get(2).map_or(0.0, |t| t.data[fi]);
-            out[o_base..o_base + o_plane].fill(bias);
+        for fi in 0..nf {
+            let o_base = (b * nf + fi) * o_plane;
             for ci in 0..cg {
                 let x_base = (b * c + (fi / fg) * cg + ci) * x_plane;
-                let w_base = (fi * cg + ci) * k.iter().product::<usize>();
+                let w_base = (fi * cg + ci) * taps;
                 for (t, ((ka, kb), kc)) in (0..k[0])
                     .flat_map(|a| (0..k[1]).map(move |b| (a, b)))
                     .flat_map(|ab| (0..k[2]).map(move |c| (ab, c)))
                     .enumerate()
                 {
-                    let wv = w.data[w_base + t];
                     for z in 0..od[0] {
                         let Some(iz) = tap(z, ka, s[0], dl[0], p[0], xd[0]) else {
                             continue;
@@ -269,7 +278,7 @@ fn conv_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
                             let x_row = x_base + (iz * xd[1] + iy) * xd[2];
                             for xo in 0..od[2] {
                                 if let Some(ix) = tap(xo, kc, s[2], dl[2], p[2], xd[2]) {
-                                    out[o_row + xo] += wv * x.data[x_row + ix];
+                                    f(x_row + ix, w_base + t, o_row + xo);
                                 }
                             }
                         }
@@ -278,6 +287,24 @@ fn conv_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
             }
         }
     }
+}
+
+/// Direct convolution in channel-first order.
+fn conv_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
+    let g = Geometry::new(ctx.attrs)?;
+    let x = channels_first(ins[0], g.last);
+    let w = channels_first(ins[1], g.last);
+    let out_shape = to_ncx(&ctx.out_shapes[0], g.last);
+    let o_plane: usize = out_shape[2..].iter().product();
+    let mut out = vec![0.0; out_shape.iter().product()];
+    if let Some(bias) = ins.get(2) {
+        for (plane, o) in out.chunks_mut(o_plane.max(1)).enumerate() {
+            o.fill(bias.data[plane % g.filters]);
+        }
+    }
+    for_each_tap(&g, &x.shape, &out_shape, |xi, wi, oi| {
+        out[oi] += w.data[wi] * x.data[xi]
+    });
     let out = Tensor {
         dtype: x.dtype,
         shape: out_shape,
@@ -286,8 +313,92 @@ fn conv_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
     Ok(vec![channels_last(out, g.last)])
 }
 
+fn conv_grad(g: &mut dyn GradGraph, ctx: &GradCtx) -> Result<Vec<Option<Handle>>, OpError> {
+    let args = [ctx.out_grads[0], ctx.inputs[0], ctx.inputs[1]];
+    all_grads(g, ctx, "_backward_Convolution", &args)
+}
+
+static CONVOLUTION_BACKWARD: OpDef = OpDef {
+    doc: "Gradient of Convolution: from ograd, data and weight, the gradients of data (the \
+          transposed convolution of ograd), weight (ograd correlated with data) and bias \
+          (ograd summed over batch and space). Takes the forward's parameters.",
+    params: CONV_PARAMS,
+    inputs: Inputs::Fixed(&["ograd", "data", "weight"]),
+    outputs: Outputs::Dynamic(conv_backward_outputs),
+    infer_shape: conv_backward_shape,
+    inplace: &[],
+    cost: conv_backward_cost,
+    grad: Grad::NotDifferentiable,
+    ..OpDef::new(
+        "_backward_Convolution",
+        Pattern::Opaque,
+        Compute::Library {
+            kernel: "conv_backward",
+            reference: conv_backward_ref,
+        },
+    )
+};
+
+fn conv_backward_outputs(a: &Attrs) -> (Vec<String>, usize) {
+    let names: &[&str] = if a.bool("no_bias") {
+        &["data_grad", "weight_grad"]
+    } else {
+        &["data_grad", "weight_grad", "bias_grad"]
+    };
+    (strings(names), names.len())
+}
+
+fn conv_backward_shape(a: &Attrs, ins: &mut [Shape], outs: &mut [Shape]) -> Result<(), OpError> {
+    let through = Through {
+        inputs: &[Some(1), Some(2), None],
+        outputs: &[&[0]],
+        grads: &[0, 1, 2][..outs.len()],
+    };
+    through.shapes(conv_shape, a, ins, outs)
+}
+
+/// Data and weight gradients: twice the forward's multiply-adds.
+fn conv_backward_cost(a: &Attrs, ins: &[Shape], _: &[Shape]) -> u64 {
+    match ins {
+        [og, data, weight] => {
+            let fwd = [data.clone(), weight.clone()];
+            conv_cost(a, &fwd, std::slice::from_ref(og)).saturating_mul(2)
+        }
+        _ => 0,
+    }
+}
+
+fn conv_backward_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
+    let g = Geometry::new(ctx.attrs)?;
+    let og = channels_first(ins[0], g.last);
+    let x = channels_first(ins[1], g.last);
+    let w = channels_first(ins[2], g.last);
+    let (mut dx, mut dw) = (vec![0.0; x.len()], vec![0.0; w.len()]);
+    for_each_tap(&g, &x.shape, &og.shape, |xi, wi, oi| {
+        dx[xi] += w.data[wi] * og.data[oi];
+        dw[wi] += x.data[xi] * og.data[oi];
+    });
+    let dx = Tensor { data: dx, ..x };
+    let dw = Tensor { data: dw, ..w };
+    let mut grads = vec![channels_last(dx, g.last), channels_last(dw, g.last)];
+    if !ctx.attrs.bool("no_bias") {
+        let o_plane: usize = og.shape[2..].iter().product();
+        let mut db = vec![0.0; g.filters];
+        for (plane, o) in og.data.chunks(o_plane.max(1)).enumerate() {
+            db[plane % g.filters] += o.iter().sum::<f64>();
+        }
+        grads.push(Tensor {
+            dtype: og.dtype,
+            shape: vec![g.filters],
+            data: db,
+        });
+    }
+    Ok(grads)
+}
+
 pub fn register(r: &mut Registry) {
     r.add(&CONVOLUTION);
+    r.add(&CONVOLUTION_BACKWARD);
 }
 
 #[cfg(test)]
@@ -547,5 +658,111 @@ mod tests {
             &[vec![1, 4, 3, 3]],
         );
         assert_eq!(c, 2 * 36 * 27 + 36);
+    }
+
+    #[test]
+    fn gradients_match_finite_differences() {
+        // 2-D: non-square kernel, stride, dilation, padding, groups, bias.
+        let kv = [
+            ("kernel", "(3, 2)"),
+            ("num_filter", "6"),
+            ("num_group", "2"),
+            ("stride", "(2, 1)"),
+            ("dilate", "(1, 2)"),
+            ("pad", "(1, 0)"),
+        ];
+        let ins = [
+            randn(&[2, 4, 7, 6], 1),
+            randn(&[6, 2, 3, 2], 2),
+            randn(&[6], 3),
+        ];
+        check_grad(CONV, &kv, &ins, false, &[]);
+        // The same channel-last (weight (filters, kernel..., channels/groups)).
+        let mut nhwc = kv.to_vec();
+        nhwc.push(("layout", "NHWC"));
+        let ins = [
+            randn(&[2, 7, 6, 4], 4),
+            randn(&[6, 3, 2, 2], 5),
+            randn(&[6], 6),
+        ];
+        check_grad(CONV, &nhwc, &ins, false, &[]);
+        // 1-D without bias, batch 1, both layouts.
+        let kv = [
+            ("kernel", "(3,)"),
+            ("num_filter", "2"),
+            ("stride", "(2,)"),
+            ("pad", "(1,)"),
+            ("dilate", "(2,)"),
+            ("no_bias", "True"),
+        ];
+        check_grad(
+            CONV,
+            &kv,
+            &[randn(&[1, 3, 7], 7), randn(&[2, 3, 3], 8)],
+            false,
+            &[],
+        );
+        let mut nwc = kv.to_vec();
+        nwc.push(("layout", "NWC"));
+        check_grad(
+            CONV,
+            &nwc,
+            &[randn(&[1, 7, 3], 9), randn(&[2, 3, 3], 10)],
+            false,
+            &[],
+        );
+        // 3-D with uneven padding and stride per axis; depthwise (groups = channels).
+        let kv = [
+            ("kernel", "(2, 3, 1)"),
+            ("num_filter", "2"),
+            ("num_group", "2"),
+            ("stride", "(1, 2, 1)"),
+            ("pad", "(1, 0, 1)"),
+        ];
+        let ins = [
+            randn(&[1, 2, 3, 4, 3], 11),
+            randn(&[2, 1, 2, 3, 1], 12),
+            randn(&[2], 13),
+        ];
+        check_grad(CONV, &kv, &ins, false, &[]);
+        let mut ndhwc = kv.to_vec();
+        ndhwc.push(("layout", "NDHWC"));
+        let ins = [
+            randn(&[1, 3, 4, 3, 2], 14),
+            randn(&[2, 2, 3, 1, 1], 15),
+            randn(&[2], 16),
+        ];
+        check_grad(CONV, &ndhwc, &ins, false, &[]);
+        // A 1×1 kernel on a single pixel.
+        let kv = [("kernel", "(1, 1)"), ("num_filter", "1")];
+        let ins = [
+            randn(&[1, 1, 1, 1], 17),
+            randn(&[1, 1, 1, 1], 18),
+            randn(&[1], 19),
+        ];
+        check_grad(CONV, &kv, &ins, false, &[]);
+    }
+
+    #[test]
+    fn backward_operator_shapes_and_bias() {
+        let kv = [("kernel", "(2, 2)"), ("num_filter", "3")];
+        let (ins, outs) = infer(
+            "_backward_Convolution",
+            &kv,
+            &[&[2, 3, 4, 4], &[2, 5, 5, 5]],
+        )
+        .unwrap();
+        assert_eq!(ins[2], vec![3, 5, 2, 2]);
+        assert_eq!(outs, vec![vec![2, 5, 5, 5], vec![3, 5, 2, 2], vec![3]]);
+        // Bias gradient: ograd summed over batch and space, per filter.
+        let og = t(&[2, 3, 1, 1], vec![1., 2., 3., 10., 20., 30.]);
+        let g = run(
+            "_backward_Convolution",
+            &kv,
+            &[og, ramp(&[2, 5, 2, 2]), ramp(&[3, 5, 2, 2])],
+            false,
+        )
+        .unwrap();
+        assert_close(&g[2].data, &[11., 22., 33.], 0.0);
     }
 }

@@ -1,12 +1,19 @@
 //! Dropout: zeroes elements with probability p and scales the rest by 1/(1−p), in
 //! training (or always, with mode=always); the identity otherwise.
+//!
+//! The gradient multiplies the head gradient by the forward's own mask (its hidden output),
+//! as MXNet: no random number is drawn again, and an inactive dropout's mask of ones makes
+//! it the identity.
 
 use super::common::{axis_of, elems};
 use crate::param::{param, ParamType};
 use crate::random;
 use crate::shape::{invalid, same_shape, set_out, OpError, Shape};
 use crate::tensor::{for_each_index, strides};
-use crate::{Attrs, Compute, KernelCtx, OpDef, Outputs, Pattern, Registry, Resource, Tensor};
+use crate::{
+    Attrs, Compute, Grad, GradCtx, GradGraph, Handle, KernelCtx, OpDef, Outputs, Pattern, Registry,
+    Resource, Tensor,
+};
 
 const OP: &str = "Dropout";
 
@@ -51,6 +58,7 @@ static DROPOUT: OpDef = OpDef {
     resources: &[Resource::Random],
     side_effect: true,
     cost: |_, ins, _| elems(&ins[0]),
+    grad: Grad::Rule(dropout_grad),
     ..OpDef::new(
         OP,
         Pattern::Opaque,
@@ -129,6 +137,18 @@ fn dropout_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError>
     ])
 }
 
+/// `ograd · mask`; a mask shared along `axes` broadcasts.
+fn dropout_grad(g: &mut dyn GradGraph, ctx: &GradCtx) -> Result<Vec<Option<Handle>>, OpError> {
+    let op = if ctx.attrs.shape("axes").is_empty() {
+        "elemwise_mul"
+    } else {
+        "broadcast_mul"
+    };
+    Ok(vec![Some(
+        g.op(op, &[ctx.out_grads[0], ctx.outputs[1]], &[])?[0],
+    )])
+}
+
 pub fn register(r: &mut Registry) {
     r.add(&DROPOUT);
 }
@@ -196,5 +216,57 @@ mod tests {
         assert_eq!(out[0].data, x.data);
         let out = run(DROPOUT, &[("p", "1")], &[x], true).unwrap();
         assert!(out[0].data.iter().all(|&v| v == 0.0));
+    }
+
+    #[test]
+    fn gradients_reuse_the_mask() {
+        // The mask is fixed by the generator key, so finite differences see the same one.
+        let x = || randn(&[3, 7], 1);
+        check_grad(DROPOUT, &[("p", "0.3")], &[x()], true, &[]);
+        check_grad(
+            DROPOUT,
+            &[("p", "0.3"), ("axes", "(0,)")],
+            &[x()],
+            true,
+            &[],
+        );
+        check_grad(
+            DROPOUT,
+            &[("axes", "(0, 2)")],
+            &[randn(&[2, 3, 5], 2)],
+            true,
+            &[],
+        );
+        check_grad(DROPOUT, &[("mode", "always")], &[x()], false, &[]);
+        // Inactive: the identity.
+        check_grad(DROPOUT, &[("p", "0.3")], &[x()], false, &[]);
+        let head = randn(&[3, 7], 3);
+        let g = analytic_grad(
+            DROPOUT,
+            &[("p", "0.3")],
+            &[x()],
+            std::slice::from_ref(&head),
+            false,
+        )
+        .unwrap();
+        assert_eq!(g[0].as_ref().unwrap().data, head.data);
+        // Active: exactly ograd · mask, zeros where dropped.
+        let outs = run(DROPOUT, &[("p", "0.3")], &[x()], true).unwrap();
+        let g = analytic_grad(
+            DROPOUT,
+            &[("p", "0.3")],
+            &[x()],
+            std::slice::from_ref(&head),
+            true,
+        )
+        .unwrap();
+        let want: Vec<f64> = head
+            .data
+            .iter()
+            .zip(&outs[1].data)
+            .map(|(h, m)| h * m)
+            .collect();
+        assert_eq!(g[0].as_ref().unwrap().data, want);
+        assert!(want.contains(&0.0));
     }
 }

@@ -1,36 +1,48 @@
 //! FullyConnected: `Y = X·Wᵀ + b`, a gemm with a fusable element-wise epilogue.
 
-use super::common::{elems, flops, numel, positive, weight_bias_inputs};
-use crate::param::{param, ParamType};
+//!
+//! Its gradient is one backward operator, `_backward_FullyConnected` (as MXNet), giving
+//! the gradients of data, weight and bias from one pass over the head gradient.
+
+use super::common::{
+    all_grads, elems, flops, numel, positive, strings, weight_bias_inputs, Through,
+};
+use crate::param::{param, ParamDef, ParamType};
 use crate::shape::{set_in, set_out, OpError, Shape};
-use crate::{Attrs, Compute, Inputs, KernelCtx, OpDef, Pattern, Registry, Tensor};
+use crate::{
+    Attrs, Compute, Grad, GradCtx, GradGraph, Handle, Inputs, KernelCtx, OpDef, Outputs, Pattern,
+    Registry, Tensor,
+};
 
 const OP: &str = "FullyConnected";
+
+const FC_PARAMS: &[ParamDef] = &[
+    param("num_hidden", ParamType::Int, None, "number of hidden units"),
+    param(
+        "no_bias",
+        ParamType::Bool,
+        Some("False"),
+        "whether to omit the bias",
+    ),
+    param(
+        "flatten",
+        ParamType::Bool,
+        Some("True"),
+        "whether to collapse all but the first axis of the input",
+    ),
+];
 
 static FULLY_CONNECTED: OpDef = OpDef {
     aliases: &["_npx_fully_connected"],
     doc: "Fully connected layer: `out = data·weightᵀ + bias` with weight (num_hidden, in). \
           flatten=True views data as (d0, prod(rest)); flatten=False applies to the last axis \
           and keeps the leading ones.",
-    params: &[
-        param("num_hidden", ParamType::Int, None, "number of hidden units"),
-        param(
-            "no_bias",
-            ParamType::Bool,
-            Some("False"),
-            "whether to omit the bias",
-        ),
-        param(
-            "flatten",
-            ParamType::Bool,
-            Some("True"),
-            "whether to collapse all but the first axis of the input",
-        ),
-    ],
+    params: FC_PARAMS,
     inputs: Inputs::Dynamic(weight_bias_inputs),
     infer_shape: fc_shape,
     inplace: &[],
     cost: fc_cost,
+    grad: Grad::Rule(fc_grad),
     ..OpDef::new(
         OP,
         Pattern::OutEWiseFusable,
@@ -147,8 +159,104 @@ fn fc_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
     Ok(vec![out])
 }
 
+fn fc_grad(g: &mut dyn GradGraph, ctx: &GradCtx) -> Result<Vec<Option<Handle>>, OpError> {
+    // The bias travels along only for its shape: (num_hidden,) or (num_hidden, 1).
+    let args: Vec<Handle> = std::iter::once(ctx.out_grads[0])
+        .chain(ctx.inputs.iter().copied())
+        .collect();
+    all_grads(g, ctx, "_backward_FullyConnected", &args)
+}
+
+static FULLY_CONNECTED_BACKWARD: OpDef = OpDef {
+    doc: "Gradient of FullyConnected: data_grad = ograd·weight, weight_grad = ogradᵀ·data, \
+          bias_grad = ograd summed over rows. Takes the forward's parameters; `bias` is read \
+          only for its shape.",
+    params: FC_PARAMS,
+    inputs: Inputs::Dynamic(fc_backward_inputs),
+    outputs: Outputs::Dynamic(fc_backward_outputs),
+    infer_shape: fc_backward_shape,
+    inplace: &[],
+    cost: fc_backward_cost,
+    grad: Grad::NotDifferentiable,
+    ..OpDef::new(
+        "_backward_FullyConnected",
+        Pattern::Opaque,
+        Compute::Library {
+            kernel: "gemm_backward",
+            reference: fc_backward_ref,
+        },
+    )
+};
+
+fn fc_backward_inputs(a: &Attrs) -> Vec<String> {
+    let mut v = strings(&["ograd"]);
+    v.extend(weight_bias_inputs(a));
+    v
+}
+
+fn fc_backward_outputs(a: &Attrs) -> (Vec<String>, usize) {
+    let names: &[&str] = if a.bool("no_bias") {
+        &["data_grad", "weight_grad"]
+    } else {
+        &["data_grad", "weight_grad", "bias_grad"]
+    };
+    (strings(names), names.len())
+}
+
+fn fc_backward_shape(a: &Attrs, ins: &mut [Shape], outs: &mut [Shape]) -> Result<(), OpError> {
+    let through = if a.bool("no_bias") {
+        Through {
+            inputs: &[Some(1), Some(2)],
+            outputs: &[&[0]],
+            grads: &[0, 1],
+        }
+    } else {
+        Through {
+            inputs: &[Some(1), Some(2), Some(3)],
+            outputs: &[&[0]],
+            grads: &[0, 1, 2],
+        }
+    };
+    through.shapes(fc_shape, a, ins, outs)
+}
+
+/// Two gemms of the forward's size (data and weight gradients).
+fn fc_backward_cost(a: &Attrs, ins: &[Shape], _: &[Shape]) -> u64 {
+    match ins {
+        [og, fwd_ins @ ..] if !fwd_ins.is_empty() => {
+            fc_cost(a, fwd_ins, std::slice::from_ref(og)).saturating_mul(2)
+        }
+        _ => 0,
+    }
+}
+
+fn fc_backward_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
+    let (og, x, w) = (ins[0], ins[1], ins[2]);
+    let (h, k) = (w.shape[0], w.shape[1]);
+    let rows = x.len() / k.max(1);
+    let mut grads: Vec<Tensor> = ctx
+        .out_shapes
+        .iter()
+        .map(|s| Tensor::zeros(x.dtype, s.clone()))
+        .collect();
+    for r in 0..rows {
+        for j in 0..h {
+            let gv = og.data[r * h + j];
+            for i in 0..k {
+                grads[0].data[r * k + i] += gv * w.data[j * k + i];
+                grads[1].data[j * k + i] += gv * x.data[r * k + i];
+            }
+            if let Some(db) = grads.get_mut(2) {
+                db.data[j] += gv;
+            }
+        }
+    }
+    Ok(grads)
+}
+
 pub fn register(r: &mut Registry) {
     r.add(&FULLY_CONNECTED);
+    r.add(&FULLY_CONNECTED_BACKWARD);
 }
 
 #[cfg(test)]
@@ -231,5 +339,63 @@ mod tests {
         let a = attrs(o, &[("num_hidden", "4")]);
         let c = (o.cost)(&a, &[vec![8, 6], vec![4, 6], vec![4]], &[vec![8, 4]]);
         assert_eq!(c, 2 * 8 * 6 * 4 + 32);
+    }
+
+    #[test]
+    fn gradients_match_finite_differences() {
+        // flatten=True on 3-D data, and batch 1.
+        let kv = [("num_hidden", "3")];
+        let ins = [randn(&[2, 3, 7], 1), randn(&[3, 21], 2), randn(&[3], 3)];
+        check_grad(FC, &kv, &ins, false, &[]);
+        let ins = [randn(&[1, 7], 4), randn(&[3, 7], 5), randn(&[3], 6)];
+        check_grad(FC, &kv, &ins, false, &[]);
+        // flatten=False applies to the last axis; without bias.
+        let kv = [
+            ("num_hidden", "1"),
+            ("flatten", "False"),
+            ("no_bias", "True"),
+        ];
+        check_grad(
+            FC,
+            &kv,
+            &[randn(&[2, 3, 7], 7), randn(&[1, 7], 8)],
+            false,
+            &[],
+        );
+        let kv = [("num_hidden", "3"), ("flatten", "False")];
+        let ins = [randn(&[3, 1, 2], 9), randn(&[3, 2], 10), randn(&[3], 11)];
+        check_grad(FC, &kv, &ins, false, &[]);
+        // A column bias (num_hidden, 1) gets a gradient of its own shape.
+        let ins = [randn(&[2, 5], 12), randn(&[3, 5], 13), randn(&[3, 1], 14)];
+        check_grad(FC, &[("num_hidden", "3")], &ins, false, &[]);
+    }
+
+    #[test]
+    fn backward_operator_by_hand() {
+        // x (2, 2), w (1, 2), ograd (2, 1) = (1, 2): dx = og·w, dw = ogᵀ·x, db = Σ og.
+        let og = t(&[2, 1], vec![1., 2.]);
+        let x = t(&[2, 2], vec![1., 2., 3., 4.]);
+        let w = t(&[1, 2], vec![5., 6.]);
+        let b = t(&[1], vec![0.]);
+        let g = run(
+            "_backward_FullyConnected",
+            &[("num_hidden", "1")],
+            &[og, x, w, b],
+            false,
+        )
+        .unwrap();
+        assert_eq!(g.len(), 3);
+        assert_close(&g[0].data, &[5., 6., 10., 12.], 0.0);
+        assert_close(&g[1].data, &[7., 10.], 0.0);
+        assert_close(&g[2].data, &[3.], 0.0);
+        // Inference runs through the forward's: the weight from data and ograd.
+        let kv = [("num_hidden", "4"), ("no_bias", "True")];
+        let (ins, outs) = infer("_backward_FullyConnected", &kv, &[&[2, 4], &[2, 3, 2]]).unwrap();
+        assert_eq!(ins[2], vec![4, 6]);
+        assert_eq!(outs, vec![vec![2, 3, 2], vec![4, 6]]);
+        assert_eq!(
+            infer_err("_backward_FullyConnected", &kv, &[&[2, 5], &[2, 6]]),
+            "input `ograd` has shape (2, 5) but (2, 4) is required"
+        );
     }
 }

@@ -1,16 +1,80 @@
 //! Loss heads: SoftmaxOutput and the regression outputs. Their forward pass is a softmax,
-//! the identity or a sigmoid; what makes them losses is their gradient, which ignores the
-//! head gradient and uses the label (the Autodiff issue adds it). Only forward lives here.
+//! the identity or a sigmoid; what makes them losses (`OpDef::loss`) is their gradient,
+//! which ignores the head gradient and uses the label: the backward operators
+//! `_backward_SoftmaxOutput` and `_backward_{Linear,Logistic,MAE}RegressionOutput` (MXNet's
+//! `_backward_*_reg_out` are aliases). Labels get no gradient.
+//!
+//! As MXNet: a label shaped like the data is a probability target whose gradient is
+//! `(out − label)·grad_scale`, neither normalized nor smoothed; `valid` normalization
+//! counts the labels different from ignore_label even without use_ignore; labels compare
+//! as integers truncated toward zero; the MAE gradient of a zero residual is −1.
+//! SoftmaxOutput's out_grad=True multiplies by the head gradient (an `elemwise_mul` after
+//! the backward operator), but the flag is per operator, so a graph that ends in such a
+//! node gets no head-gradient variable for it.
 
-use super::common::{elems, numel};
+use super::common::{elems, numel, Through};
 use super::softmax::softmax_along;
 use crate::param::{param, ParamDef, ParamType};
 use crate::shape::{fmt_shape, invalid, is_known, same_shape, set_in, unify, OpError, Shape, Slot};
-use crate::{Attrs, Compute, Inputs, KernelCtx, OpDef, Pattern, RefKernel, Registry, Tensor};
+use crate::{
+    Attrs, Compute, Grad, GradCtx, GradFn, GradGraph, Handle, Inputs, KernelCtx, OpDef, Outputs,
+    Pattern, RefKernel, Registry, Tensor,
+};
 
 const DATA_LABEL: Inputs = Inputs::Fixed(&["data", "label"]);
 
 const SO: &str = "SoftmaxOutput";
+
+const SO_PARAMS: &[ParamDef] = &[
+    param(
+        "grad_scale",
+        ParamType::Float,
+        Some("1.0"),
+        "scales the gradient",
+    ),
+    param(
+        "ignore_label",
+        ParamType::Float,
+        Some("-1.0"),
+        "label ignored with use_ignore",
+    ),
+    param(
+        "multi_output",
+        ParamType::Bool,
+        Some("False"),
+        "softmax over axis 1 per position",
+    ),
+    param(
+        "use_ignore",
+        ParamType::Bool,
+        Some("False"),
+        "skip rows labelled ignore_label",
+    ),
+    param(
+        "preserve_shape",
+        ParamType::Bool,
+        Some("False"),
+        "softmax over the last axis",
+    ),
+    param(
+        "normalization",
+        ParamType::Enum(&["batch", "null", "valid"]),
+        Some("null"),
+        "how the gradient is normalized",
+    ),
+    param(
+        "out_grad",
+        ParamType::Bool,
+        Some("False"),
+        "multiply by the head gradient",
+    ),
+    param(
+        "smooth_alpha",
+        ParamType::Float,
+        Some("0.0"),
+        "label smoothing",
+    ),
+];
 
 static SOFTMAX_OUTPUT: OpDef = OpDef {
     aliases: &["Softmax"],
@@ -18,59 +82,12 @@ static SOFTMAX_OUTPUT: OpDef = OpDef {
           as (n, rest); multi_output: over axis 1 of (n, k, rest); preserve_shape: over the \
           last axis. The label is data's shape minus the last axis by default ((n, rest/k) \
           with multi_output); a label shaped like data is a probability target.",
-    params: &[
-        param(
-            "grad_scale",
-            ParamType::Float,
-            Some("1.0"),
-            "scales the gradient",
-        ),
-        param(
-            "ignore_label",
-            ParamType::Float,
-            Some("-1.0"),
-            "label ignored with use_ignore",
-        ),
-        param(
-            "multi_output",
-            ParamType::Bool,
-            Some("False"),
-            "softmax over axis 1 per position",
-        ),
-        param(
-            "use_ignore",
-            ParamType::Bool,
-            Some("False"),
-            "skip rows labelled ignore_label",
-        ),
-        param(
-            "preserve_shape",
-            ParamType::Bool,
-            Some("False"),
-            "softmax over the last axis",
-        ),
-        param(
-            "normalization",
-            ParamType::Enum(&["batch", "null", "valid"]),
-            Some("null"),
-            "how the gradient is normalized",
-        ),
-        param(
-            "out_grad",
-            ParamType::Bool,
-            Some("False"),
-            "multiply by the head gradient",
-        ),
-        param(
-            "smooth_alpha",
-            ParamType::Float,
-            Some("0.0"),
-            "label smoothing",
-        ),
-    ],
+    params: SO_PARAMS,
     inputs: DATA_LABEL,
     infer_shape: softmax_output_shape,
     cost: |_, ins, _| elems(&ins[0]).saturating_mul(5),
+    grad: Grad::Rule(softmax_output_grad),
+    loss: true,
     ..OpDef::new(
         SO,
         Pattern::Opaque,
@@ -146,6 +163,111 @@ fn softmax_output_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, O
     Ok(vec![Tensor { data, ..x.clone() }])
 }
 
+fn softmax_output_grad(
+    g: &mut dyn GradGraph,
+    ctx: &GradCtx,
+) -> Result<Vec<Option<Handle>>, OpError> {
+    let args = [ctx.outputs[0], ctx.inputs[1]];
+    let mut dx = g.op("_backward_SoftmaxOutput", &args, ctx.raw_attrs)?[0];
+    if ctx.attrs.bool("out_grad") {
+        dx = g.op("elemwise_mul", &[dx, ctx.out_grads[0]], &[])?[0];
+    }
+    Ok(vec![Some(dx), None])
+}
+
+static SOFTMAX_OUTPUT_BACKWARD: OpDef = OpDef {
+    doc: "Gradient of SoftmaxOutput from its output p and the label, ignoring any head \
+          gradient: `(p − target)·grad_scale/norm` with target the one-hot label (smoothed: \
+          1 − smooth_alpha on the label, smooth_alpha/(k−1) elsewhere), zero rows where \
+          use_ignore and label = ignore_label. norm: null 1, batch the label count, valid the \
+          labels ≠ ignore_label (at least 1); multi_output's null and batch also divide by \
+          the spatial size. A label shaped like p is a probability target: \
+          `(p − label)·grad_scale`. Takes the forward's parameters.",
+    params: SO_PARAMS,
+    inputs: Inputs::Fixed(&["output", "label"]),
+    // Element by element: the gradient may take the output's buffer (as MXNet).
+    inplace: &[(0, 0)],
+    outputs: Outputs::Fixed {
+        names: &["data_grad"],
+        visible: 1,
+    },
+    infer_shape: |a, ins, outs| {
+        let through = Through {
+            inputs: &[None, Some(1)],
+            outputs: &[&[0]],
+            grads: &[0],
+        };
+        through.shapes(softmax_output_shape, a, ins, outs)
+    },
+    cost: |_, ins, _| elems(&ins[0]).saturating_mul(2),
+    grad: Grad::NotDifferentiable,
+    ..OpDef::new(
+        "_backward_SoftmaxOutput",
+        Pattern::Opaque,
+        Compute::Library {
+            kernel: "softmax_output_backward",
+            reference: softmax_output_backward_ref,
+        },
+    )
+};
+
+fn softmax_output_backward_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
+    let a = ctx.attrs;
+    let (p, label) = (ins[0], ins[1]);
+    let scale = a.float("grad_scale");
+    let mut dx = p.clone();
+    if label.shape == p.shape {
+        for (d, l) in dx.data.iter_mut().zip(&label.data) {
+            *d = (*d - l) * scale;
+        }
+        return Ok(vec![dx]);
+    }
+    // The softmax's view: n rows of k classes at s positions, class stride s.
+    let multi = a.bool("multi_output") && p.shape.len() >= 2;
+    let (n, k, s) = if multi {
+        let (n, k) = (p.shape[0], p.shape[1]);
+        (n, k, p.len() / (n * k).max(1))
+    } else if a.bool("preserve_shape") {
+        let k = p.shape.last().copied().unwrap_or(1);
+        (p.len() / k.max(1), k, 1)
+    } else {
+        let n = p.shape.first().copied().unwrap_or(1);
+        (n, p.len() / n.max(1), 1)
+    };
+    let ignore = a.float("ignore_label") as i64;
+    let use_ignore = a.bool("use_ignore");
+    let alpha = a.float("smooth_alpha");
+    let off_label = if k > 1 { alpha / (k - 1) as f64 } else { 0.0 };
+    for b in 0..n {
+        for pos in 0..s {
+            // Row (b, pos) reads the flattened label's entry b·s + pos, as MXNet.
+            let class = label.data.get(b * s + pos).map_or(-1, |&l| l as i64);
+            let ignored = use_ignore && class == ignore;
+            for j in 0..k {
+                let i = (b * k + j) * s + pos;
+                dx.data[i] = if ignored {
+                    0.0
+                } else if j as i64 == class {
+                    p.data[i] - 1.0 + alpha
+                } else {
+                    p.data[i] - off_label
+                };
+            }
+        }
+    }
+    let valid = label.data.iter().filter(|&&l| l as i64 != ignore).count();
+    let norm = match a.str("normalization") {
+        "valid" => valid.max(1),
+        "batch" if multi => n * s,
+        "batch" => label.len(),
+        _ if multi => s,
+        _ => 1,
+    };
+    let factor = scale / norm.max(1) as f64;
+    dx.data.iter_mut().for_each(|v| *v *= factor);
+    Ok(vec![dx])
+}
+
 const REGRESSION_PARAMS: &[ParamDef] = &[param(
     "grad_scale",
     ParamType::Float,
@@ -153,13 +275,20 @@ const REGRESSION_PARAMS: &[ParamDef] = &[param(
     "scales the gradient",
 )];
 
-const fn regression(name: &'static str, doc: &'static str, reference: RefKernel) -> OpDef {
+const fn regression(
+    name: &'static str,
+    doc: &'static str,
+    reference: RefKernel,
+    grad: GradFn,
+) -> OpDef {
     OpDef {
         doc,
         params: REGRESSION_PARAMS,
         inputs: DATA_LABEL,
         infer_shape: regression_shape,
         cost: |_, ins, _| elems(&ins[0]),
+        grad: Grad::Rule(grad),
+        loss: true,
         ..OpDef::new(
             name,
             Pattern::Opaque,
@@ -176,18 +305,21 @@ static LINEAR_REGRESSION: OpDef = regression(
     "Squared-loss head: forward is the identity; the gradient is (out − label)·grad_scale / \
      (label.size / label.shape[0]). The label defaults to data's shape, or (n,) for (n, 1).",
     identity_ref,
+    |g, ctx| regression_grad(g, ctx, "_backward_LinearRegressionOutput"),
 );
 static LOGISTIC_REGRESSION: OpDef = regression(
     "LogisticRegressionOutput",
     "Logistic head: forward is sigmoid(data); the gradient is (out − label)·grad_scale / \
      (label.size / label.shape[0]). The label defaults to data's shape, or (n,) for (n, 1).",
     sigmoid_ref,
+    |g, ctx| regression_grad(g, ctx, "_backward_LogisticRegressionOutput"),
 );
 static MAE_REGRESSION: OpDef = regression(
     "MAERegressionOutput",
     "Absolute-loss head: forward is the identity; the gradient is sign(out − label)·grad_scale \
      / (label.size / label.shape[0]). The label defaults to data's shape, or (n,) for (n, 1).",
     identity_ref,
+    |g, ctx| regression_grad(g, ctx, "_backward_MAERegressionOutput"),
 );
 
 /// The label is any shape with the data's first dimension and size.
@@ -227,12 +359,105 @@ fn sigmoid_ref(_: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
     Ok(vec![out])
 }
 
+/// The backward operator `name` of the output and the label; the label gets none.
+fn regression_grad(
+    g: &mut dyn GradGraph,
+    ctx: &GradCtx,
+    name: &str,
+) -> Result<Vec<Option<Handle>>, OpError> {
+    let dx = g.op(name, &[ctx.inputs[1], ctx.outputs[0]], ctx.raw_attrs)?[0];
+    Ok(vec![Some(dx), None])
+}
+
+/// A regression backward operator: `residual(out, label)·grad_scale/num_output`, with
+/// num_output = label.size/label.shape[0].
+const fn regression_backward(
+    name: &'static str,
+    aliases: &'static [&'static str],
+    doc: &'static str,
+    reference: RefKernel,
+) -> OpDef {
+    OpDef {
+        aliases,
+        doc,
+        params: REGRESSION_PARAMS,
+        inputs: Inputs::Fixed(&["label", "output"]),
+        // The gradient may take the output's buffer, never the label's.
+        inplace: &[(1, 0)],
+        outputs: Outputs::Fixed {
+            names: &["data_grad"],
+            visible: 1,
+        },
+        infer_shape: |a, ins, outs| {
+            let through = Through {
+                inputs: &[None, Some(0)],
+                outputs: &[&[1]],
+                grads: &[0],
+            };
+            through.shapes(regression_shape, a, ins, outs)
+        },
+        cost: |_, ins, _| elems(&ins[0]).saturating_mul(2),
+        grad: Grad::NotDifferentiable,
+        ..OpDef::new(
+            name,
+            Pattern::Opaque,
+            Compute::Library {
+                kernel: "regression_output_backward",
+                reference,
+            },
+        )
+    }
+}
+
+static LINEAR_REGRESSION_BACKWARD: OpDef = regression_backward(
+    "_backward_LinearRegressionOutput",
+    &["_backward_linear_reg_out"],
+    "Gradient of LinearRegressionOutput from the label and the output, ignoring any head \
+     gradient: `(out − label)·grad_scale/num_output`, num_output = label.size/label.shape[0].",
+    |ctx, ins| regression_backward_ref(ctx, ins, |o, l| o - l),
+);
+static LOGISTIC_REGRESSION_BACKWARD: OpDef = regression_backward(
+    "_backward_LogisticRegressionOutput",
+    &["_backward_logistic_reg_out"],
+    "Gradient of LogisticRegressionOutput from the label and the (sigmoid) output, ignoring \
+     any head gradient: `(out − label)·grad_scale/num_output`, num_output = \
+     label.size/label.shape[0].",
+    |ctx, ins| regression_backward_ref(ctx, ins, |o, l| o - l),
+);
+static MAE_REGRESSION_BACKWARD: OpDef = regression_backward(
+    "_backward_MAERegressionOutput",
+    &["_backward_mae_reg_out"],
+    "Gradient of MAERegressionOutput from the label and the output, ignoring any head \
+     gradient: `(out − label > 0 ? 1 : −1)·grad_scale/num_output` (−1 at a zero residual, as \
+     MXNet), num_output = label.size/label.shape[0].",
+    |ctx, ins| regression_backward_ref(ctx, ins, |o, l| if o - l > 0.0 { 1.0 } else { -1.0 }),
+);
+
+fn regression_backward_ref(
+    ctx: &KernelCtx,
+    ins: &[&Tensor],
+    residual: fn(f64, f64) -> f64,
+) -> Result<Vec<Tensor>, OpError> {
+    let (label, out) = (ins[0], ins[1]);
+    let num_output = label.len() / label.shape.first().copied().unwrap_or(1).max(1);
+    let factor = ctx.attrs.float("grad_scale") / num_output.max(1) as f64;
+    let mut dx = out.clone();
+    for (d, l) in dx.data.iter_mut().zip(&label.data) {
+        *d = residual(*d, *l) * factor;
+    }
+    Ok(vec![dx])
+}
+
 pub fn register(r: &mut Registry) {
     for op in [
         &SOFTMAX_OUTPUT,
         &LINEAR_REGRESSION,
         &LOGISTIC_REGRESSION,
         &MAE_REGRESSION,
+        &SOFTMAX_OUTPUT_BACKWARD,
+        &LINEAR_REGRESSION_BACKWARD,
+        &LOGISTIC_REGRESSION_BACKWARD,
+        &MAE_REGRESSION_BACKWARD,
     ] {
         r.add(op);
     }
@@ -241,6 +466,7 @@ pub fn register(r: &mut Registry) {
 #[cfg(test)]
 mod tests {
     use crate::testutil::*;
+    use crate::Tensor;
 
     const SO: &str = "SoftmaxOutput";
 
@@ -329,5 +555,184 @@ mod tests {
         }
         let out = run("LogisticRegressionOutput", &[], &[x, label], false).unwrap();
         assert_close(&out[0].data, &[0.5, 0.75], 1e-15);
+    }
+
+    /// The gradient a loss gives its data for random head gradients: heads must not matter,
+    /// so it is also checked against the one for zero heads. The label gets none.
+    fn loss_grad(name: &str, kv: &[(&str, &str)], x: &Tensor, label: &Tensor) -> Vec<f64> {
+        let ins = [x.clone(), label.clone()];
+        let head = randn(&x.shape, 99);
+        let g = analytic_grad(name, kv, &ins, &[head], true).unwrap();
+        let g0 = analytic_grad(name, kv, &ins, &[], true).unwrap();
+        assert!(g[1].is_none(), "{name}: the label gets no gradient");
+        assert_eq!(g[0], g0[0], "{name} ignores the head gradient");
+        g[0].clone().unwrap().data
+    }
+
+    /// `(p − target)·factor` element by element.
+    fn scaled_residual(p: &[f64], target: &[f64], factor: f64) -> Vec<f64> {
+        p.iter()
+            .zip(target)
+            .map(|(p, t)| (p - t) * factor)
+            .collect()
+    }
+
+    #[test]
+    fn softmax_output_gradient_is_p_minus_onehot() {
+        // 4 rows of 3 classes; labels 2, 0, 1, 1.
+        let x = randn(&[4, 3], 1);
+        let label = t(&[4], vec![2., 0., 1., 1.]);
+        let p = run(SO, &[], &[&x, &label], false).unwrap()[0].data.clone();
+        #[rustfmt::skip]
+        let onehot = [0., 0., 1., 1., 0., 0., 0., 1., 0., 0., 1., 0.];
+        let g = loss_grad(SO, &[], &x, &label);
+        assert_close(&g, &scaled_residual(&p, &onehot, 1.0), 1e-15);
+        // grad_scale over the batch.
+        let kv = [("grad_scale", "3"), ("normalization", "batch")];
+        let g = loss_grad(SO, &kv, &x, &label);
+        assert_close(&g, &scaled_residual(&p, &onehot, 0.75), 1e-15);
+        // use_ignore zeroes the rows labelled 1; valid counts the other 2 labels.
+        let kv = [
+            ("use_ignore", "True"),
+            ("ignore_label", "1"),
+            ("normalization", "valid"),
+        ];
+        let g = loss_grad(SO, &kv, &x, &label);
+        let mut want = scaled_residual(&p, &onehot, 0.5);
+        want[6..].fill(0.0);
+        assert_close(&g, &want, 1e-15);
+        // valid counts non-ignored labels even without use_ignore (MXNet).
+        let kv = [("ignore_label", "1"), ("normalization", "valid")];
+        let g = loss_grad(SO, &kv, &x, &label);
+        assert_close(&g, &scaled_residual(&p, &onehot, 0.5), 1e-15);
+        // Label smoothing: 1 − α on the label, α/(k − 1) elsewhere.
+        let kv = [("smooth_alpha", "0.2")];
+        let g = loss_grad(SO, &kv, &x, &label);
+        let smoothed: Vec<f64> = onehot
+            .iter()
+            .map(|&o| if o == 1.0 { 0.8 } else { 0.1 })
+            .collect();
+        assert_close(&g, &scaled_residual(&p, &smoothed, 1.0), 1e-15);
+        // out_grad multiplies by the head gradient instead of ignoring it.
+        let head = randn(&[4, 3], 2);
+        let kv = [("out_grad", "True")];
+        let g = analytic_grad(
+            SO,
+            &kv,
+            &[x.clone(), label.clone()],
+            std::slice::from_ref(&head),
+            true,
+        )
+        .unwrap();
+        let want: Vec<f64> = scaled_residual(&p, &onehot, 1.0)
+            .iter()
+            .zip(&head.data)
+            .map(|(r, h)| r * h)
+            .collect();
+        assert_close(&g[0].as_ref().unwrap().data, &want, 1e-15);
+    }
+
+    #[test]
+    fn softmax_output_gradient_variants() {
+        // A probability label (same shape as the data): (p − label)·grad_scale, never
+        // normalized.
+        let x = randn(&[2, 3], 3);
+        let prob = t(&[2, 3], vec![0.2, 0.3, 0.5, 1., 0., 0.]);
+        let kv = [("grad_scale", "2"), ("normalization", "batch")];
+        let p = run(SO, &kv, &[&x, &prob], false).unwrap()[0].data.clone();
+        let g = loss_grad(SO, &kv, &x, &prob);
+        assert_close(&g, &scaled_residual(&p, &prob.data, 2.0), 1e-15);
+
+        // multi_output: (n=2, k=3, 2 positions); labels per (item, position).
+        let x = randn(&[2, 3, 2], 4);
+        let label = t(&[2, 2], vec![0., 2., 1., 1.]);
+        let mo = ("multi_output", "True");
+        let p = run(SO, &[mo], &[&x, &label], false).unwrap()[0]
+            .data
+            .clone();
+        // Layout (item, class, position): target 1 at class label[item][position].
+        #[rustfmt::skip]
+        let onehot = [1., 0., 0., 0., 0., 1., 0., 0., 1., 1., 0., 0.];
+        // null divides by the spatial size, batch by it and the batch, valid by the
+        // count of labels ≠ ignore_label.
+        for (norm, factor) in [("null", 0.5), ("batch", 0.25), ("valid", 1.0 / 3.0)] {
+            let kv = [mo, ("normalization", norm), ("ignore_label", "2")];
+            let g = loss_grad(SO, &kv, &x, &label);
+            assert_close(&g, &scaled_residual(&p, &onehot, factor), 1e-15);
+        }
+        // Smoothing along the class axis.
+        let kv = [mo, ("smooth_alpha", "0.3")];
+        let g = loss_grad(SO, &kv, &x, &label);
+        let smoothed: Vec<f64> = onehot
+            .iter()
+            .map(|&o| if o == 1.0 { 0.7 } else { 0.15 })
+            .collect();
+        assert_close(&g, &scaled_residual(&p, &smoothed, 0.5), 1e-15);
+        // The (n, 1, spatial) label form, with ignore.
+        let label4 = t(&[2, 1, 2], label.data.clone());
+        let kv = [mo, ("use_ignore", "True"), ("ignore_label", "2")];
+        let g = loss_grad(SO, &kv, &x, &label4);
+        let mut want = scaled_residual(&p, &onehot, 0.5);
+        [1, 3, 5].iter().for_each(|&i| want[i] = 0.0); // item 0, position 1
+        assert_close(&g, &want, 1e-15);
+
+        // preserve_shape: softmax over the last axis of (2, 2, 3), 4 labels; batch divides
+        // by the label count.
+        let x = randn(&[2, 2, 3], 5);
+        let label = t(&[2, 2], vec![1., 0., 2., 2.]);
+        let kv = [("preserve_shape", "True"), ("normalization", "batch")];
+        let p = run(SO, &kv, &[&x, &label], false).unwrap()[0].data.clone();
+        #[rustfmt::skip]
+        let onehot = [0., 1., 0., 1., 0., 0., 0., 0., 1., 0., 0., 1.];
+        let g = loss_grad(SO, &kv, &x, &label);
+        assert_close(&g, &scaled_residual(&p, &onehot, 0.25), 1e-15);
+    }
+
+    #[test]
+    fn regression_gradients() {
+        let x = randn(&[4, 3], 6);
+        let label = randn(&[4, 3], 7);
+        let kv = [("grad_scale", "1.5")];
+        // num_output = 3.
+        let g = loss_grad("LinearRegressionOutput", &kv, &x, &label);
+        assert_close(&g, &scaled_residual(&x.data, &label.data, 0.5), 1e-15);
+        let s: Vec<f64> = x.data.iter().map(|v| 1.0 / (1.0 + (-v).exp())).collect();
+        let g = loss_grad("LogisticRegressionOutput", &kv, &x, &label);
+        assert_close(&g, &scaled_residual(&s, &label.data, 0.5), 1e-15);
+        let g = loss_grad("MAERegressionOutput", &kv, &x, &label);
+        let want: Vec<f64> = x
+            .data
+            .iter()
+            .zip(&label.data)
+            .map(|(o, l)| if o > l { 0.5 } else { -0.5 })
+            .collect();
+        assert_close(&g, &want, 0.0);
+        // A zero residual counts as negative (MXNet's minus_sign).
+        let g = loss_grad(
+            "MAERegressionOutput",
+            &[],
+            &t(&[2, 1], vec![1., 2.]),
+            &t(&[2], vec![1., 1.]),
+        );
+        assert_eq!(g, vec![-1., 1.]);
+        // (n, 1) data with an (n,) label: num_output 1; a label of another shape with the
+        // same size: num_output from the label (4·3·1 / 4).
+        let x1 = randn(&[4, 1], 8);
+        let l1 = randn(&[4], 9);
+        let g = loss_grad("LinearRegressionOutput", &[], &x1, &l1);
+        assert_close(&g, &scaled_residual(&x1.data, &l1.data, 1.0), 1e-15);
+        let l3 = t(&[4, 3, 1], label.data.clone());
+        let g = loss_grad("LinearRegressionOutput", &[], &x, &l3);
+        assert_close(&g, &scaled_residual(&x.data, &label.data, 1.0 / 3.0), 1e-15);
+        assert_eq!(
+            op("_backward_linear_reg_out").name,
+            "_backward_LinearRegressionOutput"
+        );
+        assert!(op("SoftmaxOutput").loss && op("MAERegressionOutput").loss);
+        // Backward inference runs through the forward's: the label from the output.
+        let (ins, outs) = infer("_backward_SoftmaxOutput", &[], &[&[4, 10]]).unwrap();
+        assert_eq!((ins[1].clone(), outs), (vec![4], vec![vec![4, 10]]));
+        let (ins, outs) = infer("_backward_MAERegressionOutput", &[], &[&[], &[4, 1]]).unwrap();
+        assert_eq!((ins[0].clone(), outs), (vec![4], vec![vec![4, 1]]));
     }
 }

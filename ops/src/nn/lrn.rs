@@ -1,38 +1,45 @@
-//! LRN: local response normalization across channels (AlexNet).
+//! LRN: local response normalization across channels (AlexNet). Its gradient is the
+//! backward operator `_backward_LRN` (as MXNet), which reuses the forward's hidden
+//! normalizer.
 
-use super::common::{elems, flops, positive, rank_error};
-use crate::param::{param, ParamType};
+use super::common::{all_grads, elems, flops, positive, rank_error, Through};
+use crate::param::{param, ParamDef, ParamType};
 use crate::shape::{same_shape, OpError, Shape};
-use crate::{Attrs, Compute, KernelCtx, OpDef, Outputs, Pattern, Registry, Tensor};
+use crate::{
+    Attrs, Compute, Grad, GradCtx, GradGraph, Handle, Inputs, KernelCtx, OpDef, Outputs, Pattern,
+    Registry, Tensor,
+};
 
 const OP: &str = "LRN";
+
+const LRN_PARAMS: &[ParamDef] = &[
+    param(
+        "alpha",
+        ParamType::Float,
+        Some("0.0001"),
+        "scale of the sum of squares",
+    ),
+    param(
+        "beta",
+        ParamType::Float,
+        Some("0.75"),
+        "exponent of the normalizer",
+    ),
+    param("knorm", ParamType::Float, Some("2.0"), "additive constant"),
+    param(
+        "nsize",
+        ParamType::Int,
+        None,
+        "channels in the window (odd in practice)",
+    ),
+];
 
 static LRN: OpDef = OpDef {
     doc: "Local response normalization across channels of NCHW data: \
           `tmp_norm_c = knorm + alpha/nsize · Σ_{|j−c| ≤ nsize/2} x_j²`, \
           `out_c = x_c · tmp_norm_c^(−beta)`; the window is clipped at the first and last \
           channel, and tmp_norm is a hidden output.",
-    params: &[
-        param(
-            "alpha",
-            ParamType::Float,
-            Some("0.0001"),
-            "scale of the sum of squares",
-        ),
-        param(
-            "beta",
-            ParamType::Float,
-            Some("0.75"),
-            "exponent of the normalizer",
-        ),
-        param("knorm", ParamType::Float, Some("2.0"), "additive constant"),
-        param(
-            "nsize",
-            ParamType::Int,
-            None,
-            "channels in the window (odd in practice)",
-        ),
-    ],
+    params: LRN_PARAMS,
     outputs: Outputs::Fixed {
         names: &["output", "tmp_norm"],
         visible: 1,
@@ -40,6 +47,7 @@ static LRN: OpDef = OpDef {
     infer_shape: lrn_shape,
     inplace: &[],
     cost: lrn_cost,
+    grad: Grad::Rule(lrn_grad),
     ..OpDef::new(
         OP,
         Pattern::Opaque,
@@ -90,8 +98,75 @@ fn lrn_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
     Ok(vec![out, norm])
 }
 
+fn lrn_grad(g: &mut dyn GradGraph, ctx: &GradCtx) -> Result<Vec<Option<Handle>>, OpError> {
+    let args = [ctx.out_grads[0], ctx.inputs[0], ctx.outputs[1]];
+    all_grads(g, ctx, "_backward_LRN", &args)
+}
+
+static LRN_BACKWARD: OpDef = OpDef {
+    doc: "Gradient of LRN, from ograd, data and the forward's hidden tmp_norm N: \
+          `dx_i = g_i·N_i^(−beta) − 2·beta·alpha/nsize·x_i·Σ_{c: |c−i| ≤ nsize/2} g_c·x_c·N_c^(−beta−1)`. \
+          Takes the forward's parameters.",
+    params: LRN_PARAMS,
+    inputs: Inputs::Fixed(&["ograd", "data", "tmp_norm"]),
+    outputs: Outputs::Fixed {
+        names: &["data_grad"],
+        visible: 1,
+    },
+    infer_shape: |a, ins, outs| {
+        let through = Through {
+            inputs: &[Some(1)],
+            outputs: &[&[0], &[2]],
+            grads: &[0],
+        };
+        through.shapes(lrn_shape, a, ins, outs)
+    },
+    inplace: &[],
+    cost: |a, ins, outs| lrn_cost(a, ins, outs).saturating_mul(2),
+    grad: Grad::NotDifferentiable,
+    ..OpDef::new(
+        "_backward_LRN",
+        Pattern::Opaque,
+        Compute::Library {
+            kernel: "lrn_backward",
+            reference: lrn_backward_ref,
+        },
+    )
+};
+
+fn lrn_backward_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
+    let a = ctx.attrs;
+    let (og, x, norm) = (ins[0], ins[1], ins[2]);
+    let nsize = positive(a, OP, "nsize")?;
+    let half = nsize / 2;
+    let salpha = a.float("alpha") / nsize as f64;
+    let beta = a.float("beta");
+    let (n, c) = (x.shape[0], x.shape[1]);
+    let inner: usize = x.shape[2..].iter().product();
+    let mut dx = x.clone();
+    for b in 0..n {
+        for p in 0..inner {
+            let at = |j: usize| (b * c + j) * inner + p;
+            // g_c·x_c·N_c^(−beta−1) of every channel of this pixel.
+            let through_norm: Vec<f64> = (0..c)
+                .map(|j| og.data[at(j)] * x.data[at(j)] * norm.data[at(j)].powf(-beta - 1.0))
+                .collect();
+            for ch in 0..c {
+                // The windows are symmetric: channel ch is in c's window iff c is in ch's.
+                let window = ch.saturating_sub(half)..(ch + half + 1).min(c);
+                let i = at(ch);
+                let cross: f64 = through_norm[window].iter().sum();
+                dx.data[i] =
+                    og.data[i] * norm.data[i].powf(-beta) - 2.0 * beta * salpha * x.data[i] * cross;
+            }
+        }
+    }
+    Ok(vec![dx])
+}
+
 pub fn register(r: &mut Registry) {
     r.add(&LRN);
+    r.add(&LRN_BACKWARD);
 }
 
 #[cfg(test)]
@@ -149,6 +224,28 @@ mod tests {
             &out[1].data,
             &[5., 500., 5., 500., 25., 2500., 25., 2500.],
             1e-15,
+        );
+    }
+
+    #[test]
+    fn gradients_match_finite_differences() {
+        // Windows of 1, 3 and 5 channels (clipped at both ends), a large alpha so the
+        // normalizer matters, batch 1 and odd spatial sizes.
+        for nsize in ["1", "3", "5"] {
+            let kv = [
+                ("nsize", nsize),
+                ("alpha", "2"),
+                ("beta", "0.6"),
+                ("knorm", "1.5"),
+            ];
+            check_grad("LRN", &kv, &[randn(&[2, 4, 3, 1], 1)], false, &[]);
+        }
+        check_grad(
+            "LRN",
+            &[("nsize", "3")],
+            &[randn(&[1, 7, 1, 3], 2)],
+            false,
+            &[],
         );
     }
 }

@@ -1,5 +1,12 @@
 //! Neural-network operators (FullyConnected, Convolution, Pooling, norms, losses, ...).
 //! One family per file, each with its own `register()`.
+//!
+//! Every forward operator here has a symbolic gradient rule. Where the backward pass needs
+//! a kernel of its own, the rule applies a backward operator named as MXNet's
+//! (`_backward_Convolution`, ...) defined in the same file, with the forward's parameters,
+//! inference run through the forward's, and a naive reference kernel; Dropout's gradient is
+//! composed (`elemwise_mul` with the forward's mask). Loss operators' rules ignore the head
+//! gradient.
 
 mod activation;
 mod batch_norm;
@@ -30,6 +37,7 @@ pub fn register(r: &mut Registry) {
 mod tests {
     use crate::param::parse_value;
     use crate::testutil::{attrs, op};
+    use crate::Grad;
 
     const NN_OPS: &[&str] = &[
         "FullyConnected",
@@ -48,9 +56,40 @@ mod tests {
         "MAERegressionOutput",
     ];
 
+    const BACKWARD_OPS: &[&str] = &[
+        "_backward_FullyConnected",
+        "_backward_Convolution",
+        "_backward_Pooling",
+        "_backward_LeakyReLU",
+        "_backward_BatchNorm",
+        "_backward_LRN",
+        "_backward_softmax",
+        "_backward_log_softmax",
+        "_backward_SoftmaxActivation",
+        "_backward_SoftmaxOutput",
+        "_backward_LinearRegressionOutput",
+        "_backward_LogisticRegressionOutput",
+        "_backward_MAERegressionOutput",
+    ];
+
+    /// Every forward operator has a gradient rule; backward operators have none.
+    #[test]
+    fn forward_operators_are_differentiable() {
+        for name in NN_OPS {
+            assert!(matches!(op(name).grad, Grad::Rule(_)), "{name} has no rule");
+        }
+        for name in BACKWARD_OPS {
+            assert!(
+                matches!(op(name).grad, Grad::NotDifferentiable),
+                "{name} is a backward operator"
+            );
+        }
+        assert!(op("BatchNorm").aux_update.is_some());
+    }
+
     #[test]
     fn every_default_parses_and_every_op_is_documented() {
-        for name in NN_OPS {
+        for name in NN_OPS.iter().chain(BACKWARD_OPS) {
             let o = op(name);
             assert!(!o.doc.is_empty(), "{name} has no doc");
             for p in o.params {
@@ -99,6 +138,48 @@ mod tests {
             ("SoftmaxOutput", &[("multi_output", "True")]),
             ("SoftmaxOutput", &[]),
             ("LinearRegressionOutput", &[]),
+            ("_backward_FullyConnected", &[("num_hidden", "3")]),
+            (
+                "_backward_FullyConnected",
+                &[
+                    ("num_hidden", "3"),
+                    ("flatten", "False"),
+                    ("no_bias", "True"),
+                ],
+            ),
+            (
+                "_backward_Convolution",
+                &[
+                    ("kernel", "(3, 3)"),
+                    ("num_filter", "4"),
+                    ("num_group", "2"),
+                ],
+            ),
+            (
+                "_backward_Convolution",
+                &[("kernel", "(2,)"), ("num_filter", "2"), ("layout", "NWC")],
+            ),
+            (
+                "_backward_Pooling",
+                &[("kernel", "(2, 2)"), ("pool_type", "avg")],
+            ),
+            (
+                "_backward_Pooling",
+                &[("global_pool", "True"), ("layout", "NHWC")],
+            ),
+            ("_backward_LeakyReLU", &[("act_type", "prelu")]),
+            ("_backward_LeakyReLU", &[("act_type", "rrelu")]),
+            ("_backward_BatchNorm", &[("axis", "-1")]),
+            ("_backward_LRN", &[("nsize", "5")]),
+            (
+                "_backward_softmax",
+                &[("use_length", "True"), ("axis", "1")],
+            ),
+            ("_backward_softmax", &[("dtype", "float64")]),
+            ("_backward_log_softmax", &[]),
+            ("_backward_SoftmaxActivation", &[("mode", "channel")]),
+            ("_backward_SoftmaxOutput", &[("multi_output", "True")]),
+            ("_backward_LinearRegressionOutput", &[]),
         ];
         let big = usize::MAX / 2;
         let shapes: &[&[usize]] = &[

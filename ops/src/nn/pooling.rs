@@ -1,14 +1,83 @@
 //! Pooling (max, avg, sum, lp) over 1 to 3 spatial dimensions, channel-first or last.
+//!
+//! Its gradient is the backward operator `_backward_Pooling` (as MXNet), which walks the
+//! forward's windows again.
 
 use super::common::{
-    channel_last, channels_first, channels_last, dims3, elems, flops, from_ncx, rank_error,
-    spatial, to_ncx, LAYOUTS, MAX_WINDOW,
+    all_grads, channel_last, channels_first, channels_last, dims3, elems, flops, from_ncx,
+    rank_error, spatial, to_ncx, Through, LAYOUTS, MAX_WINDOW,
 };
-use crate::param::{param, ParamType};
+use crate::param::{param, ParamDef, ParamType};
 use crate::shape::{fmt_shape, invalid, set_in, set_out, OpError, Shape};
-use crate::{Attrs, Compute, KernelCtx, OpDef, Pattern, Registry, Tensor};
+use crate::{
+    Attrs, Compute, Grad, GradCtx, GradGraph, Handle, Inputs, KernelCtx, OpDef, Outputs, Pattern,
+    Registry, Tensor,
+};
 
 const OP: &str = "Pooling";
+
+const POOL_PARAMS: &[ParamDef] = &[
+    param(
+        "kernel",
+        ParamType::Shape,
+        Some("()"),
+        "window size: (w,), (h, w) or (d, h, w)",
+    ),
+    param(
+        "pool_type",
+        ParamType::Enum(&["avg", "lp", "max", "sum"]),
+        Some("max"),
+        "pooling function",
+    ),
+    param(
+        "global_pool",
+        ParamType::Bool,
+        Some("False"),
+        "pool over all spatial dims",
+    ),
+    param(
+        "cudnn_off",
+        ParamType::Bool,
+        Some("False"),
+        "turn off cuDNN (ignored)",
+    ),
+    param(
+        "pooling_convention",
+        ParamType::Enum(&["full", "same", "valid"]),
+        Some("valid"),
+        "output size rounding",
+    ),
+    param(
+        "stride",
+        ParamType::Shape,
+        Some("()"),
+        "stride; () means 1 per dimension",
+    ),
+    param(
+        "pad",
+        ParamType::Shape,
+        Some("()"),
+        "padding; () means 0 per dimension",
+    ),
+    param(
+        "p_value",
+        ParamType::OptInt,
+        Some("None"),
+        "p of lp pooling (1, 2 or 3)",
+    ),
+    param(
+        "count_include_pad",
+        ParamType::OptBool,
+        Some("None"),
+        "avg: count padding in the divisor (None means True)",
+    ),
+    param(
+        "layout",
+        ParamType::Enum(LAYOUTS),
+        Some("None"),
+        "data layout; None means NCW, NCHW or NCDHW",
+    ),
+];
 
 static POOLING: OpDef = OpDef {
     aliases: &["_npx_pooling"],
@@ -17,71 +86,11 @@ static POOLING: OpDef = OpDef {
           Stride defaults to 1. Windows are clipped to the input; avg divides by the window \
           clipped to the padded input (count_include_pad, the default) or to the real input. \
           global_pool pools every spatial dimension to 1.",
-    params: &[
-        param(
-            "kernel",
-            ParamType::Shape,
-            Some("()"),
-            "window size: (w,), (h, w) or (d, h, w)",
-        ),
-        param(
-            "pool_type",
-            ParamType::Enum(&["avg", "lp", "max", "sum"]),
-            Some("max"),
-            "pooling function",
-        ),
-        param(
-            "global_pool",
-            ParamType::Bool,
-            Some("False"),
-            "pool over all spatial dims",
-        ),
-        param(
-            "cudnn_off",
-            ParamType::Bool,
-            Some("False"),
-            "turn off cuDNN (ignored)",
-        ),
-        param(
-            "pooling_convention",
-            ParamType::Enum(&["full", "same", "valid"]),
-            Some("valid"),
-            "output size rounding",
-        ),
-        param(
-            "stride",
-            ParamType::Shape,
-            Some("()"),
-            "stride; () means 1 per dimension",
-        ),
-        param(
-            "pad",
-            ParamType::Shape,
-            Some("()"),
-            "padding; () means 0 per dimension",
-        ),
-        param(
-            "p_value",
-            ParamType::OptInt,
-            Some("None"),
-            "p of lp pooling (1, 2 or 3)",
-        ),
-        param(
-            "count_include_pad",
-            ParamType::OptBool,
-            Some("None"),
-            "avg: count padding in the divisor (None means True)",
-        ),
-        param(
-            "layout",
-            ParamType::Enum(LAYOUTS),
-            Some("None"),
-            "data layout; None means NCW, NCHW or NCDHW",
-        ),
-    ],
+    params: POOL_PARAMS,
     infer_shape: pool_shape,
     inplace: &[],
     cost: pool_cost,
+    grad: Grad::Rule(pool_grad),
     ..OpDef::new(
         OP,
         Pattern::OutEWiseFusable,
@@ -228,61 +237,84 @@ fn window(o: usize, k: usize, stride: usize, pad: usize, len: usize) -> (usize, 
     (lo, hi.max(lo), (end - start).max(0) as usize)
 }
 
-/// Pooling in channel-first order, every case run as 3-D (missing leading spatial dims have
-/// size 1).
-fn pool_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
-    let a = ctx.attrs;
-    let w = Window::new(a, ins[0].shape.len())?;
-    let x = channels_first(ins[0], w.last);
-    let out_shape = to_ncx(&ctx.out_shapes[0], w.last);
+/// Calls `f(plane, o, taps, padded)` for every output element, in channel-first order
+/// with every case run as 3-D (missing leading spatial dims have size 1): `plane` is the
+/// (batch, channel) plane, `o` the element's index in its output plane, `taps` the
+/// in-plane indices of the input elements its window covers (clipped to the input, in
+/// row-major order), `padded` the window's size clipped to the padded input (the
+/// count_include_pad divisor). The one loop nest of the forward and backward kernels.
+fn for_each_window(
+    w: &Window,
+    x_shape: &[usize],
+    o_shape: &[usize],
+    mut f: impl FnMut(usize, usize, &[usize], usize),
+) {
     let kernel = if w.kernel.is_empty() {
-        x.shape[2..].to_vec() // global: the whole input
+        x_shape[2..].to_vec() // global: the whole input
     } else {
         w.kernel.clone()
     };
-    let (xd, od) = (dims3(&x.shape[2..], 1), dims3(&out_shape[2..], 1));
+    let (xd, od) = (dims3(&x_shape[2..], 1), dims3(&o_shape[2..], 1));
     let (k, s, p) = (dims3(&kernel, 1), dims3(&w.stride, 1), dims3(&w.pad, 0));
-    let (x_plane, o_plane) = (xd.iter().product::<usize>(), od.iter().product::<usize>());
-    let pool_type = a.str("pool_type");
-    let p_value = a.opt_int("p_value").unwrap_or(1);
-    let include_pad = a.opt_bool("count_include_pad").unwrap_or(true);
-    let mut out = vec![0.0; x.shape[0] * x.shape[1] * o_plane];
-    for plane in 0..x.shape[0] * x.shape[1] {
-        let src = &x.data[plane * x_plane..(plane + 1) * x_plane];
-        for (o, slot) in out[plane * o_plane..(plane + 1) * o_plane]
-            .iter_mut()
-            .enumerate()
-        {
+    let o_plane = od.iter().product::<usize>();
+    let mut taps = Vec::new();
+    for plane in 0..x_shape[0] * x_shape[1] {
+        for o in 0..o_plane {
             let pos = [o / (od[1] * od[2]), o / od[2] % od[1], o % od[2]];
             let win: [_; 3] = std::array::from_fn(|i| window(pos[i], k[i], s[i], p[i], xd[i]));
-            let mut acc = if pool_type == "max" {
-                f64::NEG_INFINITY // an empty window (all padding) stays at the lowest value
-            } else {
-                0.0
-            };
+            taps.clear();
             for z in win[0].0..win[0].1 {
                 for y in win[1].0..win[1].1 {
-                    for v in &src[(z * xd[1] + y) * xd[2]..][win[2].0..win[2].1] {
-                        acc = match pool_type {
-                            "max" if *v > acc => *v,
-                            "max" => acc,
-                            "lp" => acc + v.powi(p_value as i32),
-                            _ => acc + v, // avg, sum
-                        };
-                    }
+                    let row = (z * xd[1] + y) * xd[2];
+                    taps.extend(row + win[2].0..row + win[2].1);
                 }
             }
-            let real: usize = win.iter().map(|(lo, hi, _)| hi - lo).product();
-            let padded: usize = win.iter().map(|w| w.2).product();
-            *slot = match pool_type {
-                "avg" if include_pad => acc / padded as f64,
-                "avg" => acc / real as f64,
-                "lp" if p_value == 2 => acc.sqrt(),
-                "lp" if p_value == 3 => acc.cbrt(),
-                _ => acc, // max, sum, lp with p = 1
-            };
+            f(plane, o, &taps, win.iter().map(|w| w.2).product());
         }
     }
+}
+
+/// The resolved pooling function.
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Max,
+    /// With count_include_pad.
+    Avg(bool),
+    Sum,
+    /// With p.
+    Lp(i32),
+}
+
+fn kind(a: &Attrs) -> Kind {
+    match a.str("pool_type") {
+        "max" => Kind::Max,
+        "avg" => Kind::Avg(a.opt_bool("count_include_pad").unwrap_or(true)),
+        "sum" => Kind::Sum,
+        _ => Kind::Lp(a.opt_int("p_value").unwrap_or(1) as i32),
+    }
+}
+
+/// Pooling in channel-first order.
+fn pool_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
+    let w = Window::new(ctx.attrs, ins[0].shape.len())?;
+    let x = channels_first(ins[0], w.last);
+    let out_shape = to_ncx(&ctx.out_shapes[0], w.last);
+    let o_plane: usize = out_shape[2..].iter().product();
+    let x_plane: usize = x.shape[2..].iter().product();
+    let kind = kind(ctx.attrs);
+    let mut out = vec![0.0; out_shape.iter().product()];
+    for_each_window(&w, &x.shape, &out_shape, |plane, o, taps, padded| {
+        let vals = taps.iter().map(|&t| x.data[plane * x_plane + t]);
+        out[plane * o_plane + o] = match kind {
+            // An empty window (all padding) stays at the lowest value.
+            Kind::Max => vals.fold(f64::NEG_INFINITY, |m, v| if v > m { v } else { m }),
+            Kind::Avg(true) => vals.sum::<f64>() / padded as f64,
+            Kind::Avg(false) => vals.sum::<f64>() / taps.len() as f64,
+            Kind::Sum | Kind::Lp(1) => vals.sum(),
+            Kind::Lp(2) => vals.map(|v| v * v).sum::<f64>().sqrt(),
+            Kind::Lp(_) => vals.map(|v| v.powi(3)).sum::<f64>().cbrt(),
+        };
+    });
     let out = Tensor {
         dtype: x.dtype,
         shape: out_shape,
@@ -291,8 +323,90 @@ fn pool_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
     Ok(vec![channels_last(out, w.last)])
 }
 
+fn pool_grad(g: &mut dyn GradGraph, ctx: &GradCtx) -> Result<Vec<Option<Handle>>, OpError> {
+    let args = [ctx.out_grads[0], ctx.inputs[0], ctx.outputs[0]];
+    all_grads(g, ctx, "_backward_Pooling", &args)
+}
+
+static POOLING_BACKWARD: OpDef = OpDef {
+    doc: "Gradient of Pooling, from ograd, data and the forward output: max routes each \
+          output's gradient to the first input of its window equal to the output (as \
+          MXNet); avg spreads it over the window divided by the forward's divisor; sum \
+          copies it; lp scales it by (x/out)^(p−1). Takes the forward's parameters.",
+    params: POOL_PARAMS,
+    inputs: Inputs::Fixed(&["ograd", "data", "output"]),
+    outputs: Outputs::Fixed {
+        names: &["data_grad"],
+        visible: 1,
+    },
+    infer_shape: pool_backward_shape,
+    inplace: &[],
+    cost: |a, ins, _| match ins {
+        [og, data, ..] => pool_cost(a, std::slice::from_ref(data), std::slice::from_ref(og)),
+        _ => 0,
+    },
+    grad: Grad::NotDifferentiable,
+    ..OpDef::new(
+        "_backward_Pooling",
+        Pattern::Opaque,
+        Compute::Library {
+            kernel: "pooling_backward",
+            reference: pool_backward_ref,
+        },
+    )
+};
+
+fn pool_backward_shape(a: &Attrs, ins: &mut [Shape], outs: &mut [Shape]) -> Result<(), OpError> {
+    let through = Through {
+        inputs: &[Some(1)],
+        outputs: &[&[0, 2]],
+        grads: &[0],
+    };
+    through.shapes(pool_shape, a, ins, outs)
+}
+
+fn pool_backward_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
+    let w = Window::new(ctx.attrs, ins[1].shape.len())?;
+    let og = channels_first(ins[0], w.last);
+    let x = channels_first(ins[1], w.last);
+    let y = channels_first(ins[2], w.last);
+    let o_plane: usize = og.shape[2..].iter().product();
+    let x_plane: usize = x.shape[2..].iter().product();
+    let kind = kind(ctx.attrs);
+    let mut dx = vec![0.0; x.len()];
+    for_each_window(&w, &x.shape, &og.shape, |plane, o, taps, padded| {
+        let (gv, yv) = (og.data[plane * o_plane + o], y.data[plane * o_plane + o]);
+        let at = |t: usize| plane * x_plane + t;
+        match kind {
+            // The first input equal to the maximum takes it all; MXNet falls back to the
+            // window's last input when none is (NaN).
+            Kind::Max => {
+                let hit = taps.iter().find(|&&t| x.data[at(t)] == yv).or(taps.last());
+                if let Some(&t) = hit {
+                    dx[at(t)] += gv;
+                }
+            }
+            _ => {
+                for &t in taps {
+                    let xv = x.data[at(t)];
+                    dx[at(t)] += gv
+                        * match kind {
+                            Kind::Avg(true) => 1.0 / padded as f64,
+                            Kind::Avg(false) => 1.0 / taps.len() as f64,
+                            Kind::Lp(2) => xv / yv,
+                            Kind::Lp(3) => (xv / yv).powi(2),
+                            _ => 1.0, // sum, lp with p = 1
+                        };
+                }
+            }
+        }
+    });
+    Ok(vec![channels_last(Tensor { data: dx, ..x }, w.last)])
+}
+
 pub fn register(r: &mut Registry) {
     r.add(&POOLING);
+    r.add(&POOLING_BACKWARD);
 }
 
 #[cfg(test)]
@@ -493,5 +607,104 @@ mod tests {
                 assert_eq!(a[0].data[c * 4 + p], b[0].data[p * 2 + c]);
             }
         }
+    }
+
+    /// Positive inputs, so lp pooling with p = 3 stays away from a zero output.
+    fn positive(shape: &[usize], seed: u64) -> crate::Tensor {
+        let mut x = randn(shape, seed);
+        x.data.iter_mut().for_each(|v| *v = v.abs() + 0.5);
+        x
+    }
+
+    #[test]
+    fn gradients_match_finite_differences() {
+        let x = || randn(&[2, 3, 7, 6], 1);
+        let base = [
+            ("kernel", "(3, 2)"),
+            ("stride", "(2, 1)"),
+            ("pad", "(1, 1)"),
+        ];
+        for (pool_type, extra) in [
+            ("max", None),
+            ("avg", None),
+            ("avg", Some(("count_include_pad", "False"))),
+            ("sum", None),
+            ("max", Some(("pooling_convention", "full"))),
+            ("avg", Some(("pooling_convention", "full"))),
+        ] {
+            let mut kv = base.to_vec();
+            kv.push(("pool_type", pool_type));
+            kv.extend(extra);
+            check_grad(POOL, &kv, &[x()], false, &[]);
+            // The same channel-last.
+            kv.push(("layout", "NHWC"));
+            check_grad(POOL, &kv, &[randn(&[2, 7, 6, 3], 2)], false, &[]);
+        }
+        for p in ["1", "2", "3"] {
+            let kv = [
+                ("kernel", "(2, 3)"),
+                ("stride", "(1, 2)"),
+                ("pool_type", "lp"),
+                ("p_value", p),
+            ];
+            check_grad(POOL, &kv, &[positive(&[1, 2, 3, 7], 3)], false, &[]);
+        }
+        // Global pooling ignores kernel and pad.
+        for pool_type in ["max", "avg", "sum"] {
+            let kv = [
+                ("global_pool", "True"),
+                ("kernel", "(3, 3)"),
+                ("pool_type", pool_type),
+            ];
+            check_grad(POOL, &kv, &[randn(&[2, 3, 5, 3], 4)], false, &[]);
+            let kv = [
+                ("global_pool", "True"),
+                ("pool_type", pool_type),
+                ("layout", "NWC"),
+            ];
+            check_grad(POOL, &kv, &[randn(&[1, 7, 3], 5)], false, &[]);
+        }
+        // 1-D 'same', 3-D with uneven windows in both layouts, batch 1.
+        let kv = [
+            ("kernel", "(3,)"),
+            ("stride", "(2,)"),
+            ("pooling_convention", "same"),
+        ];
+        check_grad(POOL, &kv, &[randn(&[1, 2, 7], 6)], false, &[]);
+        for layout in ["NCDHW", "NDHWC"] {
+            let kv = [
+                ("kernel", "(2, 1, 3)"),
+                ("stride", "(1, 2, 2)"),
+                ("pad", "(1, 0, 1)"),
+                ("pool_type", "avg"),
+                ("count_include_pad", "False"),
+                ("layout", layout),
+            ];
+            check_grad(POOL, &kv, &[randn(&[1, 3, 3, 3, 3], 7)], false, &[]);
+            let kv = [
+                ("kernel", "(2, 1, 3)"),
+                ("stride", "(1, 2, 2)"),
+                ("pooling_convention", "full"),
+                ("layout", layout),
+            ];
+            check_grad(POOL, &kv, &[randn(&[1, 3, 3, 3, 3], 8)], false, &[]);
+        }
+    }
+
+    #[test]
+    fn max_gradient_goes_to_the_first_maximum() {
+        // Ties (not reachable by finite differences): MXNet routes to the first match.
+        let x = t(&[1, 1, 4], vec![2., 2., 1., 2.]);
+        let kv = [("kernel", "(2,)"), ("stride", "(2,)")];
+        let y = run(POOL, &kv, &[&x], false).unwrap();
+        let og = t(&[1, 1, 2], vec![10., 20.]);
+        let g = run("_backward_Pooling", &kv, &[&og, &x, &y[0]], false).unwrap();
+        assert_close(&g[0].data, &[10., 0., 0., 20.], 0.0);
+        let (ins, outs) = infer("_backward_Pooling", &kv, &[&[1, 1, 2], &[1, 1, 5]]).unwrap();
+        assert_eq!((ins[2].clone(), outs), (vec![1, 1, 2], vec![vec![1, 1, 5]]));
+        assert_eq!(
+            infer_err("_backward_Pooling", &kv, &[&[1, 1, 3], &[1, 1, 5]]),
+            "input `ograd` has shape (1, 1, 3) but (1, 1, 2) is required"
+        );
     }
 }

@@ -1,10 +1,18 @@
 //! softmax, log_softmax (along any axis, with temperature and optional lengths) and the
 //! legacy SoftmaxActivation (per instance or per channel).
+//!
+//! Their gradients are the backward operators `_backward_softmax`, `_backward_log_softmax`
+//! and `_backward_SoftmaxActivation` (as MXNet), computed from the forward's output. As
+//! MXNet, the softmax backward takes the data as well when a `dtype` override or lengths
+//! are in play (the gradient has the data's dtype); lengths get no gradient.
 
-use super::common::{axis_of, elems, rank_error, split_at_axis};
+use super::common::{all_grads, axis_of, elems, rank_error, split_at_axis, strings, Through};
 use crate::param::{param, ParamDef, ParamType};
 use crate::shape::{invalid, same_dtype, same_shape, set_in, OpError, Shape, Slot};
-use crate::{Attrs, Compute, DType, Inputs, KernelCtx, OpDef, Pattern, Registry, ShapeFn, Tensor};
+use crate::{
+    Attrs, Compute, DType, Grad, GradCtx, GradFn, GradGraph, Handle, Inputs, KernelCtx, OpDef,
+    Outputs, Pattern, Registry, ShapeFn, Tensor,
+};
 
 const SOFTMAX_PARAMS: &[ParamDef] = &[
     param("axis", ParamType::Int, Some("-1"), "axis to normalize"),
@@ -35,6 +43,7 @@ const fn softmax_op(
     inputs: Inputs,
     infer_shape: ShapeFn,
     compute: Compute,
+    grad: GradFn,
 ) -> OpDef {
     OpDef {
         aliases,
@@ -44,6 +53,7 @@ const fn softmax_op(
         infer_shape,
         infer_dtype: softmax_dtype,
         cost: softmax_cost,
+        grad: Grad::Rule(grad),
         ..OpDef::new(name, Pattern::Opaque, compute)
     }
 }
@@ -59,6 +69,7 @@ static SOFTMAX: OpDef = softmax_op(
         kernel: "softmax",
         reference: |ctx, ins| softmax_ref(ctx, ins, false),
     },
+    |g, ctx| softmax_grad(g, ctx, false),
 );
 
 static LOG_SOFTMAX: OpDef = softmax_op(
@@ -72,6 +83,7 @@ static LOG_SOFTMAX: OpDef = softmax_op(
         kernel: "log_softmax",
         reference: |ctx, ins| softmax_ref(ctx, ins, true),
     },
+    |g, ctx| softmax_grad(g, ctx, true),
 );
 
 fn use_length(a: &Attrs) -> bool {
@@ -210,6 +222,10 @@ static SOFTMAX_ACTIVATION: OpDef = OpDef {
     )],
     infer_shape: softmax_activation_shape,
     cost: softmax_cost,
+    grad: Grad::Rule(|g, ctx| {
+        let args = [ctx.out_grads[0], ctx.outputs[0]];
+        all_grads(g, ctx, "_backward_SoftmaxActivation", &args)
+    }),
     ..OpDef::new(
         "SoftmaxActivation",
         Pattern::Opaque,
@@ -233,18 +249,227 @@ fn softmax_activation_shape(
     Ok(())
 }
 
+/// Channel mode normalizes over axis 1, instance mode over the last axis.
+fn softmax_activation_axis(a: &Attrs, shape: &[usize]) -> usize {
+    match a.str("mode") {
+        "channel" => 1,
+        _ => shape.len().saturating_sub(1),
+    }
+}
+
 fn softmax_activation_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
     let x = ins[0];
-    let axis = match ctx.attrs.str("mode") {
-        "channel" => 1,
-        _ => x.shape.len() - 1,
-    };
+    let axis = softmax_activation_axis(ctx.attrs, &x.shape);
     let data = softmax_along(x, axis, 1.0, false, None);
     Ok(vec![Tensor { data, ..x.clone() }])
 }
 
+/// The gradient of softmax (or log-softmax) along `ax` from its output `y` and the head
+/// gradient `g`: `y·(g − Σ g·y)/T` (log: `(g − exp(y)·Σ g)/T`), zero beyond each row's
+/// length.
+fn softmax_grad_along(
+    g: &Tensor,
+    y: &Tensor,
+    ax: usize,
+    temperature: f64,
+    log: bool,
+    lengths: Option<&Tensor>,
+) -> Vec<f64> {
+    let (outer, m, inner) = split_at_axis(&y.shape, ax);
+    let mut dx = vec![0.0; y.len()];
+    for o in 0..outer {
+        for i in 0..inner {
+            let at = |j: usize| (o * m + j) * inner + i;
+            let len = lengths.map_or(m, |l| (l.data[o * inner + i].max(0.0) as usize).min(m));
+            let dot: f64 = (0..len)
+                .map(|j| g.data[at(j)] * if log { 1.0 } else { y.data[at(j)] })
+                .sum();
+            for j in 0..len {
+                let (gv, yv) = (g.data[at(j)], y.data[at(j)]);
+                dx[at(j)] = if log {
+                    gv - yv.exp() * dot
+                } else {
+                    yv * (gv - dot)
+                } / temperature;
+            }
+        }
+    }
+    dx
+}
+
+/// Whether the softmax backward takes the data too (MXNet's rule): with a dtype override
+/// (the gradient has the data's dtype) or lengths.
+fn backward_takes_data(a: &Attrs) -> bool {
+    a.opt_dtype("dtype").is_some() || use_length(a)
+}
+
+/// The rule of softmax (`log`: log_softmax): the backward operator of the forward's
+/// output; `length` gets no gradient.
+fn softmax_grad(
+    g: &mut dyn GradGraph,
+    ctx: &GradCtx,
+    log: bool,
+) -> Result<Vec<Option<Handle>>, OpError> {
+    let mut args = vec![ctx.out_grads[0]];
+    if backward_takes_data(ctx.attrs) {
+        args.extend(ctx.inputs); // data, and length if any
+    }
+    args.push(ctx.outputs[0]);
+    let name = if log {
+        "_backward_log_softmax"
+    } else {
+        "_backward_softmax"
+    };
+    let grads = g.op(name, &args, ctx.raw_attrs)?;
+    let mut out = vec![None; ctx.inputs.len()];
+    out[0] = Some(grads[0]);
+    Ok(out)
+}
+
+const fn softmax_backward_op(
+    name: &'static str,
+    doc: &'static str,
+    infer_shape: ShapeFn,
+    compute: Compute,
+) -> OpDef {
+    OpDef {
+        doc,
+        params: SOFTMAX_PARAMS,
+        inputs: Inputs::Dynamic(softmax_backward_inputs),
+        outputs: Outputs::Fixed {
+            names: &["data_grad"],
+            visible: 1,
+        },
+        infer_shape,
+        infer_dtype: |a, ins, outs| softmax_through(a).dtypes(softmax_dtype, a, ins, outs),
+        // Each row reads all of ograd before writing.
+        inplace: &[],
+        cost: softmax_cost,
+        grad: Grad::NotDifferentiable,
+        ..OpDef::new(name, Pattern::Opaque, compute)
+    }
+}
+
+static SOFTMAX_BACKWARD: OpDef = softmax_backward_op(
+    "_backward_softmax",
+    "Gradient of softmax from ograd and the forward output y: `y·(ograd − Σ ograd·y)/T` \
+     along the axis, zero beyond each row's length. Inputs: ograd, then data (and length) \
+     when a dtype override (or use_length) is set, then the output. Takes the forward's \
+     parameters.",
+    |a, ins, outs| {
+        softmax_through(a).shapes(|a, i, o| softmax_shape("softmax", a, i, o), a, ins, outs)
+    },
+    Compute::Library {
+        kernel: "softmax_backward",
+        reference: |ctx, ins| softmax_backward_ref(ctx, ins, false),
+    },
+);
+
+static LOG_SOFTMAX_BACKWARD: OpDef = softmax_backward_op(
+    "_backward_log_softmax",
+    "Gradient of log_softmax from ograd and the forward output y: \
+     `(ograd − exp(y)·Σ ograd)/T` along the axis. Inputs: ograd, then data when a dtype \
+     override is set, then the output. Takes the forward's parameters.",
+    |a, ins, outs| softmax_through(a).shapes(log_softmax_shape, a, ins, outs),
+    Compute::Library {
+        kernel: "log_softmax_backward",
+        reference: |ctx, ins| softmax_backward_ref(ctx, ins, true),
+    },
+);
+
+fn softmax_backward_inputs(a: &Attrs) -> Vec<String> {
+    strings(match (backward_takes_data(a), use_length(a)) {
+        (true, true) => &["ograd", "data", "length", "output"],
+        (true, false) => &["ograd", "data", "output"],
+        _ => &["ograd", "output"],
+    })
+}
+
+/// The forward's data is backward input 1 when taken (its length 2); ograd and the output
+/// are the first and last inputs.
+fn softmax_through(a: &Attrs) -> Through<'static> {
+    match (backward_takes_data(a), use_length(a)) {
+        (true, true) => Through {
+            inputs: &[Some(1), Some(2)],
+            outputs: &[&[0, 3]],
+            grads: &[0],
+        },
+        (true, false) => Through {
+            inputs: &[Some(1)],
+            outputs: &[&[0, 2]],
+            grads: &[0],
+        },
+        _ => Through {
+            inputs: &[None],
+            outputs: &[&[0, 1]],
+            grads: &[0],
+        },
+    }
+}
+
+fn softmax_backward_ref(
+    ctx: &KernelCtx,
+    ins: &[&Tensor],
+    log: bool,
+) -> Result<Vec<Tensor>, OpError> {
+    let a = ctx.attrs;
+    let (og, y) = (ins[0], ins[ins.len() - 1]);
+    let ax = axis_of("softmax", "axis", a.int("axis"), &y.shape)?;
+    let t = a.opt_float("temperature").unwrap_or(1.0);
+    let lengths = if use_length(a) {
+        ins.get(2).copied()
+    } else {
+        None
+    };
+    let data = softmax_grad_along(og, y, ax, t, log, lengths);
+    Ok(vec![Tensor { data, ..og.clone() }])
+}
+
+static SOFTMAX_ACTIVATION_BACKWARD: OpDef = OpDef {
+    doc: "Gradient of SoftmaxActivation from ograd and the forward output y: \
+          `y·(ograd − Σ ograd·y)` over the last axis (instance) or axis 1 (channel). Takes \
+          the forward's parameters.",
+    params: SOFTMAX_ACTIVATION.params,
+    inputs: Inputs::Fixed(&["ograd", "output"]),
+    inplace: &[],
+    outputs: Outputs::Fixed {
+        names: &["data_grad"],
+        visible: 1,
+    },
+    infer_shape: |a, ins, outs| {
+        let through = Through {
+            inputs: &[None],
+            outputs: &[&[0, 1]],
+            grads: &[0],
+        };
+        through.shapes(softmax_activation_shape, a, ins, outs)
+    },
+    cost: softmax_cost,
+    grad: Grad::NotDifferentiable,
+    ..OpDef::new(
+        "_backward_SoftmaxActivation",
+        Pattern::Opaque,
+        Compute::Library {
+            kernel: "softmax_activation_backward",
+            reference: |ctx, ins| {
+                let (og, y) = (ins[0], ins[1]);
+                let axis = softmax_activation_axis(ctx.attrs, &y.shape);
+                let data = softmax_grad_along(og, y, axis, 1.0, false, None);
+                Ok(vec![Tensor { data, ..og.clone() }])
+            },
+        },
+    )
+};
+
 pub fn register(r: &mut Registry) {
-    for op in [&SOFTMAX, &LOG_SOFTMAX, &SOFTMAX_ACTIVATION] {
+    for op in [
+        &SOFTMAX,
+        &LOG_SOFTMAX,
+        &SOFTMAX_ACTIVATION,
+        &SOFTMAX_BACKWARD,
+        &LOG_SOFTMAX_BACKWARD,
+        &SOFTMAX_ACTIVATION_BACKWARD,
+    ] {
         r.add(op);
     }
 }
@@ -332,6 +557,77 @@ mod tests {
         assert_eq!(
             infer_err("SoftmaxActivation", &[("mode", "channel")], &[&[2, 3]]),
             "SoftmaxActivation: `data` must be at least 3-D for mode=channel, got shape (2, 3)"
+        );
+    }
+
+    #[test]
+    fn gradients_match_finite_differences() {
+        for op in ["softmax", "log_softmax"] {
+            check_grad(op, &[], &[randn(&[3, 7], 1)], false, &[]);
+            check_grad(op, &[], &[randn(&[1, 1], 2)], false, &[]);
+            let kv = [("axis", "0"), ("temperature", "2.5")];
+            check_grad(op, &kv, &[randn(&[3, 1, 2], 3)], false, &[]);
+            let kv = [("axis", "1"), ("temperature", "0.7")];
+            check_grad(op, &kv, &[randn(&[2, 3, 4], 4)], false, &[]);
+            // A dtype override takes the data into the backward.
+            let kv = [("axis", "-2"), ("dtype", "float64")];
+            check_grad(op, &kv, &[randn(&[2, 3, 4], 5)], false, &[]);
+        }
+        // Lengths (0, clipped, in range) mask the tail and get no gradient.
+        let kv = [("use_length", "True"), ("axis", "1")];
+        let len = t(&[2, 3], vec![0., 1., 3., 5., 9., 2.]);
+        check_grad(
+            "softmax",
+            &kv,
+            &[randn(&[2, 5, 3], 6), len.clone()],
+            false,
+            &[1],
+        );
+        let g = analytic_grad("softmax", &kv, &[randn(&[2, 5, 3], 6), len], &[], false).unwrap();
+        assert!(g[1].is_none());
+        for (mode, shape) in [
+            ("instance", &[2, 7][..]),
+            ("instance", &[2, 3, 4]),
+            ("channel", &[2, 3, 4]),
+            ("channel", &[1, 3, 2, 2]),
+        ] {
+            let kv = [("mode", mode)];
+            check_grad("SoftmaxActivation", &kv, &[randn(shape, 7)], false, &[]);
+        }
+    }
+
+    #[test]
+    fn backward_inputs_and_dtypes() {
+        let o = op("_backward_softmax");
+        let names = |kv: &[(&str, &str)]| o.input_names(&attrs(o, kv));
+        assert_eq!(names(&[]), ["ograd", "output"]);
+        assert_eq!(names(&[("dtype", "float16")]), ["ograd", "data", "output"]);
+        assert_eq!(
+            names(&[("use_length", "True")]),
+            ["ograd", "data", "length", "output"]
+        );
+        // With a dtype override the gradient has the data's dtype, not the output's.
+        let a = attrs(o, &[("dtype", "float64")]);
+        let mut ins = vec![None, Some(DType::F32), None];
+        let mut outs = vec![None];
+        (o.infer_dtype)(&a, &mut ins, &mut outs).unwrap();
+        assert_eq!(
+            ins,
+            vec![Some(DType::F64), Some(DType::F32), Some(DType::F64)]
+        );
+        assert_eq!(outs, vec![Some(DType::F32)]);
+        let kv = [("use_length", "True"), ("axis", "0")];
+        let (ins, outs) = infer("_backward_softmax", &kv, &[&[4, 3]]).unwrap();
+        assert_eq!(&ins[1..], &[vec![4, 3], vec![3], vec![4, 3]]);
+        assert_eq!(outs, vec![vec![4, 3]]);
+        assert_eq!(
+            infer_err(
+                "_backward_log_softmax",
+                &[("use_length", "True")],
+                &[&[4, 3]]
+            ),
+            "log_softmax: use_length=True is not supported (MXNet 1.9.1's log_softmax takes no \
+             `length` input)"
         );
     }
 }
