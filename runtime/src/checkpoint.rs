@@ -53,12 +53,12 @@ pub fn save_checkpoint(
     NDArray::save(&params, &named)
 }
 
+/// Named arrays (a checkpoint's arguments or aux states).
+pub type NamedArrays = HashMap<String, NDArray>;
+
 /// Reads a checkpoint: the symbol, its arguments and aux states. Keys without an `arg:` or
 /// `aux:` prefix are ignored, as MXNet does.
-pub fn load_checkpoint(
-    prefix: &str,
-    epoch: usize,
-) -> Result<(Symbol, HashMap<String, NDArray>, HashMap<String, NDArray>)> {
+pub fn load_checkpoint(prefix: &str, epoch: usize) -> Result<(Symbol, NamedArrays, NamedArrays)> {
     let (json, params) = checkpoint_paths(prefix, epoch);
     let symbol = Symbol::load(&json)?;
     let (mut args, mut aux) = (HashMap::new(), HashMap::new());
