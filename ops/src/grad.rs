@@ -41,224 +41,24 @@ pub fn gradient(
 
 #[cfg(test)]
 mod coverage {
-    use crate::testutil::{check_grad, randn};
+    use crate::testutil::{check_grad, randn, GradCase};
     use crate::{registry, Grad};
 
-    /// One finite-difference case per differentiable operator (the family files test each
-    /// one thoroughly; this table makes sure none is left out): name, attributes, input
-    /// shapes, whether inputs must be positive, training mode.
-    type Case = (
-        &'static str,
-        &'static [(&'static str, &'static str)],
-        &'static [&'static [usize]],
-        bool,
-        bool,
-    );
-    const CASES: &[Case] = &[
-        ("relu", &[], &[&[3, 7]], false, false),
-        ("sigmoid", &[], &[&[3, 7]], false, false),
-        ("tanh", &[], &[&[3, 7]], false, false),
-        ("exp", &[], &[&[3, 7]], false, false),
-        ("log", &[], &[&[3, 7]], true, false),
-        ("sqrt", &[], &[&[3, 7]], true, false),
-        ("square", &[], &[&[3, 7]], false, false),
-        ("abs", &[], &[&[3, 7]], false, false),
-        ("negative", &[], &[&[3, 7]], false, false),
-        ("_copy", &[], &[&[1]], false, false),
-        (
-            "Activation",
-            &[("act_type", "softrelu")],
-            &[&[3, 7]],
-            false,
-            false,
-        ),
-        (
-            "clip",
-            &[("a_min", "-0.3"), ("a_max", "0.4")],
-            &[&[7]],
-            false,
-            false,
-        ),
-        ("Cast", &[("dtype", "float64")], &[&[3]], false, false),
-        ("elemwise_add", &[], &[&[3, 7], &[3, 7]], false, false),
-        ("elemwise_sub", &[], &[&[3, 7], &[3, 7]], false, false),
-        ("elemwise_mul", &[], &[&[3, 7], &[3, 7]], false, false),
-        ("elemwise_div", &[], &[&[3, 7], &[3, 7]], true, false),
-        (
-            "add_n",
-            &[("num_args", "3")],
-            &[&[3], &[3], &[3]],
-            false,
-            false,
-        ),
-        ("_plus_scalar", &[("scalar", "2")], &[&[3]], false, false),
-        ("_minus_scalar", &[("scalar", "2")], &[&[3]], false, false),
-        ("_rminus_scalar", &[("scalar", "2")], &[&[3]], false, false),
-        ("_mul_scalar", &[("scalar", "2")], &[&[3]], false, false),
-        ("_div_scalar", &[("scalar", "2")], &[&[3]], false, false),
-        ("_rdiv_scalar", &[("scalar", "2")], &[&[3]], true, false),
-        (
-            "broadcast_add",
-            &[],
-            &[&[3, 1, 5], &[1, 4, 1]],
-            false,
-            false,
-        ),
-        (
-            "broadcast_sub",
-            &[],
-            &[&[3, 1, 5], &[1, 4, 1]],
-            false,
-            false,
-        ),
-        (
-            "broadcast_mul",
-            &[],
-            &[&[3, 1, 5], &[1, 4, 1]],
-            false,
-            false,
-        ),
-        ("broadcast_div", &[], &[&[3, 1, 5], &[1, 4, 1]], true, false),
-        (
-            "FullyConnected",
-            &[("num_hidden", "3")],
-            &[&[2, 7], &[3, 7], &[3]],
-            false,
-            false,
-        ),
-        (
-            "Convolution",
-            &[
-                ("kernel", "(3, 2)"),
-                ("num_filter", "4"),
-                ("stride", "(2, 1)"),
-                ("pad", "(1, 0)"),
-                ("num_group", "2"),
-            ],
-            &[&[2, 4, 5, 6], &[4, 2, 3, 2], &[4]],
-            false,
-            false,
-        ),
-        (
-            "Pooling",
-            &[
-                ("kernel", "(2, 2)"),
-                ("pool_type", "avg"),
-                ("stride", "(2, 2)"),
-            ],
-            &[&[2, 3, 5, 5]],
-            false,
-            false,
-        ),
-        (
-            "LeakyReLU",
-            &[("act_type", "elu")],
-            &[&[3, 7]],
-            false,
-            false,
-        ),
-        (
-            "BatchNorm",
-            &[("fix_gamma", "False")],
-            &[&[3, 2, 3], &[2], &[2], &[2], &[2]],
-            false,
-            true,
-        ),
-        ("Dropout", &[("p", "0.3")], &[&[3, 7]], false, true),
-        ("LRN", &[("nsize", "3")], &[&[2, 5, 3, 3]], false, false),
-        ("softmax", &[("axis", "1")], &[&[3, 4, 2]], false, false),
-        ("log_softmax", &[], &[&[3, 7]], false, false),
-        (
-            "SoftmaxActivation",
-            &[("mode", "channel")],
-            &[&[2, 3, 4]],
-            false,
-            false,
-        ),
-        (
-            "Reshape",
-            &[("shape", "(-1, 3)")],
-            &[&[2, 3, 2]],
-            false,
-            false,
-        ),
-        ("Flatten", &[], &[&[2, 3, 2]], false, false),
-        ("expand_dims", &[("axis", "1")], &[&[3, 2]], false, false),
-        ("squeeze", &[], &[&[3, 1, 2]], false, false),
-        ("reshape_like", &[], &[&[2, 3], &[3, 2]], false, false),
-        (
-            "transpose",
-            &[("axes", "(1, 2, 0)")],
-            &[&[2, 3, 4]],
-            false,
-            false,
-        ),
-        (
-            "slice",
-            &[
-                ("begin", "(1, None)"),
-                ("end", "(3, None)"),
-                ("step", "(1, -2)"),
-            ],
-            &[&[4, 5]],
-            false,
-            false,
-        ),
-        (
-            "slice_axis",
-            &[("axis", "1"), ("begin", "1"), ("end", "3")],
-            &[&[2, 4]],
-            false,
-            false,
-        ),
-        (
-            "SliceChannel",
-            &[
-                ("num_outputs", "2"),
-                ("squeeze_axis", "True"),
-                ("axis", "0"),
-            ],
-            &[&[2, 3]],
-            false,
-            false,
-        ),
-        (
-            "Concat",
-            &[("num_args", "2"), ("dim", "1")],
-            &[&[2, 1], &[2, 3]],
-            false,
-            false,
-        ),
-        ("sum", &[("axis", "1")], &[&[3, 4]], false, false),
-        (
-            "mean",
-            &[("axis", "(0, 2)"), ("keepdims", "True")],
-            &[&[3, 4, 2]],
-            false,
-            false,
-        ),
-        ("max", &[("axis", "0")], &[&[3, 4]], false, false),
-        ("min", &[], &[&[3, 4]], false, false),
-        ("prod", &[("axis", "1")], &[&[3, 4]], true, false),
-        (
-            "dot",
-            &[("transpose_b", "True")],
-            &[&[2, 3], &[4, 3]],
-            false,
-            false,
-        ),
-        (
-            "batch_dot",
-            &[("transpose_a", "True")],
-            &[&[2, 3, 2], &[2, 3, 4]],
-            false,
-            false,
-        ),
-    ];
+    /// Every family's cases (each family file keeps a `GRAD_CASES` table).
+    fn cases() -> Vec<GradCase> {
+        [
+            crate::elemwise::GRAD_CASES,
+            crate::nn::GRAD_CASES,
+            crate::tensor_ops::GRAD_CASES,
+            crate::sampling::GRAD_CASES,
+        ]
+        .concat()
+    }
 
     #[test]
     fn every_differentiable_operator_is_checked_against_finite_differences() {
-        for (i, (name, kv, shapes, positive, train)) in CASES.iter().enumerate() {
+        let cases = cases();
+        for (i, (name, kv, shapes, positive, train)) in cases.iter().enumerate() {
             let inputs: Vec<_> = shapes
                 .iter()
                 .enumerate()
@@ -274,7 +74,7 @@ mod coverage {
             let skip: &[usize] = if *name == "BatchNorm" { &[3, 4] } else { &[] };
             check_grad(name, kv, &inputs, *train, skip);
         }
-        let checked: Vec<&str> = CASES.iter().map(|c| c.0).collect();
+        let checked: Vec<&str> = cases.iter().map(|c| c.0).collect();
         let missing: Vec<&str> = registry()
             .ops()
             .iter()

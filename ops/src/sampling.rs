@@ -150,6 +150,10 @@ fn normal_ref(ctx: &KernelCtx, _: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
     }))
 }
 
+/// Samplers are not differentiable: no gradient cases.
+#[cfg(test)]
+pub(crate) const GRAD_CASES: &[crate::testutil::GradCase] = &[];
+
 pub fn register(r: &mut Registry) {
     r.add(&UNIFORM);
     r.add(&NORMAL);

@@ -137,6 +137,16 @@ pub fn assert_close(got: &[f64], want: &[f64], tol: f64) {
     }
 }
 
+/// A finite-difference case: operator, attributes, input shapes, whether the inputs must be
+/// positive (log, sqrt, division), training mode.
+pub type GradCase = (
+    &'static str,
+    &'static [(&'static str, &'static str)],
+    &'static [&'static [usize]],
+    bool,
+    bool,
+);
+
 /// Pseudo-random f64 values in [-1, 1) (splitmix64), for gradient checks: unlike
 /// [`ramp`], they have no ties, so max-pooling and relu stay away from their kinks.
 pub fn randn(shape: &[usize], seed: u64) -> Tensor {

@@ -10,11 +10,15 @@
 //! that input as an extra argument whose values it does not read; such operators are named
 //! `_backward_*` (or describe what they compute) and live next to their forward operator.
 
+mod arrange;
+mod broadcast;
 mod concat;
+mod indexing;
 mod linalg;
 mod reduce;
 mod reshape;
 mod slice;
+mod sort;
 mod transpose;
 
 use crate::shape::{fmt_shape, invalid, OpError};
@@ -27,6 +31,10 @@ pub fn register(r: &mut Registry) {
     concat::register(r);
     reduce::register(r);
     linalg::register(r);
+    broadcast::register(r);
+    arrange::register(r);
+    indexing::register(r);
+    sort::register(r);
 }
 
 /// Normalizes a possibly negative axis parameter against the input's rank; the error names
@@ -60,3 +68,88 @@ fn apply(
         .next()
         .ok_or_else(|| OpError::Invalid(format!("{op} gave no output")))
 }
+
+/// One finite-difference gradient case per differentiable operator of this family (the
+/// registry-wide coverage test in `grad.rs` runs them and fails for any operator missing).
+#[cfg(test)]
+pub(crate) const GRAD_CASES: &[crate::testutil::GradCase] = &[
+    (
+        "Reshape",
+        &[("shape", "(-1, 3)")],
+        &[&[2, 3, 2]],
+        false,
+        false,
+    ),
+    ("Flatten", &[], &[&[2, 3, 2]], false, false),
+    ("expand_dims", &[("axis", "1")], &[&[3, 2]], false, false),
+    ("squeeze", &[], &[&[3, 1, 2]], false, false),
+    ("reshape_like", &[], &[&[2, 3], &[3, 2]], false, false),
+    (
+        "transpose",
+        &[("axes", "(1, 2, 0)")],
+        &[&[2, 3, 4]],
+        false,
+        false,
+    ),
+    (
+        "slice",
+        &[
+            ("begin", "(1, None)"),
+            ("end", "(3, None)"),
+            ("step", "(1, -2)"),
+        ],
+        &[&[4, 5]],
+        false,
+        false,
+    ),
+    (
+        "slice_axis",
+        &[("axis", "1"), ("begin", "1"), ("end", "3")],
+        &[&[2, 4]],
+        false,
+        false,
+    ),
+    (
+        "SliceChannel",
+        &[
+            ("num_outputs", "2"),
+            ("squeeze_axis", "True"),
+            ("axis", "0"),
+        ],
+        &[&[2, 3]],
+        false,
+        false,
+    ),
+    (
+        "Concat",
+        &[("num_args", "2"), ("dim", "1")],
+        &[&[2, 1], &[2, 3]],
+        false,
+        false,
+    ),
+    ("sum", &[("axis", "1")], &[&[3, 4]], false, false),
+    (
+        "mean",
+        &[("axis", "(0, 2)"), ("keepdims", "True")],
+        &[&[3, 4, 2]],
+        false,
+        false,
+    ),
+    ("max", &[("axis", "0")], &[&[3, 4]], false, false),
+    ("min", &[], &[&[3, 4]], false, false),
+    ("prod", &[("axis", "1")], &[&[3, 4]], true, false),
+    (
+        "dot",
+        &[("transpose_b", "True")],
+        &[&[2, 3], &[4, 3]],
+        false,
+        false,
+    ),
+    (
+        "batch_dot",
+        &[("transpose_a", "True")],
+        &[&[2, 3, 2], &[2, 3, 4]],
+        false,
+        false,
+    ),
+];
