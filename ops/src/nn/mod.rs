@@ -33,6 +33,68 @@ pub fn register(r: &mut Registry) {
     loss::register(r);
 }
 
+/// One finite-difference gradient case per differentiable operator of this family (the
+/// registry-wide coverage test in `grad.rs` runs them and fails for any operator missing).
+#[cfg(test)]
+pub(crate) const GRAD_CASES: &[crate::testutil::GradCase] = &[
+    (
+        "FullyConnected",
+        &[("num_hidden", "3")],
+        &[&[2, 7], &[3, 7], &[3]],
+        false,
+        false,
+    ),
+    (
+        "Convolution",
+        &[
+            ("kernel", "(3, 2)"),
+            ("num_filter", "4"),
+            ("stride", "(2, 1)"),
+            ("pad", "(1, 0)"),
+            ("num_group", "2"),
+        ],
+        &[&[2, 4, 5, 6], &[4, 2, 3, 2], &[4]],
+        false,
+        false,
+    ),
+    (
+        "Pooling",
+        &[
+            ("kernel", "(2, 2)"),
+            ("pool_type", "avg"),
+            ("stride", "(2, 2)"),
+        ],
+        &[&[2, 3, 5, 5]],
+        false,
+        false,
+    ),
+    (
+        "LeakyReLU",
+        &[("act_type", "elu")],
+        &[&[3, 7]],
+        false,
+        false,
+    ),
+    (
+        "BatchNorm",
+        &[("fix_gamma", "False")],
+        &[&[3, 2, 3], &[2], &[2], &[2], &[2]],
+        false,
+        true,
+    ),
+    ("Dropout", &[("p", "0.3")], &[&[3, 7]], false, true),
+    ("LRN", &[("nsize", "3")], &[&[2, 5, 3, 3]], false, false),
+    ("softmax", &[("axis", "1")], &[&[3, 4, 2]], false, false),
+    ("log_softmax", &[], &[&[3, 7]], false, false),
+    (
+        "SoftmaxActivation",
+        &[("mode", "channel")],
+        &[&[2, 3, 4]],
+        false,
+        false,
+    ),
+];
+
 #[cfg(test)]
 mod tests {
     use crate::param::parse_value;
@@ -316,65 +378,3 @@ mod tests {
         }
     }
 }
-
-/// One finite-difference gradient case per differentiable operator of this family (the
-/// registry-wide coverage test in `grad.rs` runs them and fails for any operator missing).
-#[cfg(test)]
-pub(crate) const GRAD_CASES: &[crate::testutil::GradCase] = &[
-    (
-        "FullyConnected",
-        &[("num_hidden", "3")],
-        &[&[2, 7], &[3, 7], &[3]],
-        false,
-        false,
-    ),
-    (
-        "Convolution",
-        &[
-            ("kernel", "(3, 2)"),
-            ("num_filter", "4"),
-            ("stride", "(2, 1)"),
-            ("pad", "(1, 0)"),
-            ("num_group", "2"),
-        ],
-        &[&[2, 4, 5, 6], &[4, 2, 3, 2], &[4]],
-        false,
-        false,
-    ),
-    (
-        "Pooling",
-        &[
-            ("kernel", "(2, 2)"),
-            ("pool_type", "avg"),
-            ("stride", "(2, 2)"),
-        ],
-        &[&[2, 3, 5, 5]],
-        false,
-        false,
-    ),
-    (
-        "LeakyReLU",
-        &[("act_type", "elu")],
-        &[&[3, 7]],
-        false,
-        false,
-    ),
-    (
-        "BatchNorm",
-        &[("fix_gamma", "False")],
-        &[&[3, 2, 3], &[2], &[2], &[2], &[2]],
-        false,
-        true,
-    ),
-    ("Dropout", &[("p", "0.3")], &[&[3, 7]], false, true),
-    ("LRN", &[("nsize", "3")], &[&[2, 5, 3, 3]], false, false),
-    ("softmax", &[("axis", "1")], &[&[3, 4, 2]], false, false),
-    ("log_softmax", &[], &[&[3, 7]], false, false),
-    (
-        "SoftmaxActivation",
-        &[("mode", "channel")],
-        &[&[2, 3, 4]],
-        false,
-        false,
-    ),
-];
