@@ -1,0 +1,85 @@
+//! `kiln ops` lists the dtypes each operator supports; every listed dtype must run on the
+//! reference interpreter. Each operator runs its first MXNet fixture case with its inputs
+//! cast to each listed dtype (samplers run with their `dtype` parameter instead).
+
+mod common;
+
+use common::{fixture, params};
+use kiln::compiler::{interpret, RunOptions};
+use kiln::ops::{registry, Resource};
+use kiln::{Symbol, Tensor};
+use serde::Deserialize;
+use std::collections::{BTreeMap, HashMap};
+
+#[derive(Deserialize)]
+struct Case {
+    name: String,
+    op: String,
+    attrs: BTreeMap<String, String>,
+    inputs: Vec<String>,
+    is_train: bool,
+    file: String,
+}
+
+fn run_case(case: &Case, inputs: &HashMap<String, Tensor>) -> Result<Vec<Tensor>, String> {
+    let vars: Vec<Symbol> = case.inputs.iter().map(|n| Symbol::var(n)).collect();
+    let mut call = Symbol::op(&case.op);
+    for (n, v) in case.inputs.iter().zip(&vars) {
+        call = call.input(n, v);
+    }
+    for (k, v) in &case.attrs {
+        call = call.attr(k, v);
+    }
+    let sym = call.build().map_err(|e| e.to_string())?;
+    interpret(&sym.to_graph().map_err(|e| e.to_string())?, inputs, RunOptions { is_train: case.is_train, seed: 0 }).map_err(|e| e.to_string())
+}
+
+#[test]
+fn every_listed_dtype_runs_on_the_interpreter() {
+    let text = std::fs::read_to_string(fixture("ops/cases.json")).unwrap();
+    let cases: Vec<Case> = serde_json::from_str(&text).unwrap();
+    let mut first: HashMap<&str, &Case> = HashMap::new();
+    for c in &cases {
+        first.entry(c.op.as_str()).or_insert(c);
+    }
+    let mut files = HashMap::new();
+    let mut failures = Vec::new();
+    let mut runs = 0;
+    for op in registry().ops() {
+        if op.resources.contains(&Resource::Random) && op.nominal_signature().0.is_empty() {
+            for dtype in op.dtypes {
+                let case = Case { name: op.name.into(), op: op.name.into(), attrs: BTreeMap::from([("shape".into(), "(2, 3)".into()), ("dtype".into(), dtype.name().into())]), inputs: vec![], is_train: false, file: String::new() };
+                match run_case(&case, &HashMap::new()) {
+                    Ok(out) if out[0].dtype == *dtype => runs += 1,
+                    Ok(out) => failures.push(format!("{} {dtype}: output is {}", op.name, out[0].dtype)),
+                    Err(e) => failures.push(format!("{} {dtype}: {e}", op.name)),
+                }
+            }
+            continue;
+        }
+        let Some(case) = first.get(op.name) else { continue }; // internal backward operators
+        let file = files.entry(case.file.clone()).or_insert_with(|| params(&format!("ops/{}", case.file)));
+        for dtype in op.dtypes {
+            // Floating-point inputs take the dtype (labels and indices keep theirs); where an
+            // operator keeps its parameters in float32 (BatchNorm with float16 data), only the
+            // data does.
+            let inputs = |all: bool| -> HashMap<String, Tensor> {
+                case.inputs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, n)| {
+                        let t = file.get(&format!("{}/in/{n}", case.name)).expect("fixture input");
+                        let cast = if t.dtype.is_float() && (all || i == 0) { t.cast(*dtype) } else { t.clone() };
+                        (n.clone(), cast)
+                    })
+                    .collect()
+            };
+            match run_case(case, &inputs(true)).or_else(|_| run_case(case, &inputs(false))) {
+                Ok(_) => runs += 1,
+                Err(e) => failures.push(format!("{} {dtype}: {e}", op.name)),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} listed dtypes fail:\n{}", failures.len(), failures.join("\n"));
+    assert!(runs > 100, "only {runs} runs");
+}
