@@ -4,6 +4,7 @@
 //! - [`graph`]: the indexed graph (on petgraph) every pass works on.
 //! - [`infer`]: shape and dtype inference; [`autodiff`]: the training graph.
 //! - [`formats`]: MXNet symbol JSON, `.params`, NumPy `.npy`.
+//! - [`passes`]: graph passes and pipelines (prune, simplify, CSE, inference mode).
 //! - [`interp`]: the reference interpreter, the oracle for every backend and pass.
 //! - [`dot`]: Graphviz output; [`summary`]: shapes, parameters and FLOPs per node.
 
@@ -20,6 +21,7 @@ pub mod graph;
 pub mod infer;
 pub mod interp;
 pub mod node;
+pub mod passes;
 pub mod summary;
 pub mod symbol;
 

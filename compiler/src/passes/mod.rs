@@ -1,0 +1,140 @@
+//! Graph passes: named, pure functions from a graph to a graph (or an analysis), composed
+//! into pipelines.
+//!
+//! A pass never mutates the graph it is given; it returns a new one and an [`EntryMap`]
+//! saying where every old entry went, so handles users hold can be followed. Every pass
+//! can be switched off by name — through [`Pipeline::disable`] or `KILN_DISABLE_PASSES=a,b`
+//! — for debugging and ablations; `KILN_DUMP=name` (or `all`) prints the graph after it.
+
+mod cse;
+mod inference;
+mod prune;
+mod rebuild;
+mod simplify;
+
+pub use cse::Cse;
+pub use inference::InferenceMode;
+pub use prune::Prune;
+pub use simplify::Simplify;
+
+pub(crate) use rebuild::Rebuild;
+
+use crate::error::Result;
+use crate::graph::{Entry, Graph};
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+/// Where each entry of a pass's input went: `map[node][output]` (`None`: removed).
+pub type EntryMap = Vec<Vec<Option<Entry>>>;
+
+/// A rewritten graph and where the old entries went.
+pub struct PassOutput {
+    pub graph: Graph,
+    pub map: EntryMap,
+}
+
+/// A graph-to-graph pass.
+pub trait Pass {
+    fn name(&self) -> &'static str;
+    fn run(&self, g: &Graph) -> Result<PassOutput>;
+}
+
+/// The map of a graph onto itself.
+pub fn identity_map(g: &Graph) -> EntryMap {
+    g.node_ids()
+        .map(|id| {
+            (0..g.node(id).num_outputs())
+                .map(|index| Some(Entry { node: id, index }))
+                .collect()
+        })
+        .collect()
+}
+
+/// `second ∘ first`.
+pub fn compose(first: &EntryMap, second: &EntryMap) -> EntryMap {
+    first
+        .iter()
+        .map(|outs| {
+            outs.iter()
+                .map(|e| e.and_then(|e| second[e.node.index()][e.index]))
+                .collect()
+        })
+        .collect()
+}
+
+/// What a pipeline run did: each pass's time (skipped passes are absent).
+#[derive(Debug, Default)]
+pub struct Report {
+    pub timings: Vec<(&'static str, Duration)>,
+    pub skipped: Vec<&'static str>,
+}
+
+/// Passes run in order.
+pub struct Pipeline {
+    passes: Vec<Box<dyn Pass>>,
+    disabled: HashSet<String>,
+}
+
+impl Pipeline {
+    pub fn new(passes: Vec<Box<dyn Pass>>) -> Pipeline {
+        let disabled = std::env::var("KILN_DISABLE_PASSES")
+            .map(|s| {
+                s.split(',')
+                    .map(|p| p.trim().to_string())
+                    .filter(|p| !p.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default();
+        Pipeline { passes, disabled }
+    }
+
+    /// The simplifying passes every compilation runs: simplify, CSE, then prune what they
+    /// left unused.
+    pub fn standard() -> Pipeline {
+        Pipeline::new(vec![Box::new(Simplify), Box::new(Cse), Box::new(Prune)])
+    }
+
+    /// For inference: also turn Dropout and BlockGrad into identities first.
+    pub fn inference() -> Pipeline {
+        Pipeline::new(vec![
+            Box::new(InferenceMode),
+            Box::new(Simplify),
+            Box::new(Cse),
+            Box::new(Prune),
+        ])
+    }
+
+    pub fn disable(&mut self, name: &str) -> &mut Self {
+        self.disabled.insert(name.to_string());
+        self
+    }
+
+    pub fn names(&self) -> Vec<&'static str> {
+        self.passes.iter().map(|p| p.name()).collect()
+    }
+
+    pub fn run(&self, g: &Graph) -> Result<(PassOutput, Report)> {
+        let dump = std::env::var("KILN_DUMP").ok();
+        let mut graph = g.clone();
+        let mut map = identity_map(g);
+        let mut report = Report::default();
+        for pass in &self.passes {
+            if self.disabled.contains(pass.name()) {
+                report.skipped.push(pass.name());
+                continue;
+            }
+            let start = Instant::now();
+            let out = pass.run(&graph)?;
+            report.timings.push((pass.name(), start.elapsed()));
+            map = compose(&map, &out.map);
+            graph = out.graph;
+            if dump
+                .as_deref()
+                .is_some_and(|d| d == "all" || d.split(',').any(|n| n == pass.name()))
+            {
+                eprintln!("== after {}\n{graph}", pass.name());
+            }
+        }
+        Ok((PassOutput { graph, map }, report))
+    }
+}

@@ -1,0 +1,250 @@
+//! Every pass and every pipeline leaves the interpreter's results unchanged, on random DAGs
+//! built to exercise them (duplicates for CSE, identities for simplification, transposes
+//! and reshapes that cancel, Dropout/BlockGrad for inference mode), plus targeted checks.
+
+use kiln_compiler::passes::{Cse, InferenceMode, Pass, Pipeline, Prune, Simplify};
+use kiln_compiler::{interpret, Graph, RunOptions, Symbol};
+use kiln_ops::{DType, Tensor};
+use proptest::prelude::*;
+use std::collections::HashMap;
+
+/// One step of a random program: an operator applied to earlier values (by index).
+#[derive(Clone, Debug)]
+enum Step {
+    Unary(&'static str, usize),
+    Binary(&'static str, usize, usize),
+    Scalar(&'static str, f64, usize),
+    TransposeTwice(usize),
+    ReshapeTwice(usize),
+    Same(usize), // repeats an earlier step on the same inputs (CSE fodder)
+}
+
+fn step(n: usize) -> impl Strategy<Value = Step> {
+    let i = 0..n;
+    prop_oneof![
+        (
+            prop::sample::select(vec![
+                "relu",
+                "tanh",
+                "sigmoid",
+                "negative",
+                "_copy",
+                "BlockGrad",
+                "Dropout",
+                "square"
+            ]),
+            i.clone()
+        )
+            .prop_map(|(op, a)| Step::Unary(op, a)),
+        (
+            prop::sample::select(vec!["elemwise_add", "elemwise_mul", "elemwise_sub"]),
+            i.clone(),
+            i.clone()
+        )
+            .prop_map(|(op, a, b)| Step::Binary(op, a, b)),
+        (
+            prop::sample::select(vec![
+                "_mul_scalar",
+                "_plus_scalar",
+                "_minus_scalar",
+                "_div_scalar"
+            ]),
+            prop::sample::select(vec![0.0, 1.0, 2.5]),
+            i.clone()
+        )
+            .prop_map(|(op, s, a)| Step::Scalar(op, s, a)),
+        i.clone().prop_map(Step::TransposeTwice),
+        i.clone().prop_map(Step::ReshapeTwice),
+        i.prop_map(Step::Same),
+    ]
+}
+
+fn program() -> impl Strategy<Value = (Vec<Step>, Vec<usize>)> {
+    (2usize..12).prop_flat_map(|len| {
+        let steps: Vec<_> = (0..len).map(|k| step(k + 2)).collect();
+        (steps, prop::collection::vec(0..len + 2, 1..4))
+    })
+}
+
+fn build(steps: &[Step], heads: &[usize]) -> Symbol {
+    let mut values = vec![Symbol::var("a"), Symbol::var("b")];
+    let mut last: Vec<Option<Symbol>> = vec![None, None];
+    for s in steps {
+        let v = match s {
+            Step::Unary(op, a) => Symbol::op(op).arg(&values[*a]).build().unwrap(),
+            Step::Binary(op, a, b) => Symbol::op(op)
+                .arg(&values[*a])
+                .arg(&values[*b])
+                .build()
+                .unwrap(),
+            Step::Scalar(op, k, a) => Symbol::op(op)
+                .arg(&values[*a])
+                .attr("scalar", k)
+                .build()
+                .unwrap(),
+            Step::TransposeTwice(a) => {
+                let t = Symbol::op("transpose")
+                    .arg(&values[*a])
+                    .attr("axes", "(1, 0)")
+                    .build()
+                    .unwrap();
+                Symbol::op("transpose")
+                    .arg(&t)
+                    .attr("axes", "(1, 0)")
+                    .build()
+                    .unwrap()
+            }
+            Step::ReshapeTwice(a) => {
+                let r = Symbol::op("Reshape")
+                    .arg(&values[*a])
+                    .attr("shape", "(-1,)")
+                    .build()
+                    .unwrap();
+                Symbol::op("Reshape")
+                    .arg(&r)
+                    .attr("shape", "(3, 4)")
+                    .build()
+                    .unwrap()
+            }
+            Step::Same(a) => match &last[*a] {
+                Some(sym) => {
+                    // The same operator on the same inputs, as a separate node.
+                    let g = sym.to_graph().unwrap();
+                    let n = g.node(g.heads[0].node);
+                    let mut call = Symbol::op(n.op_name());
+                    let children = sym.get_children();
+                    let kids: Vec<Symbol> = children
+                        .map(|c| (0..c.num_outputs()).map(|i| c.output(i).unwrap()).collect())
+                        .unwrap_or_default();
+                    for k in &kids {
+                        call = call.arg(k);
+                    }
+                    for (key, v) in &n.attrs {
+                        call = call.attr(key, v);
+                    }
+                    call.build()
+                        .map(|s| s.output(0).unwrap())
+                        .unwrap_or_else(|_| values[*a].clone())
+                }
+                None => values[*a].clone(),
+            },
+        };
+        let v = v.output(0).unwrap();
+        last.push(Some(v.clone()));
+        values.push(v);
+    }
+    Symbol::group(
+        &heads
+            .iter()
+            .map(|&h| values[h.min(values.len() - 1)].clone())
+            .collect::<Vec<_>>(),
+    )
+}
+
+fn inputs() -> HashMap<String, Tensor> {
+    let t = |seed: f64| {
+        Tensor::new(
+            DType::F64,
+            vec![3, 4],
+            (0..12).map(|i| (i as f64 * 0.37 + seed).sin()).collect(),
+        )
+    };
+    HashMap::from([("a".to_string(), t(0.1)), ("b".to_string(), t(1.7))])
+}
+
+fn run(g: &Graph) -> Vec<Tensor> {
+    interpret(g, &inputs(), RunOptions::default()).unwrap()
+}
+
+fn passes() -> Vec<Box<dyn Pass>> {
+    vec![
+        Box::new(Prune),
+        Box::new(Simplify),
+        Box::new(Cse),
+        Box::new(InferenceMode),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    #[test]
+    fn passes_preserve_results((steps, heads) in program()) {
+        let g = build(&steps, &heads).to_graph().unwrap();
+        let want = run(&g);
+        for pass in passes() {
+            let out = pass.run(&g).unwrap();
+            prop_assert_eq!(&run(&out.graph), &want, "pass {}", pass.name());
+            for (&old, &new) in g.heads.iter().zip(&out.graph.heads) {
+                prop_assert_eq!(out.map[old.node.index()][old.index], Some(new));
+            }
+        }
+        for pipeline in [Pipeline::standard(), Pipeline::inference()] {
+            let (out, report) = pipeline.run(&g).unwrap();
+            prop_assert_eq!(&run(&out.graph), &want);
+            prop_assert!(out.graph.len() <= g.len());
+            prop_assert_eq!(report.timings.len(), pipeline.names().len());
+        }
+    }
+}
+
+#[test]
+fn simplifications_remove_what_they_should() {
+    let a = Symbol::var("a");
+    let t = Symbol::op("transpose")
+        .arg(&a)
+        .attr("axes", "(1, 0)")
+        .build()
+        .unwrap();
+    let tt = Symbol::op("transpose")
+        .arg(&t)
+        .attr("axes", "(1, 0)")
+        .build()
+        .unwrap();
+    let y = &(&tt * 1.0) + 0.0;
+    let twin =
+        Symbol::op("relu").arg(&y).build().unwrap() + Symbol::op("relu").arg(&y).build().unwrap();
+    let (out, _) = Pipeline::standard().run(&twin.to_graph().unwrap()).unwrap();
+    let ops: Vec<&str> = out
+        .graph
+        .node_ids()
+        .map(|id| out.graph.node(id).op_name())
+        .collect();
+    assert_eq!(ops, ["null", "relu", "elemwise_add"], "{}", out.graph);
+}
+
+#[test]
+fn side_effects_are_never_merged_and_passes_can_be_switched_off() {
+    let a = Symbol::var("a");
+    let d1 = Symbol::op("Dropout").arg(&a).build().unwrap();
+    let d2 = Symbol::op("Dropout").arg(&a).build().unwrap();
+    let y = d1.output(0).unwrap() + d2.output(0).unwrap();
+    let g = y.to_graph().unwrap();
+    let out = Cse.run(&g).unwrap();
+    assert_eq!(
+        out.graph
+            .node_ids()
+            .filter(|&id| out.graph.node(id).op_name() == "Dropout")
+            .count(),
+        2
+    );
+    let mut p = Pipeline::inference();
+    p.disable("inference_mode");
+    let (out, report) = p.run(&g).unwrap();
+    assert_eq!(report.skipped, ["inference_mode"]);
+    assert_eq!(
+        out.graph
+            .node_ids()
+            .filter(|&id| out.graph.node(id).op_name() == "Dropout")
+            .count(),
+        2
+    );
+    let (out, _) = Pipeline::inference().run(&g).unwrap();
+    assert_eq!(
+        out.graph
+            .node_ids()
+            .filter(|&id| out.graph.node(id).op_name() == "Dropout")
+            .count(),
+        0
+    );
+}
