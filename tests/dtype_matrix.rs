@@ -31,7 +31,15 @@ fn run_case(case: &Case, inputs: &HashMap<String, Tensor>) -> Result<Vec<Tensor>
         call = call.attr(k, v);
     }
     let sym = call.build().map_err(|e| e.to_string())?;
-    interpret(&sym.to_graph().map_err(|e| e.to_string())?, inputs, RunOptions { is_train: case.is_train, seed: 0 }).map_err(|e| e.to_string())
+    interpret(
+        &sym.to_graph().map_err(|e| e.to_string())?,
+        inputs,
+        RunOptions {
+            is_train: case.is_train,
+            seed: 0,
+        },
+    )
+    .map_err(|e| e.to_string())
 }
 
 #[test]
@@ -48,17 +56,33 @@ fn every_listed_dtype_runs_on_the_interpreter() {
     for op in registry().ops() {
         if op.resources.contains(&Resource::Random) && op.nominal_signature().0.is_empty() {
             for dtype in op.dtypes {
-                let case = Case { name: op.name.into(), op: op.name.into(), attrs: BTreeMap::from([("shape".into(), "(2, 3)".into()), ("dtype".into(), dtype.name().into())]), inputs: vec![], is_train: false, file: String::new() };
+                let case = Case {
+                    name: op.name.into(),
+                    op: op.name.into(),
+                    attrs: BTreeMap::from([
+                        ("shape".into(), "(2, 3)".into()),
+                        ("dtype".into(), dtype.name().into()),
+                    ]),
+                    inputs: vec![],
+                    is_train: false,
+                    file: String::new(),
+                };
                 match run_case(&case, &HashMap::new()) {
                     Ok(out) if out[0].dtype == *dtype => runs += 1,
-                    Ok(out) => failures.push(format!("{} {dtype}: output is {}", op.name, out[0].dtype)),
+                    Ok(out) => {
+                        failures.push(format!("{} {dtype}: output is {}", op.name, out[0].dtype))
+                    }
                     Err(e) => failures.push(format!("{} {dtype}: {e}", op.name)),
                 }
             }
             continue;
         }
-        let Some(case) = first.get(op.name) else { continue }; // internal backward operators
-        let file = files.entry(case.file.clone()).or_insert_with(|| params(&format!("ops/{}", case.file)));
+        let Some(case) = first.get(op.name) else {
+            continue;
+        }; // internal backward operators
+        let file = files
+            .entry(case.file.clone())
+            .or_insert_with(|| params(&format!("ops/{}", case.file)));
         for dtype in op.dtypes {
             // Floating-point inputs take the dtype (labels and indices keep theirs); where an
             // operator keeps its parameters in float32 (BatchNorm with float16 data), only the
@@ -68,8 +92,14 @@ fn every_listed_dtype_runs_on_the_interpreter() {
                     .iter()
                     .enumerate()
                     .map(|(i, n)| {
-                        let t = file.get(&format!("{}/in/{n}", case.name)).expect("fixture input");
-                        let cast = if t.dtype.is_float() && (all || i == 0) { t.cast(*dtype) } else { t.clone() };
+                        let t = file
+                            .get(&format!("{}/in/{n}", case.name))
+                            .expect("fixture input");
+                        let cast = if t.dtype.is_float() && (all || i == 0) {
+                            t.cast(*dtype)
+                        } else {
+                            t.clone()
+                        };
                         (n.clone(), cast)
                     })
                     .collect()
@@ -80,6 +110,11 @@ fn every_listed_dtype_runs_on_the_interpreter() {
             }
         }
     }
-    assert!(failures.is_empty(), "{} listed dtypes fail:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} listed dtypes fail:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     assert!(runs > 100, "only {runs} runs");
 }
