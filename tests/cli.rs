@@ -190,3 +190,24 @@ fn grad_writes_mxnet_gradients() {
     }
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn plan_reports_kernels_groups_and_memory() {
+    let model = fixture("models/squeezenet1.1-symbol.json");
+    let out = stdout(&kiln(&[
+        "plan",
+        model.to_str().unwrap(),
+        "--shape",
+        "data=4,3,224,224",
+        "--json",
+    ]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let kernels = v["kernels"].as_u64().unwrap();
+    assert_eq!(kernels as usize, v["groups"].as_array().unwrap().len());
+    assert!(v["groups"][0]["ops"].is_array() && v["groups"][0]["reason"].is_string());
+    let m = &v["memory_mb"];
+    for key in ["naive", "inplace", "coshare", "both", "kiln", "lower_bound"] {
+        assert!(m[key].as_f64().unwrap() > 0.0, "{key}");
+    }
+    assert!(m["kiln"].as_f64() <= m["both"].as_f64());
+}

@@ -4,7 +4,8 @@
 //! - [`graph`]: the indexed graph (on petgraph) every pass works on.
 //! - [`infer`]: shape and dtype inference; [`autodiff`]: the training graph.
 //! - [`formats`]: MXNet symbol JSON, `.params`, NumPy `.npy`.
-//! - [`passes`]: graph passes and pipelines (prune, simplify, CSE, inference mode).
+//! - [`passes`]: graph passes and pipelines (prune, simplify, CSE, inference mode, fusion).
+//! - [`plan`]: memory planning (in-place, co-share, arena offsets, lower bound).
 //! - [`interp`]: the reference interpreter, the oracle for every backend and pass.
 //! - [`dot`]: Graphviz output; [`summary`]: shapes, parameters and FLOPs per node.
 
@@ -22,6 +23,7 @@ pub mod infer;
 pub mod interp;
 pub mod node;
 pub mod passes;
+pub mod plan;
 pub mod summary;
 pub mod symbol;
 

@@ -4,6 +4,7 @@ mod bench;
 mod grad;
 mod inspect;
 mod ops;
+mod plan;
 mod run;
 
 use clap::{Parser, Subcommand};
@@ -30,6 +31,8 @@ enum Command {
     Run(run::Args),
     /// One forward and backward pass in training mode; writes the parameters' gradients.
     Grad(grad::Args),
+    /// Fusion groups, kernel count and memory per planning strategy.
+    Plan(plan::Args),
     /// Measure a workload against a baseline from the same run.
     Bench(bench::Args),
 }
@@ -41,6 +44,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Run(a) => run::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Grad(a) => grad::run(a),
+        Command::Plan(a) => plan::run(a),
     }
 }
 

@@ -7,12 +7,14 @@
 //! — for debugging and ablations; `KILN_DUMP=name` (or `all`) prints the graph after it.
 
 mod cse;
+pub mod fusion;
 mod inference;
 mod prune;
 mod rebuild;
 mod simplify;
 
 pub use cse::Cse;
+pub use fusion::{fuse, Fusion, Group};
 pub use inference::InferenceMode;
 pub use prune::Prune;
 pub use simplify::Simplify;

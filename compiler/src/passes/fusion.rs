@@ -1,0 +1,203 @@
+//! Fusion: which nodes run as one kernel.
+//!
+//! The rules follow TVM's pattern-based fusion, applied forward over the graph: a node
+//! joins its producer's group when the producer has no other consumer and
+//! - an element-wise or broadcast node follows element-wise, broadcast or injective work
+//!   (a chain: `a*b+1` is one kernel reading `a` and `b` once and writing once), or
+//!   follows a gemm/convolution or a reduction as its epilogue (bias, activation,
+//!   scale-shift, residual add — applied to each output block while it is in cache);
+//! - an injective node (reshape, transpose, slice, concat) follows element-wise,
+//!   broadcast or injective work (folded into the loads);
+//! - a reduction follows element-wise, broadcast or injective work it absorbs.
+//!
+//! A group holds at most one library call (gemm, conv, reduction). Joining never creates a
+//! cycle between groups. Every group records why it ends where it does.
+
+use crate::graph::{Entry, Graph, NodeId};
+use kiln_ops::Pattern;
+use std::collections::HashSet;
+use std::fmt;
+
+/// One kernel: its nodes in order, the library call it is built around (if any), and why
+/// the group stops.
+#[derive(Clone, Debug)]
+pub struct Group {
+    pub nodes: Vec<NodeId>,
+    pub anchor: Option<NodeId>,
+    pub reason: String,
+}
+
+/// A partition of the graph's operator nodes into kernels.
+#[derive(Clone, Debug)]
+pub struct Fusion {
+    pub groups: Vec<Group>,
+    /// The group of each node (`None` for variables).
+    pub group_of: Vec<Option<usize>>,
+}
+
+impl Fusion {
+    /// Entries a kernel must write to memory: read by another kernel or a graph output.
+    pub fn materialized(&self, g: &Graph) -> HashSet<Entry> {
+        let mut out: HashSet<Entry> = g.heads.iter().copied().collect();
+        for id in g.node_ids() {
+            for e in &g.node(id).inputs {
+                if self.group_of[e.node.index()] != self.group_of[id.index()]
+                    || self.group_of[e.node.index()].is_none()
+                {
+                    out.insert(*e);
+                }
+            }
+        }
+        out
+    }
+}
+
+fn is_anchor(p: Pattern) -> bool {
+    matches!(
+        p,
+        Pattern::OutEWiseFusable | Pattern::Reduce | Pattern::Opaque
+    )
+}
+
+/// Whether `consumer` (pattern `c`) may join a group of patterns `group` with anchor
+/// pattern `anchor`; the reason when not.
+fn joinable(anchor: Option<Pattern>, group_max: Pattern, c: Pattern) -> Result<(), &'static str> {
+    match c {
+        Pattern::ElemWise | Pattern::Broadcast => match anchor {
+            Some(Pattern::Opaque) => Err("an opaque kernel takes no epilogue"),
+            _ => Ok(()),
+        },
+        Pattern::Injective if anchor.is_none() && group_max <= Pattern::Injective => Ok(()),
+        Pattern::Injective => Err("data movement after a library call starts a new kernel"),
+        Pattern::Reduce if anchor.is_none() && group_max <= Pattern::Injective => Ok(()),
+        Pattern::Reduce => Err("a kernel holds one library call or reduction"),
+        Pattern::OutEWiseFusable => Err("gemm/convolution read materialized inputs"),
+        Pattern::Opaque => Err("opaque operators run alone"),
+    }
+}
+
+/// Groups the graph's operators into kernels.
+pub fn fuse(g: &Graph) -> Fusion {
+    let mut groups: Vec<Group> = Vec::new();
+    let mut group_of: Vec<Option<usize>> = vec![None; g.len()];
+    let mut ends: Vec<Option<String>> = Vec::new();
+    let pattern = |id: NodeId| g.node(id).op.map_or(Pattern::Opaque, |op| op.pattern);
+    let is_head = |id: NodeId| g.heads.iter().any(|e| e.node == id);
+    for id in g.node_ids().filter(|&id| !g.node(id).is_variable()) {
+        let p = pattern(id);
+        let mut joined = None;
+        for e in &g.node(id).inputs {
+            let Some(gi) = group_of[e.node.index()] else {
+                continue;
+            };
+            let producer = e.node;
+            if g.consumers(producer).len() != 1
+                || is_head(producer)
+                || g.node(producer).num_visible_outputs() != 1
+            {
+                continue;
+            }
+            let group = &groups[gi];
+            let anchor = group.anchor.map(pattern);
+            let group_max = group
+                .nodes
+                .iter()
+                .map(|&n| pattern(n))
+                .max()
+                .unwrap_or(Pattern::ElemWise);
+            match joinable(anchor, group_max, p) {
+                Ok(()) if !creates_cycle(g, &group_of, gi, id) => {
+                    joined = Some(gi);
+                    break;
+                }
+                Ok(()) => {
+                    ends[gi].get_or_insert_with(|| format!("`{}` also reads work that depends on this kernel (fusing would form a cycle)", g.node(id).name));
+                }
+                Err(why) => {
+                    ends[gi].get_or_insert_with(|| {
+                        format!("`{}` ({}): {why}", g.node(id).name, g.node(id).op_name())
+                    });
+                }
+            }
+        }
+        match joined {
+            Some(gi) => {
+                groups[gi].nodes.push(id);
+                if is_anchor(p) {
+                    groups[gi].anchor = Some(id);
+                }
+                group_of[id.index()] = Some(gi);
+            }
+            None => {
+                group_of[id.index()] = Some(groups.len());
+                groups.push(Group {
+                    nodes: vec![id],
+                    anchor: is_anchor(p).then_some(id),
+                    reason: String::new(),
+                });
+                ends.push(None);
+            }
+        }
+    }
+    for (gi, group) in groups.iter_mut().enumerate() {
+        let last = *group.nodes.last().expect("groups are never empty");
+        let consumers = g.consumers(last);
+        group.reason = if let Some(r) = ends[gi].take() {
+            r
+        } else if is_head(last) {
+            "its result is a graph output".into()
+        } else if consumers.len() > 1 {
+            format!("its result has {} consumers", consumers.len())
+        } else if g.node(last).num_visible_outputs() != 1 {
+            "it has several outputs".into()
+        } else if consumers.is_empty() {
+            "nothing reads its result".into()
+        } else {
+            format!("`{}` joined another kernel", g.node(consumers[0]).name)
+        };
+    }
+    Fusion { groups, group_of }
+}
+
+/// Whether adding `id` to group `gi` makes a cycle: one of `id`'s other inputs is produced
+/// outside the group but depends on the group.
+fn creates_cycle(g: &Graph, group_of: &[Option<usize>], gi: usize, id: NodeId) -> bool {
+    let outside: Vec<NodeId> = g
+        .node(id)
+        .inputs
+        .iter()
+        .map(|e| e.node)
+        .filter(|&n| group_of[n.index()] != Some(gi))
+        .collect();
+    // Walk back from those inputs; reaching the group means a path group → … → id.
+    let mut seen = HashSet::new();
+    let mut stack = outside;
+    while let Some(n) = stack.pop() {
+        if group_of[n.index()] == Some(gi) {
+            return true;
+        }
+        if seen.insert(n) {
+            stack.extend(g.node(n).inputs.iter().map(|e| e.node));
+        }
+    }
+    false
+}
+
+impl fmt::Display for Fusion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, group) in self.groups.iter().enumerate() {
+            let nodes: Vec<String> = group
+                .nodes
+                .iter()
+                .map(|n| format!("%{}", n.index()))
+                .collect();
+            writeln!(
+                f,
+                "kernel {i}: [{}] — ends: {}",
+                nodes.join(", "),
+                group.reason
+            )?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,343 @@
+//! Memory planning: where every intermediate entry lives.
+//!
+//! Steps are kernels in a topological order (one node per step without fusion). An entry
+//! lives from the step that writes it to the last step that reads it (graph outputs to the
+//! end). Strategies, for ablations:
+//! - `Naive`: every entry its own buffer;
+//! - `InPlace`: an output takes an input's buffer when the operator allows it, the sizes
+//!   match and the input has no later reader (MXNet's in-place);
+//! - `CoShare`: buffers with disjoint lifetimes share storage, best fit from a free list
+//!   (MXNet's co-share);
+//! - `Both`: MXNet's plan;
+//! - `Kiln`: fusion (entries inside a kernel never reach memory), in-place, then offsets in
+//!   one arena chosen so that no two simultaneously live buffers overlap.
+//!
+//! Kernel workspace (im2col for convolutions) is a buffer live during its step. Arguments,
+//! their gradients and aux states are external and not counted.
+
+use crate::graph::{Entry, Graph, NodeId};
+use crate::infer::Inferred;
+use crate::passes::Fusion;
+use kiln_ops::shape::size;
+use std::collections::{HashMap, HashSet};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    Naive,
+    InPlace,
+    CoShare,
+    Both,
+    Kiln,
+}
+
+/// One buffer: what it holds, its size and lifetime (steps, inclusive), and its place.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Buffer {
+    /// The entries stored here, in order (several when in-place reuse chains them).
+    pub entries: Vec<Entry>,
+    /// Workspace of this node, when not an entry.
+    pub workspace_of: Option<NodeId>,
+    pub bytes: usize,
+    pub start: usize,
+    pub end: usize,
+    /// Byte offset in the arena (`Kiln`) or the storage block index (other strategies).
+    pub offset: usize,
+}
+
+#[derive(Clone, Debug)]
+pub struct MemoryPlan {
+    pub strategy: Strategy,
+    pub buffers: Vec<Buffer>,
+    /// Bytes the strategy allocates in total.
+    pub bytes: usize,
+    /// The largest sum of bytes live at once for this order (no plan can do better).
+    pub lower_bound: usize,
+    /// Steps in execution order: the nodes of each.
+    pub steps: Vec<Vec<NodeId>>,
+}
+
+/// Scratch bytes a kernel needs beyond its outputs (im2col for convolution).
+fn workspace(g: &Graph, id: NodeId, inferred: &Inferred) -> usize {
+    let n = g.node(id);
+    match n.op_name() {
+        "Convolution" | "Deconvolution" => {
+            let (Some(p), Some(data)) = (n.params.as_ref(), n.inputs.first()) else {
+                return 0;
+            };
+            let ins = inferred.shape(*data);
+            let out = &inferred.shapes[id.index()][0];
+            let kernel: usize = p.shape("kernel").iter().map(|&k| k as usize).product();
+            let groups = p.int("num_group").max(1) as usize;
+            if ins.len() < 3 || out.len() < 3 {
+                return 0;
+            }
+            let dsize = inferred.dtype(*data).map_or(4, |d| d.size());
+            // One group's column matrix at a time: (C/g · k) × output pixels.
+            ins[1] / groups * kernel * out[2..].iter().product::<usize>() * dsize
+        }
+        _ => 0,
+    }
+}
+
+/// The kernels' execution order: groups in a topological order (Kahn's algorithm on the
+/// group graph), each with its nodes.
+fn steps(g: &Graph, fusion: Option<&Fusion>) -> Vec<Vec<NodeId>> {
+    let ops: Vec<NodeId> = g
+        .node_ids()
+        .filter(|&id| !g.node(id).is_variable())
+        .collect();
+    let Some(f) = fusion else {
+        return ops.into_iter().map(|id| vec![id]).collect();
+    };
+    let n = f.groups.len();
+    let mut indegree = vec![0usize; n];
+    let mut edges: Vec<HashSet<usize>> = vec![HashSet::new(); n];
+    for &id in &ops {
+        let gi = f.group_of[id.index()].expect("operators are grouped");
+        for e in &g.node(id).inputs {
+            if let Some(pi) = f.group_of[e.node.index()].filter(|&pi| pi != gi) {
+                if edges[pi].insert(gi) {
+                    indegree[gi] += 1;
+                }
+            }
+        }
+    }
+    let mut ready: Vec<usize> = (0..n).filter(|&i| indegree[i] == 0).rev().collect();
+    let mut order = Vec::with_capacity(n);
+    while let Some(i) = ready.pop() {
+        order.push(f.groups[i].nodes.clone());
+        let mut next: Vec<usize> = edges[i].iter().copied().collect();
+        next.sort_unstable_by(|a, b| b.cmp(a));
+        for j in next {
+            indegree[j] -= 1;
+            if indegree[j] == 0 {
+                ready.push(j);
+            }
+        }
+    }
+    order
+}
+
+/// Plans the memory of `g`'s intermediate entries; `external` entries (gradients written
+/// into bound arrays) are not counted.
+pub fn plan(
+    g: &Graph,
+    inferred: &Inferred,
+    fusion: Option<&Fusion>,
+    external: &HashSet<Entry>,
+    strategy: Strategy,
+) -> MemoryPlan {
+    let fusion = if strategy == Strategy::Kiln {
+        fusion
+    } else {
+        None
+    };
+    let steps = steps(g, fusion);
+    let step_of: HashMap<NodeId, usize> = steps
+        .iter()
+        .enumerate()
+        .flat_map(|(s, nodes)| nodes.iter().map(move |&n| (n, s)))
+        .collect();
+    let materialized = fusion.map(|f| f.materialized(g));
+    let last = steps.len().saturating_sub(1);
+    // Each entry's lifetime.
+    let mut end: HashMap<Entry, usize> = HashMap::new();
+    for id in g.node_ids() {
+        for e in &g.node(id).inputs {
+            if let Some(&s) = step_of.get(&id) {
+                let slot = end.entry(*e).or_insert(0);
+                *slot = (*slot).max(s);
+            }
+        }
+    }
+    for h in &g.heads {
+        end.insert(*h, last);
+    }
+    let bytes_of = |e: Entry| size(inferred.shape(e)) * inferred.dtype(e).map_or(4, |d| d.size());
+    let inplace = matches!(
+        strategy,
+        Strategy::InPlace | Strategy::Both | Strategy::Kiln
+    );
+    let mut buffers: Vec<Buffer> = Vec::new();
+    let mut holder: HashMap<Entry, usize> = HashMap::new();
+    for (s, nodes) in steps.iter().enumerate() {
+        for &id in nodes {
+            let n = g.node(id);
+            for index in 0..n.num_outputs() {
+                let e = Entry { node: id, index };
+                let stored =
+                    materialized.as_ref().is_none_or(|m| m.contains(&e)) && !external.contains(&e);
+                if !stored {
+                    continue;
+                }
+                let bytes = bytes_of(e);
+                let until = end.get(&e).copied().unwrap_or(s);
+                // In place: take a dying input's buffer of the same size.
+                let reuse = inplace
+                    .then(|| n.op.map_or(&[][..], |op| op.inplace))
+                    .into_iter()
+                    .flatten()
+                    .filter(|(_, out)| *out == index)
+                    .filter_map(|&(input, _)| n.inputs.get(input))
+                    .find_map(|&i| {
+                        let b = *holder.get(&i)?;
+                        (end.get(&i) == Some(&s)
+                            && buffers[b].end == s
+                            && buffers[b].bytes == bytes)
+                            .then_some(b)
+                    });
+                match reuse {
+                    Some(b) => {
+                        buffers[b].entries.push(e);
+                        buffers[b].end = until;
+                        holder.insert(e, b);
+                    }
+                    None => {
+                        holder.insert(e, buffers.len());
+                        buffers.push(Buffer {
+                            entries: vec![e],
+                            workspace_of: None,
+                            bytes,
+                            start: s,
+                            end: until,
+                            offset: 0,
+                        });
+                    }
+                }
+            }
+            let ws = workspace(g, id, inferred);
+            if ws > 0 {
+                buffers.push(Buffer {
+                    entries: vec![],
+                    workspace_of: Some(id),
+                    bytes: ws,
+                    start: s,
+                    end: s,
+                    offset: 0,
+                });
+            }
+        }
+    }
+    let lower_bound = (0..steps.len())
+        .map(|s| {
+            buffers
+                .iter()
+                .filter(|b| b.start <= s && s <= b.end)
+                .map(|b| b.bytes)
+                .sum::<usize>()
+        })
+        .max()
+        .unwrap_or(0);
+    let bytes = match strategy {
+        Strategy::Naive | Strategy::InPlace => {
+            for (i, b) in buffers.iter_mut().enumerate() {
+                b.offset = i;
+            }
+            buffers.iter().map(|b| b.bytes).sum()
+        }
+        Strategy::CoShare | Strategy::Both => coshare(&mut buffers),
+        Strategy::Kiln => arena(&mut buffers),
+    };
+    MemoryPlan {
+        strategy,
+        buffers,
+        bytes,
+        lower_bound,
+        steps,
+    }
+}
+
+/// MXNet-style sharing: blocks freed by dead buffers are reused best-fit (the smallest
+/// block at least as large, else the largest, grown); the total is the sum of blocks.
+fn coshare(buffers: &mut [Buffer]) -> usize {
+    let mut blocks: Vec<usize> = Vec::new(); // size of each storage block
+    let mut busy_until: Vec<Option<usize>> = Vec::new();
+    let mut order: Vec<usize> = (0..buffers.len()).collect();
+    order.sort_by_key(|&i| (buffers[i].start, i));
+    for i in order {
+        let (start, bytes) = (buffers[i].start, buffers[i].bytes);
+        let free: Vec<usize> = (0..blocks.len())
+            .filter(|&k| busy_until[k].is_none_or(|e| e < start))
+            .collect();
+        let pick = free
+            .iter()
+            .copied()
+            .filter(|&k| blocks[k] >= bytes)
+            .min_by_key(|&k| blocks[k])
+            .or_else(|| free.iter().copied().max_by_key(|&k| blocks[k]));
+        let k = match pick {
+            Some(k) => {
+                blocks[k] = blocks[k].max(bytes);
+                k
+            }
+            None => {
+                blocks.push(bytes);
+                busy_until.push(None);
+                blocks.len() - 1
+            }
+        };
+        busy_until[k] = Some(buffers[i].end);
+        buffers[i].offset = k;
+    }
+    blocks.iter().sum()
+}
+
+/// Offsets in one arena: buffers are placed one by one, each in the smallest gap between
+/// the buffers whose lifetimes meet its own (best fit), else above them. The placement
+/// order matters, so several orders are tried (largest first, earliest first, longest-lived
+/// first) and the smallest arena kept. Returns the arena size.
+fn arena(buffers: &mut [Buffer]) -> usize {
+    let mut orders: Vec<Vec<usize>> = vec![(0..buffers.len()).collect(); 3];
+    orders[0].sort_by_key(|&i| (std::cmp::Reverse(buffers[i].bytes), buffers[i].start, i));
+    orders[1].sort_by_key(|&i| (buffers[i].start, std::cmp::Reverse(buffers[i].bytes), i));
+    orders[2].sort_by_key(|&i| {
+        (
+            std::cmp::Reverse(buffers[i].end - buffers[i].start),
+            std::cmp::Reverse(buffers[i].bytes),
+            i,
+        )
+    });
+    let mut best: Option<(usize, Vec<usize>)> = None;
+    for order in orders {
+        let offsets = place(buffers, &order);
+        let size = buffers
+            .iter()
+            .zip(&offsets)
+            .map(|(b, o)| o + b.bytes)
+            .max()
+            .unwrap_or(0);
+        if best.as_ref().is_none_or(|(s, _)| size < *s) {
+            best = Some((size, offsets));
+        }
+    }
+    let (size, offsets) = best.unwrap_or_default();
+    for (b, o) in buffers.iter_mut().zip(offsets) {
+        b.offset = o;
+    }
+    size
+}
+
+/// Best-fit placement of `buffers` in `order`; the offset of each buffer.
+fn place(buffers: &[Buffer], order: &[usize]) -> Vec<usize> {
+    let mut offsets = vec![0; buffers.len()];
+    let mut placed: Vec<usize> = Vec::new();
+    for &i in order {
+        let b = &buffers[i];
+        let mut busy: Vec<(usize, usize)> = placed
+            .iter()
+            .filter(|&&j| buffers[j].start <= b.end && b.start <= buffers[j].end)
+            .map(|&j| (offsets[j], offsets[j] + buffers[j].bytes))
+            .collect();
+        busy.sort_unstable();
+        let (mut best, mut top) = (None::<(usize, usize)>, 0);
+        for (lo, hi) in busy {
+            if lo > top && lo - top >= b.bytes && best.is_none_or(|(_, gap)| lo - top < gap) {
+                best = Some((top, lo - top));
+            }
+            top = top.max(hi);
+        }
+        offsets[i] = best.map_or(top, |(offset, _)| offset);
+        placed.push(i);
+    }
+    offsets
+}
