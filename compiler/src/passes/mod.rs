@@ -7,6 +7,7 @@
 //! — for debugging and ablations; `KILN_DUMP=name` (or `all`) prints the graph after it.
 
 mod cse;
+mod fold_bn;
 pub mod fusion;
 mod inference;
 mod prune;
@@ -14,6 +15,7 @@ mod rebuild;
 mod simplify;
 
 pub use cse::Cse;
+pub use fold_bn::fold_batch_norm;
 pub use fusion::{fuse, Fusion, Group};
 pub use inference::InferenceMode;
 pub use prune::Prune;

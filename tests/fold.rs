@@ -1,0 +1,52 @@
+//! BatchNorm folding on a real model: ResNet-18 (Gluon export) with deterministic weights
+//! gives the same outputs with its BatchNorms folded into the convolutions.
+
+mod common;
+
+use common::{compare, fixture, params};
+use kiln::compiler::passes::{fold_batch_norm, Pipeline};
+use kiln::compiler::{interpret, RunOptions};
+use kiln::models::weights;
+use kiln::{Symbol, Tensor};
+use std::collections::HashMap;
+
+#[test]
+fn folding_batchnorm_keeps_resnet18_outputs() {
+    let sym = Symbol::load(fixture("models/resnet18_v1-symbol.json")).unwrap();
+    let io = params("models/resnet18_v1-io.params");
+    let data = io.get("data").unwrap().clone();
+    let shapes = sym.infer_shape(&[("data", &data.shape)]).unwrap();
+    let names = sym
+        .list_arguments()
+        .into_iter()
+        .chain(sym.list_auxiliary_states());
+    let mut values: HashMap<String, Tensor> = names
+        .zip(shapes.arguments.iter().chain(&shapes.aux_states))
+        .filter(|(n, _)| n != "data")
+        .map(|(n, s)| (n.clone(), weights::parameter(&n, s)))
+        .collect();
+    let (inference, _) = Pipeline::inference().run(&sym.to_graph().unwrap()).unwrap();
+    let (folded, new_params) = fold_batch_norm(&inference.graph, &values).unwrap();
+    let count = |g: &kiln::compiler::Graph, op: &str| {
+        g.node_ids()
+            .filter(|&id| g.node(id).op_name() == op)
+            .count()
+    };
+    assert_eq!(count(&inference.graph, "BatchNorm"), 20);
+    // Every BatchNorm directly after a convolution folds (resnet18_v1 has 20).
+    assert_eq!(count(&folded.graph, "BatchNorm"), 0, "{}", folded.graph);
+    values.extend(new_params);
+    values.insert("data".into(), data);
+    let want = interpret(&inference.graph, &values, RunOptions::default()).unwrap();
+    let got = interpret(&folded.graph, &values, RunOptions::default()).unwrap();
+    // The folded weights are rounded to float32 once more: allow a little.
+    assert!(
+        compare(&got[0], &want[0], 1e-4).is_none(),
+        "{:?}",
+        compare(&got[0], &want[0], 1e-4)
+    );
+    assert!(
+        compare(&got[0], io.get("out:0").unwrap(), 1e-4).is_none(),
+        "matches MXNet too"
+    );
+}
