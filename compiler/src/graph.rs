@@ -46,6 +46,9 @@ pub struct Edge {
 pub struct Graph {
     pub g: DiGraph<GNode, Edge>,
     pub heads: Vec<Entry>,
+    /// Values of variables that are compile-time constants (made by constant folding);
+    /// a Symbol has none.
+    pub constants: HashMap<NodeId, kiln_ops::Tensor>,
 }
 
 impl Graph {
@@ -215,7 +218,11 @@ impl Graph {
                     index: e.index,
                 })
                 .collect();
-            map[id.index()] = Some(out.add_node(n.data.clone(), inputs));
+            let new = out.add_node(n.data.clone(), inputs);
+            if let Some(c) = self.constants.get(&id) {
+                out.constants.insert(new, c.clone());
+            }
+            map[id.index()] = Some(new);
         }
         out.heads = self
             .heads

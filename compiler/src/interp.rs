@@ -26,15 +26,22 @@ pub fn interpret(
     inputs: &HashMap<String, Tensor>,
     opts: RunOptions,
 ) -> Result<Vec<Tensor>> {
-    let shapes = inputs
+    // Constants are inputs whose values the graph carries.
+    let constants = g.constants.iter().map(|(id, t)| (&g.node(*id).name, t));
+    let known: Vec<(&String, &Tensor)> = inputs.iter().chain(constants).collect();
+    let shapes = known
         .iter()
-        .map(|(k, t)| (k.clone(), t.shape.clone()))
+        .map(|(k, t)| ((*k).clone(), t.shape.clone()))
         .collect();
-    let dtypes = inputs.iter().map(|(k, t)| (k.clone(), t.dtype)).collect();
+    let dtypes = known.iter().map(|(k, t)| ((*k).clone(), t.dtype)).collect();
     let inferred = infer(g, &shapes, &dtypes)?;
     let missing: Vec<String> = g
         .node_ids()
-        .filter(|&id| g.node(id).is_variable() && !inputs.contains_key(&g.node(id).name))
+        .filter(|&id| {
+            g.node(id).is_variable()
+                && !g.constants.contains_key(&id)
+                && !inputs.contains_key(&g.node(id).name)
+        })
         .map(|id| {
             format!(
                 "{} {}",
@@ -60,7 +67,9 @@ pub fn interpret(
     let mut values: Vec<Option<Vec<Tensor>>> = vec![None; g.len()];
     for id in g.node_ids() {
         let n = g.node(id);
-        let outs = if n.is_variable() {
+        let outs = if let Some(c) = g.constants.get(&id) {
+            vec![c.clone()]
+        } else if n.is_variable() {
             vec![inputs[&n.name].clone()]
         } else {
             let args: Vec<&Tensor> = n

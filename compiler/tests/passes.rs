@@ -2,7 +2,7 @@
 //! built to exercise them (duplicates for CSE, identities for simplification, transposes
 //! and reshapes that cancel, Dropout/BlockGrad for inference mode), plus targeted checks.
 
-use kiln_compiler::passes::{Cse, InferenceMode, Pass, Pipeline, Prune, Simplify};
+use kiln_compiler::passes::{Cse, FoldConstants, InferenceMode, Pass, Pipeline, Prune, Simplify};
 use kiln_compiler::{interpret, Graph, RunOptions, Symbol};
 use kiln_ops::{DType, Tensor};
 use proptest::prelude::*;
@@ -152,8 +152,17 @@ fn inputs() -> HashMap<String, Tensor> {
     HashMap::from([("a".to_string(), t(0.1)), ("b".to_string(), t(1.7))])
 }
 
-fn run(g: &Graph) -> Vec<Tensor> {
-    interpret(g, &inputs(), RunOptions::default()).unwrap()
+/// The results, with NaN made comparable (a random program may divide by zero).
+fn run(g: &Graph) -> Vec<Vec<u64>> {
+    let out = interpret(g, &inputs(), RunOptions::default()).unwrap();
+    out.iter()
+        .map(|t| {
+            t.data
+                .iter()
+                .map(|v| if v.is_nan() { u64::MAX } else { v.to_bits() })
+                .collect()
+        })
+        .collect()
 }
 
 fn passes() -> Vec<Box<dyn Pass>> {
@@ -247,4 +256,42 @@ fn side_effects_are_never_merged_and_passes_can_be_switched_off() {
             .count(),
         0
     );
+}
+
+#[test]
+fn shape_only_subgraphs_fold_to_constants() {
+    let x = Symbol::var("a");
+    let ones = &Symbol::op("zeros_like").arg(&x).build().unwrap() + 1.0;
+    let count = Symbol::op("sum")
+        .arg(&ones)
+        .attr("axis", 1)
+        .attr("keepdims", true)
+        .build()
+        .unwrap();
+    let y = Symbol::op("broadcast_mul")
+        .arg(&x)
+        .arg(&count)
+        .build()
+        .unwrap();
+    let g = y.to_graph().unwrap();
+    let fold = FoldConstants {
+        shapes: HashMap::from([("a".to_string(), vec![3, 4])]),
+        dtypes: HashMap::from([("a".to_string(), DType::F64)]),
+    };
+    let out = Prune.run(&fold.run(&g).unwrap().graph).unwrap();
+    let ops: Vec<&str> = out
+        .graph
+        .node_ids()
+        .map(|id| out.graph.node(id).op_name())
+        .filter(|o| *o != "null")
+        .collect();
+    assert_eq!(ops, ["broadcast_mul"], "{}", out.graph);
+    assert_eq!(out.graph.constants.len(), 1);
+    let inputs = HashMap::from([("a".to_string(), inputs()["a"].clone())]);
+    let want = interpret(&g, &inputs, RunOptions::default()).unwrap();
+    assert_eq!(
+        interpret(&out.graph, &inputs, RunOptions::default()).unwrap(),
+        want
+    );
+    assert_eq!(want[0].data[1], inputs["a"].data[1] * 4.0);
 }

@@ -8,6 +8,7 @@
 
 mod cse;
 mod fold_bn;
+mod fold_constants;
 pub mod fusion;
 mod inference;
 mod prune;
@@ -16,6 +17,7 @@ mod simplify;
 
 pub use cse::Cse;
 pub use fold_bn::fold_batch_norm;
+pub use fold_constants::FoldConstants;
 pub use fusion::{fuse, Fusion, Group};
 pub use inference::InferenceMode;
 pub use prune::Prune;

@@ -1,5 +1,5 @@
 //! Keeps only what the outputs need. Variables stay: they are the graph's interface
-//! (arguments bound by name), even when unused.
+//! (arguments bound by name), even when unused — but unused constants go.
 
 use super::{Pass, PassOutput, Rebuild};
 use crate::error::Result;
@@ -18,7 +18,10 @@ impl Pass for Prune {
             .heads
             .iter()
             .map(|e| e.node)
-            .chain(g.node_ids().filter(|&id| g.node(id).is_variable()))
+            .chain(
+                g.node_ids()
+                    .filter(|&id| g.node(id).is_variable() && !g.constants.contains_key(&id)),
+            )
             .collect();
         while let Some(id) = stack.pop() {
             if !std::mem::replace(&mut live[id.index()], true) {

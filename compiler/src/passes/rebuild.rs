@@ -44,7 +44,11 @@ impl<'g> Rebuild<'g> {
     /// Copies an old node with its inputs remapped.
     pub fn copy(&mut self, id: NodeId) -> NodeId {
         let inputs = self.inputs(id);
-        self.add(id, self.old.node(id).data.clone(), inputs)
+        let new = self.add(id, self.old.node(id).data.clone(), inputs);
+        if let Some(c) = self.old.constants.get(&id) {
+            self.new.constants.insert(new, c.clone());
+        }
+        new
     }
 
     /// Adds `data` as the replacement of old node `id` (same outputs).
