@@ -341,3 +341,92 @@ fn place(buffers: &[Buffer], order: &[usize]) -> Vec<usize> {
     }
     offsets
 }
+
+/// Everything `kiln plan` reports for a symbol: the compiled graph, its kernels, and a
+/// plan per strategy.
+pub struct ModelPlan {
+    pub graph: Graph,
+    pub fusion: Fusion,
+    pub report: crate::passes::Report,
+    /// (strategy name, plan), for naive, inplace, coshare, both, kiln.
+    pub plans: Vec<(&'static str, MemoryPlan)>,
+}
+
+impl ModelPlan {
+    pub fn bytes(&self, strategy: &str) -> usize {
+        self.plans
+            .iter()
+            .find(|(n, _)| *n == strategy)
+            .map_or(0, |(_, p)| p.bytes)
+    }
+    /// The lower bound for kiln's (fused) execution order.
+    pub fn lower_bound(&self) -> usize {
+        self.plans
+            .iter()
+            .find(|(n, _)| *n == "kiln")
+            .map_or(0, |(_, p)| p.lower_bound)
+    }
+}
+
+/// The planning strategies by name, as `kiln plan` reports them.
+pub const STRATEGIES: [(&str, Strategy); 5] = [
+    ("naive", Strategy::Naive),
+    ("inplace", Strategy::InPlace),
+    ("coshare", Strategy::CoShare),
+    ("both", Strategy::Both),
+    ("kiln", Strategy::Kiln),
+];
+
+/// Compiles `sym` for inference, or for training (every argument gets a gradient except
+/// `data` and the labels, as MXNet's `simple_bind` for training), runs the passes, fuses,
+/// and plans memory with every strategy. Gradients and aux updates are written into bound
+/// arrays, so they are external.
+pub fn plan_symbol(
+    sym: &crate::Symbol,
+    shapes: &HashMap<String, kiln_ops::Shape>,
+    train: bool,
+) -> crate::Result<ModelPlan> {
+    use crate::autodiff::{differentiate, GradReq};
+    use crate::passes::Pipeline;
+    let forward = sym.to_graph()?;
+    for name in shapes.keys() {
+        if forward.variable(name).is_none() {
+            return Err(crate::Error::Input(format!(
+                "the model has no input named `{name}`"
+            )));
+        }
+    }
+    let (graph, num_outputs) = if train {
+        let reqs: HashMap<String, GradReq> = sym
+            .list_arguments()
+            .into_iter()
+            .filter(|n| n != "data" && !n.ends_with("label"))
+            .map(|n| (n, GradReq::Write))
+            .collect();
+        let tg = differentiate(&forward, &reqs, true)?;
+        (tg.graph, tg.num_outputs)
+    } else {
+        let n = forward.heads.len();
+        (forward, n)
+    };
+    let pipeline = if train {
+        Pipeline::standard()
+    } else {
+        Pipeline::inference()
+    };
+    let (out, report) = pipeline.run(&graph)?;
+    let g = out.graph;
+    let external: HashSet<Entry> = g.heads[num_outputs..].iter().copied().collect();
+    let inferred = crate::infer::infer(&g, shapes, &HashMap::new())?;
+    let fusion = crate::passes::fuse(&g);
+    let plans = STRATEGIES
+        .iter()
+        .map(|&(name, s)| (name, plan(&g, &inferred, Some(&fusion), &external, s)))
+        .collect();
+    Ok(ModelPlan {
+        graph: g,
+        fusion,
+        report,
+        plans,
+    })
+}

@@ -6,13 +6,10 @@
 //! except `data` and the labels, as MXNet's `simple_bind` for training.
 
 use super::parse_shape_arg;
-use kiln::compiler::autodiff::{differentiate, GradReq};
-use kiln::compiler::passes::{fuse, Pipeline};
-use kiln::compiler::plan::{plan, Strategy};
-use kiln::compiler::{infer, Entry};
-use kiln::{Error, Result, Symbol};
+use kiln::compiler::plan::plan_symbol;
+use kiln::{Result, Symbol};
 use serde_json::json;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -32,83 +29,42 @@ pub struct Args {
     timings: bool,
 }
 
-const STRATEGIES: [(&str, Strategy); 5] = [
-    ("naive", Strategy::Naive),
-    ("inplace", Strategy::InPlace),
-    ("coshare", Strategy::CoShare),
-    ("both", Strategy::Both),
-    ("kiln", Strategy::Kiln),
-];
+fn mb(bytes: usize) -> f64 {
+    bytes as f64 / (1 << 20) as f64
+}
 
 pub fn run(args: Args) -> Result<()> {
     let sym = Symbol::load(&args.model)?;
-    let forward = sym.to_graph()?;
-    let (graph, num_external_from) = if args.train {
-        let reqs: HashMap<String, GradReq> = sym
-            .list_arguments()
-            .into_iter()
-            .filter(|n| n != "data" && !n.ends_with("label"))
-            .map(|n| (n, GradReq::Write))
-            .collect();
-        let tg = differentiate(&forward, &reqs, true)?;
-        (tg.graph, tg.num_outputs)
-    } else {
-        let n = forward.heads.len();
-        (forward, n)
-    };
-    let pipeline = if args.train {
-        Pipeline::standard()
-    } else {
-        Pipeline::inference()
-    };
-    let (out, report) = pipeline.run(&graph)?;
-    let g = out.graph;
-    // Gradients and aux updates are written into bound arrays.
-    let external: HashSet<Entry> = g.heads[num_external_from..].iter().copied().collect();
-    let known: HashMap<String, Vec<usize>> = args.shapes.iter().cloned().collect();
-    for name in known.keys() {
-        if g.variable(name).is_none() {
-            return Err(Error::Input(format!(
-                "--shape {name}: the model has no input named `{name}`"
-            )));
-        }
-    }
-    let inferred = infer::infer(&g, &known, &HashMap::new())?;
-    let fusion = fuse(&g);
-    let plans: Vec<(&str, _)> = STRATEGIES
-        .iter()
-        .map(|&(name, s)| (name, plan(&g, &inferred, Some(&fusion), &external, s)))
-        .collect();
-    let mb = |b: usize| b as f64 / (1 << 20) as f64;
-    let lower_bound = plans
-        .iter()
-        .find(|(n, _)| *n == "kiln")
-        .map_or(0, |(_, p)| p.lower_bound);
-    let group_json: Vec<_> = fusion
-        .groups
-        .iter()
-        .map(|grp| {
-            json!({
-                "ops": grp.nodes.iter().map(|&n| g.node(n).op_name()).collect::<Vec<_>>(),
-                "nodes": grp.nodes.iter().map(|&n| g.node(n).name.clone()).collect::<Vec<_>>(),
-                "reason": grp.reason,
-            })
-        })
-        .collect();
+    let shapes: HashMap<String, Vec<usize>> = args.shapes.iter().cloned().collect();
+    let p = plan_symbol(&sym, &shapes, args.train)?;
+    let g = &p.graph;
     if args.json {
+        let groups: Vec<_> = p
+            .fusion
+            .groups
+            .iter()
+            .map(|grp| {
+                json!({
+                    "ops": grp.nodes.iter().map(|&n| g.node(n).op_name()).collect::<Vec<_>>(),
+                    "nodes": grp.nodes.iter().map(|&n| g.node(n).name.clone()).collect::<Vec<_>>(),
+                    "reason": grp.reason,
+                })
+            })
+            .collect();
         let mut memory = serde_json::Map::new();
-        for (name, p) in &plans {
-            memory.insert(name.to_string(), json!(mb(p.bytes)));
+        for (name, plan) in &p.plans {
+            memory.insert(name.to_string(), json!(mb(plan.bytes)));
         }
-        memory.insert("lower_bound".into(), json!(mb(lower_bound)));
-        let timings: Vec<_> = report
+        memory.insert("lower_bound".into(), json!(mb(p.lower_bound())));
+        let timings: Vec<_> = p
+            .report
             .timings
             .iter()
             .map(|(n, d)| json!({"pass": n, "ms": d.as_secs_f64() * 1e3}))
             .collect();
         println!(
             "{}",
-            json!({ "kernels": fusion.groups.len(), "groups": group_json, "memory_mb": memory, "passes": timings })
+            json!({ "kernels": p.fusion.groups.len(), "groups": groups, "memory_mb": memory, "passes": timings })
         );
         return Ok(());
     }
@@ -116,9 +72,9 @@ pub fn run(args: Args) -> Result<()> {
         "{}: {} nodes after passes, {} kernels",
         args.model.display(),
         g.len(),
-        fusion.groups.len()
+        p.fusion.groups.len()
     );
-    for (i, grp) in fusion.groups.iter().enumerate() {
+    for (i, grp) in p.fusion.groups.iter().enumerate() {
         let members: Vec<String> = grp
             .nodes
             .iter()
@@ -131,12 +87,12 @@ pub fn run(args: Args) -> Result<()> {
         );
     }
     println!("memory (MB):");
-    for (name, p) in &plans {
-        println!("  {name:<12} {:>10.2}", mb(p.bytes));
+    for (name, plan) in &p.plans {
+        println!("  {name:<12} {:>10.2}", mb(plan.bytes));
     }
-    println!("  {:<12} {:>10.2}", "lower bound", mb(lower_bound));
+    println!("  {:<12} {:>10.2}", "lower bound", mb(p.lower_bound()));
     if args.timings {
-        for (name, d) in &report.timings {
+        for (name, d) in &p.report.timings {
             println!("  pass {name:<16} {:.3} ms", d.as_secs_f64() * 1e3);
         }
     }

@@ -1,0 +1,62 @@
+//! Writes `benches/memory.md`: kiln's memory plans next to MXNet 1.9.1's for the same
+//! symbols, in the layout of the MXNet paper's memory figure.
+//!
+//! `cargo run --release --example memory_report` reads MXNet's figures from
+//! `benches/memory/mxnet.json` (made by `benches/memory/mxnet_memory.py` with mxnet 1.9.1)
+//! and plans every model with kiln in the same run.
+
+use kiln::compiler::plan::plan_symbol;
+use kiln::Symbol;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::fmt::Write;
+
+fn mb(bytes: usize) -> f64 {
+    bytes as f64 / (1 << 20) as f64
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let mxnet: Value = serde_json::from_str(&std::fs::read_to_string(format!(
+        "{root}/benches/memory/mxnet.json"
+    ))?)?;
+    let results = mxnet["results"]
+        .as_array()
+        .ok_or("mxnet.json has no results")?;
+    let mut out = String::new();
+    writeln!(out, "# Memory: kiln's plans against MXNet 1.9.1\n")?;
+    writeln!(out, "Made by `cargo run --release --example memory_report` (MXNet's column: `benches/memory/mxnet.json`, from `benches/memory/mxnet_memory.py`).")?;
+    writeln!(out, "Megabytes of intermediate entries plus kernel workspace; arguments, gradients and aux states are external (see `benches/memory/README.md` for what MXNet's figure counts).")?;
+    writeln!(out, "Columns: kiln's strategies — naive (every entry its own buffer), in-place, co-share, both (MXNet's heuristics), kiln (fusion + in-place + arena offsets) — and the lower bound for kiln's execution order.\n")?;
+    writeln!(out, "| model | batch | mode | MXNet | naive | inplace | coshare | both | kiln | lower bound | kiln/MXNet | kiln/bound |")?;
+    writeln!(out, "|---|---|---|---|---|---|---|---|---|---|---|---|")?;
+    for r in results {
+        let (model, batch, mode) = (
+            r["model"].as_str().ok_or("model")?,
+            r["batch"].as_u64().ok_or("batch")? as usize,
+            r["mode"].as_str().ok_or("mode")?,
+        );
+        let mx = r["allocated_mb"].as_f64().ok_or("allocated_mb")?;
+        let sym = Symbol::load(format!("{root}/tests/fixtures/zoo/{model}-symbol.json"))?;
+        let side = if model == "inception_v3" { 299 } else { 224 };
+        let shapes = HashMap::from([("data".to_string(), vec![batch, 3, side, side])]);
+        let p = plan_symbol(&sym, &shapes, mode == "training")?;
+        let kiln = mb(p.bytes("kiln"));
+        let bound = mb(p.lower_bound());
+        let cols: Vec<String> = ["naive", "inplace", "coshare", "both", "kiln"]
+            .iter()
+            .map(|s| format!("{:.0}", mb(p.bytes(s))))
+            .collect();
+        writeln!(
+            out,
+            "| {model} | {batch} | {mode} | {mx:.0} | {} | {bound:.0} | {:.2} | {:.3} |",
+            cols.join(" | "),
+            kiln / mx,
+            kiln / bound.max(1e-9)
+        )?;
+        eprintln!("{model} {batch} {mode}: kiln {kiln:.0} MB, MXNet {mx:.0} MB");
+    }
+    std::fs::write(format!("{root}/benches/memory.md"), out)?;
+    println!("wrote benches/memory.md");
+    Ok(())
+}
