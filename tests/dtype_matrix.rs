@@ -55,14 +55,25 @@ fn every_listed_dtype_runs_on_the_interpreter() {
     let mut runs = 0;
     for op in registry().ops() {
         if op.resources.contains(&Resource::Random) && op.nominal_signature().0.is_empty() {
+            let has = |p: &str| op.params.iter().any(|d| d.name == p);
             for dtype in op.dtypes {
+                // Samplers take their shape (`shape`, or `size` for the NumPy-style ones),
+                // their dtype where they have one, and valid distribution parameters.
+                let mut attrs = BTreeMap::new();
+                let shape_param = if has("shape") { "shape" } else { "size" };
+                attrs.insert(shape_param.to_string(), "(2, 3)".to_string());
+                if has("dtype") {
+                    attrs.insert("dtype".into(), dtype.name().into());
+                }
+                for (k, v) in [("low", "0"), ("high", "10"), ("loc", "0"), ("scale", "1")] {
+                    if has(k) {
+                        attrs.insert(k.into(), v.into());
+                    }
+                }
                 let case = Case {
                     name: op.name.into(),
                     op: op.name.into(),
-                    attrs: BTreeMap::from([
-                        ("shape".into(), "(2, 3)".into()),
-                        ("dtype".into(), dtype.name().into()),
-                    ]),
+                    attrs,
                     inputs: vec![],
                     is_train: false,
                     file: String::new(),

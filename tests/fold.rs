@@ -50,3 +50,54 @@ fn folding_batchnorm_keeps_resnet18_outputs() {
         "matches MXNet too"
     );
 }
+
+#[test]
+fn batchnorm_as_scale_shift_keeps_outputs_and_fuses_into_convolutions() {
+    use kiln::compiler::passes::{fuse, BatchNormToScaleShift, Pass};
+    let sym = Symbol::load(fixture("models/resnet18_v1-symbol.json")).unwrap();
+    let io = params("models/resnet18_v1-io.params");
+    let data = io.get("data").unwrap().clone();
+    let shapes = sym.infer_shape(&[("data", &data.shape)]).unwrap();
+    let names = sym
+        .list_arguments()
+        .into_iter()
+        .chain(sym.list_auxiliary_states());
+    let mut values: HashMap<String, Tensor> = names
+        .zip(shapes.arguments.iter().chain(&shapes.aux_states))
+        .filter(|(n, _)| n != "data")
+        .map(|(n, s)| (n.clone(), weights::parameter(&n, s)))
+        .collect();
+    values.insert("data".into(), data.clone());
+    let (inference, _) = Pipeline::inference().run(&sym.to_graph().unwrap()).unwrap();
+    let pass = BatchNormToScaleShift {
+        shapes: HashMap::from([("data".to_string(), data.shape.clone())]),
+    };
+    let out = pass.run(&inference.graph).unwrap();
+    let g = &out.graph;
+    assert_eq!(
+        g.node_ids()
+            .filter(|&id| g.node(id).op_name() == "BatchNorm")
+            .count(),
+        0
+    );
+    // Every convolution now ends with its scale and shift.
+    let f = fuse(g);
+    for grp in &f.groups {
+        if let Some(&first) = grp.nodes.first() {
+            if g.node(first).op_name() == "Convolution" {
+                let ops: Vec<&str> = grp.nodes.iter().map(|&n| g.node(n).op_name()).collect();
+                assert!(
+                    ops.starts_with(&["Convolution", "broadcast_mul", "broadcast_add"]),
+                    "{ops:?}"
+                );
+            }
+        }
+    }
+    let want = interpret(&inference.graph, &values, RunOptions::default()).unwrap();
+    let got = interpret(g, &values, RunOptions::default()).unwrap();
+    assert!(
+        compare(&got[0], &want[0], 1e-5).is_none(),
+        "{:?}",
+        compare(&got[0], &want[0], 1e-5)
+    );
+}

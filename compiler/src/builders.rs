@@ -141,6 +141,383 @@ impl<'a, T: Operand> AddN<'a, T> {
     }
 }
 
+/// `arccos`: inverse cosine, in [0, pi]
+pub struct Arccos<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `arccos`.
+#[track_caller]
+pub fn arccos<'a, T: Operand>() -> Arccos<'a, T> {
+    Arccos { call: OpCall::new("arccos") }
+}
+
+impl<'a, T: Operand> Arccos<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `arccosh`: inverse hyperbolic cosine (x >= 1)
+pub struct Arccosh<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `arccosh`.
+#[track_caller]
+pub fn arccosh<'a, T: Operand>() -> Arccosh<'a, T> {
+    Arccosh { call: OpCall::new("arccosh") }
+}
+
+impl<'a, T: Operand> Arccosh<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `arcsin`: inverse sine, in [-pi/2, pi/2]
+pub struct Arcsin<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `arcsin`.
+#[track_caller]
+pub fn arcsin<'a, T: Operand>() -> Arcsin<'a, T> {
+    Arcsin { call: OpCall::new("arcsin") }
+}
+
+impl<'a, T: Operand> Arcsin<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `arcsinh`: inverse hyperbolic sine
+pub struct Arcsinh<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `arcsinh`.
+#[track_caller]
+pub fn arcsinh<'a, T: Operand>() -> Arcsinh<'a, T> {
+    Arcsinh { call: OpCall::new("arcsinh") }
+}
+
+impl<'a, T: Operand> Arcsinh<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `arctan`: inverse tangent, in (-pi/2, pi/2)
+pub struct Arctan<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `arctan`.
+#[track_caller]
+pub fn arctan<'a, T: Operand>() -> Arctan<'a, T> {
+    Arctan { call: OpCall::new("arctan") }
+}
+
+impl<'a, T: Operand> Arctan<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `arctanh`: inverse hyperbolic tangent (|x| < 1)
+pub struct Arctanh<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `arctanh`.
+#[track_caller]
+pub fn arctanh<'a, T: Operand>() -> Arctanh<'a, T> {
+    Arctanh { call: OpCall::new("arctanh") }
+}
+
+impl<'a, T: Operand> Arctanh<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `argmax`: Index of the maximum along `axis` (of the flattened input when axis is None), in the input's dtype; ties give the first index, and a NaN counts as the maximum.
+pub struct Argmax<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `argmax`.
+#[track_caller]
+pub fn argmax<'a, T: Operand>() -> Argmax<'a, T> {
+    Argmax { call: OpCall::new("argmax") }
+}
+
+impl<'a, T: Operand> Argmax<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// the axis to search (None: the flattened input); negative counts from the end (int, optional, default `None`).
+    pub fn axis(mut self, v: i64) -> Self {
+        self.call = self.call.attr("axis", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// keep the searched axis (every axis when axis is None) with size 1 (boolean, default `False`).
+    pub fn keepdims(mut self, v: bool) -> Self {
+        self.call = self.call.attr("keepdims", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `argmin`: Index of the minimum along `axis` (of the flattened input when axis is None), in the input's dtype; ties give the first index, and a NaN counts as the minimum.
+pub struct Argmin<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `argmin`.
+#[track_caller]
+pub fn argmin<'a, T: Operand>() -> Argmin<'a, T> {
+    Argmin { call: OpCall::new("argmin") }
+}
+
+impl<'a, T: Operand> Argmin<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// the axis to search (None: the flattened input); negative counts from the end (int, optional, default `None`).
+    pub fn axis(mut self, v: i64) -> Self {
+        self.call = self.call.attr("axis", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// keep the searched axis (every axis when axis is None) with size 1 (boolean, default `False`).
+    pub fn keepdims(mut self, v: bool) -> Self {
+        self.call = self.call.attr("keepdims", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `argsort`: The indices that sort the input along `axis` (flat indices when axis is None), ascending unless is_ascend is False, as `dtype`; ties keep their order. The gradient is zero.
+pub struct Argsort<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `argsort`.
+#[track_caller]
+pub fn argsort<'a, T: Operand>() -> Argsort<'a, T> {
+    Argsort { call: OpCall::new("argsort") }
+}
+
+impl<'a, T: Operand> Argsort<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// the axis to sort along (None: the flattened input); negative counts from the end (int, optional, default `-1`).
+    pub fn axis(mut self, v: i64) -> Self {
+        self.call = self.call.attr("axis", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// ascending (True) or descending order (boolean, default `True`).
+    pub fn is_ascend(mut self, v: bool) -> Self {
+        self.call = self.call.attr("is_ascend", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// dtype of the indices ({float16, float32, float64, int32, int64, uint8}, default `float32`).
+    pub fn dtype(mut self, v: &str) -> Self {
+        self.call = self.call.attr("dtype", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
 /// `_backward_BatchNorm`: Gradient of BatchNorm, from ograd, data, gamma and the forward's hidden `mean` and inverse-std `var` outputs: data_grad, gamma_grad (zero with fix_gamma) and beta_grad. In training without use_global_stats the statistics are the batch's and the gradient flows through them; otherwise they are constants. Takes the forward's parameters.
 pub struct BackwardBatchNorm<'a, T> {
     call: OpCall<'a, T>,
@@ -400,6 +777,177 @@ impl<'a, T: Operand> BackwardConvolution<'a, T> {
     }
 }
 
+/// `_backward_Deconvolution`: Gradient of Deconvolution: from ograd, data and weight, the gradients of data (the convolution of ograd), weight (data correlated with ograd) and bias (ograd summed over batch and space). Takes the forward's parameters.
+pub struct BackwardDeconvolution<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_backward_Deconvolution`.
+#[track_caller]
+pub fn backward_deconvolution<'a, T: Operand>() -> BackwardDeconvolution<'a, T> {
+    BackwardDeconvolution { call: OpCall::new("_backward_Deconvolution") }
+}
+
+impl<'a, T: Operand> BackwardDeconvolution<'a, T> {
+    /// Input `ograd`.
+    pub fn ograd(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("ograd", s);
+        self
+    }
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// Input `weight`.
+    pub fn weight(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("weight", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// kernel size: (w,), (h, w) or (d, h, w) (tuple of int, required).
+    pub fn kernel(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("kernel", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// stride of the corresponding convolution; () means 1 per dimension (tuple of int, default `()`).
+    pub fn stride(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("stride", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// dilation; () means 1 per dimension (tuple of int, default `()`).
+    pub fn dilate(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("dilate", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// padding of the corresponding convolution; () means 0 (ignored with target_shape) (tuple of int, default `()`).
+    pub fn pad(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("pad", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// added to the output size, below the stride; () means 0 (ignored with target_shape) (tuple of int, default `()`).
+    pub fn adj(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("adj", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// output spatial size; derives pad and adj when set (tuple of int, default `()`).
+    pub fn target_shape(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("target_shape", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// number of output channels (int, required).
+    pub fn num_filter(mut self, v: i64) -> Self {
+        self.call = self.call.attr("num_filter", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// number of channel groups (int, default `1`).
+    pub fn num_group(mut self, v: i64) -> Self {
+        self.call = self.call.attr("num_group", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// MXNet workspace limit in MB (ignored) (int, default `512`).
+    pub fn workspace(mut self, v: i64) -> Self {
+        self.call = self.call.attr("workspace", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// whether to omit the bias (boolean, default `True`).
+    pub fn no_bias(mut self, v: bool) -> Self {
+        self.call = self.call.attr("no_bias", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// cuDNN algorithm selection (ignored) ({None, off, limited_workspace, fastest}, default `None`).
+    pub fn cudnn_tune(mut self, v: &str) -> Self {
+        self.call = self.call.attr("cudnn_tune", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// turn off cuDNN (ignored) (boolean, default `False`).
+    pub fn cudnn_off(mut self, v: bool) -> Self {
+        self.call = self.call.attr("cudnn_off", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// data layout; None means NCW, NCHW or NCDHW ({None, NCW, NCHW, NCDHW, NHWC, NDHWC}, default `None`).
+    pub fn layout(mut self, v: &str) -> Self {
+        self.call = self.call.attr("layout", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_backward_diag`: The gradient of diag: for a 1-D `data`, diagonal k of `ograd`; otherwise `ograd` written on the diagonal of zeros of data's shape (data's values are not read).
+pub struct BackwardDiag<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_backward_diag`.
+#[track_caller]
+pub fn backward_diag<'a, T: Operand>() -> BackwardDiag<'a, T> {
+    BackwardDiag { call: OpCall::new("_backward_diag") }
+}
+
+impl<'a, T: Operand> BackwardDiag<'a, T> {
+    /// Input `ograd`.
+    pub fn ograd(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("ograd", s);
+        self
+    }
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// the diagonal: 0 the main one, k > 0 above it, k < 0 below it (int, default `0`).
+    pub fn k(mut self, v: i64) -> Self {
+        self.call = self.call.attr("k", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// first axis of the matrices (ignored for a 1-D input) (int, default `0`).
+    pub fn axis1(mut self, v: i64) -> Self {
+        self.call = self.call.attr("axis1", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// second axis of the matrices (ignored for a 1-D input) (int, default `1`).
+    pub fn axis2(mut self, v: i64) -> Self {
+        self.call = self.call.attr("axis2", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
 /// `_backward_elemwise`: Gradient of an element-wise operator with respect to one input: ograd times the symbolic derivative of the operator's scalar expression.
 pub struct BackwardElemwise<'a, T> {
     call: OpCall<'a, T>,
@@ -430,6 +978,11 @@ impl<'a, T: Operand> BackwardElemwise<'a, T> {
     /// its parameters, `k=v;k=v` (string, default ``).
     pub fn attrs(mut self, v: &str) -> Self {
         self.call = self.call.attr("attrs", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// read the forward output instead of the inputs (unary operators only) (boolean, default `False`).
+    pub fn from_output(mut self, v: bool) -> Self {
+        self.call = self.call.attr("from_output", Value::Bool(v).to_mxnet_string());
         self
     }
     /// the input differentiated against (int, required).
@@ -551,6 +1104,321 @@ impl<'a, T: Operand> BackwardFullyConnected<'a, T> {
     /// whether to collapse all but the first axis of the input (boolean, default `True`).
     pub fn flatten(mut self, v: bool) -> Self {
         self.call = self.call.attr("flatten", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_backward_gather_nd`: The gradient of gather_nd: each slice of `ograd` added into zeros of `data`'s shape where gather_nd read it (data's values are not read).
+pub struct BackwardGatherNd<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_backward_gather_nd`.
+#[track_caller]
+pub fn backward_gather_nd<'a, T: Operand>() -> BackwardGatherNd<'a, T> {
+    BackwardGatherNd { call: OpCall::new("_backward_gather_nd") }
+}
+
+impl<'a, T: Operand> BackwardGatherNd<'a, T> {
+    /// Input `ograd`.
+    pub fn ograd(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("ograd", s);
+        self
+    }
+    /// Input `indices`.
+    pub fn indices(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("indices", s);
+        self
+    }
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_backward_GroupNorm`: Gradient of GroupNorm from ograd, data, gamma and the forward's mean and std: the LayerNorm formula over each (instance, group); gamma and beta gradients per group. Takes the forward's parameters.
+pub struct BackwardGroupNorm<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_backward_GroupNorm`.
+#[track_caller]
+pub fn backward_group_norm<'a, T: Operand>() -> BackwardGroupNorm<'a, T> {
+    BackwardGroupNorm { call: OpCall::new("_backward_GroupNorm") }
+}
+
+impl<'a, T: Operand> BackwardGroupNorm<'a, T> {
+    /// Input `ograd`.
+    pub fn ograd(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("ograd", s);
+        self
+    }
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// Input `gamma`.
+    pub fn gamma(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("gamma", s);
+        self
+    }
+    /// Input `mean`.
+    pub fn mean(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("mean", s);
+        self
+    }
+    /// Input `std`.
+    pub fn std(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("std", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// number of channel groups (int, default `1`).
+    pub fn num_groups(mut self, v: i64) -> Self {
+        self.call = self.call.attr("num_groups", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// added to the variance (float, default `1e-05`).
+    pub fn eps(mut self, v: f64) -> Self {
+        self.call = self.call.attr("eps", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// make the mean and std outputs visible (boolean, default `False`).
+    pub fn output_mean_var(mut self, v: bool) -> Self {
+        self.call = self.call.attr("output_mean_var", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_backward_InstanceNorm`: Gradient of InstanceNorm from ograd, data, gamma and the forward's mean and variance (input `std` holds the variance): the LayerNorm formula over each (instance, channel) plane with std = sqrt(var + eps); gamma and beta gradients per channel. Takes the forward's parameters.
+pub struct BackwardInstanceNorm<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_backward_InstanceNorm`.
+#[track_caller]
+pub fn backward_instance_norm<'a, T: Operand>() -> BackwardInstanceNorm<'a, T> {
+    BackwardInstanceNorm { call: OpCall::new("_backward_InstanceNorm") }
+}
+
+impl<'a, T: Operand> BackwardInstanceNorm<'a, T> {
+    /// Input `ograd`.
+    pub fn ograd(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("ograd", s);
+        self
+    }
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// Input `gamma`.
+    pub fn gamma(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("gamma", s);
+        self
+    }
+    /// Input `mean`.
+    pub fn mean(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("mean", s);
+        self
+    }
+    /// Input `std`.
+    pub fn std(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("std", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// added to the variance (float, default `0.001`).
+    pub fn eps(mut self, v: f64) -> Self {
+        self.call = self.call.attr("eps", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_backward_L2Normalization`: Gradient of L2Normalization from ograd g, the output y and the norm n: `(g − y·Σ g·y) / n`, the sum over each norm's elements. Takes the forward's parameters.
+pub struct BackwardL2Normalization<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_backward_L2Normalization`.
+#[track_caller]
+pub fn backward_l2_normalization<'a, T: Operand>() -> BackwardL2Normalization<'a, T> {
+    BackwardL2Normalization { call: OpCall::new("_backward_L2Normalization") }
+}
+
+impl<'a, T: Operand> BackwardL2Normalization<'a, T> {
+    /// Input `ograd`.
+    pub fn ograd(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("ograd", s);
+        self
+    }
+    /// Input `output`.
+    pub fn output(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("output", s);
+        self
+    }
+    /// Input `norm`.
+    pub fn norm(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("norm", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// added to the sum of squares (float, default `1e-10`).
+    pub fn eps(mut self, v: f64) -> Self {
+        self.call = self.call.attr("eps", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// instance: one norm per instance; channel: across channels at each position; spatial: over each channel's positions ({channel, instance, spatial}, default `instance`).
+    pub fn mode(mut self, v: &str) -> Self {
+        self.call = self.call.attr("mode", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_backward_LayerNorm`: Gradient of LayerNorm from ograd, data, gamma and the forward's mean and std: with x̂ = (x − mean)/std and w = ograd·gamma, data_grad = (w − mean(w) − x̂·mean(w·x̂))/std along the axis; gamma_grad = Σ ograd·x̂ and beta_grad = Σ ograd over the other axes. Takes the forward's parameters.
+pub struct BackwardLayerNorm<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_backward_LayerNorm`.
+#[track_caller]
+pub fn backward_layer_norm<'a, T: Operand>() -> BackwardLayerNorm<'a, T> {
+    BackwardLayerNorm { call: OpCall::new("_backward_LayerNorm") }
+}
+
+impl<'a, T: Operand> BackwardLayerNorm<'a, T> {
+    /// Input `ograd`.
+    pub fn ograd(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("ograd", s);
+        self
+    }
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// Input `gamma`.
+    pub fn gamma(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("gamma", s);
+        self
+    }
+    /// Input `mean`.
+    pub fn mean(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("mean", s);
+        self
+    }
+    /// Input `std`.
+    pub fn std(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("std", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// axis to normalize (int, default `-1`).
+    pub fn axis(mut self, v: i64) -> Self {
+        self.call = self.call.attr("axis", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// added to the variance (float, default `1e-05`).
+    pub fn eps(mut self, v: f64) -> Self {
+        self.call = self.call.attr("eps", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// make the mean and std outputs visible (boolean, default `False`).
+    pub fn output_mean_var(mut self, v: bool) -> Self {
+        self.call = self.call.attr("output_mean_var", Value::Bool(v).to_mxnet_string());
         self
     }
     /// The node's name.
@@ -907,6 +1775,324 @@ impl<'a, T: Operand> BackwardMaeRegressionOutput<'a, T> {
     }
 }
 
+/// `_backward_MakeLoss`: Gradient of MakeLoss from its data: grad_scale/norm in every element (norm as MakeLoss describes). Takes the forward's parameters.
+pub struct BackwardMakeLoss<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_backward_MakeLoss`.
+#[track_caller]
+pub fn backward_make_loss<'a, T: Operand>() -> BackwardMakeLoss<'a, T> {
+    BackwardMakeLoss { call: OpCall::new("_backward_MakeLoss") }
+}
+
+impl<'a, T: Operand> BackwardMakeLoss<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// the gradient's value before normalization (float, default `1.0`).
+    pub fn grad_scale(mut self, v: f64) -> Self {
+        self.call = self.call.attr("grad_scale", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// valid normalization counts the elements above it (float, default `0.0`).
+    pub fn valid_thresh(mut self, v: f64) -> Self {
+        self.call = self.call.attr("valid_thresh", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// what grad_scale is divided by ({batch, null, valid}, default `null`).
+    pub fn normalization(mut self, v: &str) -> Self {
+        self.call = self.call.attr("normalization", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_backward_nanprod`: The gradient of nanprod: `ograd * prod / data` (ograd and prod broadcast back to data's shape) where `data` is not NaN, else 0.
+pub struct BackwardNanprod<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_backward_nanprod`.
+#[track_caller]
+pub fn backward_nanprod<'a, T: Operand>() -> BackwardNanprod<'a, T> {
+    BackwardNanprod { call: OpCall::new("_backward_nanprod") }
+}
+
+impl<'a, T: Operand> BackwardNanprod<'a, T> {
+    /// Input `ograd`.
+    pub fn ograd(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("ograd", s);
+        self
+    }
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// Input `prod`.
+    pub fn prod(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("prod", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_backward_nansum`: The gradient of nansum: `ograd` (broadcast back to data's shape) where `data` is not NaN, else 0.
+pub struct BackwardNansum<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_backward_nansum`.
+#[track_caller]
+pub fn backward_nansum<'a, T: Operand>() -> BackwardNansum<'a, T> {
+    BackwardNansum { call: OpCall::new("_backward_nansum") }
+}
+
+impl<'a, T: Operand> BackwardNansum<'a, T> {
+    /// Input `ograd`.
+    pub fn ograd(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("ograd", s);
+        self
+    }
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_backward_norm`: The gradient of norm: `ograd * data / norm` for ord=2, `ograd * sign(data)` for ord=1 (ograd and norm copied back to data's shape); the output has data's dtype.
+pub struct BackwardNorm<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_backward_norm`.
+#[track_caller]
+pub fn backward_norm<'a, T: Operand>() -> BackwardNorm<'a, T> {
+    BackwardNorm { call: OpCall::new("_backward_norm") }
+}
+
+impl<'a, T: Operand> BackwardNorm<'a, T> {
+    /// Input `ograd`.
+    pub fn ograd(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("ograd", s);
+        self
+    }
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// Input `norm`.
+    pub fn norm(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("norm", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// order of the norm: 1 or 2 (int, default `2`).
+    pub fn ord(mut self, v: i64) -> Self {
+        self.call = self.call.attr("ord", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_backward_Pad`: The gradient of `Pad`: each element of `ograd` added to the element of `data` it was copied from (data's values are not read; constant padding adds nothing).
+pub struct BackwardPad<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_backward_Pad`.
+#[track_caller]
+pub fn backward_pad<'a, T: Operand>() -> BackwardPad<'a, T> {
+    BackwardPad { call: OpCall::new("_backward_Pad") }
+}
+
+impl<'a, T: Operand> BackwardPad<'a, T> {
+    /// Input `ograd`.
+    pub fn ograd(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("ograd", s);
+        self
+    }
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// constant: pad with constant_value; edge: repeat the edge values; reflect: mirror the input about its edges (the edge itself not repeated) ({constant, edge, reflect}, required).
+    pub fn mode(mut self, v: &str) -> Self {
+        self.call = self.call.attr("mode", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// (before_1, after_1, ..., before_N, after_N), one pair per axis; the pairs of the first two axes must be 0 (tuple of int, required).
+    pub fn pad_width(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("pad_width", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// the padding value in constant mode (float, default `0`).
+    pub fn constant_value(mut self, v: f64) -> Self {
+        self.call = self.call.attr("constant_value", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_backward_pick`: The gradient of pick: zeros of `data`'s shape with each element of `ograd` at the position along `axis` that `index` picked (data's values are not read).
+pub struct BackwardPick<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_backward_pick`.
+#[track_caller]
+pub fn backward_pick<'a, T: Operand>() -> BackwardPick<'a, T> {
+    BackwardPick { call: OpCall::new("_backward_pick") }
+}
+
+impl<'a, T: Operand> BackwardPick<'a, T> {
+    /// Input `ograd`.
+    pub fn ograd(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("ograd", s);
+        self
+    }
+    /// Input `index`.
+    pub fn index(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("index", s);
+        self
+    }
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// the axis to pick along (negative counts from the end; None is refused, as in MXNet 1.9.1) (int, optional, default `-1`).
+    pub fn axis(mut self, v: i64) -> Self {
+        self.call = self.call.attr("axis", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// keep the picked axis, with size 1 (boolean, default `False`).
+    pub fn keepdims(mut self, v: bool) -> Self {
+        self.call = self.call.attr("keepdims", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// out-of-range indices: clip to the axis or wrap around it ({clip, wrap}, default `clip`).
+    pub fn mode(mut self, v: &str) -> Self {
+        self.call = self.call.attr("mode", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
 /// `_backward_Pooling`: Gradient of Pooling, from ograd, data and the forward output: max routes each output's gradient to the first input of its window equal to the output (as MXNet); avg spreads it over the window divided by the forward's divisor; sum copies it; lp scales it by (x/out)^(p−1). Takes the forward's parameters.
 pub struct BackwardPooling<'a, T> {
     call: OpCall<'a, T>,
@@ -987,6 +2173,167 @@ impl<'a, T: Operand> BackwardPooling<'a, T> {
     /// data layout; None means NCW, NCHW or NCDHW ({None, NCW, NCHW, NCDHW, NWC, NHWC, NDHWC}, default `None`).
     pub fn layout(mut self, v: &str) -> Self {
         self.call = self.call.attr("layout", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_backward_RNN`: Gradient of RNN by backpropagation through time: from the forward's inputs and the head gradients of its outputs (output, then state and cell with state_outputs), the gradients of data, parameters, state and (LSTM) state_cell; sequence lengths get none. Takes the forward's parameters.
+pub struct BackwardRnn<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_backward_RNN`.
+#[track_caller]
+pub fn backward_rnn<'a, T: Operand>() -> BackwardRnn<'a, T> {
+    BackwardRnn { call: OpCall::new("_backward_RNN") }
+}
+
+impl<'a, T: Operand> BackwardRnn<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// Input `parameters`.
+    pub fn parameters(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("parameters", s);
+        self
+    }
+    /// Input `state`.
+    pub fn state(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("state", s);
+        self
+    }
+    /// Input `ograd_output`.
+    pub fn ograd_output(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("ograd_output", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// hidden size H (int, required).
+    pub fn state_size(mut self, v: i64) -> Self {
+        self.call = self.call.attr("state_size", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// number of stacked layers L (int, required).
+    pub fn num_layers(mut self, v: i64) -> Self {
+        self.call = self.call.attr("num_layers", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// a second, backward direction per layer (boolean, default `False`).
+    pub fn bidirectional(mut self, v: bool) -> Self {
+        self.call = self.call.attr("bidirectional", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// the recurrent cell ({gru, lstm, rnn_relu, rnn_tanh}, required).
+    pub fn mode(mut self, v: &str) -> Self {
+        self.call = self.call.attr("mode", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// dropout between layers in training (only 0 is supported in training) (float, default `0.0`).
+    pub fn p(mut self, v: f64) -> Self {
+        self.call = self.call.attr("p", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// also output the final state (and cell, LSTM) (boolean, default `False`).
+    pub fn state_outputs(mut self, v: bool) -> Self {
+        self.call = self.call.attr("state_outputs", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// LSTM projection (not supported) (int, optional, default `None`).
+    pub fn projection_size(mut self, v: i64) -> Self {
+        self.call = self.call.attr("projection_size", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// lower clip of the LSTM cell state (float, optional, default `None`).
+    pub fn lstm_state_clip_min(mut self, v: f64) -> Self {
+        self.call = self.call.attr("lstm_state_clip_min", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// upper clip of the LSTM cell state (float, optional, default `None`).
+    pub fn lstm_state_clip_max(mut self, v: f64) -> Self {
+        self.call = self.call.attr("lstm_state_clip_max", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// clipping turns NaN cell states into the maximum (boolean, default `False`).
+    pub fn lstm_state_clip_nan(mut self, v: bool) -> Self {
+        self.call = self.call.attr("lstm_state_clip_nan", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// take a `sequence_length` input (N,) (boolean, default `False`).
+    pub fn use_sequence_length(mut self, v: bool) -> Self {
+        self.call = self.call.attr("use_sequence_length", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_backward_SequenceLast`: Gradient of SequenceLast from ograd, data (for its shape) and the lengths: ograd at each sequence's picked step, zero elsewhere. Takes the forward's parameters.
+pub struct BackwardSequenceLast<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_backward_SequenceLast`.
+#[track_caller]
+pub fn backward_sequence_last<'a, T: Operand>() -> BackwardSequenceLast<'a, T> {
+    BackwardSequenceLast { call: OpCall::new("_backward_SequenceLast") }
+}
+
+impl<'a, T: Operand> BackwardSequenceLast<'a, T> {
+    /// Input `ograd`.
+    pub fn ograd(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("ograd", s);
+        self
+    }
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// take a `sequence_length` input (B,); otherwise every sequence has length T (boolean, default `False`).
+    pub fn use_sequence_length(mut self, v: bool) -> Self {
+        self.call = self.call.attr("use_sequence_length", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// the time axis: 0 for (T, B, ...), 1 for (B, T, ...) (int, default `0`).
+    pub fn axis(mut self, v: i64) -> Self {
+        self.call = self.call.attr("axis", Value::Int(v).to_mxnet_string());
         self
     }
     /// The node's name.
@@ -1121,6 +2468,49 @@ impl<'a, T: Operand> BackwardSliceAxis<'a, T> {
     }
 }
 
+/// `_backward_slice_like`: The gradient of `slice_like`: zeros of `data`'s shape with `ograd` at the origin (data's values are not read).
+pub struct BackwardSliceLike<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_backward_slice_like`.
+#[track_caller]
+pub fn backward_slice_like<'a, T: Operand>() -> BackwardSliceLike<'a, T> {
+    BackwardSliceLike { call: OpCall::new("_backward_slice_like") }
+}
+
+impl<'a, T: Operand> BackwardSliceLike<'a, T> {
+    /// Input `ograd`.
+    pub fn ograd(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("ograd", s);
+        self
+    }
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
 /// `_backward_softmax`: Gradient of softmax from ograd and the forward output y: `y·(ograd − Σ ograd·y)/T` along the axis, zero beyond each row's length. Inputs: ograd, then data (and length) when a dtype override (or use_length) is set, then the output. Takes the forward's parameters.
 pub struct BackwardSoftmax<'a, T> {
     call: OpCall<'a, T>,
@@ -1232,6 +2622,54 @@ impl<'a, T: Operand> BackwardSoftmaxActivation<'a, T> {
     }
 }
 
+/// `_backward_softmax_cross_entropy`: Gradient of softmax_cross_entropy with respect to its data: `(softmax(data) − onehot(label))·ograd`, ograd of shape (1,).
+pub struct BackwardSoftmaxCrossEntropy<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_backward_softmax_cross_entropy`.
+#[track_caller]
+pub fn backward_softmax_cross_entropy<'a, T: Operand>() -> BackwardSoftmaxCrossEntropy<'a, T> {
+    BackwardSoftmaxCrossEntropy { call: OpCall::new("_backward_softmax_cross_entropy") }
+}
+
+impl<'a, T: Operand> BackwardSoftmaxCrossEntropy<'a, T> {
+    /// Input `ograd`.
+    pub fn ograd(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("ograd", s);
+        self
+    }
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// Input `label`.
+    pub fn label(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("label", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
 /// `_backward_SoftmaxOutput`: Gradient of SoftmaxOutput from its output p and the label, ignoring any head gradient: `(p − target)·grad_scale/norm` with target the one-hot label (smoothed: 1 − smooth_alpha on the label, smooth_alpha/(k−1) elsewhere), zero rows where use_ignore and label = ignore_label. norm: null 1, batch the label count, valid the labels ≠ ignore_label (at least 1); multi_output's null and batch also divide by the spatial size. A label shaped like p is a probability target: `(p − label)·grad_scale`. Takes the forward's parameters.
 pub struct BackwardSoftmaxOutput<'a, T> {
     call: OpCall<'a, T>,
@@ -1297,6 +2735,190 @@ impl<'a, T: Operand> BackwardSoftmaxOutput<'a, T> {
     /// label smoothing (float, default `0.0`).
     pub fn smooth_alpha(mut self, v: f64) -> Self {
         self.call = self.call.attr("smooth_alpha", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_backward_take`: The gradient of take (and of Embedding's weight): each slice of `ograd` added into zeros of `a`'s shape at the position along `axis` its index selects (a's values are not read).
+pub struct BackwardTake<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_backward_take`.
+#[track_caller]
+pub fn backward_take<'a, T: Operand>() -> BackwardTake<'a, T> {
+    BackwardTake { call: OpCall::new("_backward_take") }
+}
+
+impl<'a, T: Operand> BackwardTake<'a, T> {
+    /// Input `ograd`.
+    pub fn ograd(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("ograd", s);
+        self
+    }
+    /// Input `indices`.
+    pub fn indices(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("indices", s);
+        self
+    }
+    /// Input `a`.
+    pub fn a(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("a", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// the axis of `a` to take from (negative counts from the end) (int, default `0`).
+    pub fn axis(mut self, v: i64) -> Self {
+        self.call = self.call.attr("axis", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// out-of-range indices: clip to the axis, wrap around it, or raise an error ({clip, raise, wrap}, default `clip`).
+    pub fn mode(mut self, v: &str) -> Self {
+        self.call = self.call.attr("mode", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_backward_topk`: The gradient of sort and topk: zeros of `data`'s shape with each element of `ograd` added at the position along `axis` (the flat position when axis is None) given by the matching element of `indices` (data's values are not read).
+pub struct BackwardTopk<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_backward_topk`.
+#[track_caller]
+pub fn backward_topk<'a, T: Operand>() -> BackwardTopk<'a, T> {
+    BackwardTopk { call: OpCall::new("_backward_topk") }
+}
+
+impl<'a, T: Operand> BackwardTopk<'a, T> {
+    /// Input `ograd`.
+    pub fn ograd(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("ograd", s);
+        self
+    }
+    /// Input `indices`.
+    pub fn indices(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("indices", s);
+        self
+    }
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// the axis to sort along (None: the flattened input); negative counts from the end (int, optional, default `-1`).
+    pub fn axis(mut self, v: i64) -> Self {
+        self.call = self.call.attr("axis", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_backward_UpSampling`: Gradient of nearest UpSampling from ograd and the forward's inputs (for their shapes): each input's gradient sums the head gradient over the block of outputs each of its elements was copied to (its channel slice with concat, all channels with sum). Takes the forward's parameters; bilinear differentiates through _backward_Deconvolution instead.
+pub struct BackwardUpSampling<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_backward_UpSampling`.
+#[track_caller]
+pub fn backward_up_sampling<'a, T: Operand>() -> BackwardUpSampling<'a, T> {
+    BackwardUpSampling { call: OpCall::new("_backward_UpSampling") }
+}
+
+impl<'a, T: Operand> BackwardUpSampling<'a, T> {
+    /// Input `ograd`.
+    pub fn ograd(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("ograd", s);
+        self
+    }
+    /// Input `arg0`.
+    pub fn arg0(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("arg0", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// up-sampling factor (int, required).
+    pub fn scale(mut self, v: i64) -> Self {
+        self.call = self.call.attr("scale", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// bilinear only: the data's number of channels (int, default `0`).
+    pub fn num_filter(mut self, v: i64) -> Self {
+        self.call = self.call.attr("num_filter", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// nearest neighbour or bilinear (a deconvolution with the given weight) ({bilinear, nearest}, required).
+    pub fn sample_type(mut self, v: &str) -> Self {
+        self.call = self.call.attr("sample_type", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// nearest with several inputs: concatenate along channels or add ({concat, sum}, default `concat`).
+    pub fn multi_input_mode(mut self, v: &str) -> Self {
+        self.call = self.call.attr("multi_input_mode", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// number of inputs (nearest); bilinear takes data and weight (int, required).
+    pub fn num_args(mut self, v: i64) -> Self {
+        self.call = self.call.attr("num_args", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// MXNet workspace limit in MB (ignored) (int, default `512`).
+    pub fn workspace(mut self, v: i64) -> Self {
+        self.call = self.call.attr("workspace", Value::Int(v).to_mxnet_string());
         self
     }
     /// The node's name.
@@ -1557,6 +3179,54 @@ impl<'a, T: Operand> BroadcastAdd<'a, T> {
     }
 }
 
+/// `broadcast_axis`: Broadcasts the input along the listed axes, each of size 1, to the matching entries of `size`. Axes count from 0 (MXNet 1.x accepts no negative axes here).
+pub struct BroadcastAxis<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `broadcast_axis`.
+#[track_caller]
+pub fn broadcast_axis<'a, T: Operand>() -> BroadcastAxis<'a, T> {
+    BroadcastAxis { call: OpCall::new("broadcast_axis") }
+}
+
+impl<'a, T: Operand> BroadcastAxis<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// the axes to broadcast (each of size 1) (tuple of int, default `()`).
+    pub fn axis(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("axis", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// the target size of each listed axis (tuple of int, default `()`).
+    pub fn size(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("size", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
 /// `_broadcast_backward`: Sums `data` over the axes along which `like` was broadcast, giving `like`'s shape (the gradient of a broadcast input).
 pub struct BroadcastBackward<'a, T> {
     call: OpCall<'a, T>,
@@ -1643,6 +3313,575 @@ impl<'a, T: Operand> BroadcastDiv<'a, T> {
     }
 }
 
+/// `broadcast_equal`: 1 where lhs == rhs, else 0 (in the input dtype).
+pub struct BroadcastEqual<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `broadcast_equal`.
+#[track_caller]
+pub fn broadcast_equal<'a, T: Operand>() -> BroadcastEqual<'a, T> {
+    BroadcastEqual { call: OpCall::new("broadcast_equal") }
+}
+
+impl<'a, T: Operand> BroadcastEqual<'a, T> {
+    /// Input `lhs`.
+    pub fn lhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("lhs", s);
+        self
+    }
+    /// Input `rhs`.
+    pub fn rhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("rhs", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `broadcast_greater`: 1 where lhs > rhs, else 0 (in the input dtype).
+pub struct BroadcastGreater<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `broadcast_greater`.
+#[track_caller]
+pub fn broadcast_greater<'a, T: Operand>() -> BroadcastGreater<'a, T> {
+    BroadcastGreater { call: OpCall::new("broadcast_greater") }
+}
+
+impl<'a, T: Operand> BroadcastGreater<'a, T> {
+    /// Input `lhs`.
+    pub fn lhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("lhs", s);
+        self
+    }
+    /// Input `rhs`.
+    pub fn rhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("rhs", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `broadcast_greater_equal`: 1 where lhs >= rhs, else 0 (in the input dtype).
+pub struct BroadcastGreaterEqual<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `broadcast_greater_equal`.
+#[track_caller]
+pub fn broadcast_greater_equal<'a, T: Operand>() -> BroadcastGreaterEqual<'a, T> {
+    BroadcastGreaterEqual { call: OpCall::new("broadcast_greater_equal") }
+}
+
+impl<'a, T: Operand> BroadcastGreaterEqual<'a, T> {
+    /// Input `lhs`.
+    pub fn lhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("lhs", s);
+        self
+    }
+    /// Input `rhs`.
+    pub fn rhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("rhs", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `broadcast_hypot`: √(lhs² + rhs²), without overflow in the squares.
+pub struct BroadcastHypot<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `broadcast_hypot`.
+#[track_caller]
+pub fn broadcast_hypot<'a, T: Operand>() -> BroadcastHypot<'a, T> {
+    BroadcastHypot { call: OpCall::new("broadcast_hypot") }
+}
+
+impl<'a, T: Operand> BroadcastHypot<'a, T> {
+    /// Input `lhs`.
+    pub fn lhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("lhs", s);
+        self
+    }
+    /// Input `rhs`.
+    pub fn rhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("rhs", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `broadcast_lesser`: 1 where lhs < rhs, else 0 (in the input dtype).
+pub struct BroadcastLesser<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `broadcast_lesser`.
+#[track_caller]
+pub fn broadcast_lesser<'a, T: Operand>() -> BroadcastLesser<'a, T> {
+    BroadcastLesser { call: OpCall::new("broadcast_lesser") }
+}
+
+impl<'a, T: Operand> BroadcastLesser<'a, T> {
+    /// Input `lhs`.
+    pub fn lhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("lhs", s);
+        self
+    }
+    /// Input `rhs`.
+    pub fn rhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("rhs", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `broadcast_lesser_equal`: 1 where lhs <= rhs, else 0 (in the input dtype).
+pub struct BroadcastLesserEqual<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `broadcast_lesser_equal`.
+#[track_caller]
+pub fn broadcast_lesser_equal<'a, T: Operand>() -> BroadcastLesserEqual<'a, T> {
+    BroadcastLesserEqual { call: OpCall::new("broadcast_lesser_equal") }
+}
+
+impl<'a, T: Operand> BroadcastLesserEqual<'a, T> {
+    /// Input `lhs`.
+    pub fn lhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("lhs", s);
+        self
+    }
+    /// Input `rhs`.
+    pub fn rhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("rhs", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `broadcast_like`: Broadcasts `lhs` like `rhs`. Without axes, to rhs's shape (same rank; each lhs axis equal or 1). With `lhs_axes` and `rhs_axes` (both set, same non-zero length), lhs axis lhs_axes[i], of size 1, takes the size of rhs axis rhs_axes[i]; negative axes count from the end.
+pub struct BroadcastLike<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `broadcast_like`.
+#[track_caller]
+pub fn broadcast_like<'a, T: Operand>() -> BroadcastLike<'a, T> {
+    BroadcastLike { call: OpCall::new("broadcast_like") }
+}
+
+impl<'a, T: Operand> BroadcastLike<'a, T> {
+    /// Input `lhs`.
+    pub fn lhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("lhs", s);
+        self
+    }
+    /// Input `rhs`.
+    pub fn rhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("rhs", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// axes of lhs to broadcast (None: broadcast to rhs's whole shape) (int or tuple of int, optional, default `None`).
+    pub fn lhs_axes(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("lhs_axes", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// axes of rhs whose sizes lhs_axes take (None: rhs's whole shape) (int or tuple of int, optional, default `None`).
+    pub fn rhs_axes(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("rhs_axes", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `broadcast_logical_and`: 1 where both operands are non-zero, else 0.
+pub struct BroadcastLogicalAnd<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `broadcast_logical_and`.
+#[track_caller]
+pub fn broadcast_logical_and<'a, T: Operand>() -> BroadcastLogicalAnd<'a, T> {
+    BroadcastLogicalAnd { call: OpCall::new("broadcast_logical_and") }
+}
+
+impl<'a, T: Operand> BroadcastLogicalAnd<'a, T> {
+    /// Input `lhs`.
+    pub fn lhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("lhs", s);
+        self
+    }
+    /// Input `rhs`.
+    pub fn rhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("rhs", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `broadcast_logical_or`: 1 where either operand is non-zero, else 0.
+pub struct BroadcastLogicalOr<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `broadcast_logical_or`.
+#[track_caller]
+pub fn broadcast_logical_or<'a, T: Operand>() -> BroadcastLogicalOr<'a, T> {
+    BroadcastLogicalOr { call: OpCall::new("broadcast_logical_or") }
+}
+
+impl<'a, T: Operand> BroadcastLogicalOr<'a, T> {
+    /// Input `lhs`.
+    pub fn lhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("lhs", s);
+        self
+    }
+    /// Input `rhs`.
+    pub fn rhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("rhs", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `broadcast_logical_xor`: 1 where exactly one operand is non-zero, else 0.
+pub struct BroadcastLogicalXor<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `broadcast_logical_xor`.
+#[track_caller]
+pub fn broadcast_logical_xor<'a, T: Operand>() -> BroadcastLogicalXor<'a, T> {
+    BroadcastLogicalXor { call: OpCall::new("broadcast_logical_xor") }
+}
+
+impl<'a, T: Operand> BroadcastLogicalXor<'a, T> {
+    /// Input `lhs`.
+    pub fn lhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("lhs", s);
+        self
+    }
+    /// Input `rhs`.
+    pub fn rhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("rhs", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `broadcast_maximum`: Element-wise maximum; NaN in either operand propagates.
+pub struct BroadcastMaximum<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `broadcast_maximum`.
+#[track_caller]
+pub fn broadcast_maximum<'a, T: Operand>() -> BroadcastMaximum<'a, T> {
+    BroadcastMaximum { call: OpCall::new("broadcast_maximum") }
+}
+
+impl<'a, T: Operand> BroadcastMaximum<'a, T> {
+    /// Input `lhs`.
+    pub fn lhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("lhs", s);
+        self
+    }
+    /// Input `rhs`.
+    pub fn rhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("rhs", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `broadcast_minimum`: Element-wise minimum; NaN in either operand propagates.
+pub struct BroadcastMinimum<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `broadcast_minimum`.
+#[track_caller]
+pub fn broadcast_minimum<'a, T: Operand>() -> BroadcastMinimum<'a, T> {
+    BroadcastMinimum { call: OpCall::new("broadcast_minimum") }
+}
+
+impl<'a, T: Operand> BroadcastMinimum<'a, T> {
+    /// Input `lhs`.
+    pub fn lhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("lhs", s);
+        self
+    }
+    /// Input `rhs`.
+    pub fn rhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("rhs", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `broadcast_mod`: Remainder with the divisor's sign (Python's `%`); 0 where the divisor is 0.
+pub struct BroadcastMod<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `broadcast_mod`.
+#[track_caller]
+pub fn broadcast_mod<'a, T: Operand>() -> BroadcastMod<'a, T> {
+    BroadcastMod { call: OpCall::new("broadcast_mod") }
+}
+
+impl<'a, T: Operand> BroadcastMod<'a, T> {
+    /// Input `lhs`.
+    pub fn lhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("lhs", s);
+        self
+    }
+    /// Input `rhs`.
+    pub fn rhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("rhs", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
 /// `broadcast_mul`: element-wise on two inputs with NumPy broadcasting
 pub struct BroadcastMul<'a, T> {
     call: OpCall<'a, T>,
@@ -1655,6 +3894,92 @@ pub fn broadcast_mul<'a, T: Operand>() -> BroadcastMul<'a, T> {
 }
 
 impl<'a, T: Operand> BroadcastMul<'a, T> {
+    /// Input `lhs`.
+    pub fn lhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("lhs", s);
+        self
+    }
+    /// Input `rhs`.
+    pub fn rhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("rhs", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `broadcast_not_equal`: 1 where lhs != rhs, else 0 (in the input dtype).
+pub struct BroadcastNotEqual<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `broadcast_not_equal`.
+#[track_caller]
+pub fn broadcast_not_equal<'a, T: Operand>() -> BroadcastNotEqual<'a, T> {
+    BroadcastNotEqual { call: OpCall::new("broadcast_not_equal") }
+}
+
+impl<'a, T: Operand> BroadcastNotEqual<'a, T> {
+    /// Input `lhs`.
+    pub fn lhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("lhs", s);
+        self
+    }
+    /// Input `rhs`.
+    pub fn rhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("rhs", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `broadcast_power`: `lhs` raised to the power `rhs`.
+pub struct BroadcastPower<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `broadcast_power`.
+#[track_caller]
+pub fn broadcast_power<'a, T: Operand>() -> BroadcastPower<'a, T> {
+    BroadcastPower { call: OpCall::new("broadcast_power") }
+}
+
+impl<'a, T: Operand> BroadcastPower<'a, T> {
     /// Input `lhs`.
     pub fn lhs(mut self, s: &'a T) -> Self {
         self.call = self.call.input("lhs", s);
@@ -1787,6 +4112,49 @@ impl<'a, T: Operand> BroadcastSub<'a, T> {
     }
 }
 
+/// `broadcast_to`: Broadcasts the input to `shape`, which has the input's rank: every axis is either kept (the input's size, or 0 in `shape`) or grows from size 1 to the requested size, its elements repeated.
+pub struct BroadcastTo<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `broadcast_to`.
+#[track_caller]
+pub fn broadcast_to<'a, T: Operand>() -> BroadcastTo<'a, T> {
+    BroadcastTo { call: OpCall::new("broadcast_to") }
+}
+
+impl<'a, T: Operand> BroadcastTo<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// the target shape; 0 keeps the input's dimension (tuple of int, default `()`).
+    pub fn shape(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("shape", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
 /// `Cast`: Casts to another dtype.
 pub struct Cast<'a, T> {
     call: OpCall<'a, T>,
@@ -1812,6 +4180,82 @@ impl<'a, T: Operand> Cast<'a, T> {
     /// output dtype (dtype, required).
     pub fn dtype(mut self, v: DType) -> Self {
         self.call = self.call.attr("dtype", Value::DType(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `cbrt`: cube root (negative for negative x)
+pub struct Cbrt<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `cbrt`.
+#[track_caller]
+pub fn cbrt<'a, T: Operand>() -> Cbrt<'a, T> {
+    Cbrt { call: OpCall::new("cbrt") }
+}
+
+impl<'a, T: Operand> Cbrt<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `ceil`: smallest integer >= x
+pub struct Ceil<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `ceil`.
+#[track_caller]
+pub fn ceil<'a, T: Operand>() -> Ceil<'a, T> {
+    Ceil { call: OpCall::new("ceil") }
+}
+
+impl<'a, T: Operand> Ceil<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
         self
     }
     /// The node's name.
@@ -2049,6 +4493,281 @@ impl<'a, T: Operand> Copy<'a, T> {
     /// An input by name.
     pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `cos`: cosine (radians)
+pub struct Cos<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `cos`.
+#[track_caller]
+pub fn cos<'a, T: Operand>() -> Cos<'a, T> {
+    Cos { call: OpCall::new("cos") }
+}
+
+impl<'a, T: Operand> Cos<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `cosh`: hyperbolic cosine
+pub struct Cosh<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `cosh`.
+#[track_caller]
+pub fn cosh<'a, T: Operand>() -> Cosh<'a, T> {
+    Cosh { call: OpCall::new("cosh") }
+}
+
+impl<'a, T: Operand> Cosh<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `Deconvolution`: Transposed convolution over 1 to 3 spatial dimensions. Weight is (C, num_filter/num_group, *kernel) (channel-last: (C, *kernel, num_filter/num_group)); out = stride·(in − 1) + dilate·(kernel − 1) + 1 − 2·pad + adj, or target_shape, which then sets pad and adj. no_bias defaults to True.
+pub struct Deconvolution<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `Deconvolution`.
+#[track_caller]
+pub fn deconvolution<'a, T: Operand>() -> Deconvolution<'a, T> {
+    Deconvolution { call: OpCall::new("Deconvolution") }
+}
+
+impl<'a, T: Operand> Deconvolution<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// Input `weight`.
+    pub fn weight(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("weight", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// kernel size: (w,), (h, w) or (d, h, w) (tuple of int, required).
+    pub fn kernel(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("kernel", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// stride of the corresponding convolution; () means 1 per dimension (tuple of int, default `()`).
+    pub fn stride(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("stride", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// dilation; () means 1 per dimension (tuple of int, default `()`).
+    pub fn dilate(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("dilate", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// padding of the corresponding convolution; () means 0 (ignored with target_shape) (tuple of int, default `()`).
+    pub fn pad(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("pad", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// added to the output size, below the stride; () means 0 (ignored with target_shape) (tuple of int, default `()`).
+    pub fn adj(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("adj", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// output spatial size; derives pad and adj when set (tuple of int, default `()`).
+    pub fn target_shape(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("target_shape", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// number of output channels (int, required).
+    pub fn num_filter(mut self, v: i64) -> Self {
+        self.call = self.call.attr("num_filter", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// number of channel groups (int, default `1`).
+    pub fn num_group(mut self, v: i64) -> Self {
+        self.call = self.call.attr("num_group", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// MXNet workspace limit in MB (ignored) (int, default `512`).
+    pub fn workspace(mut self, v: i64) -> Self {
+        self.call = self.call.attr("workspace", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// whether to omit the bias (boolean, default `True`).
+    pub fn no_bias(mut self, v: bool) -> Self {
+        self.call = self.call.attr("no_bias", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// cuDNN algorithm selection (ignored) ({None, off, limited_workspace, fastest}, default `None`).
+    pub fn cudnn_tune(mut self, v: &str) -> Self {
+        self.call = self.call.attr("cudnn_tune", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// turn off cuDNN (ignored) (boolean, default `False`).
+    pub fn cudnn_off(mut self, v: bool) -> Self {
+        self.call = self.call.attr("cudnn_off", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// data layout; None means NCW, NCHW or NCDHW ({None, NCW, NCHW, NCDHW, NHWC, NDHWC}, default `None`).
+    pub fn layout(mut self, v: &str) -> Self {
+        self.call = self.call.attr("layout", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `degrees`: radians to degrees
+pub struct Degrees<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `degrees`.
+#[track_caller]
+pub fn degrees<'a, T: Operand>() -> Degrees<'a, T> {
+    Degrees { call: OpCall::new("degrees") }
+}
+
+impl<'a, T: Operand> Degrees<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `diag`: A 1-D input of size n gives the (n + |k|)-square matrix with the input on diagonal k and zeros elsewhere. An N-D input gives out[..., t] = data[..., t + max(-k, 0) (on axis1), ..., t + max(k, 0) (on axis2), ...]: the other axes in order, then the diagonal.
+pub struct Diag<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `diag`.
+#[track_caller]
+pub fn diag<'a, T: Operand>() -> Diag<'a, T> {
+    Diag { call: OpCall::new("diag") }
+}
+
+impl<'a, T: Operand> Diag<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// the diagonal: 0 the main one, k > 0 above it, k < 0 below it (int, default `0`).
+    pub fn k(mut self, v: i64) -> Self {
+        self.call = self.call.attr("k", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// first axis of the matrices (ignored for a 1-D input) (int, default `0`).
+    pub fn axis1(mut self, v: i64) -> Self {
+        self.call = self.call.attr("axis1", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// second axis of the matrices (ignored for a 1-D input) (int, default `1`).
+    pub fn axis2(mut self, v: i64) -> Self {
+        self.call = self.call.attr("axis2", Value::Int(v).to_mxnet_string());
         self
     }
     /// The node's name.
@@ -2466,6 +5185,236 @@ impl<'a, T: Operand> ElemwiseSub<'a, T> {
     }
 }
 
+/// `Embedding`: Looks up rows of `weight` (input_dim, output_dim): the output is data's shape followed by output_dim, each index truncated to an integer and clamped to [0, input_dim - 1]. Its dtype is weight's (`dtype` when weight's is not known).
+pub struct Embedding<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `Embedding`.
+#[track_caller]
+pub fn embedding<'a, T: Operand>() -> Embedding<'a, T> {
+    Embedding { call: OpCall::new("Embedding") }
+}
+
+impl<'a, T: Operand> Embedding<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// Input `weight`.
+    pub fn weight(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("weight", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// number of rows of the weight (the vocabulary size) (int, required).
+    pub fn input_dim(mut self, v: i64) -> Self {
+        self.call = self.call.attr("input_dim", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// length of each embedding vector (int, required).
+    pub fn output_dim(mut self, v: i64) -> Self {
+        self.call = self.call.attr("output_dim", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// dtype of the weight, when not known otherwise ({bfloat16, float16, float32, float64, int32, int64, int8, uint8}, default `float32`).
+    pub fn dtype(mut self, v: &str) -> Self {
+        self.call = self.call.attr("dtype", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// MXNet's row_sparse weight gradient (kiln's gradient is always dense) (boolean, default `False`).
+    pub fn sparse_grad(mut self, v: bool) -> Self {
+        self.call = self.call.attr("sparse_grad", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_equal`: 1 where lhs == rhs, else 0 (in the input dtype).
+pub struct Equal<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_equal`.
+#[track_caller]
+pub fn equal<'a, T: Operand>() -> Equal<'a, T> {
+    Equal { call: OpCall::new("_equal") }
+}
+
+impl<'a, T: Operand> Equal<'a, T> {
+    /// Input `lhs`.
+    pub fn lhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("lhs", s);
+        self
+    }
+    /// Input `rhs`.
+    pub fn rhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("rhs", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_equal_scalar`: 1 where data == scalar, else 0.
+pub struct EqualScalar<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_equal_scalar`.
+#[track_caller]
+pub fn equal_scalar<'a, T: Operand>() -> EqualScalar<'a, T> {
+    EqualScalar { call: OpCall::new("_equal_scalar") }
+}
+
+impl<'a, T: Operand> EqualScalar<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// scalar operand (float, default `1.0`).
+    pub fn scalar(mut self, v: f64) -> Self {
+        self.call = self.call.attr("scalar", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// whether the scalar is an integer (MXNet 1.9) (boolean, default `True`).
+    pub fn is_int(mut self, v: bool) -> Self {
+        self.call = self.call.attr("is_int", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `erf`: the Gauss error function
+pub struct Erf<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `erf`.
+#[track_caller]
+pub fn erf<'a, T: Operand>() -> Erf<'a, T> {
+    Erf { call: OpCall::new("erf") }
+}
+
+impl<'a, T: Operand> Erf<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `erfinv`: inverse error function: ±inf at ±1, NaN outside [-1, 1]
+pub struct Erfinv<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `erfinv`.
+#[track_caller]
+pub fn erfinv<'a, T: Operand>() -> Erfinv<'a, T> {
+    Erfinv { call: OpCall::new("erfinv") }
+}
+
+impl<'a, T: Operand> Erfinv<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
 /// `exp`: e^x
 pub struct Exp<'a, T> {
     call: OpCall<'a, T>,
@@ -2547,6 +5496,82 @@ impl<'a, T: Operand> ExpandDims<'a, T> {
     }
 }
 
+/// `expm1`: e^x - 1, accurate near 0
+pub struct Expm1<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `expm1`.
+#[track_caller]
+pub fn expm1<'a, T: Operand>() -> Expm1<'a, T> {
+    Expm1 { call: OpCall::new("expm1") }
+}
+
+impl<'a, T: Operand> Expm1<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `fix`: rounds toward zero (as trunc)
+pub struct Fix<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `fix`.
+#[track_caller]
+pub fn fix<'a, T: Operand>() -> Fix<'a, T> {
+    Fix { call: OpCall::new("fix") }
+}
+
+impl<'a, T: Operand> Fix<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
 /// `Flatten`: Collapses every dimension after the first: (d0, d1, ..., dk) becomes (d0, d1*...*dk); a 1-D input (d0,) becomes (d0, 1).
 pub struct Flatten<'a, T> {
     call: OpCall<'a, T>,
@@ -2559,6 +5584,44 @@ pub fn flatten<'a, T: Operand>() -> Flatten<'a, T> {
 }
 
 impl<'a, T: Operand> Flatten<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `floor`: largest integer <= x
+pub struct Floor<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `floor`.
+#[track_caller]
+pub fn floor<'a, T: Operand>() -> Floor<'a, T> {
+    Floor { call: OpCall::new("floor") }
+}
+
+impl<'a, T: Operand> Floor<'a, T> {
     /// Input `data`.
     pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
@@ -2648,6 +5711,625 @@ impl<'a, T: Operand> FullyConnected<'a, T> {
     }
 }
 
+/// `gamma`: the gamma function (C's tgamma: NaN at the negative integers)
+pub struct Gamma<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `gamma`.
+#[track_caller]
+pub fn gamma<'a, T: Operand>() -> Gamma<'a, T> {
+    Gamma { call: OpCall::new("gamma") }
+}
+
+impl<'a, T: Operand> Gamma<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `gammaln`: ln|gamma(x)| (C's lgamma: +inf at the non-positive integers)
+pub struct Gammaln<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `gammaln`.
+#[track_caller]
+pub fn gammaln<'a, T: Operand>() -> Gammaln<'a, T> {
+    Gammaln { call: OpCall::new("gammaln") }
+}
+
+impl<'a, T: Operand> Gammaln<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `gather_nd`: Gathers slices of `data`: with `indices` of shape (M, Y...), out[y...] = data[indices[0, y...], ..., indices[M-1, y...]], of shape Y... followed by data's axes after the first M. Indices are truncated to integers; a negative one counts from the end, and one outside [-size, size - 1] is an error.
+pub struct GatherNd<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `gather_nd`.
+#[track_caller]
+pub fn gather_nd<'a, T: Operand>() -> GatherNd<'a, T> {
+    GatherNd { call: OpCall::new("gather_nd") }
+}
+
+impl<'a, T: Operand> GatherNd<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// Input `indices`.
+    pub fn indices(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("indices", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_greater`: 1 where lhs > rhs, else 0 (in the input dtype).
+pub struct Greater<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_greater`.
+#[track_caller]
+pub fn greater<'a, T: Operand>() -> Greater<'a, T> {
+    Greater { call: OpCall::new("_greater") }
+}
+
+impl<'a, T: Operand> Greater<'a, T> {
+    /// Input `lhs`.
+    pub fn lhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("lhs", s);
+        self
+    }
+    /// Input `rhs`.
+    pub fn rhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("rhs", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_greater_equal`: 1 where lhs >= rhs, else 0 (in the input dtype).
+pub struct GreaterEqual<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_greater_equal`.
+#[track_caller]
+pub fn greater_equal<'a, T: Operand>() -> GreaterEqual<'a, T> {
+    GreaterEqual { call: OpCall::new("_greater_equal") }
+}
+
+impl<'a, T: Operand> GreaterEqual<'a, T> {
+    /// Input `lhs`.
+    pub fn lhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("lhs", s);
+        self
+    }
+    /// Input `rhs`.
+    pub fn rhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("rhs", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_greater_equal_scalar`: 1 where data >= scalar, else 0.
+pub struct GreaterEqualScalar<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_greater_equal_scalar`.
+#[track_caller]
+pub fn greater_equal_scalar<'a, T: Operand>() -> GreaterEqualScalar<'a, T> {
+    GreaterEqualScalar { call: OpCall::new("_greater_equal_scalar") }
+}
+
+impl<'a, T: Operand> GreaterEqualScalar<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// scalar operand (float, default `1.0`).
+    pub fn scalar(mut self, v: f64) -> Self {
+        self.call = self.call.attr("scalar", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// whether the scalar is an integer (MXNet 1.9) (boolean, default `True`).
+    pub fn is_int(mut self, v: bool) -> Self {
+        self.call = self.call.attr("is_int", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_greater_scalar`: 1 where data > scalar, else 0.
+pub struct GreaterScalar<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_greater_scalar`.
+#[track_caller]
+pub fn greater_scalar<'a, T: Operand>() -> GreaterScalar<'a, T> {
+    GreaterScalar { call: OpCall::new("_greater_scalar") }
+}
+
+impl<'a, T: Operand> GreaterScalar<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// scalar operand (float, default `1.0`).
+    pub fn scalar(mut self, v: f64) -> Self {
+        self.call = self.call.attr("scalar", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// whether the scalar is an integer (MXNet 1.9) (boolean, default `True`).
+    pub fn is_int(mut self, v: bool) -> Self {
+        self.call = self.call.attr("is_int", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `GroupNorm`: Group normalization of (N, C, ...) data (rank ≥ 3): the C channels form num_groups groups, each (instance, group) is normalized by its mean and biased variance, then scaled and shifted by that group's gamma and beta (shape (num_groups,), as MXNet 1.x). Hidden outputs mean and std = sqrt(var + eps), (N, num_groups) (visible with output_mean_var).
+pub struct GroupNorm<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `GroupNorm`.
+#[track_caller]
+pub fn group_norm<'a, T: Operand>() -> GroupNorm<'a, T> {
+    GroupNorm { call: OpCall::new("GroupNorm") }
+}
+
+impl<'a, T: Operand> GroupNorm<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// Input `gamma`.
+    pub fn gamma(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("gamma", s);
+        self
+    }
+    /// Input `beta`.
+    pub fn beta(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("beta", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// number of channel groups (int, default `1`).
+    pub fn num_groups(mut self, v: i64) -> Self {
+        self.call = self.call.attr("num_groups", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// added to the variance (float, default `1e-05`).
+    pub fn eps(mut self, v: f64) -> Self {
+        self.call = self.call.attr("eps", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// make the mean and std outputs visible (boolean, default `False`).
+    pub fn output_mean_var(mut self, v: bool) -> Self {
+        self.call = self.call.attr("output_mean_var", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_hypot`: √(lhs² + rhs²), without overflow in the squares.
+pub struct Hypot<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_hypot`.
+#[track_caller]
+pub fn hypot<'a, T: Operand>() -> Hypot<'a, T> {
+    Hypot { call: OpCall::new("_hypot") }
+}
+
+impl<'a, T: Operand> Hypot<'a, T> {
+    /// Input `lhs`.
+    pub fn lhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("lhs", s);
+        self
+    }
+    /// Input `rhs`.
+    pub fn rhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("rhs", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_hypot_scalar`: √(data² + scalar²).
+pub struct HypotScalar<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_hypot_scalar`.
+#[track_caller]
+pub fn hypot_scalar<'a, T: Operand>() -> HypotScalar<'a, T> {
+    HypotScalar { call: OpCall::new("_hypot_scalar") }
+}
+
+impl<'a, T: Operand> HypotScalar<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// scalar operand (float, default `1.0`).
+    pub fn scalar(mut self, v: f64) -> Self {
+        self.call = self.call.attr("scalar", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// whether the scalar is an integer (MXNet 1.9) (boolean, default `True`).
+    pub fn is_int(mut self, v: bool) -> Self {
+        self.call = self.call.attr("is_int", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `InstanceNorm`: Instance normalization of (N, C, ...) data (rank ≥ 3): each (instance, channel) plane is normalized by its own mean and biased variance, `(x − mean)/sqrt(var + eps)·gamma + beta` with per-channel gamma and beta. Hidden outputs mean and var, (N, C).
+pub struct InstanceNorm<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `InstanceNorm`.
+#[track_caller]
+pub fn instance_norm<'a, T: Operand>() -> InstanceNorm<'a, T> {
+    InstanceNorm { call: OpCall::new("InstanceNorm") }
+}
+
+impl<'a, T: Operand> InstanceNorm<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// Input `gamma`.
+    pub fn gamma(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("gamma", s);
+        self
+    }
+    /// Input `beta`.
+    pub fn beta(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("beta", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// added to the variance (float, default `0.001`).
+    pub fn eps(mut self, v: f64) -> Self {
+        self.call = self.call.attr("eps", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `L2Normalization`: L2 normalization: `out = x / sqrt(Σ x² + eps)`, the sum over all axes but the first (mode instance), over axis 1 (channel) or over axes 2... (spatial). The norm is a hidden output: (N,), data's shape with axis 1 set to 1, or (N, C).
+pub struct L2Normalization<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `L2Normalization`.
+#[track_caller]
+pub fn l2_normalization<'a, T: Operand>() -> L2Normalization<'a, T> {
+    L2Normalization { call: OpCall::new("L2Normalization") }
+}
+
+impl<'a, T: Operand> L2Normalization<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// added to the sum of squares (float, default `1e-10`).
+    pub fn eps(mut self, v: f64) -> Self {
+        self.call = self.call.attr("eps", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// instance: one norm per instance; channel: across channels at each position; spatial: over each channel's positions ({channel, instance, spatial}, default `instance`).
+    pub fn mode(mut self, v: &str) -> Self {
+        self.call = self.call.attr("mode", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `LayerNorm`: Layer normalization along `axis`: `(x − mean)/sqrt(var + eps)·gamma + beta` with the mean and biased variance of each lane along the axis; gamma and beta have the axis' length. Hidden outputs mean and std = sqrt(var + eps), shaped like data with the axis set to 1 (visible with output_mean_var).
+pub struct LayerNorm<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `LayerNorm`.
+#[track_caller]
+pub fn layer_norm<'a, T: Operand>() -> LayerNorm<'a, T> {
+    LayerNorm { call: OpCall::new("LayerNorm") }
+}
+
+impl<'a, T: Operand> LayerNorm<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// Input `gamma`.
+    pub fn gamma(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("gamma", s);
+        self
+    }
+    /// Input `beta`.
+    pub fn beta(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("beta", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// axis to normalize (int, default `-1`).
+    pub fn axis(mut self, v: i64) -> Self {
+        self.call = self.call.attr("axis", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// added to the variance (float, default `1e-05`).
+    pub fn eps(mut self, v: f64) -> Self {
+        self.call = self.call.attr("eps", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// make the mean and std outputs visible (boolean, default `False`).
+    pub fn output_mean_var(mut self, v: bool) -> Self {
+        self.call = self.call.attr("output_mean_var", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
 /// `LeakyReLU`: Leaky rectifiers: leaky `x > 0 ? x : slope·x`; prelu with a learnt per-channel `gamma` (axis 1); rrelu with a slope drawn from U[lower_bound, upper_bound) per element in training ((lower+upper)/2 otherwise; the slopes are the second output, `mask`); elu `slope·(eˣ−1)` for x ≤ 0; selu; gelu (erf form).
 pub struct LeakyReLu<'a, T> {
     call: OpCall<'a, T>,
@@ -2688,6 +6370,188 @@ impl<'a, T: Operand> LeakyReLu<'a, T> {
     /// rrelu: highest random slope (float, default `0.334`).
     pub fn upper_bound(mut self, v: f64) -> Self {
         self.call = self.call.attr("upper_bound", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_lesser`: 1 where lhs < rhs, else 0 (in the input dtype).
+pub struct Lesser<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_lesser`.
+#[track_caller]
+pub fn lesser<'a, T: Operand>() -> Lesser<'a, T> {
+    Lesser { call: OpCall::new("_lesser") }
+}
+
+impl<'a, T: Operand> Lesser<'a, T> {
+    /// Input `lhs`.
+    pub fn lhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("lhs", s);
+        self
+    }
+    /// Input `rhs`.
+    pub fn rhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("rhs", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_lesser_equal`: 1 where lhs <= rhs, else 0 (in the input dtype).
+pub struct LesserEqual<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_lesser_equal`.
+#[track_caller]
+pub fn lesser_equal<'a, T: Operand>() -> LesserEqual<'a, T> {
+    LesserEqual { call: OpCall::new("_lesser_equal") }
+}
+
+impl<'a, T: Operand> LesserEqual<'a, T> {
+    /// Input `lhs`.
+    pub fn lhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("lhs", s);
+        self
+    }
+    /// Input `rhs`.
+    pub fn rhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("rhs", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_lesser_equal_scalar`: 1 where data <= scalar, else 0.
+pub struct LesserEqualScalar<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_lesser_equal_scalar`.
+#[track_caller]
+pub fn lesser_equal_scalar<'a, T: Operand>() -> LesserEqualScalar<'a, T> {
+    LesserEqualScalar { call: OpCall::new("_lesser_equal_scalar") }
+}
+
+impl<'a, T: Operand> LesserEqualScalar<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// scalar operand (float, default `1.0`).
+    pub fn scalar(mut self, v: f64) -> Self {
+        self.call = self.call.attr("scalar", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// whether the scalar is an integer (MXNet 1.9) (boolean, default `True`).
+    pub fn is_int(mut self, v: bool) -> Self {
+        self.call = self.call.attr("is_int", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_lesser_scalar`: 1 where data < scalar, else 0.
+pub struct LesserScalar<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_lesser_scalar`.
+#[track_caller]
+pub fn lesser_scalar<'a, T: Operand>() -> LesserScalar<'a, T> {
+    LesserScalar { call: OpCall::new("_lesser_scalar") }
+}
+
+impl<'a, T: Operand> LesserScalar<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// scalar operand (float, default `1.0`).
+    pub fn scalar(mut self, v: f64) -> Self {
+        self.call = self.call.attr("scalar", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// whether the scalar is an integer (MXNet 1.9) (boolean, default `True`).
+    pub fn is_int(mut self, v: bool) -> Self {
+        self.call = self.call.attr("is_int", Value::Bool(v).to_mxnet_string());
         self
     }
     /// The node's name.
@@ -2792,6 +6656,120 @@ impl<'a, T: Operand> Log<'a, T> {
     }
 }
 
+/// `log10`: base-10 logarithm
+pub struct Log10<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `log10`.
+#[track_caller]
+pub fn log10<'a, T: Operand>() -> Log10<'a, T> {
+    Log10 { call: OpCall::new("log10") }
+}
+
+impl<'a, T: Operand> Log10<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `log1p`: ln(1 + x), accurate near 0
+pub struct Log1p<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `log1p`.
+#[track_caller]
+pub fn log1p<'a, T: Operand>() -> Log1p<'a, T> {
+    Log1p { call: OpCall::new("log1p") }
+}
+
+impl<'a, T: Operand> Log1p<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `log2`: base-2 logarithm
+pub struct Log2<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `log2`.
+#[track_caller]
+pub fn log2<'a, T: Operand>() -> Log2<'a, T> {
+    Log2 { call: OpCall::new("log2") }
+}
+
+impl<'a, T: Operand> Log2<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
 /// `log_softmax`: `(x − max)/T − log Σ exp((x − max)/T)` along `axis`. MXNet 1.9.1's log_softmax declares use_length but has no `length` input, so use_length=True is rejected.
 pub struct LogSoftmax<'a, T> {
     call: OpCall<'a, T>,
@@ -2832,6 +6810,317 @@ impl<'a, T: Operand> LogSoftmax<'a, T> {
     /// take a `length` input: only the first length[i] entries along the axis take part (boolean, optional, default `False`).
     pub fn use_length(mut self, v: bool) -> Self {
         self.call = self.call.attr("use_length", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_logical_and`: 1 where both operands are non-zero, else 0.
+pub struct LogicalAnd<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_logical_and`.
+#[track_caller]
+pub fn logical_and<'a, T: Operand>() -> LogicalAnd<'a, T> {
+    LogicalAnd { call: OpCall::new("_logical_and") }
+}
+
+impl<'a, T: Operand> LogicalAnd<'a, T> {
+    /// Input `lhs`.
+    pub fn lhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("lhs", s);
+        self
+    }
+    /// Input `rhs`.
+    pub fn rhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("rhs", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_logical_and_scalar`: 1 where data and scalar are both non-zero, else 0.
+pub struct LogicalAndScalar<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_logical_and_scalar`.
+#[track_caller]
+pub fn logical_and_scalar<'a, T: Operand>() -> LogicalAndScalar<'a, T> {
+    LogicalAndScalar { call: OpCall::new("_logical_and_scalar") }
+}
+
+impl<'a, T: Operand> LogicalAndScalar<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// scalar operand (float, default `1.0`).
+    pub fn scalar(mut self, v: f64) -> Self {
+        self.call = self.call.attr("scalar", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// whether the scalar is an integer (MXNet 1.9) (boolean, default `True`).
+    pub fn is_int(mut self, v: bool) -> Self {
+        self.call = self.call.attr("is_int", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `logical_not`: 1 where x == 0, else 0 (NaN is true)
+pub struct LogicalNot<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `logical_not`.
+#[track_caller]
+pub fn logical_not<'a, T: Operand>() -> LogicalNot<'a, T> {
+    LogicalNot { call: OpCall::new("logical_not") }
+}
+
+impl<'a, T: Operand> LogicalNot<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_logical_or`: 1 where either operand is non-zero, else 0.
+pub struct LogicalOr<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_logical_or`.
+#[track_caller]
+pub fn logical_or<'a, T: Operand>() -> LogicalOr<'a, T> {
+    LogicalOr { call: OpCall::new("_logical_or") }
+}
+
+impl<'a, T: Operand> LogicalOr<'a, T> {
+    /// Input `lhs`.
+    pub fn lhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("lhs", s);
+        self
+    }
+    /// Input `rhs`.
+    pub fn rhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("rhs", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_logical_or_scalar`: 1 where data or scalar is non-zero, else 0.
+pub struct LogicalOrScalar<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_logical_or_scalar`.
+#[track_caller]
+pub fn logical_or_scalar<'a, T: Operand>() -> LogicalOrScalar<'a, T> {
+    LogicalOrScalar { call: OpCall::new("_logical_or_scalar") }
+}
+
+impl<'a, T: Operand> LogicalOrScalar<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// scalar operand (float, default `1.0`).
+    pub fn scalar(mut self, v: f64) -> Self {
+        self.call = self.call.attr("scalar", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// whether the scalar is an integer (MXNet 1.9) (boolean, default `True`).
+    pub fn is_int(mut self, v: bool) -> Self {
+        self.call = self.call.attr("is_int", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_logical_xor`: 1 where exactly one operand is non-zero, else 0.
+pub struct LogicalXor<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_logical_xor`.
+#[track_caller]
+pub fn logical_xor<'a, T: Operand>() -> LogicalXor<'a, T> {
+    LogicalXor { call: OpCall::new("_logical_xor") }
+}
+
+impl<'a, T: Operand> LogicalXor<'a, T> {
+    /// Input `lhs`.
+    pub fn lhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("lhs", s);
+        self
+    }
+    /// Input `rhs`.
+    pub fn rhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("rhs", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_logical_xor_scalar`: 1 where exactly one of data and scalar is non-zero, else 0.
+pub struct LogicalXorScalar<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_logical_xor_scalar`.
+#[track_caller]
+pub fn logical_xor_scalar<'a, T: Operand>() -> LogicalXorScalar<'a, T> {
+    LogicalXorScalar { call: OpCall::new("_logical_xor_scalar") }
+}
+
+impl<'a, T: Operand> LogicalXorScalar<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// scalar operand (float, default `1.0`).
+    pub fn scalar(mut self, v: f64) -> Self {
+        self.call = self.call.attr("scalar", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// whether the scalar is an integer (MXNet 1.9) (boolean, default `True`).
+    pub fn is_int(mut self, v: bool) -> Self {
+        self.call = self.call.attr("is_int", Value::Bool(v).to_mxnet_string());
         self
     }
     /// The node's name.
@@ -3004,6 +7293,59 @@ impl<'a, T: Operand> MaeRegressionOutput<'a, T> {
     }
 }
 
+/// `MakeLoss`: Makes a loss of any expression: the identity, whose gradient ignores the head gradient and is grad_scale/norm everywhere; norm: null 1, batch the product of all dims but the last, valid the number of elements > valid_thresh (at least 1).
+pub struct MakeLoss<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `MakeLoss`.
+#[track_caller]
+pub fn make_loss<'a, T: Operand>() -> MakeLoss<'a, T> {
+    MakeLoss { call: OpCall::new("MakeLoss") }
+}
+
+impl<'a, T: Operand> MakeLoss<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// the gradient's value before normalization (float, default `1.0`).
+    pub fn grad_scale(mut self, v: f64) -> Self {
+        self.call = self.call.attr("grad_scale", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// valid normalization counts the elements above it (float, default `0.0`).
+    pub fn valid_thresh(mut self, v: f64) -> Self {
+        self.call = self.call.attr("valid_thresh", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// what grad_scale is divided by ({batch, null, valid}, default `null`).
+    pub fn normalization(mut self, v: &str) -> Self {
+        self.call = self.call.attr("normalization", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
 /// `max`: Maximum over the given axes.
 pub struct Max<'a, T> {
     call: OpCall<'a, T>,
@@ -3039,6 +7381,97 @@ impl<'a, T: Operand> Max<'a, T> {
     /// reduce over the axes not listed in `axis` (boolean, default `False`).
     pub fn exclude(mut self, v: bool) -> Self {
         self.call = self.call.attr("exclude", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_maximum`: Element-wise maximum; NaN in either operand propagates.
+pub struct Maximum<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_maximum`.
+#[track_caller]
+pub fn maximum<'a, T: Operand>() -> Maximum<'a, T> {
+    Maximum { call: OpCall::new("_maximum") }
+}
+
+impl<'a, T: Operand> Maximum<'a, T> {
+    /// Input `lhs`.
+    pub fn lhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("lhs", s);
+        self
+    }
+    /// Input `rhs`.
+    pub fn rhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("rhs", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_maximum_scalar`: max(data, scalar); NaN in data propagates.
+pub struct MaximumScalar<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_maximum_scalar`.
+#[track_caller]
+pub fn maximum_scalar<'a, T: Operand>() -> MaximumScalar<'a, T> {
+    MaximumScalar { call: OpCall::new("_maximum_scalar") }
+}
+
+impl<'a, T: Operand> MaximumScalar<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// scalar operand (float, default `1.0`).
+    pub fn scalar(mut self, v: f64) -> Self {
+        self.call = self.call.attr("scalar", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// whether the scalar is an integer (MXNet 1.9) (boolean, default `True`).
+    pub fn is_int(mut self, v: bool) -> Self {
+        self.call = self.call.attr("is_int", Value::Bool(v).to_mxnet_string());
         self
     }
     /// The node's name.
@@ -3163,6 +7596,97 @@ impl<'a, T: Operand> Min<'a, T> {
     }
 }
 
+/// `_minimum`: Element-wise minimum; NaN in either operand propagates.
+pub struct Minimum<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_minimum`.
+#[track_caller]
+pub fn minimum<'a, T: Operand>() -> Minimum<'a, T> {
+    Minimum { call: OpCall::new("_minimum") }
+}
+
+impl<'a, T: Operand> Minimum<'a, T> {
+    /// Input `lhs`.
+    pub fn lhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("lhs", s);
+        self
+    }
+    /// Input `rhs`.
+    pub fn rhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("rhs", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_minimum_scalar`: min(data, scalar); NaN in data propagates.
+pub struct MinimumScalar<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_minimum_scalar`.
+#[track_caller]
+pub fn minimum_scalar<'a, T: Operand>() -> MinimumScalar<'a, T> {
+    MinimumScalar { call: OpCall::new("_minimum_scalar") }
+}
+
+impl<'a, T: Operand> MinimumScalar<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// scalar operand (float, default `1.0`).
+    pub fn scalar(mut self, v: f64) -> Self {
+        self.call = self.call.attr("scalar", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// whether the scalar is an integer (MXNet 1.9) (boolean, default `True`).
+    pub fn is_int(mut self, v: bool) -> Self {
+        self.call = self.call.attr("is_int", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
 /// `_minus_scalar`: element-wise with a scalar parameter
 pub struct MinusScalar<'a, T> {
     call: OpCall<'a, T>,
@@ -3175,6 +7699,97 @@ pub fn minus_scalar<'a, T: Operand>() -> MinusScalar<'a, T> {
 }
 
 impl<'a, T: Operand> MinusScalar<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// scalar operand (float, default `1.0`).
+    pub fn scalar(mut self, v: f64) -> Self {
+        self.call = self.call.attr("scalar", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// whether the scalar is an integer (MXNet 1.9) (boolean, default `True`).
+    pub fn is_int(mut self, v: bool) -> Self {
+        self.call = self.call.attr("is_int", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_mod`: Remainder with the divisor's sign (Python's `%`); 0 where the divisor is 0.
+pub struct Mod<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_mod`.
+#[track_caller]
+pub fn r#mod<'a, T: Operand>() -> Mod<'a, T> {
+    Mod { call: OpCall::new("_mod") }
+}
+
+impl<'a, T: Operand> Mod<'a, T> {
+    /// Input `lhs`.
+    pub fn lhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("lhs", s);
+        self
+    }
+    /// Input `rhs`.
+    pub fn rhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("rhs", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_mod_scalar`: `data % scalar`, with the scalar's sign (Python's `%`); 0 where the scalar is 0.
+pub struct ModScalar<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_mod_scalar`.
+#[track_caller]
+pub fn mod_scalar<'a, T: Operand>() -> ModScalar<'a, T> {
+    ModScalar { call: OpCall::new("_mod_scalar") }
+}
+
+impl<'a, T: Operand> ModScalar<'a, T> {
     /// Input `data`.
     pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
@@ -3259,6 +7874,112 @@ impl<'a, T: Operand> MulScalar<'a, T> {
     }
 }
 
+/// `nanprod`: Product over the given axes, treating NaN as 1.
+pub struct Nanprod<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `nanprod`.
+#[track_caller]
+pub fn nanprod<'a, T: Operand>() -> Nanprod<'a, T> {
+    Nanprod { call: OpCall::new("nanprod") }
+}
+
+impl<'a, T: Operand> Nanprod<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// the axes to reduce (None or (): all of them); negative counts from the end (int or tuple of int, optional, default `None`).
+    pub fn axis(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("axis", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// keep the reduced axes, with size 1 (boolean, default `False`).
+    pub fn keepdims(mut self, v: bool) -> Self {
+        self.call = self.call.attr("keepdims", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// reduce over the axes not listed in `axis` (boolean, default `False`).
+    pub fn exclude(mut self, v: bool) -> Self {
+        self.call = self.call.attr("exclude", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `nansum`: Sum over the given axes, treating NaN as 0.
+pub struct Nansum<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `nansum`.
+#[track_caller]
+pub fn nansum<'a, T: Operand>() -> Nansum<'a, T> {
+    Nansum { call: OpCall::new("nansum") }
+}
+
+impl<'a, T: Operand> Nansum<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// the axes to reduce (None or (): all of them); negative counts from the end (int or tuple of int, optional, default `None`).
+    pub fn axis(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("axis", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// keep the reduced axes, with size 1 (boolean, default `False`).
+    pub fn keepdims(mut self, v: bool) -> Self {
+        self.call = self.call.attr("keepdims", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// reduce over the axes not listed in `axis` (boolean, default `False`).
+    pub fn exclude(mut self, v: bool) -> Self {
+        self.call = self.call.attr("exclude", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
 /// `negative`: -x
 pub struct Negative<'a, T> {
     call: OpCall<'a, T>,
@@ -3279,6 +8000,468 @@ impl<'a, T: Operand> Negative<'a, T> {
     /// An input by name.
     pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `norm`: The L1 (ord=1) or L2 (ord=2) norm of the elements over the given axes; reducing every axis without keepdims gives shape (1,).
+pub struct Norm<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `norm`.
+#[track_caller]
+pub fn norm<'a, T: Operand>() -> Norm<'a, T> {
+    Norm { call: OpCall::new("norm") }
+}
+
+impl<'a, T: Operand> Norm<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// order of the norm: 1 (sum of magnitudes) or 2 (Euclidean) (int, default `2`).
+    pub fn ord(mut self, v: i64) -> Self {
+        self.call = self.call.attr("ord", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// the axes to reduce (None or (): all of them); negative counts from the end; a 2-tuple gives the same entrywise norm of each matrix (int or tuple of int, optional, default `None`).
+    pub fn axis(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("axis", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// dtype of the output (None: the input's) ({None, float16, float32, float64, int32, int64, int8}, default `None`).
+    pub fn out_dtype(mut self, v: &str) -> Self {
+        self.call = self.call.attr("out_dtype", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// keep the reduced axes, with size 1 (boolean, default `False`).
+    pub fn keepdims(mut self, v: bool) -> Self {
+        self.call = self.call.attr("keepdims", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_not_equal`: 1 where lhs != rhs, else 0 (in the input dtype).
+pub struct NotEqual<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_not_equal`.
+#[track_caller]
+pub fn not_equal<'a, T: Operand>() -> NotEqual<'a, T> {
+    NotEqual { call: OpCall::new("_not_equal") }
+}
+
+impl<'a, T: Operand> NotEqual<'a, T> {
+    /// Input `lhs`.
+    pub fn lhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("lhs", s);
+        self
+    }
+    /// Input `rhs`.
+    pub fn rhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("rhs", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_not_equal_scalar`: 1 where data != scalar, else 0.
+pub struct NotEqualScalar<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_not_equal_scalar`.
+#[track_caller]
+pub fn not_equal_scalar<'a, T: Operand>() -> NotEqualScalar<'a, T> {
+    NotEqualScalar { call: OpCall::new("_not_equal_scalar") }
+}
+
+impl<'a, T: Operand> NotEqualScalar<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// scalar operand (float, default `1.0`).
+    pub fn scalar(mut self, v: f64) -> Self {
+        self.call = self.call.attr("scalar", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// whether the scalar is an integer (MXNet 1.9) (boolean, default `True`).
+    pub fn is_int(mut self, v: bool) -> Self {
+        self.call = self.call.attr("is_int", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_npi_gumbel`: Samples from a Gumbel (type I extreme value) distribution: loc − scale·ln(−ln u) for a Philox uniform u (mean loc + γ·scale, variance scale²π²/6). `loc`/`scale` = None take them from array inputs, broadcast. Outputs float32; the hidden second output is the standardized noise.
+pub struct NpiGumbel<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_npi_gumbel`.
+#[track_caller]
+pub fn npi_gumbel<'a, T: Operand>() -> NpiGumbel<'a, T> {
+    NpiGumbel { call: OpCall::new("_npi_gumbel") }
+}
+
+impl<'a, T: Operand> NpiGumbel<'a, T> {
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// location; None: taken from the next array input (float, optional, required).
+    pub fn loc(mut self, v: f64) -> Self {
+        self.call = self.call.attr("loc", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// scale (≥ 0); None: taken from the next array input (float, optional, required).
+    pub fn scale(mut self, v: f64) -> Self {
+        self.call = self.call.attr("scale", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// output shape (None: the broadcast shape of the array inputs) (int or tuple of int, optional, default `None`).
+    pub fn size(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("size", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// device (ignored: arrays say where they live) (string, default `cpu`).
+    pub fn ctx(mut self, v: &str) -> Self {
+        self.call = self.call.attr("ctx", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_npi_logistic`: Samples from a logistic distribution: loc + scale·(ln u − ln(1 − u)) for a Philox uniform u (mean loc, variance scale²π²/3). `loc`/`scale` = None take them from array inputs, broadcast. Outputs float32; the hidden second output is the standardized noise.
+pub struct NpiLogistic<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_npi_logistic`.
+#[track_caller]
+pub fn npi_logistic<'a, T: Operand>() -> NpiLogistic<'a, T> {
+    NpiLogistic { call: OpCall::new("_npi_logistic") }
+}
+
+impl<'a, T: Operand> NpiLogistic<'a, T> {
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// location; None: taken from the next array input (float, optional, required).
+    pub fn loc(mut self, v: f64) -> Self {
+        self.call = self.call.attr("loc", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// scale (≥ 0); None: taken from the next array input (float, optional, required).
+    pub fn scale(mut self, v: f64) -> Self {
+        self.call = self.call.attr("scale", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// output shape (None: the broadcast shape of the array inputs) (int or tuple of int, optional, default `None`).
+    pub fn size(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("size", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// device (ignored: arrays say where they live) (string, default `cpu`).
+    pub fn ctx(mut self, v: &str) -> Self {
+        self.call = self.call.attr("ctx", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `one_hot`: One-hot encoding: the output is indices' shape followed by `depth`, holding on_value at each index (truncated to an integer) and off_value elsewhere; an index outside [0, depth) gives a row of off_value. The gradient is zero.
+pub struct OneHot<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `one_hot`.
+#[track_caller]
+pub fn one_hot<'a, T: Operand>() -> OneHot<'a, T> {
+    OneHot { call: OpCall::new("one_hot") }
+}
+
+impl<'a, T: Operand> OneHot<'a, T> {
+    /// Input `indices`.
+    pub fn indices(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("indices", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// length of the one-hot axis (int, required).
+    pub fn depth(mut self, v: i64) -> Self {
+        self.call = self.call.attr("depth", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// the value at the indexed position (float, default `1.0`).
+    pub fn on_value(mut self, v: f64) -> Self {
+        self.call = self.call.attr("on_value", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// the value everywhere else (float, default `0.0`).
+    pub fn off_value(mut self, v: f64) -> Self {
+        self.call = self.call.attr("off_value", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// dtype of the output ({bfloat16, float16, float32, float64, int32, int64, int8, uint8}, default `float32`).
+    pub fn dtype(mut self, v: &str) -> Self {
+        self.call = self.call.attr("dtype", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `ones_like`: Ones of the input's shape and dtype.
+pub struct OnesLike<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `ones_like`.
+#[track_caller]
+pub fn ones_like<'a, T: Operand>() -> OnesLike<'a, T> {
+    OnesLike { call: OpCall::new("ones_like") }
+}
+
+impl<'a, T: Operand> OnesLike<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `Pad`: Pads a 4-D (N, C, H, W) or 5-D (N, C, D, H, W) input along its spatial axes: pad_width holds (before, after) for every axis, 0 for N and C. In reflect mode every width must be smaller than its axis.
+pub struct Pad<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `Pad`.
+#[track_caller]
+pub fn pad<'a, T: Operand>() -> Pad<'a, T> {
+    Pad { call: OpCall::new("Pad") }
+}
+
+impl<'a, T: Operand> Pad<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// constant: pad with constant_value; edge: repeat the edge values; reflect: mirror the input about its edges (the edge itself not repeated) ({constant, edge, reflect}, required).
+    pub fn mode(mut self, v: &str) -> Self {
+        self.call = self.call.attr("mode", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// (before_1, after_1, ..., before_N, after_N), one pair per axis; the pairs of the first two axes must be 0 (tuple of int, required).
+    pub fn pad_width(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("pad_width", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// the padding value in constant mode (float, default `0`).
+    pub fn constant_value(mut self, v: f64) -> Self {
+        self.call = self.call.attr("constant_value", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `pick`: Picks one element along `axis` for every other position: out[..., i, ...] = data[..., index[..., i, ...], ...]. `index` has data's shape without the axis (or with it as 1); its values are truncated to integers, then clipped or wrapped.
+pub struct Pick<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `pick`.
+#[track_caller]
+pub fn pick<'a, T: Operand>() -> Pick<'a, T> {
+    Pick { call: OpCall::new("pick") }
+}
+
+impl<'a, T: Operand> Pick<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// Input `index`.
+    pub fn index(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("index", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// the axis to pick along (negative counts from the end; None is refused, as in MXNet 1.9.1) (int, optional, default `-1`).
+    pub fn axis(mut self, v: i64) -> Self {
+        self.call = self.call.attr("axis", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// keep the picked axis, with size 1 (boolean, default `False`).
+    pub fn keepdims(mut self, v: bool) -> Self {
+        self.call = self.call.attr("keepdims", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// out-of-range indices: clip to the axis or wrap around it ({clip, wrap}, default `clip`).
+    pub fn mode(mut self, v: &str) -> Self {
+        self.call = self.call.attr("mode", Value::Str(v.to_string()).to_mxnet_string());
         self
     }
     /// The node's name.
@@ -3433,6 +8616,97 @@ impl<'a, T: Operand> Pooling<'a, T> {
     }
 }
 
+/// `_power`: `lhs` raised to the power `rhs`.
+pub struct Power<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_power`.
+#[track_caller]
+pub fn power<'a, T: Operand>() -> Power<'a, T> {
+    Power { call: OpCall::new("_power") }
+}
+
+impl<'a, T: Operand> Power<'a, T> {
+    /// Input `lhs`.
+    pub fn lhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("lhs", s);
+        self
+    }
+    /// Input `rhs`.
+    pub fn rhs(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("rhs", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_power_scalar`: `data ** scalar`.
+pub struct PowerScalar<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_power_scalar`.
+#[track_caller]
+pub fn power_scalar<'a, T: Operand>() -> PowerScalar<'a, T> {
+    PowerScalar { call: OpCall::new("_power_scalar") }
+}
+
+impl<'a, T: Operand> PowerScalar<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// scalar operand (float, default `1.0`).
+    pub fn scalar(mut self, v: f64) -> Self {
+        self.call = self.call.attr("scalar", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// whether the scalar is an integer (MXNet 1.9) (boolean, default `True`).
+    pub fn is_int(mut self, v: bool) -> Self {
+        self.call = self.call.attr("is_int", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
 /// `prod`: Product over the given axes.
 pub struct Prod<'a, T> {
     call: OpCall<'a, T>,
@@ -3468,6 +8742,271 @@ impl<'a, T: Operand> Prod<'a, T> {
     /// reduce over the axes not listed in `axis` (boolean, default `False`).
     pub fn exclude(mut self, v: bool) -> Self {
         self.call = self.call.attr("exclude", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `radians`: degrees to radians
+pub struct Radians<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `radians`.
+#[track_caller]
+pub fn radians<'a, T: Operand>() -> Radians<'a, T> {
+    Radians { call: OpCall::new("radians") }
+}
+
+impl<'a, T: Operand> Radians<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_random_exponential`: Samples from an exponential distribution with rate `lam` (mean 1/lam), by inversion of one Philox uniform: -ln(1 - u)/lam.
+pub struct RandomExponential<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_random_exponential`.
+#[track_caller]
+pub fn random_exponential<'a, T: Operand>() -> RandomExponential<'a, T> {
+    RandomExponential { call: OpCall::new("_random_exponential") }
+}
+
+impl<'a, T: Operand> RandomExponential<'a, T> {
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// rate λ of the exponential distribution (> 0) (float, default `1.0`).
+    pub fn lam(mut self, v: f64) -> Self {
+        self.call = self.call.attr("lam", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// output shape (tuple of int, default `()`).
+    pub fn shape(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("shape", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// device (ignored: arrays say where they live) (string, default ``).
+    pub fn ctx(mut self, v: &str) -> Self {
+        self.call = self.call.attr("ctx", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// output dtype (None: float32) ({None, float16, float32, float64}, default `None`).
+    pub fn dtype(mut self, v: &str) -> Self {
+        self.call = self.call.attr("dtype", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_random_gamma`: Samples from a gamma distribution with shape `alpha` and scale `beta` (mean alpha·beta), by Marsaglia–Tsang rejection (with the U^(1/alpha) boost below alpha = 1) over per-attempt Philox streams.
+pub struct RandomGamma<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_random_gamma`.
+#[track_caller]
+pub fn random_gamma<'a, T: Operand>() -> RandomGamma<'a, T> {
+    RandomGamma { call: OpCall::new("_random_gamma") }
+}
+
+impl<'a, T: Operand> RandomGamma<'a, T> {
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// shape α of the gamma distribution (> 0) (float, default `1.0`).
+    pub fn alpha(mut self, v: f64) -> Self {
+        self.call = self.call.attr("alpha", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// scale β of the gamma distribution (> 0) (float, default `1.0`).
+    pub fn beta(mut self, v: f64) -> Self {
+        self.call = self.call.attr("beta", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// output shape (tuple of int, default `()`).
+    pub fn shape(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("shape", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// device (ignored: arrays say where they live) (string, default ``).
+    pub fn ctx(mut self, v: &str) -> Self {
+        self.call = self.call.attr("ctx", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// output dtype (None: float32) ({None, float16, float32, float64}, default `None`).
+    pub fn dtype(mut self, v: &str) -> Self {
+        self.call = self.call.attr("dtype", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_random_generalized_negative_binomial`: Samples from a negative binomial distribution with mean `mu` and dispersion `alpha` (variance mu + alpha·mu²; counts, in a float dtype), as the gamma–Poisson mixture Poisson(Gamma(1/alpha, alpha·mu)); alpha = 0 is Poisson(mu).
+pub struct RandomGeneralizedNegativeBinomial<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_random_generalized_negative_binomial`.
+#[track_caller]
+pub fn random_generalized_negative_binomial<'a, T: Operand>() -> RandomGeneralizedNegativeBinomial<'a, T> {
+    RandomGeneralizedNegativeBinomial { call: OpCall::new("_random_generalized_negative_binomial") }
+}
+
+impl<'a, T: Operand> RandomGeneralizedNegativeBinomial<'a, T> {
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// mean of the distribution (≥ 0) (float, default `1.0`).
+    pub fn mu(mut self, v: f64) -> Self {
+        self.call = self.call.attr("mu", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// dispersion: 1/k for the real-valued failure limit k (≥ 0) (float, default `1.0`).
+    pub fn alpha(mut self, v: f64) -> Self {
+        self.call = self.call.attr("alpha", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// output shape (tuple of int, default `()`).
+    pub fn shape(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("shape", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// device (ignored: arrays say where they live) (string, default ``).
+    pub fn ctx(mut self, v: &str) -> Self {
+        self.call = self.call.attr("ctx", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// output dtype (None: float32) ({None, float16, float32, float64}, default `None`).
+    pub fn dtype(mut self, v: &str) -> Self {
+        self.call = self.call.attr("dtype", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_random_negative_binomial`: Samples the number of failures before the k-th success in trials that succeed with probability p (mean k(1−p)/p; counts, in a float dtype), as the gamma–Poisson mixture Poisson(Gamma(k, (1−p)/p)).
+pub struct RandomNegativeBinomial<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_random_negative_binomial`.
+#[track_caller]
+pub fn random_negative_binomial<'a, T: Operand>() -> RandomNegativeBinomial<'a, T> {
+    RandomNegativeBinomial { call: OpCall::new("_random_negative_binomial") }
+}
+
+impl<'a, T: Operand> RandomNegativeBinomial<'a, T> {
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// number of successes to wait for (≥ 1) (int, default `1`).
+    pub fn k(mut self, v: i64) -> Self {
+        self.call = self.call.attr("k", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// success probability of each trial, in (0, 1] (MXNet's documentation calls it the failure probability, but samples with mean k(1−p)/p) (float, default `1.0`).
+    pub fn p(mut self, v: f64) -> Self {
+        self.call = self.call.attr("p", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// output shape (tuple of int, default `()`).
+    pub fn shape(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("shape", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// device (ignored: arrays say where they live) (string, default ``).
+    pub fn ctx(mut self, v: &str) -> Self {
+        self.call = self.call.attr("ctx", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// output dtype (None: float32) ({None, float16, float32, float64}, default `None`).
+    pub fn dtype(mut self, v: &str) -> Self {
+        self.call = self.call.attr("dtype", Value::Str(v.to_string()).to_mxnet_string());
         self
     }
     /// The node's name.
@@ -3524,6 +9063,117 @@ impl<'a, T: Operand> RandomNormal<'a, T> {
         self
     }
     /// output dtype (None: float32) ({None, float16, float32, float64}, default `None`).
+    pub fn dtype(mut self, v: &str) -> Self {
+        self.call = self.call.attr("dtype", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_random_poisson`: Samples from a Poisson distribution with rate `lam` (counts, in a float dtype): inversion of one Philox uniform below lam = 10, Hörmann's PTRS rejection from it on.
+pub struct RandomPoisson<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_random_poisson`.
+#[track_caller]
+pub fn random_poisson<'a, T: Operand>() -> RandomPoisson<'a, T> {
+    RandomPoisson { call: OpCall::new("_random_poisson") }
+}
+
+impl<'a, T: Operand> RandomPoisson<'a, T> {
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// rate λ of the Poisson distribution (≥ 0) (float, default `1.0`).
+    pub fn lam(mut self, v: f64) -> Self {
+        self.call = self.call.attr("lam", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// output shape (tuple of int, default `()`).
+    pub fn shape(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("shape", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// device (ignored: arrays say where they live) (string, default ``).
+    pub fn ctx(mut self, v: &str) -> Self {
+        self.call = self.call.attr("ctx", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// output dtype (None: float32) ({None, float16, float32, float64}, default `None`).
+    pub fn dtype(mut self, v: &str) -> Self {
+        self.call = self.call.attr("dtype", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_random_randint`: Samples integers uniformly from [low, high). Each element takes 64 Philox bits x and returns low + floor(x·(high − low)/2^64) (Lemire's multiply-shift, without its rejection step: the bias is below (high − low)/2^64, under 2^-32 for int32 ranges).
+pub struct RandomRandint<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_random_randint`.
+#[track_caller]
+pub fn random_randint<'a, T: Operand>() -> RandomRandint<'a, T> {
+    RandomRandint { call: OpCall::new("_random_randint") }
+}
+
+impl<'a, T: Operand> RandomRandint<'a, T> {
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// lower bound (inclusive) (int, required).
+    pub fn low(mut self, v: i64) -> Self {
+        self.call = self.call.attr("low", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// upper bound (exclusive) (int, required).
+    pub fn high(mut self, v: i64) -> Self {
+        self.call = self.call.attr("high", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// output shape (tuple of int, default `()`).
+    pub fn shape(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("shape", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// device (ignored: arrays say where they live) (string, default ``).
+    pub fn ctx(mut self, v: &str) -> Self {
+        self.call = self.call.attr("ctx", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// output dtype (None: int32) ({None, int32, int64}, default `None`).
     pub fn dtype(mut self, v: &str) -> Self {
         self.call = self.call.attr("dtype", Value::Str(v.to_string()).to_mxnet_string());
         self
@@ -3602,6 +9252,44 @@ impl<'a, T: Operand> RandomUniform<'a, T> {
     }
 }
 
+/// `rcbrt`: 1 / cbrt(x)
+pub struct Rcbrt<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `rcbrt`.
+#[track_caller]
+pub fn rcbrt<'a, T: Operand>() -> Rcbrt<'a, T> {
+    Rcbrt { call: OpCall::new("rcbrt") }
+}
+
+impl<'a, T: Operand> Rcbrt<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
 /// `_rdiv_scalar`: element-wise with a scalar parameter
 pub struct RdivScalar<'a, T> {
     call: OpCall<'a, T>,
@@ -3650,6 +9338,44 @@ impl<'a, T: Operand> RdivScalar<'a, T> {
     }
 }
 
+/// `reciprocal`: 1 / x
+pub struct Reciprocal<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `reciprocal`.
+#[track_caller]
+pub fn reciprocal<'a, T: Operand>() -> Reciprocal<'a, T> {
+    Reciprocal { call: OpCall::new("reciprocal") }
+}
+
+impl<'a, T: Operand> Reciprocal<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
 /// `relu`: max(x, 0)
 pub struct Relu<'a, T> {
     call: OpCall<'a, T>,
@@ -3670,6 +9396,54 @@ impl<'a, T: Operand> Relu<'a, T> {
     /// An input by name.
     pub fn input(mut self, name: &str, s: &'a T) -> Self {
         self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `repeat`: Repeats each element `repeats` times along `axis` (negative counts from the end); with axis None, of the flattened input (the output is 1-D).
+pub struct Repeat<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `repeat`.
+#[track_caller]
+pub fn repeat<'a, T: Operand>() -> Repeat<'a, T> {
+    Repeat { call: OpCall::new("repeat") }
+}
+
+impl<'a, T: Operand> Repeat<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// copies of each element (at least 1) (int, required).
+    pub fn repeats(mut self, v: i64) -> Self {
+        self.call = self.call.attr("repeats", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// the axis to repeat along (None: the flattened input) (int, optional, default `None`).
+    pub fn axis(mut self, v: i64) -> Self {
+        self.call = self.call.attr("axis", Value::Int(v).to_mxnet_string());
         self
     }
     /// The node's name.
@@ -3809,6 +9583,87 @@ impl<'a, T: Operand> ReshapeLike<'a, T> {
     }
 }
 
+/// `reverse`: Reverses the order of the elements along each listed axis (from 0; MXNet 1.x accepts no negative axes here). An axis listed twice is reversed twice.
+pub struct Reverse<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `reverse`.
+#[track_caller]
+pub fn reverse<'a, T: Operand>() -> Reverse<'a, T> {
+    Reverse { call: OpCall::new("reverse") }
+}
+
+impl<'a, T: Operand> Reverse<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// the axes to reverse (tuple of int, required).
+    pub fn axis(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("axis", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `rint`: nearest integer, halves toward -inf (MXNet's rint: rint(0.5) = 0, rint(-0.5) = -1)
+pub struct Rint<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `rint`.
+#[track_caller]
+pub fn rint<'a, T: Operand>() -> Rint<'a, T> {
+    Rint { call: OpCall::new("rint") }
+}
+
+impl<'a, T: Operand> Rint<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
 /// `_rminus_scalar`: element-wise with a scalar parameter
 pub struct RminusScalar<'a, T> {
     call: OpCall<'a, T>,
@@ -3857,6 +9712,478 @@ impl<'a, T: Operand> RminusScalar<'a, T> {
     }
 }
 
+/// `_rmod_scalar`: `scalar % data`, with data's sign (Python's `%`); 0 where data is 0.
+pub struct RmodScalar<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_rmod_scalar`.
+#[track_caller]
+pub fn rmod_scalar<'a, T: Operand>() -> RmodScalar<'a, T> {
+    RmodScalar { call: OpCall::new("_rmod_scalar") }
+}
+
+impl<'a, T: Operand> RmodScalar<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// scalar operand (float, default `1.0`).
+    pub fn scalar(mut self, v: f64) -> Self {
+        self.call = self.call.attr("scalar", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// whether the scalar is an integer (MXNet 1.9) (boolean, default `True`).
+    pub fn is_int(mut self, v: bool) -> Self {
+        self.call = self.call.attr("is_int", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `RNN`: Fused multi-layer RNN (lstm, gru, rnn_tanh, rnn_relu; bidirectional) over (T, N, I) data: parameters is the flat cuDNN-ordered vector (all W_x, W_h per layer and direction, then all b_x, b_h), of size Σ_l D·(G·H·(I_l + H) + 2·G·H); state (and state_cell for LSTM) is (L·D, N, H). Output (T, N, D·H), and with state_outputs the final state and cell.
+pub struct Rnn<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `RNN`.
+#[track_caller]
+pub fn rnn<'a, T: Operand>() -> Rnn<'a, T> {
+    Rnn { call: OpCall::new("RNN") }
+}
+
+impl<'a, T: Operand> Rnn<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// Input `parameters`.
+    pub fn parameters(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("parameters", s);
+        self
+    }
+    /// Input `state`.
+    pub fn state(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("state", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// hidden size H (int, required).
+    pub fn state_size(mut self, v: i64) -> Self {
+        self.call = self.call.attr("state_size", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// number of stacked layers L (int, required).
+    pub fn num_layers(mut self, v: i64) -> Self {
+        self.call = self.call.attr("num_layers", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// a second, backward direction per layer (boolean, default `False`).
+    pub fn bidirectional(mut self, v: bool) -> Self {
+        self.call = self.call.attr("bidirectional", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// the recurrent cell ({gru, lstm, rnn_relu, rnn_tanh}, required).
+    pub fn mode(mut self, v: &str) -> Self {
+        self.call = self.call.attr("mode", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// dropout between layers in training (only 0 is supported in training) (float, default `0.0`).
+    pub fn p(mut self, v: f64) -> Self {
+        self.call = self.call.attr("p", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// also output the final state (and cell, LSTM) (boolean, default `False`).
+    pub fn state_outputs(mut self, v: bool) -> Self {
+        self.call = self.call.attr("state_outputs", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// LSTM projection (not supported) (int, optional, default `None`).
+    pub fn projection_size(mut self, v: i64) -> Self {
+        self.call = self.call.attr("projection_size", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// lower clip of the LSTM cell state (float, optional, default `None`).
+    pub fn lstm_state_clip_min(mut self, v: f64) -> Self {
+        self.call = self.call.attr("lstm_state_clip_min", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// upper clip of the LSTM cell state (float, optional, default `None`).
+    pub fn lstm_state_clip_max(mut self, v: f64) -> Self {
+        self.call = self.call.attr("lstm_state_clip_max", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// clipping turns NaN cell states into the maximum (boolean, default `False`).
+    pub fn lstm_state_clip_nan(mut self, v: bool) -> Self {
+        self.call = self.call.attr("lstm_state_clip_nan", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// take a `sequence_length` input (N,) (boolean, default `False`).
+    pub fn use_sequence_length(mut self, v: bool) -> Self {
+        self.call = self.call.attr("use_sequence_length", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `round`: nearest integer, halves away from zero
+pub struct Round<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `round`.
+#[track_caller]
+pub fn round<'a, T: Operand>() -> Round<'a, T> {
+    Round { call: OpCall::new("round") }
+}
+
+impl<'a, T: Operand> Round<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_rpower_scalar`: `scalar ** data`.
+pub struct RpowerScalar<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_rpower_scalar`.
+#[track_caller]
+pub fn rpower_scalar<'a, T: Operand>() -> RpowerScalar<'a, T> {
+    RpowerScalar { call: OpCall::new("_rpower_scalar") }
+}
+
+impl<'a, T: Operand> RpowerScalar<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// scalar operand (float, default `1.0`).
+    pub fn scalar(mut self, v: f64) -> Self {
+        self.call = self.call.attr("scalar", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// whether the scalar is an integer (MXNet 1.9) (boolean, default `True`).
+    pub fn is_int(mut self, v: bool) -> Self {
+        self.call = self.call.attr("is_int", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `rsqrt`: 1 / sqrt(x)
+pub struct Rsqrt<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `rsqrt`.
+#[track_caller]
+pub fn rsqrt<'a, T: Operand>() -> Rsqrt<'a, T> {
+    Rsqrt { call: OpCall::new("rsqrt") }
+}
+
+impl<'a, T: Operand> Rsqrt<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `scatter_nd`: Scatters slices of `data` into zeros of `shape`: with `indices` of shape (M, Y...), out[indices[0, y...], ..., indices[M-1, y...]] = data[y...], where data has shape Y... followed by shape's axes after the first M. Indices are truncated to integers and must lie in [0, size); with repeats the last slice wins.
+pub struct ScatterNd<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `scatter_nd`.
+#[track_caller]
+pub fn scatter_nd<'a, T: Operand>() -> ScatterNd<'a, T> {
+    ScatterNd { call: OpCall::new("scatter_nd") }
+}
+
+impl<'a, T: Operand> ScatterNd<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// Input `indices`.
+    pub fn indices(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("indices", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// shape of the output (tuple of int, required).
+    pub fn shape(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("shape", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `SequenceLast`: The last step of each sequence (step length − 1; T − 1 without use_sequence_length): data's shape without the time axis.
+pub struct SequenceLast<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `SequenceLast`.
+#[track_caller]
+pub fn sequence_last<'a, T: Operand>() -> SequenceLast<'a, T> {
+    SequenceLast { call: OpCall::new("SequenceLast") }
+}
+
+impl<'a, T: Operand> SequenceLast<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// take a `sequence_length` input (B,); otherwise every sequence has length T (boolean, default `False`).
+    pub fn use_sequence_length(mut self, v: bool) -> Self {
+        self.call = self.call.attr("use_sequence_length", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// the time axis: 0 for (T, B, ...), 1 for (B, T, ...) (int, default `0`).
+    pub fn axis(mut self, v: i64) -> Self {
+        self.call = self.call.attr("axis", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `SequenceMask`: Sets every step t ≥ length of each sequence to `value`; the identity without use_sequence_length.
+pub struct SequenceMask<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `SequenceMask`.
+#[track_caller]
+pub fn sequence_mask<'a, T: Operand>() -> SequenceMask<'a, T> {
+    SequenceMask { call: OpCall::new("SequenceMask") }
+}
+
+impl<'a, T: Operand> SequenceMask<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// take a `sequence_length` input (B,); otherwise every sequence has length T (boolean, default `False`).
+    pub fn use_sequence_length(mut self, v: bool) -> Self {
+        self.call = self.call.attr("use_sequence_length", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// written at the masked steps (float, default `0.0`).
+    pub fn value(mut self, v: f64) -> Self {
+        self.call = self.call.attr("value", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// the time axis: 0 for (T, B, ...), 1 for (B, T, ...) (int, default `0`).
+    pub fn axis(mut self, v: i64) -> Self {
+        self.call = self.call.attr("axis", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `SequenceReverse`: Reverses the first length steps of each sequence, leaving the rest in place; reverses all T steps without use_sequence_length.
+pub struct SequenceReverse<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `SequenceReverse`.
+#[track_caller]
+pub fn sequence_reverse<'a, T: Operand>() -> SequenceReverse<'a, T> {
+    SequenceReverse { call: OpCall::new("SequenceReverse") }
+}
+
+impl<'a, T: Operand> SequenceReverse<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// take a `sequence_length` input (B,); otherwise every sequence has length T (boolean, default `False`).
+    pub fn use_sequence_length(mut self, v: bool) -> Self {
+        self.call = self.call.attr("use_sequence_length", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// the time axis (only 0 is supported, as MXNet) (int, default `0`).
+    pub fn axis(mut self, v: i64) -> Self {
+        self.call = self.call.attr("axis", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
 /// `sigmoid`: 1 / (1 + exp(-x))
 pub struct Sigmoid<'a, T> {
     call: OpCall<'a, T>,
@@ -3869,6 +10196,120 @@ pub fn sigmoid<'a, T: Operand>() -> Sigmoid<'a, T> {
 }
 
 impl<'a, T: Operand> Sigmoid<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `sign`: -1, 0 or 1 by the sign of x (0 for NaN)
+pub struct Sign<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `sign`.
+#[track_caller]
+pub fn sign<'a, T: Operand>() -> Sign<'a, T> {
+    Sign { call: OpCall::new("sign") }
+}
+
+impl<'a, T: Operand> Sign<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `sin`: sine (radians)
+pub struct Sin<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `sin`.
+#[track_caller]
+pub fn sin<'a, T: Operand>() -> Sin<'a, T> {
+    Sin { call: OpCall::new("sin") }
+}
+
+impl<'a, T: Operand> Sin<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `sinh`: hyperbolic sine
+pub struct Sinh<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `sinh`.
+#[track_caller]
+pub fn sinh<'a, T: Operand>() -> Sinh<'a, T> {
+    Sinh { call: OpCall::new("sinh") }
+}
+
+impl<'a, T: Operand> Sinh<'a, T> {
     /// Input `data`.
     pub fn data(mut self, s: &'a T) -> Self {
         self.call = self.call.input("data", s);
@@ -4054,6 +10495,97 @@ impl<'a, T: Operand> SliceChannel<'a, T> {
     }
 }
 
+/// `slice_like`: Slices `data` from the origin to the shape of `shape_like`, along `axes` (empty: every axis, the ranks must then agree). Negative axes count from the end of data; shape_like's values are not read.
+pub struct SliceLike<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `slice_like`.
+#[track_caller]
+pub fn slice_like<'a, T: Operand>() -> SliceLike<'a, T> {
+    SliceLike { call: OpCall::new("slice_like") }
+}
+
+impl<'a, T: Operand> SliceLike<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// Input `shape_like`.
+    pub fn shape_like(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("shape_like", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// the axes to slice (empty: all) (tuple of int, default `()`).
+    pub fn axes(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("axes", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `smooth_l1`: Smooth L1 (Huber) with σ = `scalar`: `0.5·(σx)²` where |x| < 1/σ², else `|x| − 0.5/σ²`.
+pub struct SmoothL1<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `smooth_l1`.
+#[track_caller]
+pub fn smooth_l1<'a, T: Operand>() -> SmoothL1<'a, T> {
+    SmoothL1 { call: OpCall::new("smooth_l1") }
+}
+
+impl<'a, T: Operand> SmoothL1<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// σ: the quadratic part spans |x| < 1/σ² (float, default `1.0`).
+    pub fn scalar(mut self, v: f64) -> Self {
+        self.call = self.call.attr("scalar", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
 /// `softmax`: `exp((x − max)/T) / Σ exp((x − max)/T)` along `axis`. With use_length, entries at or beyond length[i] along the axis are 0 and take no part.
 pub struct Softmax<'a, T> {
     call: OpCall<'a, T>,
@@ -4155,6 +10687,49 @@ impl<'a, T: Operand> SoftmaxActivation<'a, T> {
     }
 }
 
+/// `softmax_cross_entropy`: Cross entropy of softmax(data) against integer labels, summed over the batch: data (N, K), label (N,), output (1,) = Σ_n −log max(softmax(data_n)[label_n], 1e-8).
+pub struct SoftmaxCrossEntropy<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `softmax_cross_entropy`.
+#[track_caller]
+pub fn softmax_cross_entropy<'a, T: Operand>() -> SoftmaxCrossEntropy<'a, T> {
+    SoftmaxCrossEntropy { call: OpCall::new("softmax_cross_entropy") }
+}
+
+impl<'a, T: Operand> SoftmaxCrossEntropy<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// Input `label`.
+    pub fn label(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("label", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
 /// `SoftmaxOutput`: Softmax with a cross-entropy gradient. Forward: softmax over axis 1 of data viewed as (n, rest); multi_output: over axis 1 of (n, k, rest); preserve_shape: over the last axis. The label is data's shape minus the last axis by default ((n, rest/k) with multi_output); a label shaped like data is a probability target.
 pub struct SoftmaxOutput<'a, T> {
     call: OpCall<'a, T>,
@@ -4220,6 +10795,92 @@ impl<'a, T: Operand> SoftmaxOutput<'a, T> {
     /// label smoothing (float, default `0.0`).
     pub fn smooth_alpha(mut self, v: f64) -> Self {
         self.call = self.call.attr("smooth_alpha", Value::Float(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `softsign`: x / (1 + |x|)
+pub struct Softsign<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `softsign`.
+#[track_caller]
+pub fn softsign<'a, T: Operand>() -> Softsign<'a, T> {
+    Softsign { call: OpCall::new("softsign") }
+}
+
+impl<'a, T: Operand> Softsign<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `sort`: Sorts along `axis` (the flattened input when None), ascending unless is_ascend is False; ties keep their order.
+pub struct Sort<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `sort`.
+#[track_caller]
+pub fn sort<'a, T: Operand>() -> Sort<'a, T> {
+    Sort { call: OpCall::new("sort") }
+}
+
+impl<'a, T: Operand> Sort<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// the axis to sort along (None: the flattened input); negative counts from the end (int, optional, default `-1`).
+    pub fn axis(mut self, v: i64) -> Self {
+        self.call = self.call.attr("axis", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// ascending (True) or descending order (boolean, default `True`).
+    pub fn is_ascend(mut self, v: bool) -> Self {
+        self.call = self.call.attr("is_ascend", Value::Bool(v).to_mxnet_string());
         self
     }
     /// The node's name.
@@ -4357,6 +11018,54 @@ impl<'a, T: Operand> Squeeze<'a, T> {
     }
 }
 
+/// `stack`: Joins the inputs arg0, arg1, ..., all of one shape, along a new axis `axis` of the output (negative counts from the end of the output).
+pub struct Stack<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `stack`.
+#[track_caller]
+pub fn stack<'a, T: Operand>() -> Stack<'a, T> {
+    Stack { call: OpCall::new("stack") }
+}
+
+impl<'a, T: Operand> Stack<'a, T> {
+    /// Positional inputs, in order.
+    pub fn args(mut self, inputs: impl IntoIterator<Item = &'a T>) -> Self {
+        self.call = self.call.args(inputs);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// the new axis, in the output (int, default `0`).
+    pub fn axis(mut self, v: i64) -> Self {
+        self.call = self.call.attr("axis", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// number of inputs (int, required).
+    pub fn num_args(mut self, v: i64) -> Self {
+        self.call = self.call.attr("num_args", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
 /// `sum`: Sum over the given axes.
 pub struct Sum<'a, T> {
     call: OpCall<'a, T>,
@@ -4392,6 +11101,145 @@ impl<'a, T: Operand> Sum<'a, T> {
     /// reduce over the axes not listed in `axis` (boolean, default `False`).
     pub fn exclude(mut self, v: bool) -> Self {
         self.call = self.call.attr("exclude", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `SwapAxis`: Swaps axes `dim1` and `dim2` (negative counts from the end).
+pub struct SwapAxis<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `SwapAxis`.
+#[track_caller]
+pub fn swap_axis<'a, T: Operand>() -> SwapAxis<'a, T> {
+    SwapAxis { call: OpCall::new("SwapAxis") }
+}
+
+impl<'a, T: Operand> SwapAxis<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// the first axis (int, default `0`).
+    pub fn dim1(mut self, v: i64) -> Self {
+        self.call = self.call.attr("dim1", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// the second axis (int, default `0`).
+    pub fn dim2(mut self, v: i64) -> Self {
+        self.call = self.call.attr("dim2", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `take`: Takes slices of `a` along `axis` at the positions in `indices` (truncated to integers): the output shape is a's dims before axis, then indices' shape, then a's dims after axis.
+pub struct Take<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `take`.
+#[track_caller]
+pub fn take<'a, T: Operand>() -> Take<'a, T> {
+    Take { call: OpCall::new("take") }
+}
+
+impl<'a, T: Operand> Take<'a, T> {
+    /// Input `a`.
+    pub fn a(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("a", s);
+        self
+    }
+    /// Input `indices`.
+    pub fn indices(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("indices", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// the axis of `a` to take from (negative counts from the end) (int, default `0`).
+    pub fn axis(mut self, v: i64) -> Self {
+        self.call = self.call.attr("axis", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// out-of-range indices: clip to the axis, wrap around it, or raise an error ({clip, raise, wrap}, default `clip`).
+    pub fn mode(mut self, v: &str) -> Self {
+        self.call = self.call.attr("mode", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `tan`: tangent (radians)
+pub struct Tan<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `tan`.
+#[track_caller]
+pub fn tan<'a, T: Operand>() -> Tan<'a, T> {
+    Tan { call: OpCall::new("tan") }
+}
+
+impl<'a, T: Operand> Tan<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
         self
     }
     /// The node's name.
@@ -4448,6 +11296,112 @@ impl<'a, T: Operand> Tanh<'a, T> {
     }
 }
 
+/// `tile`: Repeats the whole input `reps[i]` times along axis i. With more reps than input dimensions the input gets leading axes of size 1; with fewer, reps gets leading 1s. Empty reps is a copy.
+pub struct Tile<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `tile`.
+#[track_caller]
+pub fn tile<'a, T: Operand>() -> Tile<'a, T> {
+    Tile { call: OpCall::new("tile") }
+}
+
+impl<'a, T: Operand> Tile<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// the number of copies along each axis (each at least 1) (tuple of int, required).
+    pub fn reps(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("reps", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `topk`: The k largest (smallest with is_ascend) elements along `axis` (of the flattened input when None), in order: their values (ret_typ value), their indices as `dtype` (indices), both (two outputs), or a 0/1 mask of the input's shape (mask). k < 1 takes every element. Ties keep their order.
+pub struct Topk<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `topk`.
+#[track_caller]
+pub fn topk<'a, T: Operand>() -> Topk<'a, T> {
+    Topk { call: OpCall::new("topk") }
+}
+
+impl<'a, T: Operand> Topk<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// the axis to sort along (None: the flattened input); negative counts from the end (int, optional, default `-1`).
+    pub fn axis(mut self, v: i64) -> Self {
+        self.call = self.call.attr("axis", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// how many elements to take; below 1: all of them (int, default `1`).
+    pub fn k(mut self, v: i64) -> Self {
+        self.call = self.call.attr("k", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// what to return: values, indices, both, or a mask of the input's shape ({both, indices, mask, value}, default `indices`).
+    pub fn ret_typ(mut self, v: &str) -> Self {
+        self.call = self.call.attr("ret_typ", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// take the smallest elements instead of the largest (boolean, default `False`).
+    pub fn is_ascend(mut self, v: bool) -> Self {
+        self.call = self.call.attr("is_ascend", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// dtype of the indices (ret_typ indices or both) ({float16, float32, float64, int32, int64, uint8}, default `float32`).
+    pub fn dtype(mut self, v: &str) -> Self {
+        self.call = self.call.attr("dtype", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
 /// `transpose`: Permutes the axes: output axis i is input axis axes[i]. Empty `axes` reverses the axes.
 pub struct Transpose<'a, T> {
     call: OpCall<'a, T>,
@@ -4473,6 +11427,160 @@ impl<'a, T: Operand> Transpose<'a, T> {
     /// the permutation (empty: reverse the axes) (tuple of int, default `()`).
     pub fn axes(mut self, v: &[i64]) -> Self {
         self.call = self.call.attr("axes", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `trunc`: integer part, toward zero
+pub struct Trunc<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `trunc`.
+#[track_caller]
+pub fn trunc<'a, T: Operand>() -> Trunc<'a, T> {
+    Trunc { call: OpCall::new("trunc") }
+}
+
+impl<'a, T: Operand> Trunc<'a, T> {
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `UpSampling`: Up-samples NCHW data by an integer `scale`. nearest: inputs arg0..., each repeated (by one factor along both axes) to (h0·scale, w0·scale) of the first, then concatenated along channels (multi_input_mode concat) or added (sum). bilinear: inputs data and weight (C, 1, k, k), k = 2·scale − scale mod 2: the deconvolution with stride scale, pad ⌈(scale−1)/2⌉ and num_group = num_filter = C.
+pub struct UpSampling<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `UpSampling`.
+#[track_caller]
+pub fn up_sampling<'a, T: Operand>() -> UpSampling<'a, T> {
+    UpSampling { call: OpCall::new("UpSampling") }
+}
+
+impl<'a, T: Operand> UpSampling<'a, T> {
+    /// Positional inputs, in order.
+    pub fn args(mut self, inputs: impl IntoIterator<Item = &'a T>) -> Self {
+        self.call = self.call.args(inputs);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// up-sampling factor (int, required).
+    pub fn scale(mut self, v: i64) -> Self {
+        self.call = self.call.attr("scale", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// bilinear only: the data's number of channels (int, default `0`).
+    pub fn num_filter(mut self, v: i64) -> Self {
+        self.call = self.call.attr("num_filter", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// nearest neighbour or bilinear (a deconvolution with the given weight) ({bilinear, nearest}, required).
+    pub fn sample_type(mut self, v: &str) -> Self {
+        self.call = self.call.attr("sample_type", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// nearest with several inputs: concatenate along channels or add ({concat, sum}, default `concat`).
+    pub fn multi_input_mode(mut self, v: &str) -> Self {
+        self.call = self.call.attr("multi_input_mode", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// number of inputs (nearest); bilinear takes data and weight (int, required).
+    pub fn num_args(mut self, v: i64) -> Self {
+        self.call = self.call.attr("num_args", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// MXNet workspace limit in MB (ignored) (int, default `512`).
+    pub fn workspace(mut self, v: i64) -> Self {
+        self.call = self.call.attr("workspace", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `where`: Takes `x` where `condition` is non-zero and `y` elsewhere. `condition` has x's shape, or is 1-D with one entry per row of x (selecting whole rows); its dtype may differ from x's.
+pub struct Where<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `where`.
+#[track_caller]
+pub fn r#where<'a, T: Operand>() -> Where<'a, T> {
+    Where { call: OpCall::new("where") }
+}
+
+impl<'a, T: Operand> Where<'a, T> {
+    /// Input `condition`.
+    pub fn condition(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("condition", s);
+        self
+    }
+    /// Input `x`.
+    pub fn x(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("x", s);
+        self
+    }
+    /// Input `y`.
+    pub fn y(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("y", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
         self
     }
     /// The node's name.

@@ -223,6 +223,10 @@ pub struct OpDef {
     /// Storage dtypes the operator supports.
     pub dtypes: &'static [DType],
     pub grad: Grad,
+    /// The derivative of a unary element-wise operator written with its output (`x0` is
+    /// y): relu `y > 0`, sigmoid `y(1−y)`, tanh `1−y²`, exp `y`. The backward pass then reads
+    /// the output, so the input need not stay alive.
+    pub grad_from_output: Option<fn(&Attrs) -> Expr>,
     /// A loss: its gradient ignores the head gradient (SoftmaxOutput, the regression
     /// outputs), so as a graph output it needs none.
     pub loss: bool,
@@ -265,6 +269,7 @@ impl OpDef {
                 Compute::Scalar(_) => Grad::Elemwise,
                 _ => Grad::NotDifferentiable,
             },
+            grad_from_output: None,
             loss: false,
             aux_update: None,
         }

@@ -4,7 +4,26 @@
 //! tests' eager checker both go through here.
 
 use crate::elemwise::backward_elemwise_attrs;
-use crate::{Grad, GradCtx, GradGraph, Handle, OpDef, OpError, Pattern};
+use crate::{Compute, Grad, GradCtx, GradGraph, Handle, OpDef, OpError, Pattern};
+
+/// The derivative of an element-wise operator with respect to input `i` when it is a
+/// constant (reads no input).
+fn constant_derivative(op: &OpDef, ctx: &GradCtx, i: usize) -> Option<f64> {
+    let Compute::Scalar(f) = op.compute else {
+        return None;
+    };
+    let d = f(ctx.attrs).diff(i);
+    fn reads_input(e: &crate::Expr) -> bool {
+        match e {
+            crate::Expr::Input(_) => true,
+            crate::Expr::Const(_) => false,
+            crate::Expr::Unary(_, a) => reads_input(a),
+            crate::Expr::Binary(_, a, b) => reads_input(a) || reads_input(b),
+            crate::Expr::Select(p, a, b) => reads_input(p) || reads_input(a) || reads_input(b),
+        }
+    }
+    (!reads_input(&d)).then(|| d.eval(&[]))
+}
 
 /// The gradient of each input of `op`'s node described by `ctx` (`None`: zero).
 pub fn gradient(
@@ -21,12 +40,31 @@ pub fn gradient(
         Grad::Rule(rule) => rule(g, ctx),
         Grad::Elemwise => (0..ctx.inputs.len())
             .map(|i| {
-                let attrs = backward_elemwise_attrs(op.name, ctx.raw_attrs, i);
-                let kv: Vec<(&str, &str)> = attrs.iter().map(|(k, v)| (*k, v.as_str())).collect();
-                let args: Vec<Handle> = std::iter::once(ctx.out_grads[0])
-                    .chain(ctx.inputs.iter().copied())
-                    .collect();
-                let grad = g.op("_backward_elemwise", &args, &kv)?[0];
+                let grad = match constant_derivative(op, ctx, i) {
+                    // d/dx is a constant (add, subtract, scalar arithmetic, copies): the
+                    // gradient needs no forward value, so none is kept for it.
+                    Some(1.0) => ctx.out_grads[0],
+                    Some(d) => {
+                        let s = crate::param::py_float(d);
+                        g.op("_mul_scalar", &[ctx.out_grads[0]], &[("scalar", &s)])?[0]
+                    }
+                    None => {
+                        // A unary operator whose derivative is known from its output reads
+                        // that instead of its input, which can then die early.
+                        let from_output = op.grad_from_output.is_some() && ctx.inputs.len() == 1;
+                        let attrs = backward_elemwise_attrs(op.name, ctx.raw_attrs, i, from_output);
+                        let kv: Vec<(&str, &str)> =
+                            attrs.iter().map(|(k, v)| (*k, v.as_str())).collect();
+                        let args: Vec<Handle> = if from_output {
+                            vec![ctx.out_grads[0], ctx.outputs[0]]
+                        } else {
+                            std::iter::once(ctx.out_grads[0])
+                                .chain(ctx.inputs.iter().copied())
+                                .collect()
+                        };
+                        g.op("_backward_elemwise", &args, &kv)?[0]
+                    }
+                };
                 if op.pattern == Pattern::Broadcast {
                     Ok(Some(
                         g.op("_broadcast_backward", &[grad, ctx.inputs[i]], &[])?[0],

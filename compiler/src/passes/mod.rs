@@ -13,6 +13,7 @@ pub mod fusion;
 mod inference;
 mod prune;
 mod rebuild;
+mod scale_shift;
 mod simplify;
 
 pub use cse::Cse;
@@ -21,6 +22,7 @@ pub use fold_constants::FoldConstants;
 pub use fusion::{fuse, Fusion, Group};
 pub use inference::InferenceMode;
 pub use prune::Prune;
+pub use scale_shift::BatchNormToScaleShift;
 pub use simplify::Simplify;
 
 pub(crate) use rebuild::Rebuild;
@@ -108,6 +110,12 @@ impl Pipeline {
             Box::new(Cse),
             Box::new(Prune),
         ])
+    }
+
+    /// Appends a pass.
+    pub fn push(&mut self, pass: Box<dyn Pass>) -> &mut Self {
+        self.passes.push(pass);
+        self
     }
 
     pub fn disable(&mut self, name: &str) -> &mut Self {

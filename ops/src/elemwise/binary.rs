@@ -2,12 +2,12 @@
 //! (`broadcast_*`) and with a scalar parameter (`_*_scalar`).
 
 use crate::param::{param, ParamDef, ParamType};
-use crate::shape::{self, OpError, Shape};
+use crate::shape::{self, OpError, Shape, Slot};
 use crate::{c, x, Attrs, Compute, DType, Expr, Inputs, OpDef, Pattern, Registry};
 
 const LHS_RHS: Inputs = Inputs::Fixed(&["lhs", "rhs"]);
 
-const fn elemwise(
+pub(super) const fn elemwise(
     name: &'static str,
     aliases: &'static [&'static str],
     f: fn(&Attrs) -> Expr,
@@ -50,7 +50,7 @@ fn sum_of_inputs(a: &Attrs) -> Expr {
     (1..a.int("num_args").max(1) as usize).fold(x(0), |acc, i| acc + x(i))
 }
 
-const fn broadcasting(
+pub(super) const fn broadcasting(
     name: &'static str,
     aliases: &'static [&'static str],
     f: fn(&Attrs) -> Expr,
@@ -71,7 +71,11 @@ static BROADCAST_SUB: OpDef = broadcasting("broadcast_sub", &["broadcast_minus"]
 static BROADCAST_MUL: OpDef = broadcasting("broadcast_mul", &[], |_| x(0) * x(1));
 static BROADCAST_DIV: OpDef = broadcasting("broadcast_div", &[], |_| x(0) / x(1));
 
-fn broadcast_shape(_: &Attrs, ins: &mut [Shape], outs: &mut [Shape]) -> Result<(), OpError> {
+pub(super) fn broadcast_shape(
+    _: &Attrs,
+    ins: &mut [Shape],
+    outs: &mut [Shape],
+) -> Result<(), OpError> {
     if shape::is_known(&ins[0]) && shape::is_known(&ins[1]) {
         let out = shape::broadcast(&ins[0], &ins[1])?;
         shape::set_out(outs, 0, &out)?;
@@ -89,7 +93,7 @@ const SCALAR_PARAMS: &[ParamDef] = &[
     ),
 ];
 
-const fn with_scalar(
+pub(super) const fn with_scalar(
     name: &'static str,
     aliases: &'static [&'static str],
     f: fn(&Attrs) -> Expr,
@@ -98,13 +102,50 @@ const fn with_scalar(
         aliases,
         doc: "element-wise with a scalar parameter",
         params: SCALAR_PARAMS,
+        infer_dtype: scalar_dtype,
         dtypes: &DType::NUMERIC,
         ..OpDef::new(name, Pattern::ElemWise, Compute::Scalar(f))
     }
 }
 
-fn s(a: &Attrs) -> Expr {
+/// The `scalar` parameter as a constant.
+///
+/// MXNet 1.9 casts the scalar to an integer input's dtype when `is_int` is true (so
+/// `int32 x == 2.5` compares with 2); the expression cannot see dtypes and keeps the
+/// scalar as written, which agrees whenever an integer scalar is declared as one.
+pub(super) fn s(a: &Attrs) -> Expr {
     c(a.float("scalar"))
+}
+
+/// MXNet 1.9's scalar operators: an integer input with `is_int=False` computes in float64
+/// (the scalar is a real number, so the result may be one); otherwise the output has the
+/// input's dtype.
+pub(super) fn scalar_dtype(
+    a: &Attrs,
+    ins: &mut [Option<DType>],
+    outs: &mut [Option<DType>],
+) -> Result<(), OpError> {
+    if a.bool("is_int") {
+        return shape::same_dtype(a, ins, outs);
+    }
+    match (ins[0], outs[0]) {
+        (Some(d), out) if !d.is_float() => match out {
+            Some(o) if o != DType::F64 => Err(OpError::DType {
+                slot: Slot::Out(0),
+                have: o,
+                want: DType::F64,
+            }),
+            _ => {
+                outs[0] = Some(DType::F64);
+                Ok(())
+            }
+        },
+        (Some(_), _) => shape::same_dtype(a, ins, outs),
+        // A float64 output may come from an integer input: only other floats say what the
+        // input is.
+        (None, Some(o)) if o != DType::F64 => shape::same_dtype(a, ins, outs),
+        _ => Ok(()),
+    }
 }
 
 static PLUS_SCALAR: OpDef = with_scalar("_plus_scalar", &["_PlusScalar"], |a| x(0) + s(a));

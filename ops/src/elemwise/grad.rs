@@ -14,16 +14,25 @@ use std::collections::BTreeMap;
 
 /// The attributes of the `_backward_elemwise` node differentiating `op` (with its
 /// parameters `raw`) with respect to input `wrt`.
+///
+/// With `from_output` (unary operators declaring `grad_from_output`), the node reads the
+/// forward output instead of the input, so the input need not be kept for the backward
+/// pass (relu, sigmoid, tanh, exp: as MXNet's backward kernels).
 pub fn backward_elemwise_attrs(
     op: &str,
     raw: &[(&str, &str)],
     wrt: usize,
-) -> [(&'static str, String); 3] {
+    from_output: bool,
+) -> [(&'static str, String); 4] {
     let encoded: Vec<String> = raw.iter().map(|(k, v)| format!("{k}={v}")).collect();
     [
         ("op", op.to_string()),
         ("attrs", encoded.join(";")),
         ("wrt", wrt.to_string()),
+        (
+            "from_output",
+            if from_output { "True" } else { "False" }.to_string(),
+        ),
     ]
 }
 
@@ -51,6 +60,9 @@ fn forward(a: &Attrs) -> Result<(&'static OpDef, Attrs), OpError> {
 }
 
 fn backward_inputs(a: &Attrs) -> Vec<String> {
+    if a.bool("from_output") {
+        return vec!["ograd".into(), "output".into()];
+    }
     let names = forward(a)
         .map(|(op, p)| op.input_names(&p))
         .unwrap_or_default();
@@ -60,8 +72,11 @@ fn backward_inputs(a: &Attrs) -> Vec<String> {
 /// `ograd * ∂expr/∂x_wrt`, with the forward inputs shifted behind `ograd`.
 fn backward_expr(a: &Attrs) -> Expr {
     match forward(a) {
-        Ok((op, params)) => match op.compute {
-            Compute::Scalar(f) => x(0) * f(&params).diff(a.int("wrt") as usize).shift_inputs(1),
+        Ok((op, params)) => match (op.compute, op.grad_from_output) {
+            (_, Some(dy)) if a.bool("from_output") => x(0) * dy(&params).shift_inputs(1),
+            (Compute::Scalar(f), _) => {
+                x(0) * f(&params).diff(a.int("wrt") as usize).shift_inputs(1)
+            }
             _ => c(f64::NAN),
         },
         // Unreachable: inference validates the attributes before anything evaluates.
@@ -79,6 +94,15 @@ fn backward_shape(a: &Attrs, ins: &mut [Shape], outs: &mut [Shape]) -> Result<()
             "_backward_elemwise: `wrt` {wrt} is not an input of {} ({n} inputs)",
             op.name
         ));
+    }
+    if a.bool("from_output") {
+        if op.grad_from_output.is_none() || n != 1 {
+            return invalid(format!(
+                "_backward_elemwise: {} has no gradient in terms of its output",
+                op.name
+            ));
+        }
+        return shape::same_shape(a, ins, outs);
     }
     // The head gradient has the forward output's shape: the broadcast of the inputs.
     if ins[1..].iter().all(|s| shape::is_known(s)) {
@@ -114,6 +138,12 @@ static BACKWARD_ELEMWISE: OpDef = OpDef {
             ParamType::Str,
             Some(""),
             "its parameters, `k=v;k=v`",
+        ),
+        param(
+            "from_output",
+            ParamType::Bool,
+            Some("False"),
+            "read the forward output instead of the inputs (unary operators only)",
         ),
         param(
             "wrt",
@@ -229,7 +259,7 @@ mod tests {
 
     #[test]
     fn derives_gradients_from_forward_expressions() {
-        let attrs = backward_elemwise_attrs("Activation", &[("act_type", "tanh")], 0);
+        let attrs = backward_elemwise_attrs("Activation", &[("act_type", "tanh")], 0, false);
         let kv: Vec<(&str, &str)> = attrs.iter().map(|(k, v)| (*k, v.as_str())).collect();
         let g = run(
             "_backward_elemwise",
@@ -240,7 +270,7 @@ mod tests {
         .unwrap();
         let d = 1.0 - 0.5f64.tanh().powi(2);
         assert_eq!(g[0].data, vec![1.0, 2.0 * d]);
-        let attrs = backward_elemwise_attrs("elemwise_div", &[], 1);
+        let attrs = backward_elemwise_attrs("elemwise_div", &[], 1, false);
         let kv: Vec<(&str, &str)> = attrs.iter().map(|(k, v)| (*k, v.as_str())).collect();
         let g = run(
             "_backward_elemwise",

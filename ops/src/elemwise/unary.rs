@@ -11,10 +11,33 @@ const fn unary(name: &'static str, doc: &'static str, f: fn(&Attrs) -> Expr) -> 
     }
 }
 
-static RELU: OpDef = unary("relu", "max(x, 0)", |_| relu(x(0)));
-static SIGMOID: OpDef = unary("sigmoid", "1 / (1 + exp(-x))", |_| x(0).sigmoid());
-static TANH: OpDef = unary("tanh", "hyperbolic tangent", |_| x(0).tanh());
-static EXP: OpDef = unary("exp", "e^x", |_| x(0).exp());
+static RELU: OpDef = OpDef {
+    grad_from_output: Some(|_| dy_relu()),
+    ..unary("relu", "max(x, 0)", |_| relu(x(0)))
+};
+static SIGMOID: OpDef = OpDef {
+    grad_from_output: Some(|_| dy_sigmoid()),
+    ..unary("sigmoid", "1 / (1 + exp(-x))", |_| x(0).sigmoid())
+};
+static TANH: OpDef = OpDef {
+    grad_from_output: Some(|_| dy_tanh()),
+    ..unary("tanh", "hyperbolic tangent", |_| x(0).tanh())
+};
+static EXP: OpDef = OpDef {
+    grad_from_output: Some(|_| x(0)),
+    ..unary("exp", "e^x", |_| x(0).exp())
+};
+
+// Derivatives in terms of the output y = x(0), as MXNet's backward kernels take them.
+fn dy_relu() -> Expr {
+    x(0).gt(c(0.0)).select(c(1.0), c(0.0))
+}
+fn dy_sigmoid() -> Expr {
+    x(0) * (c(1.0) - x(0))
+}
+fn dy_tanh() -> Expr {
+    c(1.0) - x(0) * x(0)
+}
 static LOG: OpDef = unary("log", "natural logarithm", |_| x(0).log());
 static SQRT: OpDef = unary("sqrt", "square root", |_| x(0).sqrt());
 static SQUARE: OpDef = OpDef {
@@ -45,6 +68,15 @@ static BLOCK_GRAD: OpDef = OpDef {
     )
 };
 
+static ONES_LIKE: OpDef = OpDef {
+    doc: "Ones of the input's shape and dtype.",
+    dtypes: &DType::ALL,
+    grad: Grad::Zero,
+    ..unary("ones_like", "ones of the input's shape and dtype", |_| {
+        c(1.0)
+    })
+};
+
 fn relu(e: Expr) -> Expr {
     e.clone().gt(c(0.0)).select(e, c(0.0))
 }
@@ -62,8 +94,21 @@ static ACTIVATION: OpDef = OpDef {
         None,
         "activation function",
     )],
+    grad_from_output: Some(activation_dy),
     ..OpDef::new("Activation", Pattern::ElemWise, Compute::Scalar(activation))
 };
+
+/// Each activation's derivative from its output: softrelu y = log(1+eˣ) has
+/// dy/dx = 1 − e^(−y); softsign y = x/(1+|x|) has dy/dx = (1 − |y|)².
+fn activation_dy(a: &Attrs) -> Expr {
+    match a.str("act_type") {
+        "relu" => dy_relu(),
+        "sigmoid" => dy_sigmoid(),
+        "tanh" => dy_tanh(),
+        "softrelu" => c(1.0) - (-x(0)).exp(),
+        _ => (c(1.0) - x(0).abs()) * (c(1.0) - x(0).abs()),
+    }
+}
 
 fn activation(a: &Attrs) -> Expr {
     match a.str("act_type") {
@@ -133,6 +178,7 @@ pub fn register(r: &mut Registry) {
         &NEGATIVE,
         &COPY,
         &BLOCK_GRAD,
+        &ONES_LIKE,
         &ACTIVATION,
         &CLIP,
         &CAST,

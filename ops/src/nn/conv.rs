@@ -107,39 +107,47 @@ static CONVOLUTION: OpDef = OpDef {
     )
 };
 
-/// The validated parameters of one convolution.
-struct Geometry {
-    kernel: Vec<usize>,
-    stride: Vec<usize>,
-    dilate: Vec<usize>,
-    pad: Vec<usize>,
-    filters: usize,
-    groups: usize,
+/// The validated parameters of one convolution (Deconvolution runs the same loop nest with
+/// its roles of data and output swapped).
+pub(super) struct Geometry {
+    pub kernel: Vec<usize>,
+    pub stride: Vec<usize>,
+    pub dilate: Vec<usize>,
+    pub pad: Vec<usize>,
+    /// Output channels of the convolution.
+    pub filters: usize,
+    pub groups: usize,
     /// Channel-last layout (NWC, NHWC, NDHWC).
-    last: bool,
+    pub last: bool,
 }
 
 impl Geometry {
     fn new(a: &Attrs) -> Result<Geometry, OpError> {
+        Geometry::parse(a, OP)
+    }
+
+    /// The kernel, stride, dilate, pad, num_filter, num_group and layout parameters of
+    /// operator `op`, checked.
+    pub(super) fn parse(a: &Attrs, op: &str) -> Result<Geometry, OpError> {
         let k = a.shape("kernel");
         if k.is_empty() || k.len() > 3 || k.iter().any(|&x| !(1..=MAX_WINDOW).contains(&x)) {
             return invalid(format!(
-                "{OP}: `kernel` must have 1 to 3 positive entries, got {k:?}"
+                "{op}: `kernel` must have 1 to 3 positive entries, got {k:?}"
             ));
         }
         let n = k.len();
         let g = Geometry {
             kernel: k.iter().map(|&x| x as usize).collect(),
-            stride: spatial(a, OP, "stride", n, 1, 1)?,
-            dilate: spatial(a, OP, "dilate", n, 1, 1)?,
-            pad: spatial(a, OP, "pad", n, 0, 0)?,
-            filters: positive(a, OP, "num_filter")?,
-            groups: positive(a, OP, "num_group")?,
-            last: channel_last(a, OP, n)?,
+            stride: spatial(a, op, "stride", n, 1, 1)?,
+            dilate: spatial(a, op, "dilate", n, 1, 1)?,
+            pad: spatial(a, op, "pad", n, 0, 0)?,
+            filters: positive(a, op, "num_filter")?,
+            groups: positive(a, op, "num_group")?,
+            last: channel_last(a, op, n)?,
         };
         if !g.filters.is_multiple_of(g.groups) {
             return invalid(format!(
-                "{OP}: num_filter {} is not divisible by num_group {}",
+                "{op}: num_filter {} is not divisible by num_group {}",
                 g.filters, g.groups
             ));
         }
@@ -147,7 +155,7 @@ impl Geometry {
     }
 
     /// Extent of the dilated kernel along spatial axis `i`.
-    fn dilated(&self, i: usize) -> usize {
+    pub(super) fn dilated(&self, i: usize) -> usize {
         self.dilate[i] * (self.kernel[i] - 1) + 1
     }
 }
@@ -240,8 +248,9 @@ fn tap(o: usize, k: usize, stride: usize, dilate: usize, pad: usize, len: usize)
 
 /// Calls `f(x, w, o)` with the linear indices (channel-first) of every (input, weight,
 /// output) triple the convolution multiplies, every case run as 3-D (missing leading
-/// spatial dims have size 1): the one loop nest of the forward and backward kernels.
-fn for_each_tap(
+/// spatial dims have size 1): the one loop nest of the forward and backward kernels (and
+/// of Deconvolution's, the transposed convolution).
+pub(super) fn for_each_tap(
     g: &Geometry,
     x_shape: &[usize],
     o_shape: &[usize],

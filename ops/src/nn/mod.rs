@@ -1,36 +1,54 @@
-//! Neural-network operators (FullyConnected, Convolution, Pooling, norms, losses, ...).
-//! One family per file, each with its own `register()`.
+//! Neural-network operators (FullyConnected, Convolution, Deconvolution, Pooling,
+//! UpSampling, norms, RNN, sequence operators, losses, ...). One family per file, each with
+//! its own `register()`.
 //!
 //! Every forward operator here has a symbolic gradient rule. Where the backward pass needs
 //! a kernel of its own, the rule applies a backward operator named as MXNet's
 //! (`_backward_Convolution`, ...) defined in the same file, with the forward's parameters,
-//! inference run through the forward's, and a naive reference kernel; Dropout's gradient is
-//! composed (`elemwise_mul` with the forward's mask). Loss operators' rules ignore the head
-//! gradient.
+//! inference run through the forward's, and a naive reference kernel; some gradients are
+//! composed instead (Dropout's `elemwise_mul` with the forward's mask, SequenceMask and
+//! SequenceReverse of the head gradient, bilinear UpSampling through
+//! `_backward_Deconvolution`; smooth_l1 is element-wise). Loss operators' rules ignore the
+//! head gradient.
 
 mod activation;
 mod batch_norm;
 mod common;
 mod conv;
+mod deconv;
 mod dropout;
 mod fully_connected;
+mod l2norm;
 mod loss;
+mod loss_ops;
 mod lrn;
+mod norm;
 mod pooling;
+mod rnn;
+mod rnn_cell;
+mod sequence;
 mod softmax;
+mod upsampling;
 
 use crate::Registry;
 
 pub fn register(r: &mut Registry) {
     fully_connected::register(r);
     conv::register(r);
+    deconv::register(r);
     pooling::register(r);
     activation::register(r);
     batch_norm::register(r);
     dropout::register(r);
+    l2norm::register(r);
     lrn::register(r);
+    norm::register(r);
     softmax::register(r);
     loss::register(r);
+    loss_ops::register(r);
+    sequence::register(r);
+    rnn::register(r);
+    upsampling::register(r);
 }
 
 /// One finite-difference gradient case per differentiable operator of this family (the
@@ -93,6 +111,86 @@ pub(crate) const GRAD_CASES: &[crate::testutil::GradCase] = &[
         false,
         false,
     ),
+    (
+        "Deconvolution",
+        &[
+            ("kernel", "(3, 2)"),
+            ("num_filter", "4"),
+            ("num_group", "2"),
+            ("stride", "(2, 1)"),
+            ("pad", "(1, 0)"),
+            ("adj", "(1, 0)"),
+            ("no_bias", "False"),
+        ],
+        &[&[2, 2, 3, 2], &[2, 2, 3, 2], &[4]],
+        false,
+        false,
+    ),
+    (
+        "LayerNorm",
+        &[("axis", "1")],
+        &[&[2, 3, 4], &[3], &[3]],
+        false,
+        false,
+    ),
+    ("InstanceNorm", &[], &[&[2, 3, 5], &[3], &[3]], false, false),
+    (
+        "GroupNorm",
+        &[("num_groups", "2")],
+        &[&[2, 4, 3], &[2], &[2]],
+        false,
+        false,
+    ),
+    (
+        "L2Normalization",
+        &[("mode", "channel")],
+        &[&[2, 3, 4]],
+        false,
+        false,
+    ),
+    (
+        "UpSampling",
+        &[
+            ("sample_type", "nearest"),
+            ("scale", "2"),
+            ("num_args", "2"),
+        ],
+        &[&[1, 2, 2, 3], &[1, 1, 2, 3]],
+        false,
+        false,
+    ),
+    ("smooth_l1", &[("scalar", "1.5")], &[&[3, 7]], false, false),
+    // Labels in [-1, 1) truncate to class 0: their numeric gradient is 0, as the rule's.
+    ("softmax_cross_entropy", &[], &[&[3, 4], &[3]], false, false),
+    (
+        "RNN",
+        &[
+            ("mode", "lstm"),
+            ("state_size", "2"),
+            ("num_layers", "2"),
+            ("bidirectional", "True"),
+            ("state_outputs", "True"),
+        ],
+        &[&[3, 2, 2], &[224], &[4, 2, 2], &[4, 2, 2]],
+        false,
+        true,
+    ),
+    // Positive inputs: lengths in [0.5, 1.5) truncate to 0 or 1, flat in between.
+    (
+        "SequenceMask",
+        &[("use_sequence_length", "True"), ("value", "2")],
+        &[&[4, 3, 2], &[3]],
+        true,
+        false,
+    ),
+    (
+        "SequenceLast",
+        &[("axis", "1")],
+        &[&[3, 4, 2]],
+        false,
+        false,
+    ),
+    ("SequenceReverse", &[], &[&[4, 3, 1]], false, false),
 ];
 
 #[cfg(test)]
@@ -116,6 +214,18 @@ mod tests {
         "LinearRegressionOutput",
         "LogisticRegressionOutput",
         "MAERegressionOutput",
+        "Deconvolution",
+        "LayerNorm",
+        "InstanceNorm",
+        "GroupNorm",
+        "L2Normalization",
+        "UpSampling",
+        "MakeLoss",
+        "softmax_cross_entropy",
+        "RNN",
+        "SequenceMask",
+        "SequenceLast",
+        "SequenceReverse",
     ];
 
     const BACKWARD_OPS: &[&str] = &[
@@ -132,6 +242,16 @@ mod tests {
         "_backward_LinearRegressionOutput",
         "_backward_LogisticRegressionOutput",
         "_backward_MAERegressionOutput",
+        "_backward_Deconvolution",
+        "_backward_LayerNorm",
+        "_backward_InstanceNorm",
+        "_backward_GroupNorm",
+        "_backward_L2Normalization",
+        "_backward_UpSampling",
+        "_backward_MakeLoss",
+        "_backward_softmax_cross_entropy",
+        "_backward_RNN",
+        "_backward_SequenceLast",
     ];
 
     /// Every forward operator has a gradient rule; backward operators have none.
@@ -147,6 +267,8 @@ mod tests {
             );
         }
         assert!(op("BatchNorm").aux_update.is_some());
+        assert!(matches!(op("smooth_l1").grad, Grad::Elemwise));
+        assert!(op("MakeLoss").loss);
     }
 
     #[test]
@@ -242,6 +364,121 @@ mod tests {
             ("_backward_SoftmaxActivation", &[("mode", "channel")]),
             ("_backward_SoftmaxOutput", &[("multi_output", "True")]),
             ("_backward_LinearRegressionOutput", &[]),
+            (
+                "Deconvolution",
+                &[
+                    ("kernel", "(3, 3)"),
+                    ("num_filter", "4"),
+                    ("num_group", "2"),
+                    ("stride", "(2, 2)"),
+                    ("adj", "(1, 1)"),
+                    ("no_bias", "False"),
+                ],
+            ),
+            (
+                "Deconvolution",
+                &[
+                    ("kernel", "(2,)"),
+                    ("num_filter", "2"),
+                    ("target_shape", "(7,)"),
+                    ("stride", "(3,)"),
+                ],
+            ),
+            (
+                "Deconvolution",
+                &[
+                    ("kernel", "(2, 2, 2)"),
+                    ("num_filter", "2"),
+                    ("layout", "NDHWC"),
+                ],
+            ),
+            (
+                "_backward_Deconvolution",
+                &[("kernel", "(3, 3)"), ("num_filter", "4"), ("pad", "(1, 1)")],
+            ),
+            ("LayerNorm", &[("axis", "1")]),
+            ("InstanceNorm", &[]),
+            ("GroupNorm", &[("num_groups", "2")]),
+            ("_backward_LayerNorm", &[]),
+            ("_backward_InstanceNorm", &[]),
+            ("_backward_GroupNorm", &[("num_groups", "3")]),
+            ("L2Normalization", &[("mode", "channel")]),
+            ("L2Normalization", &[("mode", "spatial")]),
+            ("_backward_L2Normalization", &[("mode", "instance")]),
+            (
+                "UpSampling",
+                &[
+                    ("sample_type", "nearest"),
+                    ("scale", "3"),
+                    ("num_args", "3"),
+                ],
+            ),
+            (
+                "UpSampling",
+                &[
+                    ("sample_type", "nearest"),
+                    ("scale", "2"),
+                    ("num_args", "2"),
+                    ("multi_input_mode", "sum"),
+                ],
+            ),
+            (
+                "UpSampling",
+                &[
+                    ("sample_type", "bilinear"),
+                    ("scale", "2"),
+                    ("num_args", "2"),
+                    ("num_filter", "4"),
+                ],
+            ),
+            (
+                "_backward_UpSampling",
+                &[
+                    ("sample_type", "nearest"),
+                    ("scale", "2"),
+                    ("num_args", "2"),
+                ],
+            ),
+            ("MakeLoss", &[("normalization", "valid")]),
+            ("_backward_MakeLoss", &[("normalization", "batch")]),
+            ("smooth_l1", &[("scalar", "2")]),
+            ("softmax_cross_entropy", &[]),
+            ("_backward_softmax_cross_entropy", &[]),
+            (
+                "RNN",
+                &[
+                    ("mode", "lstm"),
+                    ("state_size", "4"),
+                    ("num_layers", "2"),
+                    ("bidirectional", "True"),
+                    ("state_outputs", "True"),
+                    ("use_sequence_length", "True"),
+                ],
+            ),
+            (
+                "RNN",
+                &[
+                    ("mode", "gru"),
+                    ("state_size", "1000000"),
+                    ("num_layers", "1000000"),
+                ],
+            ),
+            (
+                "_backward_RNN",
+                &[
+                    ("mode", "rnn_relu"),
+                    ("state_size", "3"),
+                    ("num_layers", "1"),
+                    ("state_outputs", "True"),
+                ],
+            ),
+            (
+                "SequenceMask",
+                &[("use_sequence_length", "True"), ("axis", "1")],
+            ),
+            ("SequenceLast", &[("use_sequence_length", "True")]),
+            ("SequenceReverse", &[]),
+            ("_backward_SequenceLast", &[("use_sequence_length", "True")]),
         ];
         let big = usize::MAX / 2;
         let shapes: &[&[usize]] = &[
@@ -371,6 +608,67 @@ mod tests {
             (
                 "SoftmaxOutput",
                 &[("ignore_label", "-1"), ("use_ignore", "true")],
+            ),
+            (
+                "Deconvolution",
+                &[
+                    ("adj", "(0, 0)"),
+                    ("cudnn_off", "False"),
+                    ("cudnn_tune", "None"),
+                    ("dilate", "(1, 1)"),
+                    ("kernel", "(4, 4)"),
+                    ("layout", "None"),
+                    ("no_bias", "True"),
+                    ("num_filter", "21"),
+                    ("num_group", "21"),
+                    ("pad", "(0, 0)"),
+                    ("stride", "(2, 2)"),
+                    ("target_shape", "(0, 0)"),
+                    ("workspace", "512"),
+                ],
+            ),
+            (
+                "RNN",
+                &[
+                    ("bidirectional", "False"),
+                    ("lstm_state_clip_max", "None"),
+                    ("lstm_state_clip_min", "None"),
+                    ("lstm_state_clip_nan", "False"),
+                    ("mode", "lstm"),
+                    ("num_layers", "2"),
+                    ("p", "0.0"),
+                    ("projection_size", "None"),
+                    ("state_outputs", "True"),
+                    ("state_size", "200"),
+                    ("use_sequence_length", "False"),
+                ],
+            ),
+            (
+                "UpSampling",
+                &[
+                    ("multi_input_mode", "concat"),
+                    ("num_args", "1"),
+                    ("num_filter", "0"),
+                    ("sample_type", "nearest"),
+                    ("scale", "2"),
+                    ("workspace", "512"),
+                ],
+            ),
+            (
+                "LayerNorm",
+                &[
+                    ("axis", "-1"),
+                    ("eps", "1e-05"),
+                    ("output_mean_var", "False"),
+                ],
+            ),
+            (
+                "MakeLoss",
+                &[
+                    ("grad_scale", "1.0"),
+                    ("normalization", "null"),
+                    ("valid_thresh", "0.0"),
+                ],
             ),
         ];
         for (name, kv) in cases {

@@ -16,6 +16,7 @@ mod concat;
 mod indexing;
 mod linalg;
 mod reduce;
+mod replicate;
 mod reshape;
 mod slice;
 mod sort;
@@ -149,6 +150,92 @@ pub(crate) const GRAD_CASES: &[crate::testutil::GradCase] = &[
         "batch_dot",
         &[("transpose_a", "True")],
         &[&[2, 3, 2], &[2, 3, 4]],
+        false,
+        false,
+    ),
+    (
+        "broadcast_to",
+        &[("shape", "(3, 0, 7)")],
+        &[&[1, 2, 7]],
+        false,
+        false,
+    ),
+    (
+        "broadcast_axis",
+        &[("axis", "(0, 2)"), ("size", "(3, 4)")],
+        &[&[1, 2, 1]],
+        false,
+        false,
+    ),
+    ("broadcast_like", &[], &[&[1, 3], &[2, 3]], false, false),
+    (
+        "SwapAxis",
+        &[("dim1", "0"), ("dim2", "-1")],
+        &[&[2, 3, 4]],
+        false,
+        false,
+    ),
+    (
+        "slice_like",
+        &[("axes", "(1,)")],
+        &[&[3, 4], &[2, 3]],
+        false,
+        false,
+    ),
+    (
+        "stack",
+        &[("num_args", "2"), ("axis", "1")],
+        &[&[2, 3], &[2, 3]],
+        false,
+        false,
+    ),
+    ("tile", &[("reps", "(2, 1, 3)")], &[&[2, 3]], false, false),
+    (
+        "repeat",
+        &[("repeats", "2"), ("axis", "-1")],
+        &[&[2, 3]],
+        false,
+        false,
+    ),
+    (
+        "Pad",
+        &[
+            ("mode", "reflect"),
+            ("pad_width", "(0, 0, 0, 0, 1, 2, 2, 1)"),
+        ],
+        &[&[1, 2, 3, 3]],
+        false,
+        false,
+    ),
+    ("reverse", &[("axis", "(0, 1)")], &[&[2, 3]], false, false),
+    // Indexing, sorting and the nan/norm reductions. Index inputs come from randn, in
+    // [-1, 1) (or [0.5, 1.5) when positive): finite differences do not move them.
+    ("nansum", &[("axis", "1")], &[&[3, 4]], false, false),
+    ("nanprod", &[("axis", "-1")], &[&[3, 4]], true, false),
+    ("norm", &[("axis", "1")], &[&[3, 4]], false, false),
+    ("take", &[("axis", "1")], &[&[3, 4], &[2, 3]], false, false),
+    (
+        "Embedding",
+        &[("input_dim", "4"), ("output_dim", "3")],
+        &[&[2, 3], &[4, 3]],
+        false,
+        false,
+    ),
+    ("pick", &[], &[&[3, 4], &[3]], false, false),
+    ("gather_nd", &[], &[&[3, 4], &[1, 5]], false, false),
+    (
+        "scatter_nd",
+        &[("shape", "(3, 4)")],
+        &[&[1, 4], &[1, 1]],
+        true,
+        false,
+    ),
+    ("diag", &[("k", "1")], &[&[3, 4]], false, false),
+    ("sort", &[("is_ascend", "False")], &[&[3, 4]], false, false),
+    (
+        "topk",
+        &[("k", "2"), ("ret_typ", "value")],
+        &[&[3, 4]],
         false,
         false,
     ),

@@ -1,4 +1,5 @@
-//! Reductions over axes: sum, mean, max, min, prod.
+//! Reductions over axes: sum, mean, max, min, prod, nansum, nanprod; norm (`norm.rs`) and
+//! argmax/argmin (`arg.rs`) live in submodules.
 //!
 //! Gradients (MXNet 1.9 semantics), built on `_broadcast_reduced`, which copies a
 //! reduction's result (or its head gradient) back over the reduced axes:
@@ -9,14 +10,19 @@
 //! - max, min: the head gradient at every position equal to the result (ties all receive
 //!   it, as MXNet's `_backward_max` does; a NaN result gives no gradient);
 //! - prod: `ograd * (prod / x)`, MXNet's formula, so a zero in the input gives NaN or
-//!   infinity there, as in MXNet.
+//!   infinity there, as in MXNet;
+//! - nansum: the head gradient where the input is not NaN, 0 at NaNs (`_backward_nansum`);
+//! - nanprod: `ograd * (nanprod / x)` where x is not NaN, 0 at NaNs (`_backward_nanprod`).
+
+mod arg;
+mod norm;
 
 use super::{apply, axis_of, fmt_ints};
 use crate::param::{param, ParamDef, ParamType};
 use crate::shape::{self, invalid, set_in, set_out, OpError, Shape};
 use crate::{
-    x, Attrs, Combiner, Compute, DType, Grad, GradCtx, GradGraph, Handle, IndexExpr, IndexMap,
-    Inputs, OpDef, Pattern, Reduction, Registry,
+    c, x, Attrs, Combiner, Compute, DType, Expr, Grad, GradCtx, GradGraph, Handle, IndexExpr,
+    IndexMap, Inputs, OpDef, Pattern, Reduction, Registry,
 };
 
 const PARAMS: &[ParamDef] = &[
@@ -61,12 +67,18 @@ fn listed(op: &str, a: &Attrs, input: &[usize]) -> Result<Option<Vec<usize>>, Op
     Ok(Some(v))
 }
 
+/// A boolean parameter, false where the operator does not declare it (norm has no
+/// `exclude`).
+fn flag(a: &Attrs, name: &str) -> bool {
+    a.schema().iter().any(|p| p.name == name) && a.bool(name)
+}
+
 /// The input axes reduced, ascending.
 fn reduced_axes(op: &str, a: &Attrs, input: &[usize]) -> Result<Vec<usize>, OpError> {
     let all = 0..input.len();
     Ok(match listed(op, a, input)? {
         None => all.collect(),
-        Some(l) if a.bool("exclude") => all.filter(|i| !l.contains(i)).collect(),
+        Some(l) if flag(a, "exclude") => all.filter(|i| !l.contains(i)).collect(),
         Some(l) => l,
     })
 }
@@ -105,8 +117,8 @@ fn input_elems(_: &Attrs, ins: &[Shape], _: &[Shape]) -> u64 {
 /// Declares one reduction; the shape and reduction functions are per operator so that
 /// errors name it.
 macro_rules! reduction {
-    ($static:ident, $name:literal, $aliases:expr, $doc:literal, $combiner:expr, $post:expr,
-     $grad:expr) => {
+    ($static:ident, $name:literal, $aliases:expr, $doc:literal, $combiner:expr, $pre:expr,
+     $post:expr, $grad:expr) => {
         static $static: OpDef = {
             fn shape(a: &Attrs, ins: &mut [Shape], outs: &mut [Shape]) -> Result<(), OpError> {
                 infer($name, a, ins, outs)
@@ -115,7 +127,7 @@ macro_rules! reduction {
                 Ok(Reduction {
                     combiner: $combiner,
                     axes: reduced_axes($name, a, input)?,
-                    pre: x(0),
+                    pre: $pre,
                     post: $post,
                 })
             }
@@ -141,6 +153,7 @@ reduction!(
     "Sum over the given axes.",
     Combiner::Sum,
     x(0),
+    x(0),
     sum_grad
 );
 // The accumulator divided by the number of reduced elements.
@@ -150,6 +163,7 @@ reduction!(
     &[],
     "Mean over the given axes.",
     Combiner::Sum,
+    x(0),
     x(0) / x(1),
     mean_grad
 );
@@ -160,6 +174,7 @@ reduction!(
     "Maximum over the given axes.",
     Combiner::Max,
     x(0),
+    x(0),
     extremum_grad
 );
 reduction!(
@@ -168,6 +183,7 @@ reduction!(
     &["min_axis"],
     "Minimum over the given axes.",
     Combiner::Min,
+    x(0),
     x(0),
     extremum_grad
 );
@@ -178,8 +194,41 @@ reduction!(
     "Product over the given axes.",
     Combiner::Prod,
     x(0),
+    x(0),
     prod_grad
 );
+
+// NaN counts as the combiner's identity.
+reduction!(
+    NANSUM,
+    "nansum",
+    &[],
+    "Sum over the given axes, treating NaN as 0.",
+    Combiner::Sum,
+    not_nan_or(0.0),
+    x(0),
+    nansum_grad
+);
+reduction!(
+    NANPROD,
+    "nanprod",
+    &[],
+    "Product over the given axes, treating NaN as 1.",
+    Combiner::Prod,
+    not_nan_or(1.0),
+    x(0),
+    nanprod_grad
+);
+
+/// The element, or `identity` where it is NaN.
+fn not_nan_or(identity: f64) -> Expr {
+    is_nan(x(0)).select(c(identity), x(0))
+}
+
+/// 1 where `e` is NaN, else 0.
+fn is_nan(e: Expr) -> Expr {
+    e.clone().ne(e)
+}
 
 type Grads = Result<Vec<Option<Handle>>, OpError>;
 
@@ -220,6 +269,19 @@ fn prod_grad(g: &mut dyn GradGraph, ctx: &GradCtx) -> Grads {
     Ok(vec![Some(apply(g, "elemwise_mul", &[ograd, ratio], &[])?)])
 }
 
+fn nansum_grad(g: &mut dyn GradGraph, ctx: &GradCtx) -> Grads {
+    let ograd = broadcast_back(g, ctx, ctx.out_grads[0])?;
+    let args = [ograd, ctx.inputs[0]];
+    Ok(vec![Some(apply(g, "_backward_nansum", &args, &[])?)])
+}
+
+fn nanprod_grad(g: &mut dyn GradGraph, ctx: &GradCtx) -> Grads {
+    let ograd = broadcast_back(g, ctx, ctx.out_grads[0])?;
+    let prod = broadcast_back(g, ctx, ctx.outputs[0])?;
+    let args = [ograd, ctx.inputs[0], prod];
+    Ok(vec![Some(apply(g, "_backward_nanprod", &args, &[])?)])
+}
+
 const BROADCAST_REDUCED_NAME: &str = "_broadcast_reduced";
 
 static BROADCAST_REDUCED: OpDef = OpDef {
@@ -230,6 +292,7 @@ static BROADCAST_REDUCED: OpDef = OpDef {
     params: PARAMS,
     inputs: Inputs::Fixed(&["reduced", "data"]),
     infer_shape: broadcast_reduced_shape,
+    infer_dtype: reduced_dtype,
     inplace: &[],
     dtypes: &DType::NUMERIC,
     ..OpDef::new(
@@ -238,6 +301,15 @@ static BROADCAST_REDUCED: OpDef = OpDef {
         Compute::Injective(broadcast_reduced_map),
     )
 };
+
+/// The output has the dtype of `reduced` (norm's `out_dtype` may differ from data's).
+fn reduced_dtype(
+    a: &Attrs,
+    ins: &mut [Option<DType>],
+    outs: &mut [Option<DType>],
+) -> Result<(), OpError> {
+    shape::same_dtype(a, &mut ins[..1], outs)
+}
 
 /// The output has data's shape; `reduced` has the shape the reduction gives data.
 fn broadcast_reduced_shape(
@@ -291,6 +363,32 @@ static BACKWARD_EXTREMUM: OpDef = OpDef {
     )
 };
 
+static BACKWARD_NANSUM: OpDef = OpDef {
+    doc: "The gradient of nansum: `ograd` (broadcast back to data's shape) where `data` is \
+          not NaN, else 0.",
+    inputs: Inputs::Fixed(&["ograd", "data"]),
+    dtypes: &DType::NUMERIC,
+    grad: Grad::NotDifferentiable,
+    ..OpDef::new(
+        "_backward_nansum",
+        Pattern::ElemWise,
+        Compute::Scalar(|_| is_nan(x(1)).select(c(0.0), x(0))),
+    )
+};
+
+static BACKWARD_NANPROD: OpDef = OpDef {
+    doc: "The gradient of nanprod: `ograd * prod / data` (ograd and prod broadcast back to \
+          data's shape) where `data` is not NaN, else 0.",
+    inputs: Inputs::Fixed(&["ograd", "data", "prod"]),
+    dtypes: &DType::NUMERIC,
+    grad: Grad::NotDifferentiable,
+    ..OpDef::new(
+        "_backward_nanprod",
+        Pattern::ElemWise,
+        Compute::Scalar(|_| is_nan(x(1)).select(c(0.0), x(0) * (x(2) / x(1)))),
+    )
+};
+
 pub fn register(r: &mut Registry) {
     for op in [
         &SUM,
@@ -298,11 +396,17 @@ pub fn register(r: &mut Registry) {
         &MAX,
         &MIN,
         &PROD,
+        &NANSUM,
+        &NANPROD,
         &BROADCAST_REDUCED,
         &BACKWARD_EXTREMUM,
+        &BACKWARD_NANSUM,
+        &BACKWARD_NANPROD,
     ] {
         r.add(op);
     }
+    norm::register(r);
+    arg::register(r);
 }
 
 #[cfg(test)]
@@ -521,5 +625,53 @@ mod tests {
         ];
         let out = run("_backward_extremum", &[], &args, false).unwrap();
         assert_eq!(out[0].data, [1.0, 0.0, 3.0]);
+    }
+
+    /// [[1, NaN, 3], [NaN, NaN, -2]]
+    fn with_nan() -> crate::Tensor {
+        let nan = f64::NAN;
+        tensor(&[2, 3], &[1.0, nan, 3.0, nan, nan, -2.0])
+    }
+
+    #[test]
+    fn nan_reductions_skip_nan() {
+        let r = |op: &str, kv: &[(&str, &str)]| run(op, kv, &[with_nan()], false).unwrap();
+        assert_eq!(r("nansum", &[("axis", "1")])[0].data, [4.0, -2.0]);
+        assert_eq!(r("nanprod", &[("axis", "1")])[0].data, [3.0, -2.0]);
+        assert_eq!(r("nansum", &[])[0].data, [2.0]);
+        let out = r("nanprod", &[("axis", "0"), ("keepdims", "True")]).remove(0);
+        assert_eq!((out.shape, out.data), (vec![1, 3], vec![1.0, 1.0, -6.0]));
+        assert_eq!(
+            message(infer("nansum", &[("axis", "2")], &[&[2, 3]])),
+            "nansum: axis=2 is out of range for input (2, 3)"
+        );
+    }
+
+    #[test]
+    fn nan_reduction_gradients() {
+        // nansum: the head where the input is not NaN; nanprod: head * prod / x there.
+        let head = tensor(&[2], &[1.0, 10.0]);
+        let g = analytic_grad(
+            "nansum",
+            &[("axis", "1")],
+            &[with_nan()],
+            std::slice::from_ref(&head),
+            false,
+        );
+        let g = g.unwrap().remove(0).unwrap();
+        assert_eq!(g.data, [1.0, 0.0, 1.0, 0.0, 0.0, 10.0]);
+        let g = analytic_grad("nanprod", &[("axis", "1")], &[with_nan()], &[head], false);
+        let g = g.unwrap().remove(0).unwrap();
+        assert_eq!(g.data, [3.0, 0.0, 1.0, 0.0, 0.0, 10.0]);
+        let x = randn(&[3, 1, 7], 5);
+        let mut some_nan = x.clone();
+        some_nan.data[3] = f64::NAN;
+        some_nan.data[11] = f64::NAN;
+        for kv in CASES {
+            for op in ["nansum", "nanprod"] {
+                check_grad(op, kv, std::slice::from_ref(&x), false, &[]);
+                check_grad(op, kv, std::slice::from_ref(&some_nan), false, &[]);
+            }
+        }
     }
 }
