@@ -163,3 +163,63 @@ fn training_plans_are_valid() {
         check(&out.graph, &external, &shape, name);
     }
 }
+
+#[test]
+fn cheap_producers_are_duplicated_into_their_consumers() {
+    use kiln::compiler::passes::{DuplicateCheap, Pass};
+    let x = Symbol::var("x");
+    let y = Symbol::op("relu").arg(&x).name("y").build().unwrap();
+    let a = Symbol::op("sum").arg(&(&y * 2.0)).build().unwrap();
+    let b = Symbol::op("sum").arg(&(&y + 3.0)).build().unwrap();
+    let g = Symbol::group(&[a, b]).to_graph().unwrap();
+    let before = fuse(&g);
+    let out = DuplicateCheap.run(&g).unwrap();
+    let after = fuse(&out.graph);
+    // The relu is recomputed in both consumers' kernels: it is no longer written out.
+    assert_eq!(before.groups.len(), 3);
+    assert_eq!(after.groups.len(), 2);
+    let relus = out
+        .graph
+        .node_ids()
+        .filter(|&id| out.graph.node(id).op_name() == "relu")
+        .count();
+    assert_eq!(relus, 2);
+    let inputs = HashMap::from([(
+        "x".to_string(),
+        kiln::Tensor::new(kiln::DType::F64, vec![5], vec![-1.0, 2.0, -3.0, 4.0, 0.5]),
+    )]);
+    let run = |g: &Graph| {
+        kiln::compiler::interpret(g, &inputs, kiln::compiler::RunOptions::default()).unwrap()
+    };
+    assert_eq!(run(&out.graph), run(&g));
+}
+
+#[test]
+fn siblings_reading_one_entry_share_a_kernel_unless_one_depends_on_the_other() {
+    let x = Symbol::var("x");
+    let p = Symbol::op("relu").arg(&x).name("p").build().unwrap();
+    let q = Symbol::op("tanh").arg(&x).name("q").build().unwrap();
+    let g = Symbol::group(&[p.clone(), q]).to_graph().unwrap();
+    let f = fuse(&g);
+    assert_eq!(f.groups.len(), 1, "{f}");
+    // r reads x and depends on s (through a gemm kernel), which also reads x: merging them
+    // would form a cycle.
+    let s = Symbol::op("sigmoid").arg(&x).name("s").build().unwrap();
+    let t = Symbol::op("dot").arg(&s).arg(&s).name("t").build().unwrap();
+    let r = Symbol::op("elemwise_add")
+        .arg(&x)
+        .arg(&t)
+        .name("r")
+        .build()
+        .unwrap();
+    let g = Symbol::group(&[r, s]).to_graph().unwrap();
+    let f = fuse(&g);
+    let group_of = |name: &str| {
+        f.group_of[g
+            .node_ids()
+            .find(|&id| g.node(id).name == name)
+            .unwrap()
+            .index()]
+    };
+    assert_ne!(group_of("r"), group_of("s"), "{f}");
+}

@@ -79,34 +79,89 @@ fn workspace(g: &Graph, id: NodeId, inferred: &Inferred) -> usize {
     }
 }
 
-/// The kernels' execution order: groups in a topological order (Kahn's algorithm on the
-/// group graph), each with its nodes.
-fn steps(g: &Graph, fusion: Option<&Fusion>) -> Vec<Vec<NodeId>> {
-    let ops: Vec<NodeId> = g
-        .node_ids()
-        .filter(|&id| !g.node(id).is_variable())
-        .collect();
-    let Some(f) = fusion else {
-        return ops.into_iter().map(|id| vec![id]).collect();
+/// Units of execution: fusion groups, or one node each without fusion.
+fn units(g: &Graph, fusion: Option<&Fusion>) -> (Vec<Vec<NodeId>>, HashMap<NodeId, usize>) {
+    let units: Vec<Vec<NodeId>> = match fusion {
+        Some(f) => f.groups.iter().map(|grp| grp.nodes.clone()).collect(),
+        None => g
+            .node_ids()
+            .filter(|&id| !g.node(id).is_variable())
+            .map(|id| vec![id])
+            .collect(),
     };
-    let n = f.groups.len();
+    let unit_of = units
+        .iter()
+        .enumerate()
+        .flat_map(|(u, ns)| ns.iter().map(move |&n| (n, u)))
+        .collect();
+    (units, unit_of)
+}
+
+/// A topological order of the units (Kahn's algorithm). With `sizes`, the ready unit that
+/// grows live memory least (bytes it writes minus bytes of inputs it is the last to read)
+/// runs first; otherwise the most recently readied one (a depth-first order).
+fn order(
+    g: &Graph,
+    fusion: Option<&Fusion>,
+    sizes: Option<&dyn Fn(Entry) -> usize>,
+) -> Vec<Vec<NodeId>> {
+    let (units, unit_of) = units(g, fusion);
+    let n = units.len();
     let mut indegree = vec![0usize; n];
     let mut edges: Vec<HashSet<usize>> = vec![HashSet::new(); n];
-    for &id in &ops {
-        let gi = f.group_of[id.index()].expect("operators are grouped");
-        for e in &g.node(id).inputs {
-            if let Some(pi) = f.group_of[e.node.index()].filter(|&pi| pi != gi) {
-                if edges[pi].insert(gi) {
-                    indegree[gi] += 1;
+    // For each entry read across units: how many units still have to read it.
+    let mut readers: HashMap<Entry, HashSet<usize>> = HashMap::new();
+    for (u, nodes) in units.iter().enumerate() {
+        for &id in nodes {
+            for e in &g.node(id).inputs {
+                match unit_of.get(&e.node) {
+                    Some(&pu) if pu != u => {
+                        if edges[pu].insert(u) {
+                            indegree[u] += 1;
+                        }
+                        readers.entry(*e).or_default().insert(u);
+                    }
+                    Some(_) => {}
+                    None => {}
                 }
             }
         }
     }
+    let growth = |u: usize,
+                  readers: &HashMap<Entry, HashSet<usize>>,
+                  size: &dyn Fn(Entry) -> usize|
+     -> i64 {
+        let writes: usize = units[u]
+            .iter()
+            .flat_map(|&id| {
+                (0..g.node(id).num_outputs()).map(move |index| Entry { node: id, index })
+            })
+            .filter(|e| readers.contains_key(e) || g.heads.contains(e))
+            .map(size)
+            .sum();
+        let frees: usize = readers
+            .iter()
+            .filter(|(_, us)| us.len() == 1 && us.contains(&u))
+            .map(|(e, _)| size(*e))
+            .sum();
+        writes as i64 - frees as i64
+    };
     let mut ready: Vec<usize> = (0..n).filter(|&i| indegree[i] == 0).rev().collect();
-    let mut order = Vec::with_capacity(n);
-    while let Some(i) = ready.pop() {
-        order.push(f.groups[i].nodes.clone());
-        let mut next: Vec<usize> = edges[i].iter().copied().collect();
+    let mut out = Vec::with_capacity(n);
+    while !ready.is_empty() {
+        let pick = match sizes {
+            Some(size) => (0..ready.len())
+                .min_by_key(|&k| (growth(ready[k], &readers, size), std::cmp::Reverse(k)))
+                .unwrap_or(0),
+            None => ready.len() - 1,
+        };
+        let u = ready.remove(pick);
+        out.push(units[u].clone());
+        for us in readers.values_mut() {
+            us.remove(&u);
+        }
+        readers.retain(|_, us| !us.is_empty());
+        let mut next: Vec<usize> = edges[u].iter().copied().collect();
         next.sort_unstable_by(|a, b| b.cmp(a));
         for j in next {
             indegree[j] -= 1;
@@ -115,7 +170,7 @@ fn steps(g: &Graph, fusion: Option<&Fusion>) -> Vec<Vec<NodeId>> {
             }
         }
     }
-    order
+    out
 }
 
 /// Plans the memory of `g`'s intermediate entries; `external` entries (gradients written
@@ -132,7 +187,49 @@ pub fn plan(
     } else {
         None
     };
-    let steps = steps(g, fusion);
+    let depth_first = plan_in_order(
+        g,
+        inferred,
+        fusion,
+        external,
+        strategy,
+        order(g, fusion, None),
+    );
+    if strategy != Strategy::Kiln {
+        return depth_first;
+    }
+    // kiln also tries a memory-aware order and keeps the smaller plan.
+    let size = |e: Entry| {
+        if external.contains(&e) {
+            0
+        } else {
+            size(inferred.shape(e)) * inferred.dtype(e).map_or(4, |d| d.size())
+        }
+    };
+    let aware = plan_in_order(
+        g,
+        inferred,
+        fusion,
+        external,
+        strategy,
+        order(g, fusion, Some(&size)),
+    );
+    if aware.bytes < depth_first.bytes {
+        aware
+    } else {
+        depth_first
+    }
+}
+
+/// [`plan`] for a given execution order.
+fn plan_in_order(
+    g: &Graph,
+    inferred: &Inferred,
+    fusion: Option<&Fusion>,
+    external: &HashSet<Entry>,
+    strategy: Strategy,
+    steps: Vec<Vec<NodeId>>,
+) -> MemoryPlan {
     let step_of: HashMap<NodeId, usize> = steps
         .iter()
         .enumerate()

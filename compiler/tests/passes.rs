@@ -2,7 +2,9 @@
 //! built to exercise them (duplicates for CSE, identities for simplification, transposes
 //! and reshapes that cancel, Dropout/BlockGrad for inference mode), plus targeted checks.
 
-use kiln_compiler::passes::{Cse, FoldConstants, InferenceMode, Pass, Pipeline, Prune, Simplify};
+use kiln_compiler::passes::{
+    Cse, DuplicateCheap, FoldConstants, InferenceMode, Pass, Pipeline, Prune, Simplify,
+};
 use kiln_compiler::{interpret, Graph, RunOptions, Symbol};
 use kiln_ops::{DType, Tensor};
 use proptest::prelude::*;
@@ -171,6 +173,7 @@ fn passes() -> Vec<Box<dyn Pass>> {
         Box::new(Simplify),
         Box::new(Cse),
         Box::new(InferenceMode),
+        Box::new(DuplicateCheap),
     ]
 }
 
@@ -191,7 +194,6 @@ proptest! {
         for pipeline in [Pipeline::standard(), Pipeline::inference()] {
             let (out, report) = pipeline.run(&g).unwrap();
             prop_assert_eq!(&run(&out.graph), &want);
-            prop_assert!(out.graph.len() <= g.len());
             prop_assert_eq!(report.timings.len(), pipeline.names().len());
         }
     }

@@ -139,6 +139,7 @@ pub fn fuse(g: &Graph) -> Fusion {
             }
         }
     }
+    let mut groups = fuse_siblings(g, groups, &mut group_of, &mut ends);
     for (gi, group) in groups.iter_mut().enumerate() {
         let last = *group.nodes.last().expect("groups are never empty");
         let consumers = g.consumers(last);
@@ -157,6 +158,121 @@ pub fn fuse(g: &Graph) -> Fusion {
         };
     }
     Fusion { groups, group_of }
+}
+
+/// Sibling fusion: element-wise kernels (no library call, every node element-wise, so one
+/// iteration space) reading the same entry become one kernel with several outputs, reading
+/// it once — unless one depends on the other through the rest of the graph.
+fn fuse_siblings(
+    g: &Graph,
+    mut groups: Vec<Group>,
+    group_of: &mut [Option<usize>],
+    ends: &mut [Option<String>],
+) -> Vec<Group> {
+    let elementwise = |grp: &Group| {
+        grp.anchor.is_none()
+            && grp.nodes.iter().all(|&n| {
+                g.node(n)
+                    .op
+                    .is_some_and(|op| op.pattern == Pattern::ElemWise)
+            })
+    };
+    let mut merged_into: Vec<usize> = (0..groups.len()).collect();
+    let find = |m: &Vec<usize>, mut x: usize| {
+        while m[x] != x {
+            x = m[x];
+        }
+        x
+    };
+    for id in g.node_ids() {
+        for index in 0..g.node(id).num_outputs() {
+            let e = Entry { node: id, index };
+            let mut readers: Vec<usize> = g
+                .consumers(id)
+                .into_iter()
+                .filter(|&c| g.node(c).inputs.contains(&e))
+                .filter_map(|c| group_of[c.index()])
+                .map(|gi| find(&merged_into, gi))
+                .filter(|&gi| {
+                    group_of[id.index()].map(|p| find(&merged_into, p)) != Some(gi)
+                        && elementwise(&groups[gi])
+                })
+                .collect();
+            readers.sort_unstable();
+            readers.dedup();
+            let Some((&first, rest)) = readers.split_first() else {
+                continue;
+            };
+            for &other in rest {
+                let (a, b) = (find(&merged_into, first), find(&merged_into, other));
+                if a == b
+                    || depends(g, group_of, &merged_into, a, b)
+                    || depends(g, group_of, &merged_into, b, a)
+                {
+                    continue;
+                }
+                let moved = std::mem::take(&mut groups[b].nodes);
+                groups[a].nodes.extend(moved);
+                groups[a].nodes.sort_unstable();
+                merged_into[b] = a;
+                ends[a].get_or_insert_with(|| {
+                    format!("siblings reading `{}` share it", g.entry_name(e))
+                });
+            }
+        }
+    }
+    // Renumber the surviving groups.
+    let mut renumber = vec![usize::MAX; groups.len()];
+    let mut out = Vec::new();
+    let mut out_ends = Vec::new();
+    for (i, grp) in groups.into_iter().enumerate() {
+        if !grp.nodes.is_empty() {
+            renumber[i] = out.len();
+            out.push(grp);
+            out_ends.push(ends[i].take());
+        }
+    }
+    for gi in group_of.iter_mut().flatten() {
+        *gi = renumber[find(&merged_into, *gi)];
+    }
+    for (i, e) in out_ends.into_iter().enumerate() {
+        ends[i] = e;
+    }
+    out
+}
+
+/// Whether group `to` (after merges) depends on group `from` through the graph.
+fn depends(
+    g: &Graph,
+    group_of: &[Option<usize>],
+    merged_into: &[usize],
+    from: usize,
+    to: usize,
+) -> bool {
+    let root = |mut x: usize| {
+        while merged_into[x] != x {
+            x = merged_into[x];
+        }
+        x
+    };
+    let in_group =
+        |n: NodeId, target: usize| group_of[n.index()].is_some_and(|gi| root(gi) == target);
+    let mut stack: Vec<NodeId> = g
+        .node_ids()
+        .filter(|&n| in_group(n, to))
+        .flat_map(|n| g.node(n).inputs.iter().map(|e| e.node).collect::<Vec<_>>())
+        .collect();
+    let mut seen = HashSet::new();
+    while let Some(n) = stack.pop() {
+        if in_group(n, to) || !seen.insert(n) {
+            continue;
+        }
+        if in_group(n, from) {
+            return true;
+        }
+        stack.extend(g.node(n).inputs.iter().map(|e| e.node));
+    }
+    false
 }
 
 /// Whether adding `id` to group `gi` makes a cycle: one of `id`'s other inputs is produced

@@ -7,6 +7,7 @@
 //! — for debugging and ablations; `KILN_DUMP=name` (or `all`) prints the graph after it.
 
 mod cse;
+mod duplicate;
 mod fold_bn;
 mod fold_constants;
 pub mod fusion;
@@ -17,6 +18,7 @@ mod scale_shift;
 mod simplify;
 
 pub use cse::Cse;
+pub use duplicate::DuplicateCheap;
 pub use fold_bn::fold_batch_norm;
 pub use fold_constants::FoldConstants;
 pub use fusion::{fuse, Fusion, Group};
@@ -96,13 +98,15 @@ impl Pipeline {
         Pipeline { passes, disabled }
     }
 
-    /// The simplifying passes every compilation runs: simplify, CSE, then prune what they
-    /// left unused.
+    /// The passes every compilation runs: simplify, CSE, then prune what they left unused.
+    /// (Duplicating cheap producers is left out of training graphs: a copy in a backward
+    /// kernel would keep the producer's inputs alive through the whole forward pass.)
     pub fn standard() -> Pipeline {
         Pipeline::new(vec![Box::new(Simplify), Box::new(Cse), Box::new(Prune)])
     }
 
-    /// For inference: also turn Dropout and BlockGrad into identities first.
+    /// For inference: also turn Dropout and BlockGrad into identities first, and recompute
+    /// cheap producers in their consumers' kernels.
     pub fn inference() -> Pipeline {
         Pipeline::new(vec![
             Box::new(InferenceMode),
