@@ -447,6 +447,17 @@ pub struct ModelPlan {
     pub report: crate::passes::Report,
     /// (strategy name, plan), for naive, inplace, coshare, both, kiln.
     pub plans: Vec<(&'static str, MemoryPlan)>,
+    /// Training only: kiln's plan with cheap activations recomputed in backward.
+    pub mirror: Option<MirrorReport>,
+}
+
+/// What recomputation in backward (MXNet's mirror) would give.
+pub struct MirrorReport {
+    pub bytes: usize,
+    pub lower_bound: usize,
+    /// FLOPs added per step by the recomputed nodes.
+    pub extra_flops: u64,
+    pub recomputed: usize,
 }
 
 impl ModelPlan {
@@ -509,21 +520,54 @@ pub fn plan_symbol(
     let pipeline = if train {
         Pipeline::standard()
     } else {
-        Pipeline::inference()
+        let mut p = Pipeline::inference();
+        p.push(Box::new(crate::passes::BatchNormToScaleShift {
+            shapes: shapes.clone(),
+        }));
+        p
     };
     let (out, report) = pipeline.run(&graph)?;
     let g = out.graph;
     let external: HashSet<Entry> = g.heads[num_outputs..].iter().copied().collect();
     let inferred = crate::infer::infer(&g, shapes, &HashMap::new())?;
+    if let Some(id) = g.node_ids().find(|&id| {
+        inferred.shapes[id.index()]
+            .iter()
+            .any(|s| !kiln_ops::shape::is_known(s))
+    }) {
+        return Err(crate::Error::Shape(format!(
+            "cannot plan: the shape of `{}` ({}) is unknown; give every input's shape",
+            g.node(id).name,
+            g.node(id).op_name()
+        )));
+    }
     let fusion = crate::passes::fuse(&g);
     let plans = STRATEGIES
         .iter()
         .map(|&(name, s)| (name, plan(&g, &inferred, Some(&fusion), &external, s)))
         .collect();
+    let mirror = if train {
+        let elements = |id: NodeId| size(&inferred.shapes[id.index()][0]) as u64;
+        let m = crate::passes::mirror(&g, elements)?;
+        let mg = &m.pass.graph;
+        let mi = crate::infer::infer(mg, shapes, &HashMap::new())?;
+        let mf = crate::passes::fuse(mg);
+        let ext: HashSet<Entry> = mg.heads[num_outputs..].iter().copied().collect();
+        let p = plan(mg, &mi, Some(&mf), &ext, Strategy::Kiln);
+        Some(MirrorReport {
+            bytes: p.bytes,
+            lower_bound: p.lower_bound,
+            extra_flops: m.extra_flops,
+            recomputed: m.mirrored,
+        })
+    } else {
+        None
+    };
     Ok(ModelPlan {
         graph: g,
         fusion,
         report,
         plans,
+        mirror,
     })
 }

@@ -56,6 +56,12 @@ pub fn run(args: Args) -> Result<()> {
             memory.insert(name.to_string(), json!(mb(plan.bytes)));
         }
         memory.insert("lower_bound".into(), json!(mb(p.lower_bound())));
+        if let Some(m) = &p.mirror {
+            memory.insert(
+                "mirror".into(),
+                json!({"mb": mb(m.bytes), "lower_bound": mb(m.lower_bound), "extra_flops": m.extra_flops, "recomputed": m.recomputed}),
+            );
+        }
         let timings: Vec<_> = p
             .report
             .timings
@@ -91,6 +97,14 @@ pub fn run(args: Args) -> Result<()> {
         println!("  {name:<12} {:>10.2}", mb(plan.bytes));
     }
     println!("  {:<12} {:>10.2}", "lower bound", mb(p.lower_bound()));
+    if let Some(m) = &p.mirror {
+        println!(
+            "  with recomputation in backward (off by default): {:.2} MB, {} nodes recomputed, +{:.3} GFLOPs per step",
+            mb(m.bytes),
+            m.recomputed,
+            m.extra_flops as f64 / 1e9
+        );
+    }
     if args.timings {
         for (name, d) in &p.report.timings {
             println!("  pass {name:<16} {:.3} ms", d.as_secs_f64() * 1e3);

@@ -76,6 +76,15 @@ impl Pass for BatchNormToScaleShift {
             }
             let ins = r.inputs(id);
             let (x, gamma, beta, mean, var) = (ins[0], ins[1], ins[2], ins[3], ins[4]);
+            // Only BatchNorm constrained the statistics' shapes: keep them declared (Gluon
+            // exports declare `(0,)`, unknown, for deferred parameters).
+            let channels = shapes[n.inputs[0].node.index()][n.inputs[0].index][axis as usize];
+            for e in [gamma, beta, mean, var] {
+                let v = &mut r.new.g[e.node].data;
+                if v.is_variable() {
+                    v.attrs.insert("__shape__".into(), format!("({channels},)"));
+                }
+            }
             let mut k = 0;
             let of = n.name.clone();
             let eps = kiln_ops::param::py_float(p.float("eps"));
