@@ -223,3 +223,19 @@ fn siblings_reading_one_entry_share_a_kernel_unless_one_depends_on_the_other() {
     };
     assert_ne!(group_of("r"), group_of("s"), "{f}");
 }
+
+#[test]
+fn diamonds_fuse_up_to_their_post_dominator() {
+    // y = relu(x); z = y*a + y*b: y has two consumers that reconverge at the add.
+    let (x, a, b) = (Symbol::var("x"), Symbol::var("a"), Symbol::var("b"));
+    let y = Symbol::op("relu").arg(&x).name("y").build().unwrap();
+    let z = &(&y * &a) + &(&y * &b);
+    let f = fuse(&z.to_graph().unwrap());
+    assert_eq!(f.groups.len(), 1, "{f}");
+    // A diamond through a gemm does not fuse: the relu's result must be written.
+    let w = Symbol::var("w");
+    let d = Symbol::op("dot").arg(&y).arg(&w).build().unwrap();
+    let z2 = &(&y * &a) + &d;
+    let f = fuse(&z2.to_graph().unwrap());
+    assert!(f.groups.len() >= 2, "{f}");
+}

@@ -83,6 +83,7 @@ pub fn fuse(g: &Graph) -> Fusion {
     let mut ends: Vec<Option<String>> = Vec::new();
     let pattern = |id: NodeId| g.node(id).op.map_or(Pattern::Opaque, |op| op.pattern);
     let is_head = |id: NodeId| g.heads.iter().any(|e| e.node == id);
+    let diamonds = fusable_diamonds(g);
     for id in g.node_ids().filter(|&id| !g.node(id).is_variable()) {
         let p = pattern(id);
         let mut joined = None;
@@ -91,7 +92,7 @@ pub fn fuse(g: &Graph) -> Fusion {
                 continue;
             };
             let producer = e.node;
-            if g.consumers(producer).len() != 1
+            if (g.consumers(producer).len() != 1 && !diamonds[producer.index()])
                 || is_head(producer)
                 || g.node(producer).num_visible_outputs() != 1
             {
@@ -273,6 +274,66 @@ fn depends(
         stack.extend(g.node(n).inputs.iter().map(|e| e.node));
     }
     false
+}
+
+/// TVM's post-dominator rule: a node whose several consumers all reconverge at its
+/// immediate post-dominator through element-wise or broadcast work only (a diamond such as
+/// `y = relu(x); z = y*a + y*b`) fuses with all of it into one kernel. Returns, per node,
+/// whether its consumers may join it although there are several.
+fn fusable_diamonds(g: &Graph) -> Vec<bool> {
+    use petgraph::algo::dominators::simple_fast;
+    use petgraph::graph::DiGraph;
+    let n = g.len();
+    // The reversed data-flow graph with a sink feeding every head: dominators from the
+    // sink are post-dominators of the original graph.
+    let mut rev: DiGraph<(), ()> = DiGraph::with_capacity(n + 1, 0);
+    for _ in 0..=n {
+        rev.add_node(());
+    }
+    let sink = petgraph::graph::NodeIndex::new(n);
+    for id in g.node_ids() {
+        for e in &g.node(id).inputs {
+            rev.add_edge(id, e.node, ());
+        }
+    }
+    for h in &g.heads {
+        rev.add_edge(sink, h.node, ());
+    }
+    let dom = simple_fast(&rev, sink);
+    let elementwise = |id: NodeId| {
+        g.node(id)
+            .op
+            .is_some_and(|op| op.pattern <= Pattern::Broadcast)
+    };
+    g.node_ids()
+        .map(|id| {
+            let Some(op) = g.node(id).op else {
+                return false;
+            };
+            if op.pattern > Pattern::Injective || g.consumers(id).len() < 2 {
+                return false;
+            }
+            let Some(post) = dom.immediate_dominator(id).filter(|&p| p != sink) else {
+                return false;
+            };
+            if !elementwise(post) {
+                return false;
+            }
+            // Everything between the node and its post-dominator must be element-wise.
+            let mut stack = g.consumers(id);
+            let mut seen = HashSet::new();
+            while let Some(c) = stack.pop() {
+                if c == post || !seen.insert(c) {
+                    continue;
+                }
+                if !elementwise(c) || g.heads.iter().any(|e| e.node == c) {
+                    return false;
+                }
+                stack.extend(g.consumers(c));
+            }
+            true
+        })
+        .collect()
 }
 
 /// Whether adding `id` to group `gi` makes a cycle: one of `id`'s other inputs is produced
