@@ -252,12 +252,7 @@ pub fn differentiate(
             };
             out_grads.push(grad);
         }
-        let raw: Vec<(&str, &str)> = node
-            .attrs
-            .iter()
-            .filter(|(k, _)| !kiln_ops::param::is_hidden_attr(k))
-            .map(|(k, v)| (k.as_str(), v.as_str()))
-            .collect();
+        let raw = param_attrs(node);
         let mut b = Builder {
             graph: &mut graph,
             handles: vec![],
@@ -306,12 +301,7 @@ pub fn differentiate(
             let Some((op, update)) = node.op.and_then(|op| op.aux_update.map(|u| (op, u))) else {
                 continue;
             };
-            let raw: Vec<(&str, &str)> = node
-                .attrs
-                .iter()
-                .filter(|(k, _)| !kiln_ops::param::is_hidden_attr(k))
-                .map(|(k, v)| (k.as_str(), v.as_str()))
-                .collect();
+            let raw = param_attrs(node);
             let mut b = Builder {
                 graph: &mut graph,
                 handles: vec![],
@@ -363,6 +353,16 @@ pub fn differentiate(
             .map(|h| h.and_then(|id| map[id.index()]))
             .collect(),
     })
+}
+
+/// A node's operator parameters as given (hidden `__x__` attributes left out), for the
+/// backward operators its rules create.
+fn param_attrs(node: &NodeData) -> Vec<(&str, &str)> {
+    node.attrs
+        .iter()
+        .filter(|(k, _)| !kiln_ops::param::is_hidden_attr(k))
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect()
 }
 
 /// A loss head has a gradient even though nothing flows into it.

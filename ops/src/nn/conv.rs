@@ -348,7 +348,8 @@ static CONVOLUTION_BACKWARD: OpDef = OpDef {
     )
 };
 
-fn conv_backward_outputs(a: &Attrs) -> (Vec<String>, usize) {
+/// Output names of a convolution-like backward operator (Deconvolution's too).
+pub(super) fn conv_backward_outputs(a: &Attrs) -> (Vec<String>, usize) {
     let names: &[&str] = if a.bool("no_bias") {
         &["data_grad", "weight_grad"]
     } else {

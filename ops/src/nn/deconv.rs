@@ -14,8 +14,8 @@
 //! accumulating the data, weight and bias gradients.
 
 use super::common::{
-    all_grads, channels_first, channels_last, elems, flops, from_ncx, rank_error, spatial, strings,
-    to_ncx, weight_bias_inputs, Through,
+    all_grads, channels_first, channels_last, elems, flops, from_ncx, rank_error, spatial, to_ncx,
+    weight_bias_inputs, Through,
 };
 use super::conv::{for_each_tap, Geometry};
 use crate::param::{param, ParamDef, ParamType};
@@ -344,7 +344,7 @@ static DECONVOLUTION_BACKWARD: OpDef = OpDef {
           over batch and space). Takes the forward's parameters.",
     params: DECONV_PARAMS,
     inputs: Inputs::Fixed(&["ograd", "data", "weight"]),
-    outputs: Outputs::Dynamic(deconv_backward_outputs),
+    outputs: Outputs::Dynamic(super::conv::conv_backward_outputs),
     infer_shape: deconv_backward_shape,
     inplace: &[],
     cost: deconv_backward_cost,
@@ -358,15 +358,6 @@ static DECONVOLUTION_BACKWARD: OpDef = OpDef {
         },
     )
 };
-
-fn deconv_backward_outputs(a: &Attrs) -> (Vec<String>, usize) {
-    let names: &[&str] = if a.bool("no_bias") {
-        &["data_grad", "weight_grad"]
-    } else {
-        &["data_grad", "weight_grad", "bias_grad"]
-    };
-    (strings(names), names.len())
-}
 
 fn deconv_backward_shape(a: &Attrs, ins: &mut [Shape], outs: &mut [Shape]) -> Result<(), OpError> {
     let through = Through {
