@@ -14,6 +14,11 @@
 //!
 //! Kernel workspace (im2col for convolutions) is a buffer live during its step. Arguments,
 //! their gradients and aux states are external and not counted.
+//!
+//! Concurrency: a plan is valid for its execution order. Today's executor runs kernels in
+//! that order on one compute worker, so no two kernels sharing storage can overlap. A
+//! backend that runs independent kernels concurrently must plan per stream, or add the
+//! ordering edges that sharing implies (the plan's `steps` give them).
 
 use crate::graph::{Entry, Graph, NodeId};
 use crate::infer::Inferred;
