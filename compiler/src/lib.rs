@@ -6,6 +6,7 @@
 //! - [`formats`]: MXNet symbol JSON, `.params`, NumPy `.npy`.
 //! - [`passes`]: graph passes and pipelines (prune, simplify, CSE, inference mode, fusion).
 //! - [`plan`]: memory planning (in-place, co-share, arena offsets, lower bound).
+//! - [`kir`]: the kernel IR (what a kernel computes, its schedule, loop nests, an interpreter).
 //! - [`interp`]: the reference interpreter, the oracle for every backend and pass.
 //! - [`dot`]: Graphviz output; [`summary`]: shapes, parameters and FLOPs per node.
 
@@ -21,6 +22,7 @@ pub mod formats;
 pub mod graph;
 pub mod infer;
 pub mod interp;
+pub mod kir;
 pub mod node;
 pub mod passes;
 pub mod plan;

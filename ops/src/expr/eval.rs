@@ -10,86 +10,8 @@ impl Expr {
         match self {
             Expr::Input(i) => inputs[*i],
             Expr::Const(v) => *v,
-            Expr::Unary(op, a) => {
-                let a = a.eval(inputs);
-                match op {
-                    Unary::Neg => -a,
-                    Unary::Abs => a.abs(),
-                    Unary::Exp => a.exp(),
-                    Unary::Expm1 => a.exp_m1(),
-                    Unary::Log => a.ln(),
-                    Unary::Log1p => a.ln_1p(),
-                    Unary::Sqrt => a.sqrt(),
-                    Unary::Tanh => a.tanh(),
-                    Unary::Erf => erf(a),
-                    Unary::Erfinv => erfinv(a),
-                    Unary::Floor => a.floor(),
-                    Unary::Ceil => a.ceil(),
-                    Unary::Round => a.round(), // half away from zero, as C's round()
-                    Unary::Trunc => a.trunc(),
-                    Unary::Sign => {
-                        if a > 0.0 {
-                            1.0
-                        } else if a < 0.0 {
-                            -1.0
-                        } else {
-                            0.0
-                        }
-                    }
-                    Unary::Log2 => a.log2(),
-                    Unary::Log10 => a.log10(),
-                    Unary::Sin => a.sin(),
-                    Unary::Cos => a.cos(),
-                    Unary::Tan => a.tan(),
-                    Unary::Asin => a.asin(),
-                    Unary::Acos => a.acos(),
-                    Unary::Atan => a.atan(),
-                    Unary::Sinh => a.sinh(),
-                    Unary::Cosh => a.cosh(),
-                    Unary::Asinh => a.asinh(),
-                    Unary::Acosh => a.acosh(),
-                    Unary::Atanh => a.atanh(),
-                    Unary::Cbrt => a.cbrt(),
-                    Unary::Gamma => gamma(a),
-                    Unary::Lgamma => lgamma(a),
-                    Unary::Digamma => digamma(a),
-                }
-            }
-            Expr::Binary(op, a, b) => {
-                let (a, b) = (a.eval(inputs), b.eval(inputs));
-                let t = |p: bool| p as u8 as f64;
-                match op {
-                    Binary::Add => a + b,
-                    Binary::Sub => a - b,
-                    Binary::Mul => a * b,
-                    Binary::Div => a / b,
-                    // mshadow's maximum/minimum (MXNet 1.9): `isnan(a) ? a : a > b ? a : b`,
-                    // so a NaN on either side propagates.
-                    Binary::Max => {
-                        if a.is_nan() || a > b {
-                            a
-                        } else {
-                            b
-                        }
-                    }
-                    Binary::Min => {
-                        if a.is_nan() || a < b {
-                            a
-                        } else {
-                            b
-                        }
-                    }
-                    Binary::Pow => a.powf(b),
-                    Binary::Mod => mxnet_mod(a, b),
-                    Binary::Hypot => a.hypot(b),
-                    Binary::Lt => t(a < b),
-                    Binary::Le => t(a <= b),
-                    Binary::Gt => t(a > b),
-                    Binary::Ge => t(a >= b),
-                    Binary::Eq => t(a == b),
-                    Binary::Ne => t(a != b),
-                }
-            }
+            Expr::Unary(op, a) => op.apply(a.eval(inputs)),
+            Expr::Binary(op, a, b) => op.apply(a.eval(inputs), b.eval(inputs)),
             Expr::Select(cond, a, b) => {
                 if cond.eval(inputs) != 0.0 {
                     a.eval(inputs)
@@ -97,6 +19,92 @@ impl Expr {
                     b.eval(inputs)
                 }
             }
+        }
+    }
+}
+
+impl Unary {
+    /// The function in f64 (the oracle's semantics).
+    pub fn apply(self, a: f64) -> f64 {
+        match self {
+            Unary::Neg => -a,
+            Unary::Abs => a.abs(),
+            Unary::Exp => a.exp(),
+            Unary::Expm1 => a.exp_m1(),
+            Unary::Log => a.ln(),
+            Unary::Log1p => a.ln_1p(),
+            Unary::Sqrt => a.sqrt(),
+            Unary::Tanh => a.tanh(),
+            Unary::Erf => erf(a),
+            Unary::Erfinv => erfinv(a),
+            Unary::Floor => a.floor(),
+            Unary::Ceil => a.ceil(),
+            Unary::Round => a.round(), // half away from zero, as C's round()
+            Unary::Trunc => a.trunc(),
+            Unary::Sign => {
+                if a > 0.0 {
+                    1.0
+                } else if a < 0.0 {
+                    -1.0
+                } else {
+                    0.0
+                }
+            }
+            Unary::Log2 => a.log2(),
+            Unary::Log10 => a.log10(),
+            Unary::Sin => a.sin(),
+            Unary::Cos => a.cos(),
+            Unary::Tan => a.tan(),
+            Unary::Asin => a.asin(),
+            Unary::Acos => a.acos(),
+            Unary::Atan => a.atan(),
+            Unary::Sinh => a.sinh(),
+            Unary::Cosh => a.cosh(),
+            Unary::Asinh => a.asinh(),
+            Unary::Acosh => a.acosh(),
+            Unary::Atanh => a.atanh(),
+            Unary::Cbrt => a.cbrt(),
+            Unary::Gamma => gamma(a),
+            Unary::Lgamma => lgamma(a),
+            Unary::Digamma => digamma(a),
+        }
+    }
+}
+
+impl Binary {
+    /// The function in f64 (the oracle's semantics); comparisons give 1 or 0.
+    pub fn apply(self, a: f64, b: f64) -> f64 {
+        let t = |p: bool| p as u8 as f64;
+        match self {
+            Binary::Add => a + b,
+            Binary::Sub => a - b,
+            Binary::Mul => a * b,
+            Binary::Div => a / b,
+            // mshadow's maximum/minimum (MXNet 1.9): `isnan(a) ? a : a > b ? a : b`,
+            // so a NaN on either side propagates.
+            Binary::Max => {
+                if a.is_nan() || a > b {
+                    a
+                } else {
+                    b
+                }
+            }
+            Binary::Min => {
+                if a.is_nan() || a < b {
+                    a
+                } else {
+                    b
+                }
+            }
+            Binary::Pow => a.powf(b),
+            Binary::Mod => mxnet_mod(a, b),
+            Binary::Hypot => a.hypot(b),
+            Binary::Lt => t(a < b),
+            Binary::Le => t(a <= b),
+            Binary::Gt => t(a > b),
+            Binary::Ge => t(a >= b),
+            Binary::Eq => t(a == b),
+            Binary::Ne => t(a != b),
         }
     }
 }

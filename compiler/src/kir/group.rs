@@ -1,0 +1,185 @@
+//! Lowering a fusion group to a [`Kernel`]: each output of the group is one expression
+//! over the group's external inputs, found by substituting scalar expressions into each
+//! other and composing index maps (reshape, transpose, slice, concat, broadcast) into the
+//! load indices.
+
+use super::ir::{Buffer, Idx, Kernel, Val};
+use crate::graph::{Entry, Graph, NodeId};
+use crate::infer::Inferred;
+use kiln_ops::{Compute, DType, Expr, IndexExpr};
+use std::collections::HashSet;
+
+/// Lowers the nodes of one fusion group (element-wise, broadcast and injective operators)
+/// to a kernel over the domain of its first output. Returns the kernel and the graph
+/// entries bound to its inputs and outputs, in order. Groups with library calls or
+/// reductions are not lowered here.
+pub fn from_group(
+    g: &Graph,
+    inferred: &Inferred,
+    nodes: &[NodeId],
+    name: &str,
+) -> Result<(Kernel, Vec<Entry>, Vec<Entry>), String> {
+    let members: HashSet<NodeId> = nodes.iter().copied().collect();
+    // Outputs: entries of the group read outside it, or graph heads.
+    let mut outputs: Vec<Entry> = Vec::new();
+    for &id in nodes {
+        let e = Entry { node: id, index: 0 };
+        let read_outside = g
+            .consumers(id)
+            .iter()
+            .any(|c| !members.contains(c) && g.node(*c).inputs.contains(&e));
+        if read_outside || g.heads.contains(&e) {
+            outputs.push(e);
+        }
+    }
+    let first = *outputs
+        .first()
+        .ok_or_else(|| format!("group `{name}` has no output"))?;
+    let shape = inferred.shape(first).clone();
+    if outputs.iter().any(|&e| inferred.shape(e) != &shape) {
+        return Err(format!(
+            "group `{name}`: outputs of different shapes need several kernels"
+        ));
+    }
+    let mut lower = Lowering {
+        g,
+        inferred,
+        members: &members,
+        inputs: vec![],
+    };
+    let coords: Vec<Idx> = (0..shape.len()).map(Idx::Coord).collect();
+    let values = outputs
+        .iter()
+        .map(|&e| lower.value(e, &coords))
+        .collect::<Result<Vec<_>, _>>()?;
+    let dtype = |e: Entry| inferred.dtype(e).unwrap_or(DType::F32);
+    let buffer = |e: Entry| Buffer {
+        name: g.entry_name(e),
+        dtype: dtype(e),
+        len: Idx::Const(inferred.shape(e).iter().product::<usize>() as i64),
+    };
+    let compute = if outputs.iter().all(|&e| dtype(e) == DType::F64) {
+        DType::F64
+    } else {
+        DType::F32
+    };
+    let kernel = Kernel {
+        name: name.to_string(),
+        domain: shape.iter().map(|&d| Idx::Const(d as i64)).collect(),
+        inputs: lower.inputs.iter().map(|&e| buffer(e)).collect(),
+        outputs: outputs.iter().map(|&e| buffer(e)).collect(),
+        values,
+        compute,
+    };
+    Ok((kernel, lower.inputs, outputs))
+}
+
+struct Lowering<'a> {
+    g: &'a Graph,
+    inferred: &'a Inferred,
+    members: &'a HashSet<NodeId>,
+    inputs: Vec<Entry>,
+}
+
+/// The row-major linear index of `coords` in `shape`.
+fn linear(coords: &[Idx], shape: &[usize]) -> Idx {
+    coords
+        .iter()
+        .zip(shape)
+        .fold(Idx::Const(0), |acc, (c, &d)| {
+            acc * Idx::Const(d as i64) + c.clone()
+        })
+}
+
+/// An index map's expression with output coordinates replaced by `coords`.
+fn substitute(e: &IndexExpr, coords: &[Idx]) -> Idx {
+    match e {
+        IndexExpr::Out(a) => coords[*a].clone(),
+        IndexExpr::Const(c) => Idx::Const(*c),
+        IndexExpr::Add(a, b) => substitute(a, coords) + substitute(b, coords),
+        IndexExpr::Mul(a, b) => substitute(a, coords) * substitute(b, coords),
+        IndexExpr::Div(a, k) => substitute(a, coords) / Idx::Const(*k),
+        IndexExpr::Mod(a, k) => substitute(a, coords) % Idx::Const(*k),
+    }
+}
+
+/// A scalar expression with input `i` replaced by `args[i]`.
+fn splice(e: &Expr, args: &[Val]) -> Val {
+    match e {
+        Expr::Input(i) => args[*i].clone(),
+        Expr::Const(c) => Val::Const(*c),
+        Expr::Unary(op, a) => Val::Unary(*op, Box::new(splice(a, args))),
+        Expr::Binary(op, a, b) => {
+            Val::Binary(*op, Box::new(splice(a, args)), Box::new(splice(b, args)))
+        }
+        Expr::Select(c, a, b) => Val::Select(
+            Box::new(splice(c, args)),
+            Box::new(splice(a, args)),
+            Box::new(splice(b, args)),
+        ),
+    }
+}
+
+impl Lowering<'_> {
+    /// The value of entry `e` at `coords` (in `e`'s shape).
+    fn value(&mut self, e: Entry, coords: &[Idx]) -> Result<Val, String> {
+        let shape = self.inferred.shape(e).clone();
+        if !self.members.contains(&e.node) {
+            let buffer = match self.inputs.iter().position(|&i| i == e) {
+                Some(b) => b,
+                None => {
+                    self.inputs.push(e);
+                    self.inputs.len() - 1
+                }
+            };
+            return Ok(Val::Load {
+                buffer,
+                index: linear(coords, &shape),
+            });
+        }
+        let n = self.g.node(e.node);
+        let op = n.op.ok_or("a variable inside a group")?;
+        let params = n.params.as_ref().ok_or("unparsed parameters")?;
+        match op.compute {
+            Compute::Scalar(f) => {
+                // Inputs broadcast to this output: right-aligned, size-1 axes read index 0.
+                let args = n
+                    .inputs
+                    .iter()
+                    .map(|&i| {
+                        let s = self.inferred.shape(i).clone();
+                        let lead = shape.len() - s.len();
+                        let c: Vec<Idx> = s.iter().enumerate().map(|(a, &d)| if d == 1 { Idx::Const(0) } else { coords[a + lead].clone() }).collect();
+                        self.value(i, &c)
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(splice(&f(params), &args))
+            }
+            Compute::Injective(map) => {
+                let ins: Vec<_> = n.inputs.iter().map(|&i| self.inferred.shape(i).clone()).collect();
+                let outs = &self.inferred.shapes[e.node.index()];
+                let m = map(params, &ins, outs, e.index).map_err(|err| err.to_string())?;
+                // Pieces in order: the first whose guard holds wins (concatenation).
+                let mut result: Option<Val> = None;
+                for piece in m.pieces.iter().rev() {
+                    let c: Vec<Idx> = piece.coords.iter().map(|x| substitute(x, coords)).collect();
+                    let v = self.value(n.inputs[piece.input], &c)?;
+                    result = Some(match (piece.guard, result) {
+                        (Some((axis, lo, hi)), Some(rest)) => {
+                            let at = Val::Index(coords[axis].clone());
+                            let inside = Val::Binary(
+                                kiln_ops::expr::Binary::Mul,
+                                Box::new(Val::Binary(kiln_ops::expr::Binary::Ge, Box::new(at.clone()), Box::new(Val::Const(lo as f64)))),
+                                Box::new(Val::Binary(kiln_ops::expr::Binary::Lt, Box::new(at), Box::new(Val::Const(hi as f64)))),
+                            );
+                            Val::Select(Box::new(inside), Box::new(v), Box::new(rest))
+                        }
+                        _ => v,
+                    });
+                }
+                result.ok_or_else(|| format!("{} has an empty index map", n.describe()))
+            }
+            _ => Err(format!("{} ({}) is not lowered to loops yet: library calls and reductions keep their kernels", n.describe(), op.pattern.name())),
+        }
+    }
+}

@@ -1,0 +1,143 @@
+//! The IR's own interpreter: runs a [`LoopNest`] on reference tensors, in f64, rounding
+//! each stored value to its buffer's dtype. Renderers are tested against it, and it against
+//! the graph oracle. Out-of-bounds accesses are errors, not panics.
+
+use super::ir::{Idx, LoopNest, Stmt, Val};
+use kiln_ops::Tensor;
+
+struct Env<'a> {
+    coords: Vec<i64>,
+    dims: &'a [i64],
+    inputs: &'a [&'a Tensor],
+}
+
+fn idx(e: &Idx, env: &Env) -> Result<i64, String> {
+    Ok(match e {
+        Idx::Const(c) => *c,
+        Idx::Coord(a) => *env
+            .coords
+            .get(*a)
+            .ok_or_else(|| format!("coordinate i{a} outside every loop"))?,
+        Idx::Dim(d) => *env
+            .dims
+            .get(*d)
+            .ok_or_else(|| format!("symbolic dimension D{d} is not bound"))?,
+        Idx::Add(a, b) => idx(a, env)? + idx(b, env)?,
+        Idx::Mul(a, b) => idx(a, env)? * idx(b, env)?,
+        Idx::Div(a, b) => {
+            let d = idx(b, env)?;
+            if d <= 0 {
+                return Err(format!("division by {d} in {e}"));
+            }
+            idx(a, env)?.div_euclid(d)
+        }
+        Idx::Mod(a, b) => {
+            let d = idx(b, env)?;
+            if d <= 0 {
+                return Err(format!("remainder by {d} in {e}"));
+            }
+            idx(a, env)?.rem_euclid(d)
+        }
+    })
+}
+
+fn val(v: &Val, env: &Env) -> Result<f64, String> {
+    Ok(match v {
+        Val::Const(c) => *c,
+        Val::Load { buffer, index } => {
+            let t = env
+                .inputs
+                .get(*buffer)
+                .ok_or_else(|| format!("no input buffer {buffer}"))?;
+            let i = idx(index, env)?;
+            *t.data
+                .get(usize::try_from(i).map_err(|_| format!("in{buffer}[{i}]: negative index"))?)
+                .ok_or_else(|| format!("in{buffer}[{i}] is out of bounds ({} elements)", t.len()))?
+        }
+        Val::Index(i) => idx(i, env)? as f64,
+        Val::Unary(op, a) => op.apply(val(a, env)?),
+        Val::Binary(op, a, b) => op.apply(val(a, env)?, val(b, env)?),
+        Val::Select(c, a, b) => {
+            if val(c, env)? != 0.0 {
+                val(a, env)?
+            } else {
+                val(b, env)?
+            }
+        }
+    })
+}
+
+fn exec(stmts: &[Stmt], env: &mut Env, outs: &mut [Tensor]) -> Result<(), String> {
+    for s in stmts {
+        match s {
+            Stmt::Loop {
+                axis, extent, body, ..
+            } => {
+                let n = idx(extent, env)?;
+                if env.coords.len() <= *axis {
+                    env.coords.resize(axis + 1, 0);
+                }
+                for i in 0..n {
+                    env.coords[*axis] = i;
+                    exec(body, env, outs)?;
+                }
+            }
+            Stmt::Store {
+                output,
+                index,
+                value,
+            } => {
+                let v = val(value, env)?;
+                let i = idx(index, env)?;
+                let out = outs
+                    .get_mut(*output)
+                    .ok_or_else(|| format!("no output buffer {output}"))?;
+                let dtype = out.dtype;
+                let len = out.len();
+                let slot = usize::try_from(i)
+                    .ok()
+                    .and_then(|i| out.data.get_mut(i))
+                    .ok_or_else(|| format!("out{output}[{i}] is out of bounds ({len} elements)"))?;
+                *slot = dtype.round(v);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Runs `nest` on `inputs` with symbolic dimensions bound to `dims`; each output gets the
+/// given shape (its element count must match the buffer's).
+pub fn run(
+    nest: &LoopNest,
+    inputs: &[&Tensor],
+    dims: &[i64],
+    out_shapes: &[Vec<usize>],
+) -> Result<Vec<Tensor>, String> {
+    let env0 = Env {
+        coords: vec![],
+        dims,
+        inputs,
+    };
+    let mut outs: Vec<Tensor> = nest
+        .outputs
+        .iter()
+        .zip(out_shapes)
+        .map(|(b, s)| {
+            let len = idx(&b.len, &env0)? as usize;
+            if len != s.iter().product::<usize>() {
+                return Err(format!(
+                    "output `{}` holds {len} elements, not shape {s:?}",
+                    b.name
+                ));
+            }
+            Ok(Tensor::zeros(b.dtype, s.clone()))
+        })
+        .collect::<Result<_, String>>()?;
+    let mut env = Env {
+        coords: vec![],
+        dims,
+        inputs,
+    };
+    exec(&nest.body, &mut env, &mut outs)?;
+    Ok(outs)
+}

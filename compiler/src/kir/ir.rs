@@ -1,0 +1,290 @@
+//! The IR's data structures and their textual form.
+
+use kiln_ops::expr::{Binary, Unary};
+use kiln_ops::DType;
+use std::fmt;
+
+/// An integer index expression.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Idx {
+    Const(i64),
+    /// The coordinate of the domain along an axis (the loop variable of that axis).
+    Coord(usize),
+    /// A symbolic dimension, bound at run time.
+    Dim(usize),
+    Add(Box<Idx>, Box<Idx>),
+    Mul(Box<Idx>, Box<Idx>),
+    /// Floor division by a positive value.
+    Div(Box<Idx>, Box<Idx>),
+    /// Euclidean remainder by a positive value.
+    Mod(Box<Idx>, Box<Idx>),
+}
+
+// The operators fold constants and identities as they build, so composed index maps
+// stay small.
+impl std::ops::Add for Idx {
+    type Output = Idx;
+    fn add(self, o: Idx) -> Idx {
+        match (self, o) {
+            (Idx::Const(0), e) | (e, Idx::Const(0)) => e,
+            (Idx::Const(a), Idx::Const(b)) => Idx::Const(a + b),
+            (a, b) => Idx::Add(Box::new(a), Box::new(b)),
+        }
+    }
+}
+
+impl std::ops::Mul for Idx {
+    type Output = Idx;
+    fn mul(self, o: Idx) -> Idx {
+        match (self, o) {
+            (Idx::Const(0), _) | (_, Idx::Const(0)) => Idx::Const(0),
+            (Idx::Const(1), e) | (e, Idx::Const(1)) => e,
+            (Idx::Const(a), Idx::Const(b)) => Idx::Const(a * b),
+            (a, b) => Idx::Mul(Box::new(a), Box::new(b)),
+        }
+    }
+}
+
+impl std::ops::Div for Idx {
+    type Output = Idx;
+    fn div(self, o: Idx) -> Idx {
+        match (self, o) {
+            (e, Idx::Const(1)) => e,
+            (a, b) => Idx::Div(Box::new(a), Box::new(b)),
+        }
+    }
+}
+
+impl std::ops::Rem for Idx {
+    type Output = Idx;
+    fn rem(self, o: Idx) -> Idx {
+        match (self, o) {
+            (_, Idx::Const(1)) => Idx::Const(0),
+            (a, b) => Idx::Mod(Box::new(a), Box::new(b)),
+        }
+    }
+}
+
+/// A scalar value expression, computed in the kernel's compute dtype.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Val {
+    Const(f64),
+    /// Input buffer `buffer` at a linear element index.
+    Load {
+        buffer: usize,
+        index: Idx,
+    },
+    /// An index used as a value (guards of concatenation).
+    Index(Idx),
+    Unary(Unary, Box<Val>),
+    Binary(Binary, Box<Val>, Box<Val>),
+    Select(Box<Val>, Box<Val>, Box<Val>),
+}
+
+/// A buffer a kernel reads or writes: a name, its storage dtype and element count.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Buffer {
+    pub name: String,
+    pub dtype: DType,
+    pub len: Idx,
+}
+
+/// What a kernel computes: `outputs[k]` holds `values[k]` at every point of `domain`,
+/// stored at the point's row-major position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Kernel {
+    pub name: String,
+    /// Extent of each domain axis.
+    pub domain: Vec<Idx>,
+    pub inputs: Vec<Buffer>,
+    pub outputs: Vec<Buffer>,
+    pub values: Vec<Val>,
+    /// Arithmetic happens in this dtype (f32 for f16/bf16 storage).
+    pub compute: DType,
+}
+
+/// How a loop runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoopKind {
+    Serial,
+    Parallel,
+    Vectorized(u32),
+    GpuBlock(u8),
+    GpuThread(u8),
+}
+
+/// How a kernel's loops run: domain axes outermost first, each with a kind.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Schedule {
+    pub order: Vec<(usize, LoopKind)>,
+}
+
+impl Schedule {
+    /// Row-major serial loops, the outermost parallel: the CPU default.
+    pub fn cpu(k: &Kernel) -> Schedule {
+        let order = (0..k.domain.len())
+            .map(|a| {
+                (
+                    a,
+                    if a == 0 {
+                        LoopKind::Parallel
+                    } else {
+                        LoopKind::Serial
+                    },
+                )
+            })
+            .collect();
+        Schedule { order }
+    }
+}
+
+/// A statement of a lowered kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stmt {
+    /// `for coord(axis) in 0..extent { body }`.
+    Loop {
+        axis: usize,
+        extent: Idx,
+        kind: LoopKind,
+        body: Vec<Stmt>,
+    },
+    /// `output[index] = value` (rounded to the output's storage dtype).
+    Store {
+        output: usize,
+        index: Idx,
+        value: Val,
+    },
+}
+
+/// A kernel lowered under a schedule: buffers and a statement tree.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoopNest {
+    pub name: String,
+    pub inputs: Vec<Buffer>,
+    pub outputs: Vec<Buffer>,
+    pub compute: DType,
+    pub body: Vec<Stmt>,
+}
+
+/// The row-major linear index of the domain point.
+fn linear(domain: &[Idx]) -> Idx {
+    domain
+        .iter()
+        .enumerate()
+        .fold(Idx::Const(0), |acc, (a, extent)| {
+            acc * extent.clone() + Idx::Coord(a)
+        })
+}
+
+/// Combines what a kernel computes with how its loops run. The schedule must cover every
+/// domain axis exactly once.
+pub fn lower(k: &Kernel, s: &Schedule) -> Result<LoopNest, String> {
+    let mut axes: Vec<usize> = s.order.iter().map(|(a, _)| *a).collect();
+    axes.sort_unstable();
+    if axes != (0..k.domain.len()).collect::<Vec<_>>() {
+        return Err(format!(
+            "schedule {:?} does not cover the {} domain axes of `{}` once each",
+            s.order,
+            k.domain.len(),
+            k.name
+        ));
+    }
+    let index = linear(&k.domain);
+    let mut body: Vec<Stmt> = k
+        .values
+        .iter()
+        .enumerate()
+        .map(|(output, value)| Stmt::Store {
+            output,
+            index: index.clone(),
+            value: value.clone(),
+        })
+        .collect();
+    for &(axis, kind) in s.order.iter().rev() {
+        body = vec![Stmt::Loop {
+            axis,
+            extent: k.domain[axis].clone(),
+            kind,
+            body,
+        }];
+    }
+    Ok(LoopNest {
+        name: k.name.clone(),
+        inputs: k.inputs.clone(),
+        outputs: k.outputs.clone(),
+        compute: k.compute,
+        body,
+    })
+}
+
+impl fmt::Display for Idx {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Idx::Const(c) => write!(f, "{c}"),
+            Idx::Coord(a) => write!(f, "i{a}"),
+            Idx::Dim(d) => write!(f, "D{d}"),
+            Idx::Add(a, b) => write!(f, "({a} + {b})"),
+            Idx::Mul(a, b) => write!(f, "{a}*{b}"),
+            Idx::Div(a, b) => write!(f, "({a} / {b})"),
+            Idx::Mod(a, b) => write!(f, "({a} % {b})"),
+        }
+    }
+}
+
+impl fmt::Display for Val {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Val::Const(c) => write!(f, "{c}"),
+            Val::Load { buffer, index } => write!(f, "in{buffer}[{index}]"),
+            Val::Index(i) => write!(f, "{i}"),
+            Val::Unary(op, a) => write!(f, "{}({a})", format!("{op:?}").to_lowercase()),
+            Val::Binary(op, a, b) => write!(f, "{}({a}, {b})", format!("{op:?}").to_lowercase()),
+            Val::Select(c, a, b) => write!(f, "select({c}, {a}, {b})"),
+        }
+    }
+}
+
+fn write_stmts(f: &mut fmt::Formatter<'_>, stmts: &[Stmt], depth: usize) -> fmt::Result {
+    for s in stmts {
+        let pad = "  ".repeat(depth);
+        match s {
+            Stmt::Loop {
+                axis,
+                extent,
+                kind,
+                body,
+            } => {
+                writeln!(f, "{pad}for i{axis} in 0..{extent} ({kind:?}) {{")?;
+                write_stmts(f, body, depth + 1)?;
+                writeln!(f, "{pad}}}")?;
+            }
+            Stmt::Store {
+                output,
+                index,
+                value,
+            } => writeln!(f, "{pad}out{output}[{index}] = {value}")?,
+        }
+    }
+    Ok(())
+}
+
+impl fmt::Display for LoopNest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sig = |bs: &[Buffer]| {
+            bs.iter()
+                .map(|b| format!("{}: {}[{}]", b.name, b.dtype, b.len))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        writeln!(
+            f,
+            "kernel {}({}) -> ({}) compute {} {{",
+            self.name,
+            sig(&self.inputs),
+            sig(&self.outputs),
+            self.compute
+        )?;
+        write_stmts(f, &self.body, 1)?;
+        writeln!(f, "}}")
+    }
+}

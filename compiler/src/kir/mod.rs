@@ -1,0 +1,22 @@
+//! The kernel IR: what a fused kernel computes, kept apart from how its loops run.
+//!
+//! - [`Kernel`] (the algorithm): an iteration domain and, for each output buffer, the value
+//!   stored at every point, as a [`Val`] tree of loads through index expressions ([`Idx`]),
+//!   the operators' scalar functions and selects. Index expressions may use symbolic
+//!   dimensions ([`Idx::Dim`]), bound when the kernel runs, so a new batch size needs no
+//!   new kernel.
+//! - [`Schedule`] (how): the loop order and each loop's kind (serial, parallel, vectorized,
+//!   GPU block, GPU thread).
+//! - [`lower`] combines them into a [`LoopNest`] of statements — loops, stores — which
+//!   prints as text, runs on [`interp::run`], and is what the renderers consume.
+//!
+//! Fusion groups become kernels in [`from_group`]: scalar expressions are substituted into
+//! each other and index maps are composed, so the kernel reads the group's inputs where
+//! they are and writes only its outputs.
+
+mod group;
+pub mod interp;
+mod ir;
+
+pub use group::from_group;
+pub use ir::{lower, Buffer, Idx, Kernel, LoopKind, LoopNest, Schedule, Stmt, Val};
