@@ -79,6 +79,65 @@ pub enum Binary {
     Ne,
 }
 
+impl Unary {
+    /// Every unary function, for renderers' completeness tests.
+    pub const ALL: [Unary; 32] = [
+        Unary::Neg,
+        Unary::Abs,
+        Unary::Exp,
+        Unary::Expm1,
+        Unary::Log,
+        Unary::Log1p,
+        Unary::Sqrt,
+        Unary::Tanh,
+        Unary::Erf,
+        Unary::Erfinv,
+        Unary::Floor,
+        Unary::Ceil,
+        Unary::Round,
+        Unary::Trunc,
+        Unary::Sign,
+        Unary::Log2,
+        Unary::Log10,
+        Unary::Sin,
+        Unary::Cos,
+        Unary::Tan,
+        Unary::Asin,
+        Unary::Acos,
+        Unary::Atan,
+        Unary::Sinh,
+        Unary::Cosh,
+        Unary::Asinh,
+        Unary::Acosh,
+        Unary::Atanh,
+        Unary::Cbrt,
+        Unary::Gamma,
+        Unary::Lgamma,
+        Unary::Digamma,
+    ];
+}
+
+impl Binary {
+    /// Every binary function, for renderers' completeness tests.
+    pub const ALL: [Binary; 15] = [
+        Binary::Add,
+        Binary::Sub,
+        Binary::Mul,
+        Binary::Div,
+        Binary::Max,
+        Binary::Min,
+        Binary::Pow,
+        Binary::Mod,
+        Binary::Hypot,
+        Binary::Lt,
+        Binary::Le,
+        Binary::Gt,
+        Binary::Ge,
+        Binary::Eq,
+        Binary::Ne,
+    ];
+}
+
 /// A scalar expression over an operator's inputs.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Expr {

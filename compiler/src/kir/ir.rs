@@ -103,6 +103,50 @@ pub struct Kernel {
     pub compute: DType,
 }
 
+impl Idx {
+    /// One past the highest symbolic dimension used, or 0.
+    fn dims(&self) -> usize {
+        match self {
+            Idx::Dim(d) => d + 1,
+            Idx::Const(_) | Idx::Coord(_) => 0,
+            Idx::Add(a, b) | Idx::Mul(a, b) | Idx::Div(a, b) | Idx::Mod(a, b) => {
+                a.dims().max(b.dims())
+            }
+        }
+    }
+}
+
+impl Val {
+    fn dims(&self) -> usize {
+        match self {
+            Val::Const(_) => 0,
+            Val::Load { index, .. } | Val::Index(index) => index.dims(),
+            Val::Unary(_, a) => a.dims(),
+            Val::Binary(_, a, b) => a.dims().max(b.dims()),
+            Val::Select(c, a, b) => c.dims().max(a.dims()).max(b.dims()),
+        }
+    }
+}
+
+impl Kernel {
+    /// How many symbolic dimensions the kernel must be given when it runs.
+    pub fn symbolic_dims(&self) -> usize {
+        let buffers = self
+            .inputs
+            .iter()
+            .chain(&self.outputs)
+            .map(|b| b.len.dims());
+        let values = self.values.iter().map(Val::dims);
+        self.domain
+            .iter()
+            .map(Idx::dims)
+            .chain(buffers)
+            .chain(values)
+            .max()
+            .unwrap_or(0)
+    }
+}
+
 /// How a loop runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LoopKind {

@@ -10,10 +10,13 @@
 //! - [`lower`] combines them into a [`LoopNest`] of statements — loops, stores — which
 //!   prints as text, runs on [`interp::run`], and is what the renderers consume.
 //!
+//! Renderers: [`cuda::render`] (CUDA C for NVRTC).
+//!
 //! Fusion groups become kernels in [`from_group`]: scalar expressions are substituted into
 //! each other and index maps are composed, so the kernel reads the group's inputs where
 //! they are and writes only its outputs.
 
+pub mod cuda;
 mod group;
 pub mod interp;
 mod ir;

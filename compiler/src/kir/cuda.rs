@@ -1,0 +1,207 @@
+//! CUDA C from a [`Kernel`], under the element-wise GPU schedule: the domain flattened and
+//! walked by a grid-stride loop, each thread recovering its coordinates by division, so
+//! any grid size covers any domain. Symbolic dimensions become `long long dimN`
+//! parameters after the buffers, then the element count `n`.
+//!
+//! Values are computed in the kernel's compute type (`float` or `double`) with CUDA's
+//! math library; operators without a CUDA counterpart (MXNet's `mod`, `sign`, digamma)
+//! come from a small prelude. Storage types convert on load and store. Half-precision
+//! storage is not rendered yet: it is refused with the buffer's name.
+
+use super::ir::{Buffer, Idx, Kernel, Val};
+use kiln_ops::expr::{Binary, Unary};
+use kiln_ops::DType;
+use std::fmt::Write;
+
+/// The C type that stores buffer `b`'s elements.
+fn storage_type(b: &Buffer) -> Result<&'static str, String> {
+    Ok(match b.dtype {
+        DType::F32 => "float",
+        DType::F64 => "double",
+        DType::U8 | DType::Bool => "unsigned char",
+        DType::I8 => "signed char",
+        DType::I32 => "int",
+        DType::I64 => "long long",
+        DType::F16 | DType::BF16 => {
+            return Err(format!(
+                "buffer `{}`: {} storage is not rendered to CUDA yet",
+                b.name, b.dtype
+            ))
+        }
+    })
+}
+
+/// Helpers in the compute type `T`, matching `kiln_ops::expr::eval`'s semantics.
+const PRELUDE: &str = r#"
+__device__ __forceinline__ long long kiln_floordiv(long long a, long long b) {
+  long long q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+__device__ __forceinline__ long long kiln_emod(long long a, long long b) {
+  long long r = a % b; return r < 0 ? r + b : r;
+}
+__device__ __forceinline__ T kiln_sign(T a) { return a > 0 ? (T)1 : (a < 0 ? (T)-1 : (T)0); }
+__device__ __forceinline__ T kiln_max(T a, T b) { return (a != a || a > b) ? a : b; }
+__device__ __forceinline__ T kiln_min(T a, T b) { return (a != a || a < b) ? a : b; }
+__device__ __forceinline__ T kiln_mod(T a, T b) {
+  if (b == 0) return (T)0;
+  T r = fmod(a, b); return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+__device__ T kiln_digamma(T x) {
+  const T pi = (T)3.14159265358979323846;
+  if (x != x || (x <= 0 && x == floor(x))) return (T)__longlong_as_double(0x7ff8000000000000LL);
+  T acc = 0;
+  if (x < 0) { T r = x - round(x); acc = -pi / tan(pi * r); x = 1 - x; }
+  if (isinf(x)) return x;
+  while (x < 10) { acc -= 1 / x; x += 1; }
+  T z = 1 / (x * x);
+  T series = z * ((T)1 / 12 - z * ((T)1 / 120 - z * ((T)1 / 252 - z * ((T)1 / 240
+      - z * ((T)1 / 132 - z * ((T)691 / 32760 - z / 12))))));
+  return acc + log(x) - (T)0.5 / x - series;
+}
+"#;
+
+/// Renders `k` as one `extern "C" __global__` function named after the kernel.
+pub fn render(k: &Kernel) -> Result<String, String> {
+    let compute = match k.compute {
+        DType::F32 => "float",
+        DType::F64 => "double",
+        other => {
+            return Err(format!(
+                "kernel `{}`: compute type {other} is not rendered to CUDA",
+                k.name
+            ))
+        }
+    };
+    let dims = k.symbolic_dims();
+    let mut params = Vec::new();
+    for (i, b) in k.inputs.iter().enumerate() {
+        params.push(format!("const {}* __restrict__ in{i}", storage_type(b)?));
+    }
+    for (i, b) in k.outputs.iter().enumerate() {
+        params.push(format!("{}* __restrict__ out{i}", storage_type(b)?));
+    }
+    params.extend((0..dims).map(|d| format!("long long dim{d}")));
+    params.push("long long n".into());
+
+    let mut s = format!("typedef {compute} T;\n{PRELUDE}\n");
+    writeln!(
+        s,
+        "extern \"C\" __global__ void {}({}) {{",
+        k.name,
+        params.join(", ")
+    )
+    .unwrap();
+    s += "  const long long stride = (long long)gridDim.x * blockDim.x;\n";
+    s += "  for (long long lin = (long long)blockIdx.x * blockDim.x + threadIdx.x; lin < n; lin += stride) {\n";
+    s += "    long long rest = lin;\n";
+    for axis in (0..k.domain.len()).rev() {
+        let extent = idx(&k.domain[axis]);
+        if axis == 0 {
+            writeln!(s, "    const long long i0 = rest;").unwrap();
+        } else {
+            writeln!(
+                s,
+                "    const long long i{axis} = rest % {extent}; rest /= {extent};"
+            )
+            .unwrap();
+        }
+    }
+    for (o, (v, b)) in k.values.iter().zip(&k.outputs).enumerate() {
+        writeln!(s, "    out{o}[lin] = ({})({});", storage_type(b)?, val(v)).unwrap();
+    }
+    s += "  }\n}\n";
+    Ok(s)
+}
+
+fn idx(i: &Idx) -> String {
+    match i {
+        Idx::Const(c) => format!("{c}LL"),
+        Idx::Coord(a) => format!("i{a}"),
+        Idx::Dim(d) => format!("dim{d}"),
+        Idx::Add(a, b) => format!("({} + {})", idx(a), idx(b)),
+        Idx::Mul(a, b) => format!("({} * {})", idx(a), idx(b)),
+        Idx::Div(a, b) => format!("kiln_floordiv({}, {})", idx(a), idx(b)),
+        Idx::Mod(a, b) => format!("kiln_emod({}, {})", idx(a), idx(b)),
+    }
+}
+
+/// A constant of the compute type, exact for every bit pattern (infinities and NaN too).
+fn constant(c: f64) -> String {
+    if c.is_finite() {
+        format!("(T){c:?}")
+    } else {
+        format!("(T)__longlong_as_double(0x{:016x}LL)", c.to_bits())
+    }
+}
+
+fn val(v: &Val) -> String {
+    match v {
+        Val::Const(c) => constant(*c),
+        Val::Load { buffer, index } => format!("(T)in{buffer}[{}]", idx(index)),
+        Val::Index(i) => format!("(T){}", idx(i)),
+        Val::Unary(op, a) => unary(*op, &val(a)),
+        Val::Binary(op, a, b) => binary(*op, &val(a), &val(b)),
+        Val::Select(c, a, b) => format!("({} != 0 ? {} : {})", val(c), val(a), val(b)),
+    }
+}
+
+/// CUDA's math functions are overloaded on `float` and `double`.
+fn unary(op: Unary, a: &str) -> String {
+    let name = match op {
+        Unary::Neg => return format!("(-{a})"),
+        Unary::Sign => "kiln_sign",
+        Unary::Digamma => "kiln_digamma",
+        Unary::Abs => "fabs",
+        Unary::Exp => "exp",
+        Unary::Expm1 => "expm1",
+        Unary::Log => "log",
+        Unary::Log1p => "log1p",
+        Unary::Sqrt => "sqrt",
+        Unary::Tanh => "tanh",
+        Unary::Erf => "erf",
+        Unary::Erfinv => "erfinv",
+        Unary::Floor => "floor",
+        Unary::Ceil => "ceil",
+        Unary::Round => "round",
+        Unary::Trunc => "trunc",
+        Unary::Log2 => "log2",
+        Unary::Log10 => "log10",
+        Unary::Sin => "sin",
+        Unary::Cos => "cos",
+        Unary::Tan => "tan",
+        Unary::Asin => "asin",
+        Unary::Acos => "acos",
+        Unary::Atan => "atan",
+        Unary::Sinh => "sinh",
+        Unary::Cosh => "cosh",
+        Unary::Asinh => "asinh",
+        Unary::Acosh => "acosh",
+        Unary::Atanh => "atanh",
+        Unary::Cbrt => "cbrt",
+        Unary::Gamma => "tgamma",
+        Unary::Lgamma => "lgamma",
+    };
+    format!("{name}({a})")
+}
+
+fn binary(op: Binary, a: &str, b: &str) -> String {
+    let infix = |o: &str| format!("({a} {o} {b})");
+    let test = |o: &str| format!("(({a} {o} {b}) ? (T)1 : (T)0)");
+    match op {
+        Binary::Add => infix("+"),
+        Binary::Sub => infix("-"),
+        Binary::Mul => infix("*"),
+        Binary::Div => infix("/"),
+        Binary::Max => format!("kiln_max({a}, {b})"),
+        Binary::Min => format!("kiln_min({a}, {b})"),
+        Binary::Pow => format!("pow({a}, {b})"),
+        Binary::Mod => format!("kiln_mod({a}, {b})"),
+        Binary::Hypot => format!("hypot({a}, {b})"),
+        Binary::Lt => test("<"),
+        Binary::Le => test("<="),
+        Binary::Gt => test(">"),
+        Binary::Ge => test(">="),
+        Binary::Eq => test("=="),
+        Binary::Ne => test("!="),
+    }
+}
