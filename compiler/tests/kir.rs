@@ -63,6 +63,32 @@ fn compile_cuda(kernel: &Kernel) {
     }
 }
 
+/// The SIMT emulator gives `expected` under launches smaller than, near, and larger than
+/// the domain.
+fn assert_simt_matches(
+    k: &Kernel,
+    inputs: &[&Tensor],
+    dims: &[i64],
+    shapes: &[Vec<usize>],
+    expected: &[Tensor],
+) {
+    for (grid, block) in [(1, 1), (3, 32), (1024, 256)] {
+        let got = kir::simt::run(k, grid, block, inputs, dims, shapes).unwrap();
+        for (want, have) in expected.iter().zip(&got) {
+            let same = want
+                .data
+                .iter()
+                .zip(&have.data)
+                .all(|(w, h)| w == h || (w.is_nan() && h.is_nan()));
+            assert!(
+                same,
+                "SIMT {grid} x {block} differs from the loop interpreter on `{}`",
+                k.name
+            );
+        }
+    }
+}
+
 /// Lowers every loop-able group of `sym` and compares it with the interpreter; returns the
 /// number of groups lowered and their loop nests as text.
 fn check(sym: &Symbol, inputs: &HashMap<String, Tensor>, tolerance: f64) -> (usize, String) {
@@ -238,6 +264,7 @@ fn every_scalar_function_renders_to_cuda_that_compiles_and_runs_at_any_batch() {
             );
             let shapes = vec![vec![batch, 3]; k.outputs.len()];
             let out = kir::interp::run(&nest, &[&a, &b], &[batch as i64], &shapes).unwrap();
+            assert_simt_matches(&k, &[&a, &b], &[batch as i64], &shapes, &out);
             // Spot checks computed by hand: the first unary is negation, the first binary
             // addition, the last output the select.
             for i in 0..batch * 3 {
@@ -261,4 +288,22 @@ fn nvrtc_rejections_are_not_ignored() {
         let bad = "extern \"C\" __global__ void f() { undefined_name = 1; }";
         assert!(compile_ptx_with_opts(bad, CompileOptions::default()).is_err());
     }
+}
+
+#[test]
+fn simt_reports_out_of_bounds_loads_with_the_thread() {
+    let mut k = every_function(DType::F64);
+    // Read one row past the end.
+    k.values = vec![Val::Load {
+        buffer: 0,
+        index: (Idx::Coord(0) + Idx::Const(1)) * Idx::Const(3) + Idx::Coord(1),
+    }];
+    k.outputs.truncate(1);
+    let a = tensor(DType::F64, &[2, 3], 0.0);
+    let b = tensor(DType::I32, &[2, 3], 0.0);
+    let err = kir::simt::run(&k, 2, 2, &[&a, &b], &[2], &[vec![2, 3]]).unwrap_err();
+    assert!(
+        err.contains("block 0 thread 0, element 4: in0[7] is out of bounds (6 elements)"),
+        "{err}"
+    );
 }

@@ -2,16 +2,17 @@
 //! each stored value to its buffer's dtype. Renderers are tested against it, and it against
 //! the graph oracle. Out-of-bounds accesses are errors, not panics.
 
-use super::ir::{Idx, LoopNest, Stmt, Val};
+use super::ir::{Buffer, Idx, LoopNest, Stmt, Val};
 use kiln_ops::Tensor;
 
-struct Env<'a> {
-    coords: Vec<i64>,
-    dims: &'a [i64],
-    inputs: &'a [&'a Tensor],
+/// Loop coordinates, bound symbolic dimensions and inputs; shared with the SIMT emulator.
+pub(super) struct Env<'a> {
+    pub coords: Vec<i64>,
+    pub dims: &'a [i64],
+    pub inputs: &'a [&'a Tensor],
 }
 
-fn idx(e: &Idx, env: &Env) -> Result<i64, String> {
+pub(super) fn idx(e: &Idx, env: &Env) -> Result<i64, String> {
     Ok(match e {
         Idx::Const(c) => *c,
         Idx::Coord(a) => *env
@@ -41,7 +42,7 @@ fn idx(e: &Idx, env: &Env) -> Result<i64, String> {
     })
 }
 
-fn val(v: &Val, env: &Env) -> Result<f64, String> {
+pub(super) fn val(v: &Val, env: &Env) -> Result<f64, String> {
     Ok(match v {
         Val::Const(c) => *c,
         Val::Load { buffer, index } => {
@@ -105,6 +106,35 @@ fn exec(stmts: &[Stmt], env: &mut Env, outs: &mut [Tensor]) -> Result<(), String
     Ok(())
 }
 
+/// Zeroed output tensors of the given shapes, each checked against its buffer's length.
+pub(super) fn allocate_outputs(
+    buffers: &[Buffer],
+    env: &Env,
+    out_shapes: &[Vec<usize>],
+) -> Result<Vec<Tensor>, String> {
+    if buffers.len() != out_shapes.len() {
+        return Err(format!(
+            "{} output shapes for {} outputs",
+            out_shapes.len(),
+            buffers.len()
+        ));
+    }
+    buffers
+        .iter()
+        .zip(out_shapes)
+        .map(|(b, s)| {
+            let len = idx(&b.len, env)? as usize;
+            if len != s.iter().product::<usize>() {
+                return Err(format!(
+                    "output `{}` holds {len} elements, not shape {s:?}",
+                    b.name
+                ));
+            }
+            Ok(Tensor::zeros(b.dtype, s.clone()))
+        })
+        .collect()
+}
+
 /// Runs `nest` on `inputs` with symbolic dimensions bound to `dims`; each output gets the
 /// given shape (its element count must match the buffer's).
 pub fn run(
@@ -118,21 +148,7 @@ pub fn run(
         dims,
         inputs,
     };
-    let mut outs: Vec<Tensor> = nest
-        .outputs
-        .iter()
-        .zip(out_shapes)
-        .map(|(b, s)| {
-            let len = idx(&b.len, &env0)? as usize;
-            if len != s.iter().product::<usize>() {
-                return Err(format!(
-                    "output `{}` holds {len} elements, not shape {s:?}",
-                    b.name
-                ));
-            }
-            Ok(Tensor::zeros(b.dtype, s.clone()))
-        })
-        .collect::<Result<_, String>>()?;
+    let mut outs = allocate_outputs(&nest.outputs, &env0, out_shapes)?;
     let mut env = Env {
         coords: vec![],
         dims,

@@ -10,7 +10,8 @@
 //! - [`lower`] combines them into a [`LoopNest`] of statements — loops, stores — which
 //!   prints as text, runs on [`interp::run`], and is what the renderers consume.
 //!
-//! Renderers: [`cuda::render`] (CUDA C for NVRTC).
+//! Renderers: [`cuda::render`] (CUDA C for NVRTC), checked without a GPU by the SIMT
+//! emulator [`simt::run`].
 //!
 //! Fusion groups become kernels in [`from_group`]: scalar expressions are substituted into
 //! each other and index maps are composed, so the kernel reads the group's inputs where
@@ -20,6 +21,7 @@ pub mod cuda;
 mod group;
 pub mod interp;
 mod ir;
+pub mod simt;
 
 pub use group::from_group;
 pub use ir::{lower, Buffer, Idx, Kernel, LoopKind, LoopNest, Schedule, Stmt, Val};
