@@ -211,3 +211,30 @@ fn plan_reports_kernels_groups_and_memory() {
     }
     assert!(m["kiln"].as_f64() <= m["both"].as_f64());
 }
+
+#[test]
+fn plan_prints_kernels_as_loops_and_cuda() {
+    let model = fixture("zoo/mlp-symbol.json");
+    let run = |form| {
+        stdout(&kiln(&[
+            "plan",
+            model.to_str().unwrap(),
+            "--shape",
+            "data=32,784",
+            "--kernels",
+            form,
+        ]))
+    };
+    // Flatten of a (32, 784) input: the composed reshape indices simplify to a copy.
+    let loops = run("loops");
+    assert!(
+        loops.contains("out0[(i0*784 + i1)] = in0[(i0*784 + i1)]"),
+        "{loops}"
+    );
+    assert!(
+        loops.contains("// kernel1: FullyConnected `fc1`"),
+        "{loops}"
+    );
+    let cuda = run("cuda");
+    assert!(cuda.contains("extern \"C\" __global__ void kernel0(const float* __restrict__ in0, float* __restrict__ out0, long long n)"), "{cuda}");
+}

@@ -448,6 +448,8 @@ fn place(buffers: &[Buffer], order: &[usize]) -> Vec<usize> {
 /// plan per strategy.
 pub struct ModelPlan {
     pub graph: Graph,
+    /// Shapes and dtypes of `graph`'s entries.
+    pub inferred: crate::infer::Inferred,
     pub fusion: Fusion,
     pub report: crate::passes::Report,
     /// (strategy name, plan), for naive, inplace, coshare, both, kiln.
@@ -570,6 +572,7 @@ pub fn plan_symbol(
     };
     Ok(ModelPlan {
         graph: g,
+        inferred,
         fusion,
         report,
         plans,

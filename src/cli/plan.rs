@@ -1,11 +1,14 @@
-//! `kiln plan MODEL-symbol.json --shape data=32,3,224,224 [--train] [--json]`: the fusion
+//! `kiln plan MODEL-symbol.json --shape data=32,3,224,224 [--train] [--json]
+//! [--kernels loops|cuda]`: the fusion
 //! groups (members and why each ends), the kernel count, and memory for each planning
 //! strategy next to the lower bound. Memory counts intermediate entries and kernel
 //! workspace (as MXNet's "Total N MB allocated" plus temporary space); arguments, their
 //! gradients and aux states are external. With `--train`, every argument gets a gradient
-//! except `data` and the labels, as MXNet's `simple_bind` for training.
+//! except `data` and the labels, as MXNet's `simple_bind` for training. `--kernels` prints
+//! each group lowered to the kernel IR, as a loop nest or as CUDA C, or why it is not.
 
 use super::parse_shape_arg;
+use kiln::compiler::kir;
 use kiln::compiler::plan::plan_symbol;
 use kiln::{Result, Symbol};
 use serde_json::json;
@@ -27,6 +30,27 @@ pub struct Args {
     /// Print each pass's time.
     #[arg(long)]
     timings: bool,
+    /// Print each fused kernel: `loops` (the kernel IR's loop nest) or `cuda` (CUDA C).
+    #[arg(long, value_parser = ["loops", "cuda"])]
+    kernels: Option<String>,
+}
+
+/// Each group as a loop nest or CUDA C, or the reason it is not lowered yet.
+fn print_kernels(p: &kiln::compiler::plan::ModelPlan, form: &str) {
+    for (i, grp) in p.fusion.groups.iter().enumerate() {
+        let name = format!("kernel{i}");
+        let text =
+            kir::from_group(&p.graph, &p.inferred, &grp.nodes, &name).and_then(|(k, _, _)| {
+                match form {
+                    "cuda" => kir::cuda::render(&k),
+                    _ => kir::lower(&k, &kir::Schedule::cpu(&k)).map(|nest| nest.to_string()),
+                }
+            });
+        match text {
+            Ok(t) => println!("{t}"),
+            Err(e) => println!("// {name}: {e}\n"),
+        }
+    }
 }
 
 fn mb(bytes: usize) -> f64 {
@@ -109,6 +133,9 @@ pub fn run(args: Args) -> Result<()> {
         for (name, d) in &p.report.timings {
             println!("  pass {name:<16} {:.3} ms", d.as_secs_f64() * 1e3);
         }
+    }
+    if let Some(form) = &args.kernels {
+        print_kernels(&p, form);
     }
     Ok(())
 }

@@ -4,6 +4,7 @@
 //! load indices.
 
 use super::ir::{Buffer, Idx, Kernel, Val};
+use super::simplify::Simplifier;
 use crate::graph::{Entry, Graph, NodeId};
 use crate::infer::Inferred;
 use kiln_ops::{Compute, DType, Expr, IndexExpr};
@@ -48,9 +49,11 @@ pub fn from_group(
         inputs: vec![],
     };
     let coords: Vec<Idx> = (0..shape.len()).map(Idx::Coord).collect();
+    let extents: Vec<Option<i64>> = shape.iter().map(|&d| Some(d as i64)).collect();
+    let simplifier = Simplifier { extents: &extents };
     let values = outputs
         .iter()
-        .map(|&e| lower.value(e, &coords))
+        .map(|&e| lower.value(e, &coords).map(|v| simplifier.val(&v)))
         .collect::<Result<Vec<_>, _>>()?;
     let dtype = |e: Entry| inferred.dtype(e).unwrap_or(DType::F32);
     let buffer = |e: Entry| Buffer {

@@ -21,6 +21,7 @@ pub mod cuda;
 mod group;
 pub mod interp;
 mod ir;
+mod simplify;
 pub mod simt;
 
 pub use group::from_group;
