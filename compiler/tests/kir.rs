@@ -1,18 +1,25 @@
 //! The kernel IR against the graph interpreter: every element-wise or injective fusion group
 //! lowered to a loop nest and run on the loop interpreter gives what the graph interpreter
-//! gives for the same entries, and its CUDA C compiles under NVRTC for `compute_90`.
+//! gives for the same entries; so do the SIMT emulator and the rendered Rust (compiled
+//! with rustc), and the rendered CUDA C compiles under NVRTC for `compute_90`.
 //!
 //! NVRTC is loaded at run time. `.ci/run` installs it and sets `KILN_REQUIRE_NVRTC=1`, so
 //! there a missing library fails; elsewhere the CUDA check is skipped with a note.
 
 use cudarc::nvrtc::{compile_ptx_with_opts, CompileOptions};
 use kiln_compiler::infer::infer;
-use kiln_compiler::kir::{self, cuda, from_group, lower, Buffer, Idx, Kernel, Schedule, Stmt, Val};
+use kiln_compiler::kir::{
+    self, cuda, from_group, lower, Buffer, Idx, Kernel, LoopNest, Schedule, Stmt, Val,
+};
 use kiln_compiler::passes::fuse;
 use kiln_compiler::{interpret, DType, Entry, Graph, RunOptions, Symbol, Tensor};
 use kiln_ops::expr::{Binary, Unary};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
+
+#[path = "kir_support/rustc.rs"]
+mod rustc;
 
 fn tensor(dtype: DType, shape: &[usize], seed: f64) -> Tensor {
     let n: usize = shape.iter().product();
@@ -99,7 +106,7 @@ fn check(sym: &Symbol, inputs: &HashMap<String, Tensor>, tolerance: f64) -> (usi
         .collect();
     let dtypes = inputs.iter().map(|(k, t)| (k.clone(), t.dtype)).collect();
     let inferred = infer(&g, &shapes, &dtypes).unwrap();
-    let (mut lowered, mut text) = (0, String::new());
+    let (mut lowered, mut text, mut rendered) = (0, String::new(), Vec::new());
     for (i, group) in fuse(&g).groups.iter().enumerate() {
         let (kernel, ins, outs) = match from_group(&g, &inferred, &group.nodes, &format!("k{i}")) {
             Ok(k) => k,
@@ -113,21 +120,59 @@ fn check(sym: &Symbol, inputs: &HashMap<String, Tensor>, tolerance: f64) -> (usi
         let in_values = values_of(&g, &ins, inputs);
         let expected = values_of(&g, &outs, inputs);
         let shapes: Vec<Vec<usize>> = expected.iter().map(|t| t.shape.clone()).collect();
-        let got =
-            kir::interp::run(&nest, &in_values.iter().collect::<Vec<_>>(), &[], &shapes).unwrap();
-        for (want, have) in expected.iter().zip(&got) {
-            assert_eq!(want.dtype, have.dtype, "{nest}");
-            for (w, h) in want.data.iter().zip(&have.data) {
-                assert!(
-                    (w - h).abs() <= tolerance * (1.0 + w.abs()),
-                    "{w} vs {h} in\n{nest}"
-                );
-            }
-        }
+        let in_refs: Vec<&Tensor> = in_values.iter().collect();
+        let got = kir::interp::run(&nest, &in_refs, &[], &shapes).unwrap();
+        assert_close(&expected, &got, tolerance, &nest);
+        assert_simt_matches(&kernel, &in_refs, &[], &shapes, &got);
+        rendered.push((nest.clone(), in_values, vec![], shapes, expected));
         lowered += 1;
         text += &nest.to_string();
     }
+    assert_rust_matches(&rendered, tolerance);
     (lowered, text)
+}
+
+/// `got` equals `expected` within a relative `tolerance` (NaN equals NaN).
+fn assert_close(expected: &[Tensor], got: &[Tensor], tolerance: f64, nest: &LoopNest) {
+    for (want, have) in expected.iter().zip(got) {
+        assert_eq!(want.dtype, have.dtype, "{nest}");
+        for (w, h) in want.data.iter().zip(&have.data) {
+            let same = (w - h).abs() <= tolerance * (1.0 + w.abs())
+                || (w.is_nan() && h.is_nan())
+                || w == h;
+            assert!(same, "{w} vs {h} in\n{nest}");
+        }
+    }
+}
+
+/// A lowered kernel with its inputs, symbolic dims, output shapes and expected outputs.
+type Case = (
+    LoopNest,
+    Vec<Tensor>,
+    Vec<i64>,
+    Vec<Vec<usize>>,
+    Vec<Tensor>,
+);
+
+/// Compiles the cases' kernels as Rust with rustc, runs them, and compares. Rust computes
+/// in the kernel's compute type, so f32 kernels get an f32 tolerance.
+fn assert_rust_matches(cases: &[Case], tolerance: f64) {
+    static BUILDS: AtomicUsize = AtomicUsize::new(0);
+    if cases.is_empty() {
+        return;
+    }
+    let mut nests: Vec<LoopNest> = cases.iter().map(|c| c.0.clone()).collect();
+    nests.dedup_by(|a, b| a.name == b.name);
+    let lib = rustc::compile(&nests, &BUILDS.fetch_add(1, Ordering::Relaxed).to_string());
+    for (nest, inputs, dims, shapes, expected) in cases {
+        let got = lib.run(nest, &inputs.iter().collect::<Vec<_>>(), dims, shapes);
+        let tolerance = if nest.compute == DType::F32 {
+            tolerance.max(1e-5)
+        } else {
+            tolerance
+        };
+        assert_close(expected, &got, tolerance, nest);
+    }
 }
 
 fn call(op: &str, args: &[&Symbol], attrs: &[(&str, &str)]) -> Symbol {
@@ -249,12 +294,13 @@ fn every_function(compute: DType) -> Kernel {
 }
 
 #[test]
-fn every_scalar_function_renders_to_cuda_that_compiles_and_runs_at_any_batch() {
+fn every_scalar_function_renders_to_rust_and_cuda_and_runs_at_any_batch() {
     for compute in [DType::F32, DType::F64] {
         let k = every_function(compute);
         assert_eq!(k.symbolic_dims(), 1);
         compile_cuda(&k);
         let nest = lower(&k, &Schedule::cpu(&k)).unwrap();
+        let mut cases = Vec::new();
         for batch in [1usize, 4] {
             let a = tensor(compute, &[batch, 3], 0.3);
             let b = Tensor::new(
@@ -278,7 +324,9 @@ fn every_scalar_function_renders_to_cuda_that_compiles_and_runs_at_any_batch() {
                 };
                 assert_eq!(out.last().unwrap().data[i], want);
             }
+            cases.push((nest.clone(), vec![a, b], vec![batch as i64], shapes, out));
         }
+        assert_rust_matches(&cases, 1e-12);
     }
 }
 

@@ -10,17 +10,21 @@
 //! - [`lower`] combines them into a [`LoopNest`] of statements — loops, stores — which
 //!   prints as text, runs on [`interp::run`], and is what the renderers consume.
 //!
-//! Renderers: [`cuda::render`] (CUDA C for NVRTC), checked without a GPU by the SIMT
-//! emulator [`simt::run`].
+//! Renderers: [`rust::render`] (Rust source from a loop nest, for the macro) and
+//! [`cuda::render`] (CUDA C for NVRTC, under a grid-stride schedule that the SIMT emulator
+//! [`simt::run`] checks without a GPU).
 //!
 //! Fusion groups become kernels in [`from_group`]: scalar expressions are substituted into
 //! each other and index maps are composed, so the kernel reads the group's inputs where
-//! they are and writes only its outputs.
+//! they are and writes only its outputs; index expressions are then simplified by value
+//! ranges. Not yet lowered: reductions, gemm/convolution and other library calls (they keep
+//! their reference kernels), and shared memory and barriers (they come with GPU reductions).
 
 pub mod cuda;
 mod group;
 pub mod interp;
 mod ir;
+pub mod rust;
 mod simplify;
 pub mod simt;
 

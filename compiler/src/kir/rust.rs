@@ -1,0 +1,206 @@
+//! Rust source from a [`LoopNest`]: one module per kernel holding
+//! `pub fn run(in0: &[S0], .., out0: &mut [S0], .., dims: &[i64])`, its loops in the
+//! schedule's order. The Macro issue emits this from `kiln::network!`; the CPU JIT renders
+//! the same IR to LLVM. Loop kinds other than serial are left to the caller here (the
+//! loops are written serially). Functions without a `std` counterpart (erf, erfinv,
+//! gamma, lgamma, digamma) call `kiln_ops::expr`, so the code needs `kiln_ops` in scope.
+
+use super::ir::{Buffer, Idx, LoopNest, Stmt, Val};
+use kiln_ops::expr::{Binary, Unary};
+use kiln_ops::DType;
+use std::fmt::Write;
+
+fn storage_type(b: &Buffer) -> Result<&'static str, String> {
+    Ok(match b.dtype {
+        DType::F32 => "f32",
+        DType::F64 => "f64",
+        DType::U8 | DType::Bool => "u8",
+        DType::I8 => "i8",
+        DType::I32 => "i32",
+        DType::I64 => "i64",
+        DType::F16 | DType::BF16 => {
+            return Err(format!(
+                "buffer `{}`: {} storage is not rendered to Rust yet",
+                b.name, b.dtype
+            ))
+        }
+    })
+}
+
+/// Renders `nest` as `pub mod <name> { pub fn run(..) }`.
+pub fn render(nest: &LoopNest) -> Result<String, String> {
+    let compute = match nest.compute {
+        DType::F32 => "f32",
+        DType::F64 => "f64",
+        other => {
+            return Err(format!(
+                "kernel `{}`: compute type {other} is not rendered to Rust",
+                nest.name
+            ))
+        }
+    };
+    let mut params = Vec::new();
+    for (i, b) in nest.inputs.iter().enumerate() {
+        params.push(format!("in{i}: &[{}]", storage_type(b)?));
+    }
+    for (i, b) in nest.outputs.iter().enumerate() {
+        params.push(format!("out{i}: &mut [{}]", storage_type(b)?));
+    }
+    params.push("dims: &[i64]".into());
+    let mut s = format!(
+        "#[allow(unused, clippy::all)]\npub mod {} {{\n    type T = {compute};\n",
+        nest.name
+    );
+    s += PRELUDE;
+    writeln!(s, "    pub fn run({}) {{", params.join(", ")).unwrap();
+    stmts(&mut s, &nest.body, &nest.outputs, 2)?;
+    s += "    }\n}\n";
+    Ok(s)
+}
+
+/// Helpers in the compute type `T`, matching `kiln_ops::expr::eval`'s semantics.
+const PRELUDE: &str =
+    "    fn sign(a: T) -> T { if a > 0.0 { 1.0 } else if a < 0.0 { -1.0 } else { 0.0 } }
+    fn max(a: T, b: T) -> T { if a.is_nan() || a > b { a } else { b } }
+    fn min(a: T, b: T) -> T { if a.is_nan() || a < b { a } else { b } }
+    fn modulo(a: T, b: T) -> T {
+        if b == 0.0 { return 0.0; }
+        let r = a % b;
+        if r != 0.0 && (r < 0.0) != (b < 0.0) { r + b } else { r }
+    }
+    fn truth(c: bool) -> T { if c { 1.0 } else { 0.0 } }
+    fn special(f: fn(f64) -> f64, a: T) -> T { f(a as f64) as T }
+";
+
+fn stmts(s: &mut String, body: &[Stmt], outputs: &[Buffer], depth: usize) -> Result<(), String> {
+    let pad = "    ".repeat(depth);
+    for st in body {
+        match st {
+            Stmt::Loop {
+                axis, extent, body, ..
+            } => {
+                writeln!(s, "{pad}for i{axis} in 0..{} {{", idx(extent)).unwrap();
+                stmts(s, body, outputs, depth + 1)?;
+                writeln!(s, "{pad}}}").unwrap();
+            }
+            Stmt::Store {
+                output,
+                index,
+                value,
+            } => {
+                let ty = storage_type(&outputs[*output])?;
+                writeln!(
+                    s,
+                    "{pad}out{output}[({}) as usize] = ({}) as {ty};",
+                    idx(index),
+                    val(value)
+                )
+                .unwrap();
+            }
+        }
+    }
+    Ok(())
+}
+
+fn idx(i: &Idx) -> String {
+    match i {
+        Idx::Const(c) => format!("{c}i64"),
+        Idx::Coord(a) => format!("i{a}"),
+        Idx::Dim(d) => format!("dims[{d}]"),
+        Idx::Add(a, b) => format!("({} + {})", idx(a), idx(b)),
+        Idx::Mul(a, b) => format!("({} * {})", idx(a), idx(b)),
+        Idx::Div(a, b) => format!("{}.div_euclid({})", idx(a), idx(b)),
+        Idx::Mod(a, b) => format!("{}.rem_euclid({})", idx(a), idx(b)),
+    }
+}
+
+fn constant(c: f64) -> String {
+    if c.is_nan() {
+        "T::NAN".into()
+    } else if c.is_infinite() {
+        (if c > 0.0 {
+            "T::INFINITY"
+        } else {
+            "T::NEG_INFINITY"
+        })
+        .into()
+    } else {
+        format!("({c:?} as T)")
+    }
+}
+
+fn val(v: &Val) -> String {
+    match v {
+        Val::Const(c) => constant(*c),
+        Val::Load { buffer, index } => format!("(in{buffer}[({}) as usize] as T)", idx(index)),
+        Val::Index(i) => format!("({} as T)", idx(i)),
+        Val::Unary(op, a) => unary(*op, &val(a)),
+        Val::Binary(op, a, b) => binary(*op, &val(a), &val(b)),
+        Val::Select(c, a, b) => format!(
+            "(if {} != 0.0 {{ {} }} else {{ {} }})",
+            val(c),
+            val(a),
+            val(b)
+        ),
+    }
+}
+
+fn unary(op: Unary, a: &str) -> String {
+    let method = match op {
+        Unary::Neg => return format!("(-{a})"),
+        Unary::Sign => return format!("sign({a})"),
+        Unary::Erf => return format!("special(kiln_ops::expr::erf, {a})"),
+        Unary::Erfinv => return format!("special(kiln_ops::expr::erfinv, {a})"),
+        Unary::Gamma => return format!("special(kiln_ops::expr::gamma, {a})"),
+        Unary::Lgamma => return format!("special(kiln_ops::expr::lgamma, {a})"),
+        Unary::Digamma => return format!("special(kiln_ops::expr::digamma, {a})"),
+        Unary::Abs => "abs",
+        Unary::Exp => "exp",
+        Unary::Expm1 => "exp_m1",
+        Unary::Log => "ln",
+        Unary::Log1p => "ln_1p",
+        Unary::Sqrt => "sqrt",
+        Unary::Tanh => "tanh",
+        Unary::Floor => "floor",
+        Unary::Ceil => "ceil",
+        Unary::Round => "round",
+        Unary::Trunc => "trunc",
+        Unary::Log2 => "log2",
+        Unary::Log10 => "log10",
+        Unary::Sin => "sin",
+        Unary::Cos => "cos",
+        Unary::Tan => "tan",
+        Unary::Asin => "asin",
+        Unary::Acos => "acos",
+        Unary::Atan => "atan",
+        Unary::Sinh => "sinh",
+        Unary::Cosh => "cosh",
+        Unary::Asinh => "asinh",
+        Unary::Acosh => "acosh",
+        Unary::Atanh => "atanh",
+        Unary::Cbrt => "cbrt",
+    };
+    format!("{a}.{method}()")
+}
+
+fn binary(op: Binary, a: &str, b: &str) -> String {
+    let infix = |o: &str| format!("({a} {o} {b})");
+    let test = |o: &str| format!("truth({a} {o} {b})");
+    match op {
+        Binary::Add => infix("+"),
+        Binary::Sub => infix("-"),
+        Binary::Mul => infix("*"),
+        Binary::Div => infix("/"),
+        Binary::Max => format!("max({a}, {b})"),
+        Binary::Min => format!("min({a}, {b})"),
+        Binary::Pow => format!("{a}.powf({b})"),
+        Binary::Mod => format!("modulo({a}, {b})"),
+        Binary::Hypot => format!("{a}.hypot({b})"),
+        Binary::Lt => test("<"),
+        Binary::Le => test("<="),
+        Binary::Gt => test(">"),
+        Binary::Ge => test(">="),
+        Binary::Eq => test("=="),
+        Binary::Ne => test("!="),
+    }
+}
