@@ -355,3 +355,19 @@ fn simt_reports_out_of_bounds_loads_with_the_thread() {
         "{err}"
     );
 }
+
+#[test]
+fn every_output_of_a_multi_output_node_leaving_the_group_is_stored() {
+    let x = Symbol::var("x");
+    let doubled = &x * 2.0;
+    let parts = call(
+        "SliceChannel",
+        &[&doubled],
+        &[("num_outputs", "2"), ("axis", "1")],
+    );
+    let heads = Symbol::group(&[parts.output(0).unwrap(), parts.output(1).unwrap()]);
+    let inputs = HashMap::from([("x".to_string(), tensor(DType::F64, &[3, 4], 0.5))]);
+    let (lowered, text) = check(&heads, &inputs, 0.0);
+    assert_eq!(lowered, 1);
+    assert_eq!(text.matches("out1[").count(), 1, "{text}");
+}

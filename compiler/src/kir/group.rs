@@ -24,13 +24,15 @@ pub fn from_group(
     // Outputs: entries of the group read outside it, or graph heads.
     let mut outputs: Vec<Entry> = Vec::new();
     for &id in nodes {
-        let e = Entry { node: id, index: 0 };
-        let read_outside = g
-            .consumers(id)
-            .iter()
-            .any(|c| !members.contains(c) && g.node(*c).inputs.contains(&e));
-        if read_outside || g.heads.contains(&e) {
-            outputs.push(e);
+        for index in 0..inferred.shapes[id.index()].len() {
+            let e = Entry { node: id, index };
+            let read_outside = g
+                .consumers(id)
+                .iter()
+                .any(|c| !members.contains(c) && g.node(*c).inputs.contains(&e));
+            if read_outside || g.heads.contains(&e) {
+                outputs.push(e);
+            }
         }
     }
     let first = *outputs
