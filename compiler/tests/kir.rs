@@ -283,6 +283,7 @@ fn every_function(compute: DType) -> Kernel {
     let values: Vec<Val> = unary.chain(binary).chain([select]).collect();
     Kernel {
         name: format!("every_function_{compute}"),
+        temps: vec![],
         domain: vec![Idx::Dim(0), Idx::Const(3)],
         inputs: vec![buffer("a", compute), buffer("b", DType::I32)],
         outputs: (0..values.len())
@@ -370,4 +371,17 @@ fn every_output_of_a_multi_output_node_leaving_the_group_is_stored() {
     let (lowered, text) = check(&heads, &inputs, 0.0);
     assert_eq!(lowered, 1);
     assert_eq!(text.matches("out1[").count(), 1, "{text}");
+}
+
+#[test]
+fn values_read_twice_become_temporaries_so_deep_diamonds_stay_linear() {
+    // y ← sin(y · y), 40 times: inlining every read would build 2^40 nodes.
+    let mut y = Symbol::var("x");
+    for _ in 0..40 {
+        y = call("sin", &[&(&y * &y)], &[]);
+    }
+    let inputs = HashMap::from([("x".to_string(), tensor(DType::F64, &[2, 3], 0.7))]);
+    let (lowered, text) = check(&y, &inputs, 1e-12);
+    assert_eq!(lowered, 1);
+    assert_eq!(text.matches(" = ").count(), 40, "{text}");
 }

@@ -106,6 +106,9 @@ pub fn render(k: &Kernel) -> Result<String, String> {
             .unwrap();
         }
     }
+    for (t, v) in k.temps.iter().enumerate() {
+        writeln!(s, "    const T t{t} = {};", val(v)).unwrap();
+    }
     for (o, (v, b)) in k.values.iter().zip(&k.outputs).enumerate() {
         writeln!(s, "    out{o}[lin] = ({})({});", storage_type(b)?, val(v)).unwrap();
     }
@@ -139,6 +142,7 @@ fn val(v: &Val) -> String {
         Val::Const(c) => constant(*c),
         Val::Load { buffer, index } => format!("(T)in{buffer}[{}]", idx(index)),
         Val::Index(i) => format!("(T){}", idx(i)),
+        Val::Temp(t) => format!("t{t}"),
         Val::Unary(op, a) => unary(*op, &val(a)),
         Val::Binary(op, a, b) => binary(*op, &val(a), &val(b)),
         Val::Select(c, a, b) => format!("({} != 0 ? {} : {})", val(c), val(a), val(b)),

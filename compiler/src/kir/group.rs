@@ -8,7 +8,7 @@ use super::simplify::Simplifier;
 use crate::graph::{Entry, Graph, NodeId};
 use crate::infer::Inferred;
 use kiln_ops::{Compute, DType, Expr, IndexExpr};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// Lowers the nodes of one fusion group (element-wise, broadcast and injective operators)
 /// to a kernel over the domain of its first output. Returns the kernel and the graph
@@ -44,11 +44,22 @@ pub fn from_group(
             "group `{name}`: outputs of different shapes need several kernels"
         ));
     }
+    // Entries read more than once (by members, or as an output and by a member) become
+    // temporaries, so a diamond is computed once per point rather than once per path.
+    let mut uses: HashMap<Entry, usize> = outputs.iter().map(|&e| (e, 1)).collect();
+    for &id in nodes {
+        for &i in &g.node(id).inputs {
+            *uses.entry(i).or_default() += 1;
+        }
+    }
     let mut lower = Lowering {
         g,
         inferred,
         members: &members,
         inputs: vec![],
+        uses,
+        temps: vec![],
+        memo: HashMap::new(),
     };
     let coords: Vec<Idx> = (0..shape.len()).map(Idx::Coord).collect();
     let extents: Vec<Option<i64>> = shape.iter().map(|&d| Some(d as i64)).collect();
@@ -57,6 +68,7 @@ pub fn from_group(
         .iter()
         .map(|&e| lower.value(e, &coords).map(|v| simplifier.val(&v)))
         .collect::<Result<Vec<_>, _>>()?;
+    let temps = lower.temps.iter().map(|v| simplifier.val(v)).collect();
     let dtype = |e: Entry| inferred.dtype(e).unwrap_or(DType::F32);
     let buffer = |e: Entry| Buffer {
         name: g.entry_name(e),
@@ -73,6 +85,7 @@ pub fn from_group(
         domain: shape.iter().map(|&d| Idx::Const(d as i64)).collect(),
         inputs: lower.inputs.iter().map(|&e| buffer(e)).collect(),
         outputs: outputs.iter().map(|&e| buffer(e)).collect(),
+        temps,
         values,
         compute,
     };
@@ -84,6 +97,10 @@ struct Lowering<'a> {
     inferred: &'a Inferred,
     members: &'a HashSet<NodeId>,
     inputs: Vec<Entry>,
+    uses: HashMap<Entry, usize>,
+    temps: Vec<Val>,
+    /// The temporary holding a member entry at given coordinates.
+    memo: HashMap<(Entry, Vec<Idx>), usize>,
 }
 
 /// The row-major linear index of `coords` in `shape`.
@@ -126,8 +143,25 @@ fn splice(e: &Expr, args: &[Val]) -> Val {
 }
 
 impl Lowering<'_> {
-    /// The value of entry `e` at `coords` (in `e`'s shape).
+    /// The value of entry `e` at `coords` (in `e`'s shape): a temporary when `e` is a member
+    /// read more than once.
     fn value(&mut self, e: Entry, coords: &[Idx]) -> Result<Val, String> {
+        let shared = self.members.contains(&e.node) && self.uses.get(&e).is_some_and(|&n| n > 1);
+        if !shared {
+            return self.compute(e, coords);
+        }
+        let key = (e, coords.to_vec());
+        if let Some(&t) = self.memo.get(&key) {
+            return Ok(Val::Temp(t));
+        }
+        let v = self.compute(e, coords)?;
+        self.temps.push(v);
+        self.memo.insert(key, self.temps.len() - 1);
+        Ok(Val::Temp(self.temps.len() - 1))
+    }
+
+    /// The expression of entry `e` at `coords`.
+    fn compute(&mut self, e: Entry, coords: &[Idx]) -> Result<Val, String> {
         let shape = self.inferred.shape(e).clone();
         if !self.members.contains(&e.node) {
             let buffer = match self.inputs.iter().position(|&i| i == e) {

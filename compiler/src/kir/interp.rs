@@ -8,6 +8,8 @@ use kiln_ops::Tensor;
 /// Loop coordinates, bound symbolic dimensions and inputs; shared with the SIMT emulator.
 pub(super) struct Env<'a> {
     pub coords: Vec<i64>,
+    /// Temporaries of the current point.
+    pub temps: Vec<f64>,
     pub dims: &'a [i64],
     pub inputs: &'a [&'a Tensor],
 }
@@ -56,6 +58,10 @@ pub(super) fn val(v: &Val, env: &Env) -> Result<f64, String> {
                 .ok_or_else(|| format!("in{buffer}[{i}] is out of bounds ({} elements)", t.len()))?
         }
         Val::Index(i) => idx(i, env)? as f64,
+        Val::Temp(t) => *env
+            .temps
+            .get(*t)
+            .ok_or_else(|| format!("t{t} read before it is set"))?,
         Val::Unary(op, a) => op.apply(val(a, env)?),
         Val::Binary(op, a, b) => op.apply(val(a, env)?, val(b, env)?),
         Val::Select(c, a, b) => {
@@ -82,6 +88,13 @@ fn exec(stmts: &[Stmt], env: &mut Env, outs: &mut [Tensor]) -> Result<(), String
                     env.coords[*axis] = i;
                     exec(body, env, outs)?;
                 }
+            }
+            Stmt::Let { temp, value } => {
+                let v = val(value, env)?;
+                if env.temps.len() <= *temp {
+                    env.temps.resize(temp + 1, f64::NAN);
+                }
+                env.temps[*temp] = v;
             }
             Stmt::Store {
                 output,
@@ -143,17 +156,13 @@ pub fn run(
     dims: &[i64],
     out_shapes: &[Vec<usize>],
 ) -> Result<Vec<Tensor>, String> {
-    let env0 = Env {
-        coords: vec![],
-        dims,
-        inputs,
-    };
-    let mut outs = allocate_outputs(&nest.outputs, &env0, out_shapes)?;
     let mut env = Env {
         coords: vec![],
+        temps: vec![],
         dims,
         inputs,
     };
+    let mut outs = allocate_outputs(&nest.outputs, &env, out_shapes)?;
     exec(&nest.body, &mut env, &mut outs)?;
     Ok(outs)
 }

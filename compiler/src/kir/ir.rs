@@ -5,7 +5,7 @@ use kiln_ops::DType;
 use std::fmt;
 
 /// An integer index expression.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Idx {
     Const(i64),
     /// The coordinate of the domain along an axis (the loop variable of that axis).
@@ -79,6 +79,8 @@ pub enum Val {
     Unary(Unary, Box<Val>),
     Binary(Binary, Box<Val>, Box<Val>),
     Select(Box<Val>, Box<Val>, Box<Val>),
+    /// Temporary `t`, computed before at the same domain point (a value used twice).
+    Temp(usize),
 }
 
 /// A buffer a kernel reads or writes: a name, its storage dtype and element count.
@@ -98,6 +100,9 @@ pub struct Kernel {
     pub domain: Vec<Idx>,
     pub inputs: Vec<Buffer>,
     pub outputs: Vec<Buffer>,
+    /// Values computed once per point, in order, before the outputs: `temps[t]` may read
+    /// `Val::Temp(u)` for `u < t`.
+    pub temps: Vec<Val>,
     pub values: Vec<Val>,
     /// Arithmetic happens in this dtype (f32 for f16/bf16 storage).
     pub compute: DType,
@@ -119,7 +124,7 @@ impl Idx {
 impl Val {
     fn dims(&self) -> usize {
         match self {
-            Val::Const(_) => 0,
+            Val::Const(_) | Val::Temp(_) => 0,
             Val::Load { index, .. } | Val::Index(index) => index.dims(),
             Val::Unary(_, a) => a.dims(),
             Val::Binary(_, a, b) => a.dims().max(b.dims()),
@@ -136,7 +141,7 @@ impl Kernel {
             .iter()
             .chain(&self.outputs)
             .map(|b| b.len.dims());
-        let values = self.values.iter().map(Val::dims);
+        let values = self.temps.iter().chain(&self.values).map(Val::dims);
         self.domain
             .iter()
             .map(Idx::dims)
@@ -192,6 +197,8 @@ pub enum Stmt {
         kind: LoopKind,
         body: Vec<Stmt>,
     },
+    /// `temp = value`, in the compute dtype.
+    Let { temp: usize, value: Val },
     /// `output[index] = value` (rounded to the output's storage dtype).
     Store {
         output: usize,
@@ -234,7 +241,11 @@ pub fn lower(k: &Kernel, s: &Schedule) -> Result<LoopNest, String> {
         ));
     }
     let index = linear(&k.domain);
-    let mut body: Vec<Stmt> = k
+    let lets = k.temps.iter().enumerate().map(|(temp, value)| Stmt::Let {
+        temp,
+        value: value.clone(),
+    });
+    let stores = k
         .values
         .iter()
         .enumerate()
@@ -242,8 +253,8 @@ pub fn lower(k: &Kernel, s: &Schedule) -> Result<LoopNest, String> {
             output,
             index: index.clone(),
             value: value.clone(),
-        })
-        .collect();
+        });
+    let mut body: Vec<Stmt> = lets.chain(stores).collect();
     for &(axis, kind) in s.order.iter().rev() {
         body = vec![Stmt::Loop {
             axis,
@@ -284,6 +295,7 @@ impl fmt::Display for Val {
             Val::Unary(op, a) => write!(f, "{}({a})", format!("{op:?}").to_lowercase()),
             Val::Binary(op, a, b) => write!(f, "{}({a}, {b})", format!("{op:?}").to_lowercase()),
             Val::Select(c, a, b) => write!(f, "select({c}, {a}, {b})"),
+            Val::Temp(t) => write!(f, "t{t}"),
         }
     }
 }
@@ -302,6 +314,7 @@ fn write_stmts(f: &mut fmt::Formatter<'_>, stmts: &[Stmt], depth: usize) -> fmt:
                 write_stmts(f, body, depth + 1)?;
                 writeln!(f, "{pad}}}")?;
             }
+            Stmt::Let { temp, value } => writeln!(f, "{pad}t{temp} = {value}")?,
             Stmt::Store {
                 output,
                 index,

@@ -2,12 +2,13 @@
 //!
 //! - [`Kernel`] (the algorithm): an iteration domain and, for each output buffer, the value
 //!   stored at every point, as a [`Val`] tree of loads through index expressions ([`Idx`]),
-//!   the operators' scalar functions and selects. Index expressions may use symbolic
+//!   the operators' scalar functions and selects. Values read twice are temporaries
+//!   ([`Val::Temp`]), computed once per point. Index expressions may use symbolic
 //!   dimensions ([`Idx::Dim`]), bound when the kernel runs, so a new batch size needs no
 //!   new kernel.
 //! - [`Schedule`] (how): the loop order and each loop's kind (serial, parallel, vectorized,
 //!   GPU block, GPU thread).
-//! - [`lower`] combines them into a [`LoopNest`] of statements — loops, stores — which
+//! - [`lower`] combines them into a [`LoopNest`] of statements (loops, lets, stores), which
 //!   prints as text, runs on [`interp::run`], and is what the renderers consume.
 //!
 //! Renderers: [`rust::render`] (Rust source from a loop nest, for the macro) and

@@ -83,6 +83,9 @@ fn stmts(s: &mut String, body: &[Stmt], outputs: &[Buffer], depth: usize) -> Res
                 stmts(s, body, outputs, depth + 1)?;
                 writeln!(s, "{pad}}}").unwrap();
             }
+            Stmt::Let { temp, value } => {
+                writeln!(s, "{pad}let t{temp}: T = {};", val(value)).unwrap()
+            }
             Stmt::Store {
                 output,
                 index,
@@ -134,6 +137,7 @@ fn val(v: &Val) -> String {
         Val::Const(c) => constant(*c),
         Val::Load { buffer, index } => format!("(in{buffer}[({}) as usize] as T)", idx(index)),
         Val::Index(i) => format!("({} as T)", idx(i)),
+        Val::Temp(t) => format!("t{t}"),
         Val::Unary(op, a) => unary(*op, &val(a)),
         Val::Binary(op, a, b) => binary(*op, &val(a), &val(b)),
         Val::Select(c, a, b) => format!(

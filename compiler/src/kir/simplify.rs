@@ -130,7 +130,7 @@ impl Simplifier<'_> {
 
     pub fn val(&self, v: &Val) -> Val {
         match v {
-            Val::Const(_) => v.clone(),
+            Val::Const(_) | Val::Temp(_) => v.clone(),
             Val::Load { buffer, index } => Val::Load {
                 buffer: *buffer,
                 index: self.idx(index),
@@ -214,6 +214,7 @@ mod tests {
                 for b in 0..7 {
                     let env = Env {
                         coords: vec![a, b],
+                        temps: vec![],
                         dims: &[],
                         inputs: &[],
                     };

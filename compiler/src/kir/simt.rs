@@ -27,6 +27,7 @@ pub fn run(
     }
     let mut env = Env {
         coords: vec![0; k.domain.len()],
+        temps: vec![0.0; k.temps.len()],
         dims,
         inputs,
     };
@@ -60,6 +61,9 @@ pub fn run(
                 };
                 if let Some((b0, t0)) = writer[lin as usize].replace((b, t)) {
                     return Err(at(format!("race: block {b0} thread {t0} stored it too")));
+                }
+                for (t, v) in k.temps.iter().enumerate() {
+                    env.temps[t] = val(v, &env).map_err(at)?;
                 }
                 for (o, v) in k.values.iter().enumerate() {
                     let x = val(v, &env).map_err(at)?;
