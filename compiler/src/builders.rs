@@ -141,7 +141,7 @@ impl<'a, T: Operand> AddN<'a, T> {
     }
 }
 
-/// `arccos`: inverse cosine, in [0, pi]
+/// `arccos`: inverse cosine, in \[0, pi\]
 pub struct Arccos<'a, T> {
     call: OpCall<'a, T>,
 }
@@ -217,7 +217,7 @@ impl<'a, T: Operand> Arccosh<'a, T> {
     }
 }
 
-/// `arcsin`: inverse sine, in [-pi/2, pi/2]
+/// `arcsin`: inverse sine, in \[-pi/2, pi/2\]
 pub struct Arcsin<'a, T> {
     call: OpCall<'a, T>,
 }
@@ -1500,7 +1500,7 @@ impl<'a, T: Operand> BackwardLeakyReLu<'a, T> {
     }
 }
 
-/// `_backward_LinearRegressionOutput`: Gradient of LinearRegressionOutput from the label and the output, ignoring any head gradient: `(out − label)·grad_scale/num_output`, num_output = label.size/label.shape[0].
+/// `_backward_LinearRegressionOutput`: Gradient of LinearRegressionOutput from the label and the output, ignoring any head gradient: `(out − label)·grad_scale/num_output`, num_output = label.size/label.shape\[0\].
 pub struct BackwardLinearRegressionOutput<'a, T> {
     call: OpCall<'a, T>,
 }
@@ -1590,7 +1590,7 @@ impl<'a, T: Operand> BackwardLogSoftmax<'a, T> {
         self.call = self.call.attr("dtype", Value::DType(v).to_mxnet_string());
         self
     }
-    /// take a `length` input: only the first length[i] entries along the axis take part (boolean, optional, default `False`).
+    /// take a `length` input: only the first length\[i\] entries along the axis take part (boolean, optional, default `False`).
     pub fn use_length(mut self, v: bool) -> Self {
         self.call = self.call.attr("use_length", Value::Bool(v).to_mxnet_string());
         self
@@ -1611,7 +1611,7 @@ impl<'a, T: Operand> BackwardLogSoftmax<'a, T> {
     }
 }
 
-/// `_backward_LogisticRegressionOutput`: Gradient of LogisticRegressionOutput from the label and the (sigmoid) output, ignoring any head gradient: `(out − label)·grad_scale/num_output`, num_output = label.size/label.shape[0].
+/// `_backward_LogisticRegressionOutput`: Gradient of LogisticRegressionOutput from the label and the (sigmoid) output, ignoring any head gradient: `(out − label)·grad_scale/num_output`, num_output = label.size/label.shape\[0\].
 pub struct BackwardLogisticRegressionOutput<'a, T> {
     call: OpCall<'a, T>,
 }
@@ -1727,7 +1727,7 @@ impl<'a, T: Operand> BackwardLrn<'a, T> {
     }
 }
 
-/// `_backward_MAERegressionOutput`: Gradient of MAERegressionOutput from the label and the output, ignoring any head gradient: `(out − label > 0 ? 1 : −1)·grad_scale/num_output` (−1 at a zero residual, as MXNet), num_output = label.size/label.shape[0].
+/// `_backward_MAERegressionOutput`: Gradient of MAERegressionOutput from the label and the output, ignoring any head gradient: `(out − label > 0 ? 1 : −1)·grad_scale/num_output` (−1 at a zero residual, as MXNet), num_output = label.size/label.shape\[0\].
 pub struct BackwardMaeRegressionOutput<'a, T> {
     call: OpCall<'a, T>,
 }
@@ -2553,7 +2553,7 @@ impl<'a, T: Operand> BackwardSoftmax<'a, T> {
         self.call = self.call.attr("dtype", Value::DType(v).to_mxnet_string());
         self
     }
-    /// take a `length` input: only the first length[i] entries along the axis take part (boolean, optional, default `False`).
+    /// take a `length` input: only the first length\[i\] entries along the axis take part (boolean, optional, default `False`).
     pub fn use_length(mut self, v: bool) -> Self {
         self.call = self.call.attr("use_length", Value::Bool(v).to_mxnet_string());
         self
@@ -3571,7 +3571,7 @@ impl<'a, T: Operand> BroadcastLesserEqual<'a, T> {
     }
 }
 
-/// `broadcast_like`: Broadcasts `lhs` like `rhs`. Without axes, to rhs's shape (same rank; each lhs axis equal or 1). With `lhs_axes` and `rhs_axes` (both set, same non-zero length), lhs axis lhs_axes[i], of size 1, takes the size of rhs axis rhs_axes[i]; negative axes count from the end.
+/// `broadcast_like`: Broadcasts `lhs` like `rhs`. Without axes, to rhs's shape (same rank; each lhs axis equal or 1). With `lhs_axes` and `rhs_axes` (both set, same non-zero length), lhs axis lhs_axes\[i\], of size 1, takes the size of rhs axis rhs_axes\[i\]; negative axes count from the end.
 pub struct BroadcastLike<'a, T> {
     call: OpCall<'a, T>,
 }
@@ -4274,7 +4274,7 @@ impl<'a, T: Operand> Ceil<'a, T> {
     }
 }
 
-/// `clip`: Clips values to [a_min, a_max].
+/// `clip`: Clips values to \[a_min, a_max\].
 pub struct Clip<'a, T> {
     call: OpCall<'a, T>,
 }
@@ -4733,7 +4733,7 @@ impl<'a, T: Operand> Degrees<'a, T> {
     }
 }
 
-/// `diag`: A 1-D input of size n gives the (n + |k|)-square matrix with the input on diagonal k and zeros elsewhere. An N-D input gives out[..., t] = data[..., t + max(-k, 0) (on axis1), ..., t + max(k, 0) (on axis2), ...]: the other axes in order, then the diagonal.
+/// `diag`: A 1-D input of size n gives the (n + |k|)-square matrix with the input on diagonal k and zeros elsewhere. An N-D input gives out\[..., t\] = data\[..., t + max(-k, 0) (on axis1), ..., t + max(k, 0) (on axis2), ...\]: the other axes in order, then the diagonal.
 pub struct Diag<'a, T> {
     call: OpCall<'a, T>,
 }
@@ -5185,7 +5185,7 @@ impl<'a, T: Operand> ElemwiseSub<'a, T> {
     }
 }
 
-/// `Embedding`: Looks up rows of `weight` (input_dim, output_dim): the output is data's shape followed by output_dim, each index truncated to an integer and clamped to [0, input_dim - 1]. Its dtype is weight's (`dtype` when weight's is not known).
+/// `Embedding`: Looks up rows of `weight` (input_dim, output_dim): the output is data's shape followed by output_dim, each index truncated to an integer and clamped to \[0, input_dim - 1\]. Its dtype is weight's (`dtype` when weight's is not known).
 pub struct Embedding<'a, T> {
     call: OpCall<'a, T>,
 }
@@ -5377,7 +5377,7 @@ impl<'a, T: Operand> Erf<'a, T> {
     }
 }
 
-/// `erfinv`: inverse error function: ±inf at ±1, NaN outside [-1, 1]
+/// `erfinv`: inverse error function: ±inf at ±1, NaN outside \[-1, 1\]
 pub struct Erfinv<'a, T> {
     call: OpCall<'a, T>,
 }
@@ -5787,7 +5787,7 @@ impl<'a, T: Operand> Gammaln<'a, T> {
     }
 }
 
-/// `gather_nd`: Gathers slices of `data`: with `indices` of shape (M, Y...), out[y...] = data[indices[0, y...], ..., indices[M-1, y...]], of shape Y... followed by data's axes after the first M. Indices are truncated to integers; a negative one counts from the end, and one outside [-size, size - 1] is an error.
+/// `gather_nd`: Gathers slices of `data`: with `indices` of shape (M, Y...), out\[y...\] = data\[indices\[0, y...\], ..., indices\[M-1, y...\]\], of shape Y... followed by data's axes after the first M. Indices are truncated to integers; a negative one counts from the end, and one outside \[-size, size - 1\] is an error.
 pub struct GatherNd<'a, T> {
     call: OpCall<'a, T>,
 }
@@ -6330,7 +6330,7 @@ impl<'a, T: Operand> LayerNorm<'a, T> {
     }
 }
 
-/// `LeakyReLU`: Leaky rectifiers: leaky `x > 0 ? x : slope·x`; prelu with a learnt per-channel `gamma` (axis 1); rrelu with a slope drawn from U[lower_bound, upper_bound) per element in training ((lower+upper)/2 otherwise; the slopes are the second output, `mask`); elu `slope·(eˣ−1)` for x ≤ 0; selu; gelu (erf form).
+/// `LeakyReLU`: Leaky rectifiers: leaky `x > 0 ? x : slope·x`; prelu with a learnt per-channel `gamma` (axis 1); rrelu with a slope drawn from U\[lower_bound, upper_bound) per element in training ((lower+upper)/2 otherwise; the slopes are the second output, `mask`); elu `slope·(eˣ−1)` for x ≤ 0; selu; gelu (erf form).
 pub struct LeakyReLu<'a, T> {
     call: OpCall<'a, T>,
 }
@@ -6570,7 +6570,7 @@ impl<'a, T: Operand> LesserScalar<'a, T> {
     }
 }
 
-/// `LinearRegressionOutput`: Squared-loss head: forward is the identity; the gradient is (out − label)·grad_scale / (label.size / label.shape[0]). The label defaults to data's shape, or (n,) for (n, 1).
+/// `LinearRegressionOutput`: Squared-loss head: forward is the identity; the gradient is (out − label)·grad_scale / (label.size / label.shape\[0\]). The label defaults to data's shape, or (n,) for (n, 1).
 pub struct LinearRegressionOutput<'a, T> {
     call: OpCall<'a, T>,
 }
@@ -6807,7 +6807,7 @@ impl<'a, T: Operand> LogSoftmax<'a, T> {
         self.call = self.call.attr("dtype", Value::DType(v).to_mxnet_string());
         self
     }
-    /// take a `length` input: only the first length[i] entries along the axis take part (boolean, optional, default `False`).
+    /// take a `length` input: only the first length\[i\] entries along the axis take part (boolean, optional, default `False`).
     pub fn use_length(mut self, v: bool) -> Self {
         self.call = self.call.attr("use_length", Value::Bool(v).to_mxnet_string());
         self
@@ -7139,7 +7139,7 @@ impl<'a, T: Operand> LogicalXorScalar<'a, T> {
     }
 }
 
-/// `LogisticRegressionOutput`: Logistic head: forward is sigmoid(data); the gradient is (out − label)·grad_scale / (label.size / label.shape[0]). The label defaults to data's shape, or (n,) for (n, 1).
+/// `LogisticRegressionOutput`: Logistic head: forward is sigmoid(data); the gradient is (out − label)·grad_scale / (label.size / label.shape\[0\]). The label defaults to data's shape, or (n,) for (n, 1).
 pub struct LogisticRegressionOutput<'a, T> {
     call: OpCall<'a, T>,
 }
@@ -7245,7 +7245,7 @@ impl<'a, T: Operand> Lrn<'a, T> {
     }
 }
 
-/// `MAERegressionOutput`: Absolute-loss head: forward is the identity; the gradient is sign(out − label)·grad_scale / (label.size / label.shape[0]). The label defaults to data's shape, or (n,) for (n, 1).
+/// `MAERegressionOutput`: Absolute-loss head: forward is the identity; the gradient is sign(out − label)·grad_scale / (label.size / label.shape\[0\]). The label defaults to data's shape, or (n,) for (n, 1).
 pub struct MaeRegressionOutput<'a, T> {
     call: OpCall<'a, T>,
 }
@@ -8273,7 +8273,7 @@ impl<'a, T: Operand> NpiLogistic<'a, T> {
     }
 }
 
-/// `one_hot`: One-hot encoding: the output is indices' shape followed by `depth`, holding on_value at each index (truncated to an integer) and off_value elsewhere; an index outside [0, depth) gives a row of off_value. The gradient is zero.
+/// `one_hot`: One-hot encoding: the output is indices' shape followed by `depth`, holding on_value at each index (truncated to an integer) and off_value elsewhere; an index outside \[0, depth) gives a row of off_value. The gradient is zero.
 pub struct OneHot<'a, T> {
     call: OpCall<'a, T>,
 }
@@ -8422,7 +8422,7 @@ impl<'a, T: Operand> Pad<'a, T> {
     }
 }
 
-/// `pick`: Picks one element along `axis` for every other position: out[..., i, ...] = data[..., index[..., i, ...], ...]. `index` has data's shape without the axis (or with it as 1); its values are truncated to integers, then clipped or wrapped.
+/// `pick`: Picks one element along `axis` for every other position: out\[..., i, ...\] = data\[..., index\[..., i, ...\], ...\]. `index` has data's shape without the axis (or with it as 1); its values are truncated to integers, then clipped or wrapped.
 pub struct Pick<'a, T> {
     call: OpCall<'a, T>,
 }
@@ -8989,7 +8989,7 @@ impl<'a, T: Operand> RandomNegativeBinomial<'a, T> {
         self.call = self.call.attr("k", Value::Int(v).to_mxnet_string());
         self
     }
-    /// success probability of each trial, in (0, 1] (MXNet's documentation calls it the failure probability, but samples with mean k(1−p)/p) (float, default `1.0`).
+    /// success probability of each trial, in (0, 1\] (MXNet's documentation calls it the failure probability, but samples with mean k(1−p)/p) (float, default `1.0`).
     pub fn p(mut self, v: f64) -> Self {
         self.call = self.call.attr("p", Value::Float(v).to_mxnet_string());
         self
@@ -9136,7 +9136,7 @@ impl<'a, T: Operand> RandomPoisson<'a, T> {
     }
 }
 
-/// `_random_randint`: Samples integers uniformly from [low, high). Each element takes 64 Philox bits x and returns low + floor(x·(high − low)/2^64) (Lemire's multiply-shift, without its rejection step: the bias is below (high − low)/2^64, under 2^-32 for int32 ranges).
+/// `_random_randint`: Samples integers uniformly from \[low, high). Each element takes 64 Philox bits x and returns low + floor(x·(high − low)/2^64) (Lemire's multiply-shift, without its rejection step: the bias is below (high − low)/2^64, under 2^-32 for int32 ranges).
 pub struct RandomRandint<'a, T> {
     call: OpCall<'a, T>,
 }
@@ -9194,7 +9194,7 @@ impl<'a, T: Operand> RandomRandint<'a, T> {
     }
 }
 
-/// `_random_uniform`: Samples uniformly from [low, high).
+/// `_random_uniform`: Samples uniformly from \[low, high).
 pub struct RandomUniform<'a, T> {
     call: OpCall<'a, T>,
 }
@@ -9520,7 +9520,7 @@ impl<'a, T: Operand> Reshape<'a, T> {
     }
 }
 
-/// `reshape_like`: Gives lhs the shape of rhs without changing its data (rhs's values are not read). With lhs_begin/lhs_end and rhs_begin/rhs_end, only lhs's dimensions [lhs_begin, lhs_end) are replaced, by rhs's dimensions [rhs_begin, rhs_end). Negative indices count from the end; None means the start (begin) or the end (end). The sizes must agree.
+/// `reshape_like`: Gives lhs the shape of rhs without changing its data (rhs's values are not read). With lhs_begin/lhs_end and rhs_begin/rhs_end, only lhs's dimensions \[lhs_begin, lhs_end) are replaced, by rhs's dimensions \[rhs_begin, rhs_end). Negative indices count from the end; None means the start (begin) or the end (end). The sizes must agree.
 pub struct ReshapeLike<'a, T> {
     call: OpCall<'a, T>,
 }
@@ -9987,7 +9987,7 @@ impl<'a, T: Operand> Rsqrt<'a, T> {
     }
 }
 
-/// `scatter_nd`: Scatters slices of `data` into zeros of `shape`: with `indices` of shape (M, Y...), out[indices[0, y...], ..., indices[M-1, y...]] = data[y...], where data has shape Y... followed by shape's axes after the first M. Indices are truncated to integers and must lie in [0, size); with repeats the last slice wins.
+/// `scatter_nd`: Scatters slices of `data` into zeros of `shape`: with `indices` of shape (M, Y...), out\[indices\[0, y...\], ..., indices\[M-1, y...\]\] = data\[y...\], where data has shape Y... followed by shape's axes after the first M. Indices are truncated to integers and must lie in \[0, size); with repeats the last slice wins.
 pub struct ScatterNd<'a, T> {
     call: OpCall<'a, T>,
 }
@@ -10336,7 +10336,7 @@ impl<'a, T: Operand> Sinh<'a, T> {
     }
 }
 
-/// `slice`: Slices the leading axes: along axis i, indices begin[i], begin[i]+step[i], ... up to end[i] (exclusive). Negative indices count from the end and out-of-range bounds are clamped; a None begin/end means the start/end of the axis (for a negative step, the last index and past the first).
+/// `slice`: Slices the leading axes: along axis i, indices begin\[i\], begin\[i\]+step\[i\], ... up to end\[i\] (exclusive). Negative indices count from the end and out-of-range bounds are clamped; a None begin/end means the start/end of the axis (for a negative step, the last index and past the first).
 pub struct Slice<'a, T> {
     call: OpCall<'a, T>,
 }
@@ -10586,7 +10586,7 @@ impl<'a, T: Operand> SmoothL1<'a, T> {
     }
 }
 
-/// `softmax`: `exp((x − max)/T) / Σ exp((x − max)/T)` along `axis`. With use_length, entries at or beyond length[i] along the axis are 0 and take no part.
+/// `softmax`: `exp((x − max)/T) / Σ exp((x − max)/T)` along `axis`. With use_length, entries at or beyond length\[i\] along the axis are 0 and take no part.
 pub struct Softmax<'a, T> {
     call: OpCall<'a, T>,
 }
@@ -10623,7 +10623,7 @@ impl<'a, T: Operand> Softmax<'a, T> {
         self.call = self.call.attr("dtype", Value::DType(v).to_mxnet_string());
         self
     }
-    /// take a `length` input: only the first length[i] entries along the axis take part (boolean, optional, default `False`).
+    /// take a `length` input: only the first length\[i\] entries along the axis take part (boolean, optional, default `False`).
     pub fn use_length(mut self, v: bool) -> Self {
         self.call = self.call.attr("use_length", Value::Bool(v).to_mxnet_string());
         self
@@ -10687,7 +10687,7 @@ impl<'a, T: Operand> SoftmaxActivation<'a, T> {
     }
 }
 
-/// `softmax_cross_entropy`: Cross entropy of softmax(data) against integer labels, summed over the batch: data (N, K), label (N,), output (1,) = Σ_n −log max(softmax(data_n)[label_n], 1e-8).
+/// `softmax_cross_entropy`: Cross entropy of softmax(data) against integer labels, summed over the batch: data (N, K), label (N,), output (1,) = Σ_n −log max(softmax(data_n)\[label_n\], 1e-8).
 pub struct SoftmaxCrossEntropy<'a, T> {
     call: OpCall<'a, T>,
 }
@@ -11296,7 +11296,7 @@ impl<'a, T: Operand> Tanh<'a, T> {
     }
 }
 
-/// `tile`: Repeats the whole input `reps[i]` times along axis i. With more reps than input dimensions the input gets leading axes of size 1; with fewer, reps gets leading 1s. Empty reps is a copy.
+/// `tile`: Repeats the whole input `reps\[i\]` times along axis i. With more reps than input dimensions the input gets leading axes of size 1; with fewer, reps gets leading 1s. Empty reps is a copy.
 pub struct Tile<'a, T> {
     call: OpCall<'a, T>,
 }
@@ -11402,7 +11402,7 @@ impl<'a, T: Operand> Topk<'a, T> {
     }
 }
 
-/// `transpose`: Permutes the axes: output axis i is input axis axes[i]. Empty `axes` reverses the axes.
+/// `transpose`: Permutes the axes: output axis i is input axis axes\[i\]. Empty `axes` reverses the axes.
 pub struct Transpose<'a, T> {
     call: OpCall<'a, T>,
 }

@@ -63,10 +63,18 @@ fn setter(ty: ParamType) -> (&'static str, &'static str) {
     }
 }
 
+/// Operator and parameter docs as one rustdoc line; brackets escaped so that MXNet's
+/// `shape[0]` is not read as an intra-doc link.
+fn doc_line(doc: &str) -> String {
+    doc.replace('\n', " ")
+        .replace('[', "\\[")
+        .replace(']', "\\]")
+}
+
 fn render_op(op: &OpDef, out: &mut String) {
     let (fname, sname) = (ident(&snake(op.name)), camel(op.name));
     let doc = if op.doc.is_empty() { "" } else { op.doc };
-    let _ = writeln!(out, "/// `{}`: {}", op.name, doc.replace('\n', " "));
+    let _ = writeln!(out, "/// `{}`: {}", op.name, doc_line(doc));
     let _ = writeln!(
         out,
         "pub struct {sname}<'a, T> {{\n    call: OpCall<'a, T>,\n}}\n"
@@ -90,7 +98,7 @@ fn render_op(op: &OpDef, out: &mut String) {
         let _ = writeln!(
             out,
             "    /// {} ({}, {default}).",
-            p.doc.replace('\n', " "),
+            doc_line(p.doc),
             p.ty.describe()
         );
         let _ = writeln!(out, "    pub fn {}(mut self, v: {ty}) -> Self {{\n        self.call = self.call.attr(\"{}\", {value}.to_mxnet_string());\n        self\n    }}", ident(p.name), p.name);

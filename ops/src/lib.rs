@@ -7,7 +7,7 @@
 //! kernel with a naive reference. The reference interpreter ([`evaluate`]) and every code
 //! generator derive their kernels from that one declaration.
 //!
-//! Families live one per file and are registered explicitly by [`registry`].
+//! Families live one per file and are registered explicitly by [`registry()`].
 
 pub mod def;
 pub mod dtype;
