@@ -10,7 +10,7 @@
 
 use super::ir::{Buffer, Idx, Kernel, Val};
 use kiln_ops::expr::{Binary, Unary};
-use kiln_ops::DType;
+use kiln_ops::{Combiner, DType};
 use std::fmt::Write;
 
 /// The C type that stores buffer `b`'s elements.
@@ -121,6 +121,7 @@ fn idx(i: &Idx) -> String {
         Idx::Const(c) => format!("{c}LL"),
         Idx::Coord(a) => format!("i{a}"),
         Idx::Dim(d) => format!("dim{d}"),
+        Idx::Red(k) => format!("r{k}"),
         Idx::Add(a, b) => format!("({} + {})", idx(a), idx(b)),
         Idx::Mul(a, b) => format!("({} * {})", idx(a), idx(b)),
         Idx::Div(a, b) => format!("kiln_floordiv({}, {})", idx(a), idx(b)),
@@ -143,6 +144,29 @@ fn val(v: &Val) -> String {
         Val::Load { buffer, index } => format!("(T)in{buffer}[{}]", idx(index)),
         Val::Index(i) => format!("(T){}", idx(i)),
         Val::Temp(t) => format!("t{t}"),
+        // A serial reduction per thread, as an immediately called lambda.
+        Val::Reduce {
+            combiner,
+            extents,
+            body,
+        } => {
+            let loops: String = extents
+                .iter()
+                .enumerate()
+                .map(|(k, e)| format!("for (long long r{k} = 0; r{k} < {}; ++r{k}) ", idx(e)))
+                .collect();
+            let combine = match combiner {
+                Combiner::Sum => "acc + v",
+                Combiner::Prod => "acc * v",
+                Combiner::Max => "(v > acc || v != v) ? v : acc",
+                Combiner::Min => "(v < acc || v != v) ? v : acc",
+            };
+            format!(
+                "([&]() -> T {{ T acc = {}; {loops}{{ const T v = {}; acc = {combine}; }} return acc; }}())",
+                constant(combiner.identity()),
+                val(body)
+            )
+        }
         Val::Unary(op, a) => unary(*op, &val(a)),
         Val::Binary(op, a, b) => binary(*op, &val(a), &val(b)),
         Val::Select(c, a, b) => format!("({} != 0 ? {} : {})", val(c), val(a), val(b)),

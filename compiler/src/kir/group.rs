@@ -1,7 +1,7 @@
 //! Lowering a fusion group to a [`Kernel`]: each output of the group is one expression
 //! over the group's external inputs, found by substituting scalar expressions into each
-//! other and composing index maps (reshape, transpose, slice, concat, broadcast) into the
-//! load indices.
+//! other, composing index maps (reshape, transpose, slice, concat, broadcast) into the
+//! load indices, and wrapping reductions' prologues in a [`Val::Reduce`].
 
 use super::ir::{Buffer, Idx, Kernel, Val};
 use super::simplify::Simplifier;
@@ -10,10 +10,10 @@ use crate::infer::Inferred;
 use kiln_ops::{Compute, DType, Expr, IndexExpr};
 use std::collections::{HashMap, HashSet};
 
-/// Lowers the nodes of one fusion group (element-wise, broadcast and injective operators)
-/// to a kernel over the domain of its first output. Returns the kernel and the graph
-/// entries bound to its inputs and outputs, in order. Groups with library calls or
-/// reductions are not lowered here.
+/// Lowers the nodes of one fusion group (element-wise, broadcast, injective and reduction
+/// operators) to a kernel over the domain of its first output. Returns the kernel and the
+/// graph entries bound to its inputs and outputs, in order. Groups with library calls are
+/// not lowered here.
 pub fn from_group(
     g: &Graph,
     inferred: &Inferred,
@@ -63,7 +63,10 @@ pub fn from_group(
     };
     let coords: Vec<Idx> = (0..shape.len()).map(Idx::Coord).collect();
     let extents: Vec<Option<i64>> = shape.iter().map(|&d| Some(d as i64)).collect();
-    let simplifier = Simplifier { extents: &extents };
+    let simplifier = Simplifier {
+        extents: &extents,
+        red: vec![],
+    };
     let values = outputs
         .iter()
         .map(|&e| lower.value(e, &coords).map(|v| simplifier.val(&v)))
@@ -146,7 +149,10 @@ impl Lowering<'_> {
     /// The value of entry `e` at `coords` (in `e`'s shape): a temporary when `e` is a member
     /// read more than once.
     fn value(&mut self, e: Entry, coords: &[Idx]) -> Result<Val, String> {
-        let shared = self.members.contains(&e.node) && self.uses.get(&e).is_some_and(|&n| n > 1);
+        // Inside a reduction the point changes with the reduction coordinates: no sharing.
+        let shared = self.members.contains(&e.node)
+            && self.uses.get(&e).is_some_and(|&n| n > 1)
+            && !coords.iter().any(Idx::mentions_reduction);
         if !shared {
             return self.compute(e, coords);
         }
@@ -188,14 +194,28 @@ impl Lowering<'_> {
                     .map(|&i| {
                         let s = self.inferred.shape(i).clone();
                         let lead = shape.len() - s.len();
-                        let c: Vec<Idx> = s.iter().enumerate().map(|(a, &d)| if d == 1 { Idx::Const(0) } else { coords[a + lead].clone() }).collect();
+                        let c: Vec<Idx> = s
+                            .iter()
+                            .enumerate()
+                            .map(|(a, &d)| {
+                                if d == 1 {
+                                    Idx::Const(0)
+                                } else {
+                                    coords[a + lead].clone()
+                                }
+                            })
+                            .collect();
                         self.value(i, &c)
                     })
                     .collect::<Result<Vec<_>, _>>()?;
                 Ok(splice(&f(params), &args))
             }
             Compute::Injective(map) => {
-                let ins: Vec<_> = n.inputs.iter().map(|&i| self.inferred.shape(i).clone()).collect();
+                let ins: Vec<_> = n
+                    .inputs
+                    .iter()
+                    .map(|&i| self.inferred.shape(i).clone())
+                    .collect();
                 let outs = &self.inferred.shapes[e.node.index()];
                 let m = map(params, &ins, outs, e.index).map_err(|err| err.to_string())?;
                 // Pieces in order: the first whose guard holds wins (concatenation).
@@ -208,8 +228,16 @@ impl Lowering<'_> {
                             let at = Val::Index(coords[axis].clone());
                             let inside = Val::Binary(
                                 kiln_ops::expr::Binary::Mul,
-                                Box::new(Val::Binary(kiln_ops::expr::Binary::Ge, Box::new(at.clone()), Box::new(Val::Const(lo as f64)))),
-                                Box::new(Val::Binary(kiln_ops::expr::Binary::Lt, Box::new(at), Box::new(Val::Const(hi as f64)))),
+                                Box::new(Val::Binary(
+                                    kiln_ops::expr::Binary::Ge,
+                                    Box::new(at.clone()),
+                                    Box::new(Val::Const(lo as f64)),
+                                )),
+                                Box::new(Val::Binary(
+                                    kiln_ops::expr::Binary::Lt,
+                                    Box::new(at),
+                                    Box::new(Val::Const(hi as f64)),
+                                )),
                             );
                             Val::Select(Box::new(inside), Box::new(v), Box::new(rest))
                         }
@@ -218,7 +246,48 @@ impl Lowering<'_> {
                 }
                 result.ok_or_else(|| format!("{} has an empty index map", n.describe()))
             }
-            _ => Err(format!("{} ({}) is not lowered to loops yet: library calls and reductions keep their kernels", n.describe(), op.pattern.name())),
+            Compute::Reduce(reduction) => {
+                let input = n.inputs[0];
+                let in_shape = self.inferred.shape(input).clone();
+                let r = reduction(params, &in_shape).map_err(|err| err.to_string())?;
+                if coords.iter().any(Idx::mentions_reduction) {
+                    return Err(format!("{}: a reduction inside a reduction", n.describe()));
+                }
+                // Output axes are the kept input axes: all of them with keepdims (reduced
+                // ones of size 1), the kept ones in order otherwise, none when everything
+                // is reduced to (1,).
+                let kept: Vec<usize> = (0..in_shape.len())
+                    .filter(|a| !r.axes.contains(a))
+                    .collect();
+                let mut at = vec![Idx::Const(0); in_shape.len()];
+                for (j, &a) in kept.iter().enumerate() {
+                    at[a] = if shape.len() == in_shape.len() {
+                        coords[a].clone()
+                    } else {
+                        coords[j].clone()
+                    };
+                }
+                for (k, &a) in r.axes.iter().enumerate() {
+                    at[a] = Idx::Red(k);
+                }
+                let body = splice(&r.pre, &[self.value(input, &at)?]);
+                let count: usize = r.axes.iter().map(|&a| in_shape[a]).product();
+                let reduced = Val::Reduce {
+                    combiner: r.combiner,
+                    extents: r
+                        .axes
+                        .iter()
+                        .map(|&a| Idx::Const(in_shape[a] as i64))
+                        .collect(),
+                    body: Box::new(body),
+                };
+                Ok(splice(&r.post, &[reduced, Val::Const(count as f64)]))
+            }
+            Compute::Library { .. } => Err(format!(
+                "{} ({}) is not lowered to loops yet: library calls keep their kernels",
+                n.describe(),
+                op.pattern.name()
+            )),
         }
     }
 }

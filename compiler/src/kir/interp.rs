@@ -10,6 +10,8 @@ pub(super) struct Env<'a> {
     pub coords: Vec<i64>,
     /// Temporaries of the current point.
     pub temps: Vec<f64>,
+    /// Reduction coordinates, inside a reduction.
+    pub red: Vec<i64>,
     pub dims: &'a [i64],
     pub inputs: &'a [&'a Tensor],
 }
@@ -21,6 +23,10 @@ pub(super) fn idx(e: &Idx, env: &Env) -> Result<i64, String> {
             .coords
             .get(*a)
             .ok_or_else(|| format!("coordinate i{a} outside every loop"))?,
+        Idx::Red(k) => *env
+            .red
+            .get(*k)
+            .ok_or_else(|| format!("reduction coordinate r{k} outside its reduction"))?,
         Idx::Dim(d) => *env
             .dims
             .get(*d)
@@ -58,6 +64,40 @@ pub(super) fn val(v: &Val, env: &Env) -> Result<f64, String> {
                 .ok_or_else(|| format!("in{buffer}[{i}] is out of bounds ({} elements)", t.len()))?
         }
         Val::Index(i) => idx(i, env)? as f64,
+        Val::Reduce {
+            combiner,
+            extents,
+            body,
+        } => {
+            let extents = extents
+                .iter()
+                .map(|e| idx(e, env))
+                .collect::<Result<Vec<_>, _>>()?;
+            let mut inner = Env {
+                coords: env.coords.clone(),
+                temps: env.temps.clone(),
+                red: vec![0; extents.len()],
+                dims: env.dims,
+                inputs: env.inputs,
+            };
+            let mut acc = combiner.identity();
+            // Row-major over the reduction axes, as the reference kernel walks them.
+            'points: loop {
+                if extents.contains(&0) {
+                    break;
+                }
+                acc = combiner.combine(acc, val(body, &inner)?);
+                for k in (0..extents.len()).rev() {
+                    inner.red[k] += 1;
+                    if inner.red[k] < extents[k] {
+                        continue 'points;
+                    }
+                    inner.red[k] = 0;
+                }
+                break;
+            }
+            acc
+        }
         Val::Temp(t) => *env
             .temps
             .get(*t)
@@ -159,6 +199,7 @@ pub fn run(
     let mut env = Env {
         coords: vec![],
         temps: vec![],
+        red: vec![],
         dims,
         inputs,
     };

@@ -1,7 +1,7 @@
 //! The IR's data structures and their textual form.
 
 use kiln_ops::expr::{Binary, Unary};
-use kiln_ops::DType;
+use kiln_ops::{Combiner, DType};
 use std::fmt;
 
 /// An integer index expression.
@@ -12,6 +12,8 @@ pub enum Idx {
     Coord(usize),
     /// A symbolic dimension, bound at run time.
     Dim(usize),
+    /// The coordinate of reduction axis `k` inside a [`Val::Reduce`].
+    Red(usize),
     Add(Box<Idx>, Box<Idx>),
     Mul(Box<Idx>, Box<Idx>),
     /// Floor division by a positive value.
@@ -81,6 +83,13 @@ pub enum Val {
     Select(Box<Val>, Box<Val>, Box<Val>),
     /// Temporary `t`, computed before at the same domain point (a value used twice).
     Temp(usize),
+    /// `body` combined over every point of the reduction axes (`Idx::Red(k)` ranges over
+    /// `0..extents[k]`), starting from the combiner's identity. At most one per kernel.
+    Reduce {
+        combiner: Combiner,
+        extents: Vec<Idx>,
+        body: Box<Val>,
+    },
 }
 
 /// A buffer a kernel reads or writes: a name, its storage dtype and element count.
@@ -109,11 +118,22 @@ pub struct Kernel {
 }
 
 impl Idx {
+    /// Whether a reduction coordinate occurs in the expression.
+    pub fn mentions_reduction(&self) -> bool {
+        match self {
+            Idx::Red(_) => true,
+            Idx::Const(_) | Idx::Coord(_) | Idx::Dim(_) => false,
+            Idx::Add(a, b) | Idx::Mul(a, b) | Idx::Div(a, b) | Idx::Mod(a, b) => {
+                a.mentions_reduction() || b.mentions_reduction()
+            }
+        }
+    }
+
     /// One past the highest symbolic dimension used, or 0.
     fn dims(&self) -> usize {
         match self {
             Idx::Dim(d) => d + 1,
-            Idx::Const(_) | Idx::Coord(_) => 0,
+            Idx::Const(_) | Idx::Coord(_) | Idx::Red(_) => 0,
             Idx::Add(a, b) | Idx::Mul(a, b) | Idx::Div(a, b) | Idx::Mod(a, b) => {
                 a.dims().max(b.dims())
             }
@@ -129,6 +149,9 @@ impl Val {
             Val::Unary(_, a) => a.dims(),
             Val::Binary(_, a, b) => a.dims().max(b.dims()),
             Val::Select(c, a, b) => c.dims().max(a.dims()).max(b.dims()),
+            Val::Reduce { extents, body, .. } => {
+                extents.iter().map(Idx::dims).fold(body.dims(), usize::max)
+            }
         }
     }
 }
@@ -278,6 +301,7 @@ impl fmt::Display for Idx {
             Idx::Const(c) => write!(f, "{c}"),
             Idx::Coord(a) => write!(f, "i{a}"),
             Idx::Dim(d) => write!(f, "D{d}"),
+            Idx::Red(k) => write!(f, "r{k}"),
             Idx::Add(a, b) => write!(f, "({a} + {b})"),
             Idx::Mul(a, b) => write!(f, "{a}*{b}"),
             Idx::Div(a, b) => write!(f, "({a} / {b})"),
@@ -296,6 +320,19 @@ impl fmt::Display for Val {
             Val::Binary(op, a, b) => write!(f, "{}({a}, {b})", format!("{op:?}").to_lowercase()),
             Val::Select(c, a, b) => write!(f, "select({c}, {a}, {b})"),
             Val::Temp(t) => write!(f, "t{t}"),
+            Val::Reduce {
+                combiner,
+                extents,
+                body,
+            } => {
+                let axes: Vec<String> = extents
+                    .iter()
+                    .enumerate()
+                    .map(|(k, e)| format!("r{k} < {e}"))
+                    .collect();
+                let name = format!("{combiner:?}").to_lowercase();
+                write!(f, "reduce_{name}({}: {body})", axes.join(", "))
+            }
         }
     }
 }

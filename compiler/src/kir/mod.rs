@@ -17,9 +17,12 @@
 //!
 //! Fusion groups become kernels in [`from_group`]: scalar expressions are substituted into
 //! each other and index maps are composed, so the kernel reads the group's inputs where
-//! they are and writes only its outputs; index expressions are then simplified by value
-//! ranges. Not yet lowered: reductions, gemm/convolution and other library calls (they keep
-//! their reference kernels), and shared memory and barriers (they come with GPU reductions).
+//! they are and writes only its outputs; a reduction becomes a [`Val::Reduce`] with its
+//! prologue inside and its epilogue around it. Index expressions are then simplified by
+//! value ranges. Not yet lowered: gemm/convolution and other library calls (they keep
+//! their reference kernels). Reductions run serially per output point; GPU reductions
+//! through shared memory and barriers, and hoisting values that do not depend on inner
+//! loops, are schedule work still to come.
 
 pub mod cuda;
 mod group;

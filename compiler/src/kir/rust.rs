@@ -7,7 +7,7 @@
 
 use super::ir::{Buffer, Idx, LoopNest, Stmt, Val};
 use kiln_ops::expr::{Binary, Unary};
-use kiln_ops::DType;
+use kiln_ops::{Combiner, DType};
 use std::fmt::Write;
 
 fn storage_type(b: &Buffer) -> Result<&'static str, String> {
@@ -110,6 +110,7 @@ fn idx(i: &Idx) -> String {
         Idx::Const(c) => format!("{c}i64"),
         Idx::Coord(a) => format!("i{a}"),
         Idx::Dim(d) => format!("dims[{d}]"),
+        Idx::Red(k) => format!("r{k}"),
         Idx::Add(a, b) => format!("({} + {})", idx(a), idx(b)),
         Idx::Mul(a, b) => format!("({} * {})", idx(a), idx(b)),
         Idx::Div(a, b) => format!("{}.div_euclid({})", idx(a), idx(b)),
@@ -138,6 +139,29 @@ fn val(v: &Val) -> String {
         Val::Load { buffer, index } => format!("(in{buffer}[({}) as usize] as T)", idx(index)),
         Val::Index(i) => format!("({} as T)", idx(i)),
         Val::Temp(t) => format!("t{t}"),
+        Val::Reduce {
+            combiner,
+            extents,
+            body,
+        } => {
+            let open: String = extents
+                .iter()
+                .enumerate()
+                .map(|(k, e)| format!("for r{k} in 0..{} {{ ", idx(e)))
+                .collect();
+            let combine = match combiner {
+                Combiner::Sum => "acc + v",
+                Combiner::Prod => "acc * v",
+                Combiner::Max => "if v > acc || v.is_nan() { v } else { acc }",
+                Combiner::Min => "if v < acc || v.is_nan() { v } else { acc }",
+            };
+            format!(
+                "{{ let mut acc: T = {}; {open}let v: T = {}; acc = {combine}; {}acc }}",
+                constant(combiner.identity()),
+                val(body),
+                "} ".repeat(extents.len())
+            )
+        }
         Val::Unary(op, a) => unary(*op, &val(a)),
         Val::Binary(op, a, b) => binary(*op, &val(a), &val(b)),
         Val::Select(c, a, b) => format!(

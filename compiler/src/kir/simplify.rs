@@ -31,6 +31,8 @@ impl Range {
 /// Index simplification given each coordinate's extent (`None` when symbolic).
 pub struct Simplifier<'a> {
     pub extents: &'a [Option<i64>],
+    /// Extents of the reduction axes, inside a reduction.
+    pub red: Vec<Option<i64>>,
 }
 
 impl Simplifier<'_> {
@@ -38,6 +40,13 @@ impl Simplifier<'_> {
         match e {
             Idx::Const(c) => Range { lo: *c, hi: *c },
             Idx::Coord(a) => match self.extents.get(*a).copied().flatten() {
+                Some(n) => Range { lo: 0, hi: n - 1 },
+                None => Range {
+                    lo: 0,
+                    hi: i64::MAX,
+                },
+            },
+            Idx::Red(k) => match self.red.get(*k).copied().flatten() {
                 Some(n) => Range { lo: 0, hi: n - 1 },
                 None => Range {
                     lo: 0,
@@ -88,7 +97,7 @@ impl Simplifier<'_> {
 
     pub fn idx(&self, e: &Idx) -> Idx {
         match e {
-            Idx::Const(_) | Idx::Coord(_) | Idx::Dim(_) => e.clone(),
+            Idx::Const(_) | Idx::Coord(_) | Idx::Dim(_) | Idx::Red(_) => e.clone(),
             Idx::Add(a, b) => self.idx(a) + self.idx(b),
             Idx::Mul(a, b) => self.idx(a) * self.idx(b),
             Idx::Div(a, b) => match self.idx(b) {
@@ -138,6 +147,28 @@ impl Simplifier<'_> {
             Val::Index(i) => Val::Index(self.idx(i)),
             Val::Unary(op, a) => Val::Unary(*op, Box::new(self.val(a))),
             Val::Binary(op, a, b) => Val::Binary(*op, Box::new(self.val(a)), Box::new(self.val(b))),
+            Val::Reduce {
+                combiner,
+                extents,
+                body,
+            } => {
+                let extents: Vec<Idx> = extents.iter().map(|e| self.idx(e)).collect();
+                let inner = Simplifier {
+                    extents: self.extents,
+                    red: extents
+                        .iter()
+                        .map(|e| match e {
+                            Idx::Const(n) => Some(*n),
+                            _ => None,
+                        })
+                        .collect(),
+                };
+                Val::Reduce {
+                    combiner: *combiner,
+                    body: Box::new(inner.val(body)),
+                    extents,
+                }
+            }
             Val::Select(c, a, b) => Val::Select(
                 Box::new(self.val(c)),
                 Box::new(self.val(a)),
@@ -207,6 +238,7 @@ mod tests {
         ];
         let s = Simplifier {
             extents: &[Some(5), Some(7)],
+            red: vec![],
         };
         for e in &cases {
             let simple = s.idx(e);
@@ -215,6 +247,7 @@ mod tests {
                     let env = Env {
                         coords: vec![a, b],
                         temps: vec![],
+                        red: vec![],
                         dims: &[],
                         inputs: &[],
                     };

@@ -28,6 +28,7 @@ pub fn run(
     let mut env = Env {
         coords: vec![0; k.domain.len()],
         temps: vec![0.0; k.temps.len()],
+        red: vec![],
         dims,
         inputs,
     };
