@@ -246,6 +246,14 @@ fn reductions_lower_with_their_prologues_and_epilogues() {
         let (lowered, text) = check(y, &inputs, 1e-12);
         assert_eq!(lowered, 1, "case {i}");
         assert!(text.contains("reduce_"), "{text}");
+        if i == 0 {
+            // The row maximum is computed once per row, outside the column loop.
+            let (max_at, column_loop) = (
+                text.find("= reduce_max").unwrap(),
+                text.find("for i1").unwrap(),
+            );
+            assert!(max_at < column_loop, "{text}");
+        }
     }
 }
 

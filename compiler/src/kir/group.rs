@@ -281,7 +281,11 @@ impl Lowering<'_> {
                         .collect(),
                     body: Box::new(body),
                 };
-                Ok(splice(&r.post, &[reduced, Val::Const(count as f64)]))
+                // Always a temporary, so the schedule can hoist it out of the loops it
+                // does not depend on.
+                self.temps.push(reduced);
+                let t = Val::Temp(self.temps.len() - 1);
+                Ok(splice(&r.post, &[t, Val::Const(count as f64)]))
             }
             Compute::Library { .. } => Err(format!(
                 "{} ({}) is not lowered to loops yet: library calls keep their kernels",

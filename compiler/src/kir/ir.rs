@@ -141,7 +141,48 @@ impl Idx {
     }
 }
 
+impl Idx {
+    fn coord_axes(&self, axes: &mut [bool]) {
+        match self {
+            Idx::Coord(a) => axes[*a] = true,
+            Idx::Const(_) | Idx::Dim(_) | Idx::Red(_) => {}
+            Idx::Add(a, b) | Idx::Mul(a, b) | Idx::Div(a, b) | Idx::Mod(a, b) => {
+                a.coord_axes(axes);
+                b.coord_axes(axes);
+            }
+        }
+    }
+}
+
 impl Val {
+    /// Marks the domain axes the value depends on, through temporaries (`temps[t]` holds
+    /// temporary `t`'s axes).
+    fn coord_axes(&self, temps: &[Vec<bool>], axes: &mut [bool]) {
+        match self {
+            Val::Const(_) => {}
+            Val::Temp(t) => {
+                for (a, &d) in temps[*t].iter().enumerate() {
+                    axes[a] |= d;
+                }
+            }
+            Val::Load { index, .. } | Val::Index(index) => index.coord_axes(axes),
+            Val::Unary(_, a) => a.coord_axes(temps, axes),
+            Val::Binary(_, a, b) => {
+                a.coord_axes(temps, axes);
+                b.coord_axes(temps, axes);
+            }
+            Val::Select(c, a, b) => {
+                for v in [c, a, b] {
+                    v.coord_axes(temps, axes);
+                }
+            }
+            Val::Reduce { extents, body, .. } => {
+                extents.iter().for_each(|e| e.coord_axes(axes));
+                body.coord_axes(temps, axes);
+            }
+        }
+    }
+
     fn dims(&self) -> usize {
         match self {
             Val::Const(_) | Val::Temp(_) => 0,
@@ -263,11 +304,33 @@ pub fn lower(k: &Kernel, s: &Schedule) -> Result<LoopNest, String> {
             k.name
         ));
     }
+    // Each temporary is computed inside the loops of the axes it depends on and no
+    // deeper: a row's reduction runs once per row, not once per element.
+    let rank = k.domain.len();
+    let mut depends: Vec<Vec<bool>> = Vec::with_capacity(k.temps.len());
+    for t in &k.temps {
+        let mut axes = vec![false; rank];
+        t.coord_axes(&depends, &mut axes);
+        depends.push(axes);
+    }
+    let level = |axes: &[bool]| {
+        s.order
+            .iter()
+            .rposition(|(a, _)| axes[*a])
+            .map_or(0, |p| p + 1)
+    };
+    let lets_at = |depth: usize| -> Vec<Stmt> {
+        k.temps
+            .iter()
+            .enumerate()
+            .filter(|(t, _)| level(&depends[*t]) == depth)
+            .map(|(temp, value)| Stmt::Let {
+                temp,
+                value: value.clone(),
+            })
+            .collect()
+    };
     let index = linear(&k.domain);
-    let lets = k.temps.iter().enumerate().map(|(temp, value)| Stmt::Let {
-        temp,
-        value: value.clone(),
-    });
     let stores = k
         .values
         .iter()
@@ -277,14 +340,15 @@ pub fn lower(k: &Kernel, s: &Schedule) -> Result<LoopNest, String> {
             index: index.clone(),
             value: value.clone(),
         });
-    let mut body: Vec<Stmt> = lets.chain(stores).collect();
-    for &(axis, kind) in s.order.iter().rev() {
-        body = vec![Stmt::Loop {
+    let mut body: Vec<Stmt> = lets_at(rank).into_iter().chain(stores).collect();
+    for (depth, &(axis, kind)) in s.order.iter().enumerate().rev() {
+        let inner = Stmt::Loop {
             axis,
             extent: k.domain[axis].clone(),
             kind,
             body,
-        }];
+        };
+        body = lets_at(depth).into_iter().chain([inner]).collect();
     }
     Ok(LoopNest {
         name: k.name.clone(),

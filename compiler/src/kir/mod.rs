@@ -20,9 +20,9 @@
 //! they are and writes only its outputs; a reduction becomes a [`Val::Reduce`] with its
 //! prologue inside and its epilogue around it. Index expressions are then simplified by
 //! value ranges. Not yet lowered: gemm/convolution and other library calls (they keep
-//! their reference kernels). Reductions run serially per output point; GPU reductions
-//! through shared memory and barriers, and hoisting values that do not depend on inner
-//! loops, are schedule work still to come.
+//! their reference kernels). Reductions are temporaries, which `lower` hoists out of the
+//! loops they do not depend on (a row maximum runs once per row); each runs serially.
+//! GPU reductions through shared memory and barriers are schedule work still to come.
 
 pub mod cuda;
 mod group;
