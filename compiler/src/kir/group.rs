@@ -261,11 +261,14 @@ impl Lowering<'_> {
                     .collect();
                 let mut at = vec![Idx::Const(0); in_shape.len()];
                 for (j, &a) in kept.iter().enumerate() {
-                    at[a] = if shape.len() == in_shape.len() {
-                        coords[a].clone()
-                    } else {
-                        coords[j].clone()
-                    };
+                    let from = if shape.len() == in_shape.len() { a } else { j };
+                    at[a] = coords.get(from).cloned().ok_or_else(|| {
+                        format!(
+                            "{}: output rank {} does not fit the reduction",
+                            n.describe(),
+                            shape.len()
+                        )
+                    })?;
                 }
                 for (k, &a) in r.axes.iter().enumerate() {
                     at[a] = Idx::Red(k);
