@@ -9,10 +9,10 @@
 use cudarc::nvrtc::{compile_ptx_with_opts, CompileOptions};
 use kiln_compiler::infer::infer;
 use kiln_compiler::kir::{
-    self, cuda, from_group, lower, Buffer, Idx, Kernel, LoopNest, Schedule, Stmt, Val,
+    self, cuda, from_group, lower, Buffer, Idx, Kernel, LoopNest, Lowered, Schedule, Stmt, Val,
 };
 use kiln_compiler::passes::fuse;
-use kiln_compiler::{interpret, DType, Entry, Graph, RunOptions, Symbol, Tensor};
+use kiln_compiler::{interpret, DType, Entry, Graph, NodeId, RunOptions, Symbol, Tensor};
 use kiln_ops::expr::{Binary, Unary};
 use proptest::prelude::*;
 use std::collections::HashMap;
@@ -97,8 +97,8 @@ fn assert_simt_matches(
     }
 }
 
-/// Lowers every loop-able group of `sym` and compares it with the interpreter; returns the
-/// number of groups lowered and their loop nests as text.
+/// Lowers every loop-able fusion group of `sym` and compares it with the interpreter;
+/// returns the number of kernels and their loop nests as text.
 fn check(sym: &Symbol, inputs: &HashMap<String, Tensor>, tolerance: f64) -> (usize, String) {
     check_with(sym, inputs, tolerance, true)
 }
@@ -111,33 +111,52 @@ fn check_with(
     with_rustc: bool,
 ) -> (usize, String) {
     let g = sym.to_graph().unwrap();
+    let groups: Vec<Vec<NodeId>> = fuse(&g).groups.into_iter().map(|grp| grp.nodes).collect();
+    check_groups(&g, &groups, inputs, tolerance, with_rustc)
+}
+
+/// [`check_with`] on the given groups of `g`'s nodes.
+fn check_groups(
+    g: &Graph,
+    groups: &[Vec<NodeId>],
+    inputs: &HashMap<String, Tensor>,
+    tolerance: f64,
+    with_rustc: bool,
+) -> (usize, String) {
     let shapes = inputs
         .iter()
         .map(|(k, t)| (k.clone(), t.shape.clone()))
         .collect();
     let dtypes = inputs.iter().map(|(k, t)| (k.clone(), t.dtype)).collect();
-    let inferred = infer(&g, &shapes, &dtypes).unwrap();
+    let inferred = infer(g, &shapes, &dtypes).unwrap();
     let (mut lowered, mut text, mut rendered) = (0, String::new(), Vec::new());
-    for (i, group) in fuse(&g).groups.iter().enumerate() {
-        let (kernel, ins, outs) = match from_group(&g, &inferred, &group.nodes, &format!("k{i}")) {
+    for (i, group) in groups.iter().enumerate() {
+        let kernels = match from_group(g, &inferred, group, &format!("k{i}")) {
             Ok(k) => k,
             Err(e) => {
                 assert!(e.contains("library calls keep their kernels"), "{e}");
                 continue;
             }
         };
-        compile_cuda(&kernel);
-        let nest = lower(&kernel, &Schedule::cpu(&kernel)).unwrap();
-        let in_values = values_of(&g, &ins, inputs);
-        let expected = values_of(&g, &outs, inputs);
-        let shapes: Vec<Vec<usize>> = expected.iter().map(|t| t.shape.clone()).collect();
-        let in_refs: Vec<&Tensor> = in_values.iter().collect();
-        let got = kir::interp::run(&nest, &in_refs, &[], &shapes).unwrap();
-        assert_close(&expected, &got, tolerance, &nest);
-        assert_simt_matches(&kernel, &in_refs, &[], &shapes, &got);
-        rendered.push((nest.clone(), in_values, vec![], shapes, expected));
-        lowered += 1;
-        text += &nest.to_string();
+        for Lowered {
+            kernel,
+            inputs: ins,
+            outputs: outs,
+        } in kernels
+        {
+            compile_cuda(&kernel);
+            let nest = lower(&kernel, &Schedule::cpu(&kernel)).unwrap();
+            let in_values = values_of(g, &ins, inputs);
+            let expected = values_of(g, &outs, inputs);
+            let shapes: Vec<Vec<usize>> = expected.iter().map(|t| t.shape.clone()).collect();
+            let in_refs: Vec<&Tensor> = in_values.iter().collect();
+            let got = kir::interp::run(&nest, &in_refs, &[], &shapes).unwrap();
+            assert_close(&expected, &got, tolerance, &nest);
+            assert_simt_matches(&kernel, &in_refs, &[], &shapes, &got);
+            rendered.push((nest.clone(), in_values, vec![], shapes, expected));
+            lowered += 1;
+            text += &nest.to_string();
+        }
     }
     if with_rustc {
         assert_rust_matches(&rendered, tolerance);
@@ -278,7 +297,10 @@ fn schedules_must_cover_every_axis_once() {
     let shapes = HashMap::from([("a".to_string(), vec![2, 3])]);
     let inferred = infer(&g, &shapes, &HashMap::new()).unwrap();
     let f = fuse(&g);
-    let (kernel, _, _) = from_group(&g, &inferred, &f.groups[0].nodes, "relu").unwrap();
+    let kernel = from_group(&g, &inferred, &f.groups[0].nodes, "relu")
+        .unwrap()
+        .remove(0)
+        .kernel;
     let mut s = Schedule::cpu(&kernel);
     s.order.pop();
     let err = lower(&kernel, &s).unwrap_err();
@@ -528,4 +550,24 @@ proptest! {
         let (lowered, _) = check_with(&build(&steps), &inputs, 1e-9, false);
         prop_assert!(lowered >= 1);
     }
+}
+
+#[test]
+fn a_group_with_outputs_of_two_shapes_lowers_to_two_kernels() {
+    let y = call("relu", &[&Symbol::var("x")], &[]);
+    let e = call("exp", &[&y], &[]);
+    let s = call("sum", &[&y], &[("axis", "1")]);
+    let g = Symbol::group(&[e, s]).to_graph().unwrap();
+    let inputs = HashMap::from([("x".to_string(), tensor(DType::F64, &[3, 4], 0.2))]);
+    // One group of every operator node, as a fusion that joins siblings would make.
+    let group: Vec<NodeId> = g
+        .node_ids()
+        .filter(|&id| !g.node(id).is_variable())
+        .collect();
+    let (lowered, text) = check_groups(&g, &[group], &inputs, 1e-12, true);
+    assert_eq!(lowered, 2, "{text}");
+    assert!(
+        text.contains("kernel k0_0(") && text.contains("kernel k0_1("),
+        "{text}"
+    );
 }

@@ -39,13 +39,15 @@ pub struct Args {
 fn print_kernels(p: &kiln::compiler::plan::ModelPlan, form: &str) {
     for (i, grp) in p.fusion.groups.iter().enumerate() {
         let name = format!("kernel{i}");
-        let text =
-            kir::from_group(&p.graph, &p.inferred, &grp.nodes, &name).and_then(|(k, _, _)| {
-                match form {
-                    "cuda" => kir::cuda::render(&k),
-                    _ => kir::lower(&k, &kir::Schedule::cpu(&k)).map(|nest| nest.to_string()),
-                }
-            });
+        let render = |k: &kir::Kernel| match form {
+            "cuda" => kir::cuda::render(k),
+            _ => kir::lower(k, &kir::Schedule::cpu(k)).map(|nest| nest.to_string()),
+        };
+        let text = kir::from_group(&p.graph, &p.inferred, &grp.nodes, &name).and_then(|ks| {
+            ks.iter()
+                .map(|l| render(&l.kernel))
+                .collect::<Result<String, _>>()
+        });
         match text {
             Ok(t) => println!("{t}"),
             Err(e) => println!("// {name}: {e}\n"),

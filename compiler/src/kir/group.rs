@@ -10,19 +10,26 @@ use crate::infer::Inferred;
 use kiln_ops::{Compute, DType, Expr, IndexExpr};
 use std::collections::{HashMap, HashSet};
 
+/// A kernel with the graph entries bound to its inputs and outputs, in order.
+pub struct Lowered {
+    pub kernel: Kernel,
+    pub inputs: Vec<Entry>,
+    pub outputs: Vec<Entry>,
+}
+
 /// Lowers the nodes of one fusion group (element-wise, broadcast, injective and reduction
-/// operators) to a kernel over the domain of its first output. Returns the kernel and the
-/// graph entries bound to its inputs and outputs, in order. Groups with library calls are
-/// not lowered here.
+/// operators) to kernels: one per distinct output shape (a BatchNorm backward group writes
+/// per-channel and per-element gradients), named `name` or `name_k`. Values both need are
+/// computed in each. Groups with library calls are not lowered here.
 pub fn from_group(
     g: &Graph,
     inferred: &Inferred,
     nodes: &[NodeId],
     name: &str,
-) -> Result<(Kernel, Vec<Entry>, Vec<Entry>), String> {
+) -> Result<Vec<Lowered>, String> {
     let members: HashSet<NodeId> = nodes.iter().copied().collect();
-    // Outputs: entries of the group read outside it, or graph heads.
-    let mut outputs: Vec<Entry> = Vec::new();
+    // Outputs: entries of the group read outside it, or graph heads, by shape.
+    let mut by_shape: Vec<(Vec<usize>, Vec<Entry>)> = Vec::new();
     for &id in nodes {
         for index in 0..inferred.shapes[id.index()].len() {
             let e = Entry { node: id, index };
@@ -31,68 +38,55 @@ pub fn from_group(
                 .iter()
                 .any(|c| !members.contains(c) && g.node(*c).inputs.contains(&e));
             if read_outside || g.heads.contains(&e) {
-                outputs.push(e);
+                let shape = inferred.shape(e);
+                match by_shape.iter_mut().find(|(s, _)| s == shape) {
+                    Some((_, outs)) => outs.push(e),
+                    None => by_shape.push((shape.clone(), vec![e])),
+                }
             }
         }
     }
-    let first = *outputs
-        .first()
-        .ok_or_else(|| format!("group `{name}` has no output"))?;
-    let shape = inferred.shape(first).clone();
-    if outputs.iter().any(|&e| inferred.shape(e) != &shape) {
-        return Err(format!(
-            "group `{name}`: outputs of different shapes need several kernels"
-        ));
+    if by_shape.is_empty() {
+        return Err(format!("group `{name}` has no output"));
     }
     // Entries read more than once (by members, or as an output and by a member) become
     // temporaries, so a diamond is computed once per point rather than once per path.
-    let mut uses: HashMap<Entry, usize> = outputs.iter().map(|&e| (e, 1)).collect();
+    let mut uses: HashMap<Entry, usize> = by_shape
+        .iter()
+        .flat_map(|(_, outs)| outs.iter().map(|&e| (e, 1)))
+        .collect();
     for &id in nodes {
         for &i in &g.node(id).inputs {
             *uses.entry(i).or_default() += 1;
         }
     }
-    let mut lower = Lowering {
-        g,
-        inferred,
-        members: &members,
-        inputs: vec![],
-        uses,
-        temps: vec![],
-        memo: HashMap::new(),
-    };
-    let coords: Vec<Idx> = (0..shape.len()).map(Idx::Coord).collect();
-    let extents: Vec<Option<i64>> = shape.iter().map(|&d| Some(d as i64)).collect();
-    let simplifier = Simplifier {
-        extents: &extents,
-        red: vec![],
-    };
-    let values = outputs
+    let several = by_shape.len() > 1;
+    by_shape
         .iter()
-        .map(|&e| lower.value(e, &coords).map(|v| simplifier.val(&v)))
-        .collect::<Result<Vec<_>, _>>()?;
-    let temps = lower.temps.iter().map(|v| simplifier.val(v)).collect();
-    let dtype = |e: Entry| inferred.dtype(e).unwrap_or(DType::F32);
-    let buffer = |e: Entry| Buffer {
-        name: g.entry_name(e),
-        dtype: dtype(e),
-        len: Idx::Const(inferred.shape(e).iter().product::<usize>() as i64),
-    };
-    let compute = if outputs.iter().all(|&e| dtype(e) == DType::F64) {
-        DType::F64
-    } else {
-        DType::F32
-    };
-    let kernel = Kernel {
-        name: name.to_string(),
-        domain: shape.iter().map(|&d| Idx::Const(d as i64)).collect(),
-        inputs: lower.inputs.iter().map(|&e| buffer(e)).collect(),
-        outputs: outputs.iter().map(|&e| buffer(e)).collect(),
-        temps,
-        values,
-        compute,
-    };
-    Ok((kernel, lower.inputs, outputs))
+        .enumerate()
+        .map(|(k, (shape, outputs))| {
+            let name = if several {
+                format!("{name}_{k}")
+            } else {
+                name.to_string()
+            };
+            let mut lower = Lowering {
+                g,
+                inferred,
+                members: &members,
+                inputs: vec![],
+                uses: &uses,
+                temps: vec![],
+                memo: HashMap::new(),
+            };
+            let kernel = lower.kernel(name, shape, outputs)?;
+            Ok(Lowered {
+                kernel,
+                inputs: lower.inputs,
+                outputs: outputs.clone(),
+            })
+        })
+        .collect()
 }
 
 struct Lowering<'a> {
@@ -100,7 +94,7 @@ struct Lowering<'a> {
     inferred: &'a Inferred,
     members: &'a HashSet<NodeId>,
     inputs: Vec<Entry>,
-    uses: HashMap<Entry, usize>,
+    uses: &'a HashMap<Entry, usize>,
     temps: Vec<Val>,
     /// The temporary holding a member entry at given coordinates.
     memo: HashMap<(Entry, Vec<Idx>), usize>,
@@ -146,6 +140,46 @@ fn splice(e: &Expr, args: &[Val]) -> Val {
 }
 
 impl Lowering<'_> {
+    /// The kernel storing `outputs`, all of `shape`, over that domain.
+    fn kernel(
+        &mut self,
+        name: String,
+        shape: &[usize],
+        outputs: &[Entry],
+    ) -> Result<Kernel, String> {
+        let coords: Vec<Idx> = (0..shape.len()).map(Idx::Coord).collect();
+        let extents: Vec<Option<i64>> = shape.iter().map(|&d| Some(d as i64)).collect();
+        let simplifier = Simplifier {
+            extents: &extents,
+            red: vec![],
+        };
+        let values = outputs
+            .iter()
+            .map(|&e| self.value(e, &coords).map(|v| simplifier.val(&v)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let temps = self.temps.iter().map(|v| simplifier.val(v)).collect();
+        let dtype = |e: Entry| self.inferred.dtype(e).unwrap_or(DType::F32);
+        let buffer = |e: Entry| Buffer {
+            name: self.g.entry_name(e),
+            dtype: dtype(e),
+            len: Idx::Const(self.inferred.shape(e).iter().product::<usize>() as i64),
+        };
+        let compute = if outputs.iter().all(|&e| dtype(e) == DType::F64) {
+            DType::F64
+        } else {
+            DType::F32
+        };
+        Ok(Kernel {
+            name,
+            domain: shape.iter().map(|&d| Idx::Const(d as i64)).collect(),
+            inputs: self.inputs.iter().map(|&e| buffer(e)).collect(),
+            outputs: outputs.iter().map(|&e| buffer(e)).collect(),
+            temps,
+            values,
+            compute,
+        })
+    }
+
     /// The value of entry `e` at `coords` (in `e`'s shape): a temporary when `e` is a member
     /// read more than once.
     fn value(&mut self, e: Entry, coords: &[Idx]) -> Result<Val, String> {
