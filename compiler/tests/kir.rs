@@ -3,10 +3,8 @@
 //! gives for the same entries; so do the SIMT emulator and the rendered Rust (compiled
 //! with rustc), and the rendered CUDA C compiles under NVRTC for `compute_90`.
 //!
-//! NVRTC is loaded at run time. `.ci/run` installs it and sets `KILN_REQUIRE_NVRTC=1`, so
-//! there a missing library fails; elsewhere the CUDA check is skipped with a note.
+//! NVRTC is loaded at run time (`kir_support/nvrtc.rs`).
 
-use cudarc::nvrtc::{compile_ptx_with_opts, CompileOptions};
 use kiln_compiler::infer::infer;
 use kiln_compiler::kir::{
     self, cuda, from_group, lower, Buffer, Idx, Kernel, LoopNest, Lowered, Schedule, Stmt, Val,
@@ -17,8 +15,9 @@ use kiln_ops::expr::{Binary, Unary};
 use proptest::prelude::*;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::OnceLock;
 
+#[path = "kir_support/nvrtc.rs"]
+mod nvrtc;
 #[path = "kir_support/rustc.rs"]
 mod rustc;
 
@@ -38,37 +37,9 @@ fn values_of(g: &Graph, entries: &[Entry], inputs: &HashMap<String, Tensor>) -> 
     interpret(&g, inputs, RunOptions::default()).unwrap()
 }
 
-/// Whether NVRTC loads; a missing library fails where `KILN_REQUIRE_NVRTC=1`.
-fn nvrtc_present() -> bool {
-    static PRESENT: OnceLock<bool> = OnceLock::new();
-    *PRESENT.get_or_init(|| {
-        // SAFETY: only tries to open the library.
-        let present = unsafe { cudarc::nvrtc::sys::is_culib_present() };
-        let required = std::env::var("KILN_REQUIRE_NVRTC").is_ok_and(|v| v == "1");
-        assert!(
-            present || !required,
-            "KILN_REQUIRE_NVRTC=1 but libnvrtc.so.12 does not load (LD_LIBRARY_PATH)"
-        );
-        if !present {
-            eprintln!("note: libnvrtc not found; rendered CUDA kernels are not compiled");
-        }
-        present
-    })
-}
-
 /// Renders `kernel` to CUDA C and compiles it with NVRTC, failing with the whole source.
 fn compile_cuda(kernel: &Kernel) {
-    let src = cuda::render(kernel).unwrap();
-    if !nvrtc_present() {
-        return;
-    }
-    let opts = CompileOptions {
-        arch: Some("compute_90"),
-        ..Default::default()
-    };
-    if let Err(e) = compile_ptx_with_opts(&src, opts) {
-        panic!("NVRTC rejected `{}`: {e:?}\n{src}", kernel.name);
-    }
+    nvrtc::compile(&cuda::render(kernel).unwrap(), &kernel.name);
 }
 
 /// The SIMT emulator gives `expected` under launches smaller than, near, and larger than
@@ -389,9 +360,10 @@ fn every_scalar_function_renders_to_rust_and_cuda_and_runs_at_any_batch() {
 
 #[test]
 fn nvrtc_rejections_are_not_ignored() {
-    if nvrtc_present() {
+    if nvrtc::present() {
         let bad = "extern \"C\" __global__ void f() { undefined_name = 1; }";
-        assert!(compile_ptx_with_opts(bad, CompileOptions::default()).is_err());
+        let caught = std::panic::catch_unwind(|| nvrtc::compile(bad, "f"));
+        assert!(caught.is_err());
     }
 }
 

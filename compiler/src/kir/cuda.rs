@@ -60,7 +60,8 @@ __device__ T kiln_digamma(T x) {
 }
 "#;
 
-/// Renders `k` as one `extern "C" __global__` function named after the kernel.
+/// Renders `k` as one `extern "C" __global__` function named after the kernel, in a
+/// namespace of its own.
 pub fn render(k: &Kernel) -> Result<String, String> {
     let compute = match k.compute {
         DType::F32 => "float",
@@ -83,7 +84,12 @@ pub fn render(k: &Kernel) -> Result<String, String> {
     params.extend((0..dims).map(|d| format!("long long dim{d}")));
     params.push("long long n".into());
 
-    let mut s = format!("typedef {compute} T;\n{PRELUDE}\n");
+    // A namespace per kernel keeps `T` and the prelude apart, so the kernels of a model
+    // concatenate into one module (one NVRTC call); `extern "C"` keeps the name plain.
+    let mut s = format!(
+        "namespace kiln_{} {{\ntypedef {compute} T;\n{PRELUDE}\n",
+        k.name
+    );
     writeln!(
         s,
         "extern \"C\" __global__ void {}({}) {{",
@@ -112,7 +118,7 @@ pub fn render(k: &Kernel) -> Result<String, String> {
     for (o, (v, b)) in k.values.iter().zip(&k.outputs).enumerate() {
         writeln!(s, "    out{o}[lin] = ({})({});", storage_type(b)?, val(v)).unwrap();
     }
-    s += "  }\n}\n";
+    s += "  }\n}\n}\n";
     Ok(s)
 }
 
