@@ -543,3 +543,29 @@ fn a_group_with_outputs_of_two_shapes_lowers_to_two_kernels() {
         "{text}"
     );
 }
+
+#[test]
+fn awkward_sizes_on_every_backend() {
+    // Element-wise, strided (every other element, a non-contiguous view), broadcast and
+    // reduction kernels at sizes that divide no vector width or block size.
+    for n in [1usize, 3, 50, 783, 4099] {
+        let x = Symbol::var("x");
+        let w = Symbol::var("w");
+        let activated = call("relu", &[&(&(&x * 2.0) + 1.0)], &[]);
+        let strided = call(
+            "slice",
+            &[&x],
+            &[("begin", "(0,)"), ("end", "(None,)"), ("step", "(2,)")],
+        );
+        let column = call("Reshape", &[&x], &[("shape", &format!("({n}, 1)"))]);
+        let outer = call("broadcast_mul", &[&column, &w], &[]);
+        let summed = call("sum", &[&outer], &[("axis", "0")]);
+        let heads = Symbol::group(&[activated, call("tanh", &[&strided], &[]), summed]);
+        let inputs = HashMap::from([
+            ("x".to_string(), tensor(DType::F32, &[n], 0.1)),
+            ("w".to_string(), tensor(DType::F32, &[1, 3], 2.0)),
+        ]);
+        let (lowered, _) = check(&heads, &inputs, 1e-5);
+        assert!(lowered >= 3, "size {n}: {lowered} kernels");
+    }
+}
