@@ -235,6 +235,7 @@ fn plan_prints_kernels_as_loops_and_cuda() {
         loops.contains("// kernel1: FullyConnected `fc1`"),
         "{loops}"
     );
+    assert!(run("rust").contains("pub mod kernel0 {"));
     let cuda = run("cuda");
     assert!(cuda.contains("extern \"C\" __global__ void kernel0(const float* __restrict__ in0, float* __restrict__ out0, long long n)"), "{cuda}");
 }

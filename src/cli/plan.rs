@@ -1,11 +1,11 @@
 //! `kiln plan MODEL-symbol.json --shape data=32,3,224,224 [--train] [--json]
-//! [--kernels loops|cuda]`: the fusion
+//! [--kernels loops|rust|cuda]`: the fusion
 //! groups (members and why each ends), the kernel count, and memory for each planning
 //! strategy next to the lower bound. Memory counts intermediate entries and kernel
 //! workspace (as MXNet's "Total N MB allocated" plus temporary space); arguments, their
 //! gradients and aux states are external. With `--train`, every argument gets a gradient
 //! except `data` and the labels, as MXNet's `simple_bind` for training. `--kernels` prints
-//! each group lowered to the kernel IR, as a loop nest or as CUDA C, or why it is not.
+//! each group lowered to the kernel IR, as a loop nest, Rust or CUDA C, or why it is not.
 
 use super::parse_shape_arg;
 use kiln::compiler::kir;
@@ -30,8 +30,8 @@ pub struct Args {
     /// Print each pass's time.
     #[arg(long)]
     timings: bool,
-    /// Print each fused kernel: `loops` (the kernel IR's loop nest) or `cuda` (CUDA C).
-    #[arg(long, value_parser = ["loops", "cuda"])]
+    /// Print each fused kernel: `loops` (the kernel IR's loop nest), `rust` or `cuda`.
+    #[arg(long, value_parser = ["loops", "rust", "cuda"])]
     kernels: Option<String>,
 }
 
@@ -39,9 +39,13 @@ pub struct Args {
 fn print_kernels(p: &kiln::compiler::plan::ModelPlan, form: &str) {
     for (i, grp) in p.fusion.groups.iter().enumerate() {
         let name = format!("kernel{i}");
-        let render = |k: &kir::Kernel| match form {
-            "cuda" => kir::cuda::render(k),
-            _ => kir::lower(k, &kir::Schedule::cpu(k)).map(|nest| nest.to_string()),
+        let render = |k: &kir::Kernel| {
+            let nest = || kir::lower(k, &kir::Schedule::cpu(k));
+            match form {
+                "cuda" => kir::cuda::render(k),
+                "rust" => nest().and_then(|n| kir::rust::render(&n)),
+                _ => nest().map(|n| n.to_string()),
+            }
         };
         let text = kir::from_group(&p.graph, &p.inferred, &grp.nodes, &name).and_then(|ks| {
             ks.iter()
