@@ -35,7 +35,7 @@ pub struct Args {
     kernels: Option<String>,
 }
 
-/// Each group as a loop nest or CUDA C, or the reason it is not lowered yet.
+/// Each group as a loop nest, Rust or CUDA C, or the reason it is not lowered yet.
 fn print_kernels(p: &kiln::compiler::plan::ModelPlan, form: &str) {
     for (i, grp) in p.fusion.groups.iter().enumerate() {
         let name = format!("kernel{i}");
