@@ -3,7 +3,7 @@
 //! rendered to CUDA C, compile as one NVRTC module for `compute_90`.
 
 mod common;
-#[path = "../compiler/tests/kir_support/nvrtc.rs"]
+#[path = "kir_support/nvrtc.rs"]
 mod nvrtc;
 
 use common::fixture;

@@ -132,7 +132,7 @@ impl DType {
             DType::U8 => (x as i64 as u8) as f64,
             DType::I8 => (x as i64 as i8) as f64,
             DType::I32 => (x as i64 as i32) as f64,
-            DType::I64 => x.trunc(),
+            DType::I64 => x as i64 as f64,
             DType::Bool => (x != 0.0) as u8 as f64,
         }
     }

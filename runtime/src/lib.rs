@@ -10,6 +10,8 @@
 //! features, gating nothing yet).
 
 pub mod checkpoint;
+#[cfg(feature = "llvm")]
+pub mod cpu;
 pub mod device;
 pub mod engine;
 pub mod executor;

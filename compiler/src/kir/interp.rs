@@ -207,3 +207,16 @@ pub fn run(
     exec(&nest.body, &mut env, &mut outs)?;
     Ok(outs)
 }
+
+/// The value of a coordinate-free index expression (an extent or a buffer length) with
+/// the symbolic dimensions bound to `dims`.
+pub fn extent(e: &Idx, dims: &[i64]) -> Result<i64, String> {
+    let env = Env {
+        coords: vec![],
+        temps: vec![],
+        red: vec![],
+        dims,
+        inputs: &[],
+    };
+    idx(e, &env)
+}

@@ -1,7 +1,8 @@
-//! The kernel IR against the graph interpreter: every element-wise or injective fusion group
-//! lowered to a loop nest and run on the loop interpreter gives what the graph interpreter
-//! gives for the same entries; so do the SIMT emulator and the rendered Rust (compiled
-//! with rustc), and the rendered CUDA C compiles under NVRTC for `compute_90`.
+//! The kernel IR against the graph interpreter, one test list for every backend: each
+//! element-wise, injective or reduction fusion group lowered to a loop nest and run on the
+//! loop interpreter gives what the graph interpreter gives for the same entries; so do the
+//! SIMT emulator, the LLVM JIT (feature `llvm`) and the rendered Rust (compiled with
+//! rustc), and the rendered CUDA C compiles under NVRTC for `compute_90`.
 //!
 //! NVRTC is loaded at run time (`kir_support/nvrtc.rs`).
 
@@ -16,6 +17,9 @@ use proptest::prelude::*;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+#[cfg(feature = "llvm")]
+#[path = "kir_support/llvm.rs"]
+mod llvm;
 #[path = "kir_support/nvrtc.rs"]
 mod nvrtc;
 #[path = "kir_support/rustc.rs"]
@@ -74,7 +78,7 @@ fn check(sym: &Symbol, inputs: &HashMap<String, Tensor>, tolerance: f64) -> (usi
     check_with(sym, inputs, tolerance, true)
 }
 
-/// [`check`], compiling the kernels with rustc only when `with_rustc` (it takes a while).
+/// [`check`], compiling the kernels with rustc only when `with_rustc`.
 fn check_with(
     sym: &Symbol,
     inputs: &HashMap<String, Tensor>,
@@ -129,9 +133,7 @@ fn check_groups(
             text += &nest.to_string();
         }
     }
-    if with_rustc {
-        assert_rust_matches(&rendered, tolerance);
-    }
+    assert_backends_match(&rendered, tolerance, with_rustc);
     (lowered, text)
 }
 
@@ -157,11 +159,27 @@ type Case = (
     Vec<Tensor>,
 );
 
-/// Compiles the cases' kernels as Rust with rustc, runs them, and compares. Rust computes
-/// in the kernel's compute type, so f32 kernels get an f32 tolerance.
-fn assert_rust_matches(cases: &[Case], tolerance: f64) {
+/// Runs the cases' kernels on the compiled backends and compares: the LLVM JIT, and Rust
+/// compiled with rustc when `with_rustc` (it takes a while). Both compute in the kernel's
+/// compute type, so f32 kernels get an f32 tolerance.
+fn assert_backends_match(cases: &[Case], tolerance: f64, with_rustc: bool) {
     static BUILDS: AtomicUsize = AtomicUsize::new(0);
     if cases.is_empty() {
+        return;
+    }
+    let tolerance_of = |nest: &LoopNest| {
+        if nest.compute == DType::F32 {
+            tolerance.max(1e-5)
+        } else {
+            tolerance
+        }
+    };
+    #[cfg(feature = "llvm")]
+    for (nest, inputs, dims, shapes, expected) in cases {
+        let got = llvm::run(nest, &inputs.iter().collect::<Vec<_>>(), dims, shapes);
+        assert_close(expected, &got, tolerance_of(nest), nest);
+    }
+    if !with_rustc {
         return;
     }
     let mut nests: Vec<LoopNest> = cases.iter().map(|c| c.0.clone()).collect();
@@ -169,12 +187,7 @@ fn assert_rust_matches(cases: &[Case], tolerance: f64) {
     let lib = rustc::compile(&nests, &BUILDS.fetch_add(1, Ordering::Relaxed).to_string());
     for (nest, inputs, dims, shapes, expected) in cases {
         let got = lib.run(nest, &inputs.iter().collect::<Vec<_>>(), dims, shapes);
-        let tolerance = if nest.compute == DType::F32 {
-            tolerance.max(1e-5)
-        } else {
-            tolerance
-        };
-        assert_close(expected, &got, tolerance, nest);
+        assert_close(expected, &got, tolerance_of(nest), nest);
     }
 }
 
@@ -354,7 +367,7 @@ fn every_scalar_function_renders_to_rust_and_cuda_and_runs_at_any_batch() {
             }
             cases.push((nest.clone(), vec![a, b], vec![batch as i64], shapes, out));
         }
-        assert_rust_matches(&cases, 1e-12);
+        assert_backends_match(&cases, 1e-12, true);
     }
 }
 
@@ -567,5 +580,76 @@ fn awkward_sizes_on_every_backend() {
         ]);
         let (lowered, _) = check(&heads, &inputs, 1e-5);
         assert!(lowered >= 3, "size {n}: {lowered} kernels");
+    }
+}
+
+#[cfg(feature = "llvm")]
+#[test]
+fn storage_dtypes_convert_on_load_and_store_in_llvm() {
+    // Every storage dtype in and out of an f32 kernel: y = 2.5 * x - 1.25, with NaN,
+    // infinities, negatives and values past each integer range.
+    let dtypes = [
+        DType::F16,
+        DType::BF16,
+        DType::U8,
+        DType::I8,
+        DType::I32,
+        DType::I64,
+        DType::Bool,
+        DType::F64,
+    ];
+    let n = 37usize;
+    let raw: Vec<f64> = (0..n)
+        .map(|i| match i {
+            0 => f64::NAN,
+            1 => f64::INFINITY,
+            2 => -300.0,
+            3 => 70000.0,
+            _ => (i as f64 * 0.731).sin() * 150.0,
+        })
+        .collect();
+    for &from in &dtypes {
+        for &to in &dtypes {
+            let k = Kernel {
+                name: "convert".into(),
+                domain: vec![Idx::Const(n as i64)],
+                inputs: vec![Buffer {
+                    name: "x".into(),
+                    dtype: from,
+                    len: Idx::Const(n as i64),
+                }],
+                outputs: vec![Buffer {
+                    name: "y".into(),
+                    dtype: to,
+                    len: Idx::Const(n as i64),
+                }],
+                temps: vec![],
+                values: vec![Val::Binary(
+                    Binary::Sub,
+                    Box::new(Val::Binary(
+                        Binary::Mul,
+                        Box::new(Val::Const(2.5)),
+                        Box::new(Val::Load {
+                            buffer: 0,
+                            index: Idx::Coord(0),
+                        }),
+                    )),
+                    Box::new(Val::Const(1.25)),
+                )],
+                compute: DType::F32,
+            };
+            let nest = lower(&k, &Schedule::cpu(&k)).unwrap();
+            let x = Tensor::new(from, vec![n], raw.clone());
+            let shapes = vec![vec![n]];
+            let want = kir::interp::run(&nest, &[&x], &[], &shapes).unwrap();
+            let got = llvm::run(&nest, &[&x], &[], &shapes);
+            // Half-precision outputs may round the other way from an f32 intermediate.
+            let tolerance = if matches!(to, DType::F16 | DType::BF16) {
+                8e-3
+            } else {
+                1e-6
+            };
+            assert_close(&want, &got, tolerance, &nest);
+        }
     }
 }

@@ -1,0 +1,683 @@
+//! LLVM IR from a [`LoopNest`]: the CPU JIT's renderer.
+//!
+//! A kernel becomes `void kiln_kernel(i8** buffers, i64* dims, i64 lo, i64 hi)`: the
+//! buffers are the inputs then the outputs, `dims` binds the symbolic dimensions, and the
+//! outermost loop runs over `lo..hi` only, so the caller splits it over the thread pool.
+//! Loop counters, accumulators and select results go through stack slots that LLVM's
+//! `mem2reg` turns into SSA; the inner loops are left to LLVM's vectorizers.
+//!
+//! Values are computed in the nest's compute type (f32 or f64) and converted on load and
+//! store, as the interpreter rounds to each buffer's dtype: f16 through LLVM's `half`,
+//! bf16 by bit arithmetic (round to nearest even, NaN kept quiet), integers through
+//! saturating conversions (Rust's `as`). Functions that LLVM has no instruction for (exp,
+//! tanh, erf, pow, ...) call [`unary_shim`] and [`binary_shim`], which evaluate
+//! `kiln_ops::expr` in f64 exactly as the oracle does; their polynomial forms, which would
+//! vectorize, are still to come.
+//!
+//! Selects branch rather than compute both arms: an arm may load out of bounds where the
+//! guard is false (concatenation).
+
+use inkwell::builder::Builder;
+use inkwell::context::Context;
+use inkwell::intrinsics::Intrinsic;
+use inkwell::module::Module;
+use inkwell::types::{BasicType, BasicTypeEnum, FloatType, IntType};
+use inkwell::values::{BasicValue, FloatValue, FunctionValue, IntValue, PointerValue};
+use inkwell::{AddressSpace, FloatPredicate, IntPredicate};
+use kiln_compiler::kir::{Buffer, Idx, LoopNest, Stmt, Val};
+use kiln_ops::expr::{Binary, Unary};
+use kiln_ops::{Combiner, DType};
+
+/// The symbol every kernel module defines.
+pub const ENTRY: &str = "kiln_kernel";
+/// The f64 shims kernels call for functions without an LLVM instruction.
+pub const UNARY_SHIM: &str = "kiln_unary";
+pub const BINARY_SHIM: &str = "kiln_binary";
+
+/// `Unary::ALL[code](x)`, the oracle's definition.
+pub extern "C" fn unary_shim(code: i32, x: f64) -> f64 {
+    Unary::ALL
+        .get(code as usize)
+        .map_or(f64::NAN, |op| op.apply(x))
+}
+
+/// `Binary::ALL[code](a, b)`, the oracle's definition.
+pub extern "C" fn binary_shim(code: i32, a: f64, b: f64) -> f64 {
+    Binary::ALL
+        .get(code as usize)
+        .map_or(f64::NAN, |op| op.apply(a, b))
+}
+
+/// The `target-cpu` / `target-features` pair the kernels are specialized for.
+pub struct Target<'a> {
+    pub cpu: &'a str,
+    pub features: &'a str,
+    /// Widest vectors the vectorizer should use, in bits.
+    pub vector_bits: u32,
+}
+
+type Res<T> = Result<T, String>;
+
+fn err(e: impl std::fmt::Display) -> String {
+    format!("LLVM builder: {e}")
+}
+
+/// Renders `nest` into a new module of `ctx`.
+pub fn render<'c>(ctx: &'c Context, nest: &LoopNest, target: &Target) -> Res<Module<'c>> {
+    let compute = match nest.compute {
+        DType::F32 | DType::F16 | DType::BF16 => ctx.f32_type(),
+        DType::F64 => ctx.f64_type(),
+        other => {
+            return Err(format!(
+                "kernel `{}`: compute type {other} is not rendered to LLVM",
+                nest.name
+            ))
+        }
+    };
+    let module = ctx.create_module(&nest.name);
+    let i64t = ctx.i64_type();
+    let byte_ptr = ctx.i8_type().ptr_type(AddressSpace::default());
+    let fn_type = ctx.void_type().fn_type(
+        &[
+            byte_ptr.ptr_type(AddressSpace::default()).into(),
+            i64t.ptr_type(AddressSpace::default()).into(),
+            i64t.into(),
+            i64t.into(),
+        ],
+        false,
+    );
+    let f = module.add_function(ENTRY, fn_type, None);
+    for (key, value) in [
+        ("target-cpu", target.cpu.to_string()),
+        ("target-features", target.features.to_string()),
+        ("prefer-vector-width", target.vector_bits.to_string()),
+    ] {
+        let a = ctx.create_string_attribute(key, &value);
+        f.add_attribute(inkwell::attributes::AttributeLoc::Function, a);
+    }
+    let allocas = ctx.append_basic_block(f, "allocas");
+    let start = ctx.append_basic_block(f, "start");
+    let b = ctx.create_builder();
+    b.position_at_end(allocas);
+    let jump = b.build_unconditional_branch(start).map_err(err)?;
+    let slots = ctx.create_builder();
+    slots.position_before(&jump);
+    b.position_at_end(start);
+
+    let param = |i: u32| f.get_nth_param(i).expect("declared parameter");
+    let (bufs_arg, dims_arg) = (param(0).into_pointer_value(), param(1).into_pointer_value());
+    let mut g = Gen {
+        ctx,
+        module: &module,
+        b,
+        slots,
+        f,
+        t: compute,
+        i64t,
+        bufs: vec![],
+        dims: vec![],
+        coords: vec![],
+        red: vec![],
+        temps: vec![],
+        lo: param(2).into_int_value(),
+        hi: param(3).into_int_value(),
+    };
+    let buffers: Vec<&Buffer> = nest.inputs.iter().chain(&nest.outputs).collect();
+    for (k, buf) in buffers.iter().enumerate() {
+        let slot = unsafe {
+            g.b.build_gep(bufs_arg, &[i64t.const_int(k as u64, false)], "")
+        }
+        .map_err(err)?;
+        let raw = g.b.build_load(slot, &buf.name).map_err(err)?;
+        let elem = storage_type(ctx, buf.dtype).ptr_type(AddressSpace::default());
+        let typed = g.b.build_bit_cast(raw, elem, "").map_err(err)?;
+        g.bufs.push((typed.into_pointer_value(), buf.dtype));
+    }
+    for d in 0..dims_used(&nest.body) {
+        let p = unsafe {
+            g.b.build_gep(dims_arg, &[i64t.const_int(d as u64, false)], "")
+        }
+        .map_err(err)?;
+        g.dims.push(
+            g.b.build_load(p, &format!("D{d}"))
+                .map_err(err)?
+                .into_int_value(),
+        );
+    }
+    g.stmts(&nest.body, nest.inputs.len(), true)?;
+    g.b.build_return(None).map_err(err)?;
+    module
+        .verify()
+        .map_err(|e| format!("kernel `{}`: LLVM rejects its IR: {e}", nest.name))?;
+    Ok(module)
+}
+
+fn storage_type(ctx: &Context, d: DType) -> BasicTypeEnum<'_> {
+    match d {
+        DType::F32 => ctx.f32_type().into(),
+        DType::F64 => ctx.f64_type().into(),
+        DType::F16 => ctx.f16_type().into(),
+        DType::BF16 => ctx.i16_type().into(),
+        DType::U8 | DType::I8 | DType::Bool => ctx.i8_type().into(),
+        DType::I32 => ctx.i32_type().into(),
+        DType::I64 => ctx.i64_type().into(),
+    }
+}
+
+/// One past the highest symbolic dimension the statements use.
+fn dims_used(body: &[Stmt]) -> usize {
+    fn idx(i: &Idx) -> usize {
+        match i {
+            Idx::Dim(d) => d + 1,
+            Idx::Const(_) | Idx::Coord(_) | Idx::Red(_) => 0,
+            Idx::Add(a, b) | Idx::Mul(a, b) | Idx::Div(a, b) | Idx::Mod(a, b) => idx(a).max(idx(b)),
+        }
+    }
+    fn val(v: &Val) -> usize {
+        match v {
+            Val::Const(_) | Val::Temp(_) => 0,
+            Val::Load { index, .. } | Val::Index(index) => idx(index),
+            Val::Unary(_, a) => val(a),
+            Val::Binary(_, a, b) => val(a).max(val(b)),
+            Val::Select(c, a, b) => val(c).max(val(a)).max(val(b)),
+            Val::Reduce { extents, body, .. } => {
+                extents.iter().map(idx).fold(val(body), usize::max)
+            }
+        }
+    }
+    body.iter()
+        .map(|s| match s {
+            Stmt::Loop { extent, body, .. } => idx(extent).max(dims_used(body)),
+            Stmt::Let { value, .. } => val(value),
+            Stmt::Store { index, value, .. } => idx(index).max(val(value)),
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+struct Gen<'c, 'm> {
+    ctx: &'c Context,
+    module: &'m Module<'c>,
+    b: Builder<'c>,
+    /// Inserts stack slots at the end of the entry block.
+    slots: Builder<'c>,
+    f: FunctionValue<'c>,
+    /// The compute type.
+    t: FloatType<'c>,
+    i64t: IntType<'c>,
+    /// Typed element pointers of the inputs then the outputs, with their dtypes.
+    bufs: Vec<(PointerValue<'c>, DType)>,
+    dims: Vec<IntValue<'c>>,
+    coords: Vec<Option<IntValue<'c>>>,
+    red: Vec<IntValue<'c>>,
+    temps: Vec<Option<FloatValue<'c>>>,
+    lo: IntValue<'c>,
+    hi: IntValue<'c>,
+}
+
+impl<'c> Gen<'c, '_> {
+    fn stmts(&mut self, body: &[Stmt], num_inputs: usize, outermost: bool) -> Res<()> {
+        let mut split = outermost;
+        for s in body {
+            match s {
+                Stmt::Loop {
+                    axis, extent, body, ..
+                } => {
+                    // The outermost loop runs over the caller's `lo..hi`.
+                    let (lo, hi) = if split {
+                        (self.lo, self.hi)
+                    } else {
+                        (self.i64t.const_zero(), self.idx(extent)?)
+                    };
+                    split = false;
+                    self.counted_loop(lo, hi, "i", |g, i| {
+                        if g.coords.len() <= *axis {
+                            g.coords.resize(axis + 1, None);
+                        }
+                        g.coords[*axis] = Some(i);
+                        g.stmts(body, num_inputs, false)
+                    })?;
+                }
+                Stmt::Let { temp, value } => {
+                    let v = self.val(value)?;
+                    if self.temps.len() <= *temp {
+                        self.temps.resize(temp + 1, None);
+                    }
+                    self.temps[*temp] = Some(v);
+                }
+                Stmt::Store {
+                    output,
+                    index,
+                    value,
+                } => {
+                    let v = self.val(value)?;
+                    let i = self.idx(index)?;
+                    let (ptr, dtype) = self.bufs[num_inputs + output];
+                    let stored = self.stored(v, dtype)?;
+                    let at = unsafe { self.b.build_gep(ptr, &[i], "") }.map_err(err)?;
+                    self.b.build_store(at, stored).map_err(err)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `for i in lo..hi { body(i) }`, the counter in a stack slot.
+    fn counted_loop(
+        &mut self,
+        lo: IntValue<'c>,
+        hi: IntValue<'c>,
+        name: &str,
+        body: impl FnOnce(&mut Self, IntValue<'c>) -> Res<()>,
+    ) -> Res<()> {
+        let slot = self.slots.build_alloca(self.i64t, name).map_err(err)?;
+        self.b.build_store(slot, lo).map_err(err)?;
+        let (cond, inner, exit) = (
+            self.ctx.append_basic_block(self.f, "cond"),
+            self.ctx.append_basic_block(self.f, "body"),
+            self.ctx.append_basic_block(self.f, "exit"),
+        );
+        self.b.build_unconditional_branch(cond).map_err(err)?;
+        self.b.position_at_end(cond);
+        let i = self.b.build_load(slot, name).map_err(err)?.into_int_value();
+        let more = self
+            .b
+            .build_int_compare(IntPredicate::SLT, i, hi, "")
+            .map_err(err)?;
+        self.b
+            .build_conditional_branch(more, inner, exit)
+            .map_err(err)?;
+        self.b.position_at_end(inner);
+        body(self, i)?;
+        let next = self
+            .b
+            .build_int_add(i, self.i64t.const_int(1, false), "")
+            .map_err(err)?;
+        self.b.build_store(slot, next).map_err(err)?;
+        self.b.build_unconditional_branch(cond).map_err(err)?;
+        self.b.position_at_end(exit);
+        Ok(())
+    }
+
+    fn idx(&mut self, e: &Idx) -> Res<IntValue<'c>> {
+        Ok(match e {
+            Idx::Const(c) => self.i64t.const_int(*c as u64, true),
+            Idx::Coord(a) => self
+                .coords
+                .get(*a)
+                .copied()
+                .flatten()
+                .ok_or_else(|| format!("coordinate i{a} outside every loop"))?,
+            Idx::Dim(d) => self.dims[*d],
+            Idx::Red(k) => *self
+                .red
+                .get(*k)
+                .ok_or_else(|| format!("reduction coordinate r{k} outside its reduction"))?,
+            Idx::Add(x, y) => {
+                let (x, y) = (self.idx(x)?, self.idx(y)?);
+                self.b.build_int_add(x, y, "").map_err(err)?
+            }
+            Idx::Mul(x, y) => {
+                let (x, y) = (self.idx(x)?, self.idx(y)?);
+                self.b.build_int_mul(x, y, "").map_err(err)?
+            }
+            Idx::Div(x, y) | Idx::Mod(x, y) => {
+                // Floor division and Euclidean remainder by a positive divisor.
+                let (x, y) = (self.idx(x)?, self.idx(y)?);
+                let b = &self.b;
+                let q = b.build_int_signed_div(x, y, "").map_err(err)?;
+                let r = b.build_int_signed_rem(x, y, "").map_err(err)?;
+                let negative = b
+                    .build_int_compare(IntPredicate::SLT, r, self.i64t.const_zero(), "")
+                    .map_err(err)?;
+                if matches!(e, Idx::Div(..)) {
+                    let borrow = b.build_int_z_extend(negative, self.i64t, "").map_err(err)?;
+                    b.build_int_sub(q, borrow, "").map_err(err)?
+                } else {
+                    let fix = b
+                        .build_select(negative, y, self.i64t.const_zero(), "")
+                        .map_err(err)?;
+                    b.build_int_add(r, fix.into_int_value(), "").map_err(err)?
+                }
+            }
+        })
+    }
+
+    fn val(&mut self, v: &Val) -> Res<FloatValue<'c>> {
+        Ok(match v {
+            Val::Const(c) => self.t.const_float(*c),
+            Val::Load { buffer, index } => {
+                let i = self.idx(index)?;
+                let (ptr, dtype) = *self
+                    .bufs
+                    .get(*buffer)
+                    .ok_or_else(|| format!("no input buffer {buffer}"))?;
+                let at = unsafe { self.b.build_gep(ptr, &[i], "") }.map_err(err)?;
+                let raw = self.b.build_load(at, "").map_err(err)?;
+                self.loaded(raw, dtype)?
+            }
+            Val::Index(i) => {
+                let i = self.idx(i)?;
+                self.b
+                    .build_signed_int_to_float(i, self.t, "")
+                    .map_err(err)?
+            }
+            Val::Temp(t) => self
+                .temps
+                .get(*t)
+                .copied()
+                .flatten()
+                .ok_or_else(|| format!("t{t} read before it is set"))?,
+            Val::Unary(op, a) => {
+                let a = self.val(a)?;
+                self.unary(*op, a)?
+            }
+            Val::Binary(op, a, b) => {
+                let (a, b) = (self.val(a)?, self.val(b)?);
+                self.binary(*op, a, b)?
+            }
+            Val::Select(c, a, b) => {
+                let c = self.val(c)?;
+                let taken = self
+                    .b
+                    .build_float_compare(FloatPredicate::UNE, c, self.t.const_zero(), "")
+                    .map_err(err)?;
+                let (then, other, merge) = (
+                    self.ctx.append_basic_block(self.f, "then"),
+                    self.ctx.append_basic_block(self.f, "else"),
+                    self.ctx.append_basic_block(self.f, "merge"),
+                );
+                self.b
+                    .build_conditional_branch(taken, then, other)
+                    .map_err(err)?;
+                let arm = |g: &mut Self, block, v: &Val| -> Res<_> {
+                    g.b.position_at_end(block);
+                    let x = g.val(v)?;
+                    let end = g.b.get_insert_block().expect("positioned");
+                    g.b.build_unconditional_branch(merge).map_err(err)?;
+                    Ok((x, end))
+                };
+                let (x, x_end) = arm(self, then, a)?;
+                let (y, y_end) = arm(self, other, b)?;
+                self.b.position_at_end(merge);
+                let phi = self.b.build_phi(self.t, "").map_err(err)?;
+                phi.add_incoming(&[(&x, x_end), (&y, y_end)]);
+                phi.as_basic_value().into_float_value()
+            }
+            Val::Reduce {
+                combiner,
+                extents,
+                body,
+            } => {
+                let acc = self.slots.build_alloca(self.t, "acc").map_err(err)?;
+                let identity = self.t.const_float(combiner.identity());
+                self.b.build_store(acc, identity).map_err(err)?;
+                let extents = extents
+                    .iter()
+                    .map(|e| self.idx(e))
+                    .collect::<Res<Vec<_>>>()?;
+                let outer_red = std::mem::take(&mut self.red);
+                self.reduce_axes(&extents, body, *combiner, acc)?;
+                self.red = outer_red;
+                self.b.build_load(acc, "").map_err(err)?.into_float_value()
+            }
+        })
+    }
+
+    /// Row-major loops over the reduction axes, combining `body` into `acc`.
+    fn reduce_axes(
+        &mut self,
+        extents: &[IntValue<'c>],
+        body: &Val,
+        combiner: Combiner,
+        acc: PointerValue<'c>,
+    ) -> Res<()> {
+        let Some((&first, rest)) = extents.split_first() else {
+            let v = self.val(body)?;
+            let old = self.b.build_load(acc, "").map_err(err)?.into_float_value();
+            let new = self.combine(combiner, old, v)?;
+            self.b.build_store(acc, new).map_err(err)?;
+            return Ok(());
+        };
+        let zero = self.i64t.const_zero();
+        self.counted_loop(zero, first, "r", |g, r| {
+            g.red.push(r);
+            g.reduce_axes(rest, body, combiner, acc)?;
+            g.red.pop();
+            Ok(())
+        })
+    }
+
+    fn combine(&self, c: Combiner, acc: FloatValue<'c>, v: FloatValue<'c>) -> Res<FloatValue<'c>> {
+        let b = &self.b;
+        Ok(match c {
+            Combiner::Sum => b.build_float_add(acc, v, "").map_err(err)?,
+            Combiner::Prod => b.build_float_mul(acc, v, "").map_err(err)?,
+            // NaN wins, as in the reference kernels.
+            Combiner::Max => self.pick(v, acc, FloatPredicate::OGT)?,
+            Combiner::Min => self.pick(v, acc, FloatPredicate::OLT)?,
+        })
+    }
+
+    /// `if a.is_nan() || a <pred> b { a } else { b }`.
+    fn pick(
+        &self,
+        a: FloatValue<'c>,
+        b: FloatValue<'c>,
+        pred: FloatPredicate,
+    ) -> Res<FloatValue<'c>> {
+        let bl = &self.b;
+        let nan = bl
+            .build_float_compare(FloatPredicate::UNO, a, a, "")
+            .map_err(err)?;
+        let wins = bl.build_float_compare(pred, a, b, "").map_err(err)?;
+        let take = bl.build_or(nan, wins, "").map_err(err)?;
+        Ok(bl
+            .build_select(take, a, b, "")
+            .map_err(err)?
+            .into_float_value())
+    }
+
+    fn intrinsic(&self, name: &str, args: &[FloatValue<'c>]) -> Res<FloatValue<'c>> {
+        let f = Intrinsic::find(name)
+            .and_then(|i| i.get_declaration(self.module, &[self.t.as_basic_type_enum()]))
+            .ok_or_else(|| format!("LLVM has no intrinsic {name}"))?;
+        let args: Vec<_> = args.iter().map(|a| (*a).into()).collect();
+        let call = self.b.build_call(f, &args, "").map_err(err)?;
+        Ok(call
+            .try_as_basic_value()
+            .basic()
+            .ok_or("intrinsic returned nothing")?
+            .into_float_value())
+    }
+
+    /// Calls an f64 shim with the operator's code, converting from and to the compute type.
+    fn shim(&self, name: &str, code: usize, args: &[FloatValue<'c>]) -> Res<FloatValue<'c>> {
+        let f64t = self.ctx.f64_type();
+        let f = self.module.get_function(name).unwrap_or_else(|| {
+            let mut params: Vec<inkwell::types::BasicMetadataTypeEnum> =
+                vec![self.ctx.i32_type().into()];
+            params.extend(
+                args.iter()
+                    .map(|_| inkwell::types::BasicMetadataTypeEnum::from(f64t)),
+            );
+            self.module
+                .add_function(name, f64t.fn_type(&params, false), None)
+        });
+        let mut call_args = vec![self.ctx.i32_type().const_int(code as u64, false).into()];
+        for a in args {
+            call_args.push(self.b.build_float_cast(*a, f64t, "").map_err(err)?.into());
+        }
+        let r = self.b.build_call(f, &call_args, "").map_err(err)?;
+        let r = r
+            .try_as_basic_value()
+            .basic()
+            .ok_or("shim returned nothing")?
+            .into_float_value();
+        self.b.build_float_cast(r, self.t, "").map_err(err)
+    }
+
+    fn unary(&self, op: Unary, a: FloatValue<'c>) -> Res<FloatValue<'c>> {
+        let b = &self.b;
+        let intrinsic = match op {
+            Unary::Neg => return b.build_float_neg(a, "").map_err(err),
+            Unary::Sign => {
+                let (zero, one) = (self.t.const_zero(), self.t.const_float(1.0));
+                let pos = b
+                    .build_float_compare(FloatPredicate::OGT, a, zero, "")
+                    .map_err(err)?;
+                let neg = b
+                    .build_float_compare(FloatPredicate::OLT, a, zero, "")
+                    .map_err(err)?;
+                let minus = self.t.const_float(-1.0);
+                let low = b.build_select(neg, minus, zero, "").map_err(err)?;
+                let v = b.build_select(pos, one.into(), low, "").map_err(err)?;
+                return Ok(v.into_float_value());
+            }
+            Unary::Abs => "llvm.fabs",
+            Unary::Sqrt => "llvm.sqrt",
+            Unary::Floor => "llvm.floor",
+            Unary::Ceil => "llvm.ceil",
+            Unary::Round => "llvm.round",
+            Unary::Trunc => "llvm.trunc",
+            _ => {
+                let code = Unary::ALL.iter().position(|u| *u == op).unwrap_or(0);
+                return self.shim(UNARY_SHIM, code, &[a]);
+            }
+        };
+        self.intrinsic(intrinsic, &[a])
+    }
+
+    fn binary(&self, op: Binary, x: FloatValue<'c>, y: FloatValue<'c>) -> Res<FloatValue<'c>> {
+        let b = &self.b;
+        let test = |p: FloatPredicate| -> Res<FloatValue<'c>> {
+            let c = b.build_float_compare(p, x, y, "").map_err(err)?;
+            b.build_unsigned_int_to_float(c, self.t, "").map_err(err)
+        };
+        match op {
+            Binary::Add => b.build_float_add(x, y, "").map_err(err),
+            Binary::Sub => b.build_float_sub(x, y, "").map_err(err),
+            Binary::Mul => b.build_float_mul(x, y, "").map_err(err),
+            Binary::Div => b.build_float_div(x, y, "").map_err(err),
+            Binary::Max => self.pick(x, y, FloatPredicate::OGT),
+            Binary::Min => self.pick(x, y, FloatPredicate::OLT),
+            Binary::Lt => test(FloatPredicate::OLT),
+            Binary::Le => test(FloatPredicate::OLE),
+            Binary::Gt => test(FloatPredicate::OGT),
+            Binary::Ge => test(FloatPredicate::OGE),
+            Binary::Eq => test(FloatPredicate::OEQ),
+            Binary::Ne => test(FloatPredicate::UNE),
+            Binary::Pow | Binary::Mod | Binary::Hypot => {
+                let code = Binary::ALL.iter().position(|o| *o == op).unwrap_or(0);
+                self.shim(BINARY_SHIM, code, &[x, y])
+            }
+        }
+    }
+
+    fn loaded(
+        &self,
+        raw: inkwell::values::BasicValueEnum<'c>,
+        dtype: DType,
+    ) -> Res<FloatValue<'c>> {
+        let b = &self.b;
+        match dtype {
+            DType::F32 | DType::F64 | DType::F16 => b
+                .build_float_cast(raw.into_float_value(), self.t, "")
+                .map_err(err),
+            DType::BF16 => {
+                let i32t = self.ctx.i32_type();
+                let wide = b
+                    .build_int_z_extend(raw.into_int_value(), i32t, "")
+                    .map_err(err)?;
+                let bits = b
+                    .build_left_shift(wide, i32t.const_int(16, false), "")
+                    .map_err(err)?;
+                let f = b
+                    .build_bit_cast(bits, self.ctx.f32_type(), "")
+                    .map_err(err)?;
+                b.build_float_cast(f.into_float_value(), self.t, "")
+                    .map_err(err)
+            }
+            DType::U8 | DType::Bool => b
+                .build_unsigned_int_to_float(raw.into_int_value(), self.t, "")
+                .map_err(err),
+            DType::I8 | DType::I32 | DType::I64 => b
+                .build_signed_int_to_float(raw.into_int_value(), self.t, "")
+                .map_err(err),
+        }
+    }
+
+    fn stored(
+        &self,
+        v: FloatValue<'c>,
+        dtype: DType,
+    ) -> Res<inkwell::values::BasicValueEnum<'c>> {
+        let b = &self.b;
+        let ctx = self.ctx;
+        Ok(match dtype {
+            DType::F32 => b
+                .build_float_cast(v, ctx.f32_type(), "")
+                .map_err(err)?
+                .into(),
+            DType::F64 => b
+                .build_float_cast(v, ctx.f64_type(), "")
+                .map_err(err)?
+                .into(),
+            DType::F16 => b
+                .build_float_cast(v, ctx.f16_type(), "")
+                .map_err(err)?
+                .into(),
+            DType::BF16 => {
+                let i32t = ctx.i32_type();
+                let f = b.build_float_cast(v, ctx.f32_type(), "").map_err(err)?;
+                let bits = b.build_bit_cast(f, i32t, "").map_err(err)?.into_int_value();
+                let c = |x: u64| i32t.const_int(x, false);
+                let high = b.build_right_shift(bits, c(16), false, "").map_err(err)?;
+                let odd = b.build_and(high, c(1), "").map_err(err)?;
+                let bias = b.build_int_add(odd, c(0x7FFF), "").map_err(err)?;
+                let rounded = b.build_int_add(bits, bias, "").map_err(err)?;
+                let rounded = b
+                    .build_right_shift(rounded, c(16), false, "")
+                    .map_err(err)?;
+                let quiet = b.build_or(high, c(0x40), "").map_err(err)?;
+                let nan = b
+                    .build_float_compare(FloatPredicate::UNO, f, f, "")
+                    .map_err(err)?;
+                let out = b.build_select(nan, quiet, rounded, "").map_err(err)?;
+                b.build_int_truncate(out.into_int_value(), ctx.i16_type(), "")
+                    .map_err(err)?
+                    .into()
+            }
+            DType::Bool => {
+                let set = b
+                    .build_float_compare(FloatPredicate::UNE, v, self.t.const_zero(), "")
+                    .map_err(err)?;
+                b.build_int_z_extend(set, ctx.i8_type(), "")
+                    .map_err(err)?
+                    .into()
+            }
+            DType::U8 | DType::I8 | DType::I32 | DType::I64 => {
+                // Rust's `as i64`: saturating, NaN to 0; then wrapping to the width.
+                let sat = Intrinsic::find("llvm.fptosi.sat")
+                    .and_then(|i| {
+                        i.get_declaration(
+                            self.module,
+                            &[self.i64t.into(), self.t.as_basic_type_enum()],
+                        )
+                    })
+                    .ok_or("LLVM has no llvm.fptosi.sat")?;
+                let wide = b
+                    .build_call(sat, &[v.into()], "")
+                    .map_err(err)?
+                    .try_as_basic_value()
+                    .basic()
+                    .ok_or("fptosi.sat returned nothing")?
+                    .into_int_value();
+                let target = storage_type(ctx, dtype).into_int_type();
+                b.build_int_truncate_or_bit_cast(wide, target, "")
+                    .map_err(err)?
+                    .as_basic_value_enum()
+            }
+        })
+    }
+}
