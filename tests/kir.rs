@@ -653,3 +653,34 @@ fn storage_dtypes_convert_on_load_and_store_in_llvm() {
         }
     }
 }
+
+#[cfg(feature = "llvm")]
+#[test]
+fn jit_kernels_are_cached_in_memory_and_on_disk() {
+    use kiln_runtime::cpu::{Jit, Origin};
+    let dir = std::env::temp_dir().join(format!("kiln-jit-cache-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let k = every_function(DType::F32);
+    let nest = lower(&k, &Schedule::cpu(&k)).unwrap();
+    let first = Jit::new(Some(dir.clone())).unwrap();
+    assert_eq!(first.compile(&nest).unwrap().1, Origin::Compiled);
+    assert_eq!(first.compile(&nest).unwrap().1, Origin::Memory);
+    // The same computation under another name is the same kernel.
+    let renamed = LoopNest {
+        name: "other".into(),
+        ..nest.clone()
+    };
+    assert_eq!(first.compile(&renamed).unwrap().1, Origin::Memory);
+    // A second process (a fresh JIT) finds the optimized bitcode on disk.
+    let second = Jit::new(Some(dir.clone())).unwrap();
+    let (kernel, origin) = second.compile(&nest).unwrap();
+    assert_eq!(origin, Origin::Disk);
+    assert_eq!(kernel.num_buffers, nest.inputs.len() + nest.outputs.len());
+    // A damaged cache file is rebuilt, not trusted.
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        std::fs::write(entry.unwrap().path(), b"not bitcode").unwrap();
+    }
+    let third = Jit::new(Some(dir.clone())).unwrap();
+    assert_eq!(third.compile(&nest).unwrap().1, Origin::Compiled);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

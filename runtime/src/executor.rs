@@ -11,6 +11,7 @@
 use crate::device::Device;
 use crate::engine::{Engine, FnProperty, Operator, Var};
 use crate::ndarray::NDArray;
+use crate::units::{units, Backend, Unit};
 use kiln_compiler::autodiff::{differentiate, GradReq, TrainingGraph};
 use kiln_compiler::infer::infer;
 use kiln_compiler::{Entry, Error, Graph, NodeId, Result, Symbol};
@@ -52,6 +53,9 @@ pub struct Executor {
     outputs: Vec<NDArray>,
     head_grads: Vec<Option<NDArray>>,
     plan: Arc<Plan>,
+    backend: Backend,
+    /// Compiled kernels and reference-kernel nodes among the operations.
+    kernels: (usize, usize),
 }
 
 /// The pre-created operations of a bound executor.
@@ -99,7 +103,7 @@ impl Executor {
                 _ => zeros(a.shape(), a.dtype()).map(Some),
             })
             .collect::<Result<_>>()?;
-        Executor::build(symbol, device, args, grads, aux, reqs)
+        Executor::build(symbol, device, args, grads, aux, reqs, Backend::from_env())
     }
 
     /// Binds to the caller's arrays (every argument and aux state by name; gradient arrays
@@ -139,7 +143,35 @@ impl Executor {
                     .ok_or_else(|| Error::Input(format!("bind: no gradient array for `{n}`"))),
             })
             .collect::<Result<_>>()?;
-        Executor::build(symbol, device, arg_arrays, grad_arrays, aux_arrays, reqs)
+        Executor::build(
+            symbol,
+            device,
+            arg_arrays,
+            grad_arrays,
+            aux_arrays,
+            reqs,
+            Backend::from_env(),
+        )
+    }
+
+    /// The same arrays bound again with another backend (to compare them, or to time
+    /// one against the other).
+    pub fn rebind(&self, backend: Backend) -> Result<Executor> {
+        Executor::build(
+            &self.symbol,
+            self.device,
+            self.args.clone(),
+            self.grads.clone(),
+            self.aux.clone(),
+            self.reqs.clone(),
+            backend,
+        )
+    }
+
+    /// The backend the operations run on, with how many are compiled kernels and how
+    /// many nodes run their reference kernel.
+    pub fn backend(&self) -> (Backend, usize, usize) {
+        (self.backend, self.kernels.0, self.kernels.1)
     }
 
     fn build(
@@ -149,6 +181,7 @@ impl Executor {
         grads: Vec<Option<NDArray>>,
         aux: Vec<NDArray>,
         reqs: GradReqs,
+        backend: Backend,
     ) -> Result<Executor> {
         let arg_names = symbol.list_arguments();
         let aux_names = symbol.list_auxiliary_states();
@@ -255,16 +288,35 @@ impl Executor {
                 &rng,
             )
         };
-        let ops: Vec<NodeId> = g
-            .node_ids()
-            .filter(|&id| !g.node(id).is_variable())
-            .collect();
-        let (fwd, bwd): (Vec<NodeId>, Vec<NodeId>) = ops
-            .into_iter()
-            .partition(|id| id.index() < training.forward_nodes);
-        let forward_train = fwd.iter().map(|&id| node_op(id, true)).collect();
-        let forward_infer = fwd.iter().map(|&id| node_op(id, false)).collect();
-        let mut backward: Vec<Arc<Operator>> = bwd.iter().map(|&id| node_op(id, true)).collect();
+        let backend = match device {
+            Device::Cpu => backend,
+            Device::Cuda(_) => Backend::Interpreter,
+        };
+        let units = units(g, &inferred, backend, training.forward_nodes)
+            .map_err(|e| Error::Input(format!("bind: {e}")))?;
+        let compiled = units.iter().filter(|u| !matches!(u, Unit::Node(_))).count();
+        let kernels = (compiled, units.len() - compiled);
+        let (mut forward_train, mut forward_infer, mut backward) = (vec![], vec![], vec![]);
+        for unit in &units {
+            let forward = unit.is_forward(training.forward_nodes);
+            match unit {
+                Unit::Node(id) if forward => {
+                    forward_train.push(node_op(*id, true));
+                    forward_infer.push(node_op(*id, false));
+                }
+                Unit::Node(id) => backward.push(node_op(*id, true)),
+                #[cfg(feature = "llvm")]
+                Unit::Kernel(k) => {
+                    let op = kernel_operator(k, &entries);
+                    if forward {
+                        forward_train.push(op.clone());
+                        forward_infer.push(op);
+                    } else {
+                        backward.push(op);
+                    }
+                }
+            }
+        }
         let grad_slot: HashMap<NodeId, usize> = g
             .argument_ids()
             .into_iter()
@@ -308,6 +360,8 @@ impl Executor {
             outputs,
             head_grads: head_arrays,
             plan: Arc::new(plan),
+            backend,
+            kernels,
         })
     }
 
@@ -461,6 +515,7 @@ impl Executor {
             grads,
             aux,
             self.reqs.clone(),
+            self.backend,
         )
     }
 }
@@ -534,6 +589,55 @@ fn node_operator(
         Ok(())
     })
 }
+
+/// The engine operation of a compiled kernel: reads its input arrays and writes its
+/// output arrays in place, through pointers taken once at bind.
+#[cfg(feature = "llvm")]
+fn kernel_operator(k: &crate::units::KernelUnit, entries: &[Vec<NDArray>]) -> Arc<Operator> {
+    let array = |e: &Entry| entries[e.node.index()][e.index].clone();
+    let inputs: Vec<NDArray> = k.inputs.iter().map(array).collect();
+    let outputs: Vec<NDArray> = k.outputs.iter().map(array).collect();
+    let reads: Vec<Var> = inputs.iter().map(|a| a.var().clone()).collect();
+    let writes: Vec<Var> = outputs.iter().map(|a| a.var().clone()).collect();
+    // SAFETY: the arrays live as long as the operation (it holds them); the engine orders
+    // every access to them.
+    let pointers: Vec<*mut u8> = inputs
+        .iter()
+        .chain(&outputs)
+        .map(|a| unsafe { a.bytes_mut().as_mut_ptr() })
+        .collect();
+    let call = KernelCall {
+        kernel: k.kernel.clone(),
+        pointers,
+        _arrays: inputs.into_iter().chain(outputs).collect(),
+    };
+    engine().new_operator(&k.name, &reads, &writes, FnProperty::Normal, move || {
+        call.run()
+    })
+}
+
+/// What a kernel operation holds: the kernel, its buffers' addresses and the arrays
+/// behind them.
+#[cfg(feature = "llvm")]
+struct KernelCall {
+    kernel: Arc<crate::cpu::CompiledKernel>,
+    pointers: Vec<*mut u8>,
+    _arrays: Vec<NDArray>,
+}
+
+#[cfg(feature = "llvm")]
+impl KernelCall {
+    fn run(&self) -> std::result::Result<(), String> {
+        // SAFETY: the pointers hold the kernel's buffers, sized by the inferred shapes.
+        unsafe { self.kernel.run(&self.pointers, &[]) }
+    }
+}
+
+// SAFETY: the pointers address the held arrays, whose accesses the engine orders.
+#[cfg(feature = "llvm")]
+unsafe impl Send for KernelCall {}
+#[cfg(feature = "llvm")]
+unsafe impl Sync for KernelCall {}
 
 /// An operation writing (or adding) `src` into `dst`.
 fn store(name: &str, src: &NDArray, dst: &NDArray, add: bool) -> Result<Arc<Operator>> {

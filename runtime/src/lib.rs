@@ -17,9 +17,11 @@ pub mod engine;
 pub mod executor;
 pub mod ndarray;
 pub mod storage;
+pub mod units;
 
 pub use checkpoint::{load_checkpoint, save_checkpoint};
 pub use device::Device;
 pub use engine::{Engine, EngineError, EngineKind, FnProperty, Operator, Var};
 pub use executor::{Executor, GradReqs};
 pub use ndarray::{random, Element, NDArray};
+pub use units::Backend;

@@ -243,3 +243,95 @@ fn reshape_keeps_parameters_and_changes_the_batch() {
     assert_eq!(y.len(), 15);
     assert!((y[2] - 3.0f32.tanh()).abs() < 1e-6);
 }
+
+/// A training graph with every kind of unit: gemm (a library call) with a fused bias and
+/// activation epilogue, element-wise chains, a broadcast, a reduction and a softmax loss.
+fn mixed_net() -> Symbol {
+    let x = Symbol::var("data");
+    let fc1 = sym::fully_connected()
+        .data(&x)
+        .num_hidden(16)
+        .name("fc1")
+        .build()
+        .unwrap();
+    let a = sym::activation()
+        .data(&fc1)
+        .act_type("tanh")
+        .build()
+        .unwrap();
+    let scaled = &(&(&a * &a) * 0.5) + 1.0;
+    let centered = sym::broadcast_sub()
+        .lhs(&scaled)
+        .rhs(
+            &sym::mean()
+                .data(&scaled)
+                .axis(&[1])
+                .keepdims(true)
+                .build()
+                .unwrap(),
+        )
+        .build()
+        .unwrap();
+    let fc2 = sym::fully_connected()
+        .data(&centered)
+        .num_hidden(5)
+        .name("fc2")
+        .build()
+        .unwrap();
+    sym::softmax_output()
+        .data(&fc2)
+        .name("softmax")
+        .build()
+        .unwrap()
+}
+
+#[cfg(feature = "llvm")]
+#[test]
+fn the_jit_backend_computes_what_the_interpreter_computes() {
+    use kiln_runtime::Backend;
+    let shapes: [(&str, &[usize]); 2] = [("data", &[7, 11]), ("softmax_label", &[7])];
+    let exe = Executor::simple_bind(
+        &mixed_net(),
+        Device::Cpu,
+        &shapes,
+        GradReqs::All(GradReq::Write),
+    )
+    .unwrap()
+    .rebind(Backend::Jit)
+    .unwrap();
+    let (_, kernels, nodes) = exe.backend();
+    assert!(
+        kernels >= 4 && nodes >= 4,
+        "{kernels} kernels, {nodes} reference nodes"
+    );
+    for (i, a) in exe.arg_arrays().iter().enumerate() {
+        let n = a.len();
+        let values: Vec<f32> = (0..n)
+            .map(|k| ((k * 7 + i * 3) % 13) as f32 * 0.11 - 0.6)
+            .collect();
+        a.copy_from(&arr(&values, a.shape())).unwrap();
+    }
+    let label: Vec<f32> = (0..7).map(|k| (k % 5) as f32).collect();
+    exe.arg_dict()["softmax_label"]
+        .copy_from(&arr(&label, &[7]))
+        .unwrap();
+    let reference = exe.rebind(Backend::Interpreter).unwrap();
+    assert_eq!(reference.backend().1, 0);
+    let run = |e: &Executor| {
+        e.forward(true);
+        e.backward(&[]).unwrap();
+        let mut values = vec![e.outputs()[0].to_vec::<f32>().unwrap()];
+        let mut names: Vec<String> = e.grad_dict().keys().cloned().collect();
+        names.sort();
+        for n in names {
+            values.push(e.grad_dict()[&n].to_vec::<f32>().unwrap());
+        }
+        values
+    };
+    let (want, got) = (run(&reference), run(&exe));
+    for (w, g) in want.iter().zip(&got) {
+        for (a, b) in w.iter().zip(g) {
+            assert!((a - b).abs() <= 1e-5 * (1.0 + a.abs()), "{a} vs {b}");
+        }
+    }
+}

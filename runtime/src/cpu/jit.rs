@@ -7,7 +7,7 @@
 //! else `$XDG_CACHE_HOME/kiln/jit`, else `~/.cache/kiln/jit`; a folder that cannot be
 //! written only costs the warm start. The hash covers the nest's text (its name aside: two
 //! groups computing the same thing share a kernel), the host CPU and features, the vector
-//! width and kiln's version.
+//! width, kiln's version and the source of this module and of the renderer.
 //!
 //! Vector width: `KILN_VECTOR_BITS` (default 256). On the AVX-512 machine this was tuned
 //! on, 256-bit vectors streamed as fast as 512-bit ones and do not lower the clock; `kiln
@@ -176,6 +176,9 @@ fn default_cache_dir() -> Option<PathBuf> {
         .map(|p| p.join("jit"))
 }
 
+/// The renderer's and the JIT's own source: a cached kernel is stale once either changes.
+const RENDERER: &str = concat!(include_str!("llvm.rs"), include_str!("jit.rs"));
+
 /// FNV-1a: stable across builds and processes, unlike `DefaultHasher`.
 fn fnv1a(parts: &[&[u8]]) -> u64 {
     let mut h: u64 = 0xcbf29ce484222325;
@@ -216,6 +219,7 @@ impl Jit {
         .to_string();
         let key = fnv1a(&[
             env!("CARGO_PKG_VERSION").as_bytes(),
+            RENDERER.as_bytes(),
             host.cpu.as_bytes(),
             host.features.as_bytes(),
             &host.vector_bits.to_le_bytes(),

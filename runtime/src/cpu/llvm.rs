@@ -607,11 +607,7 @@ impl<'c> Gen<'c, '_> {
         }
     }
 
-    fn stored(
-        &self,
-        v: FloatValue<'c>,
-        dtype: DType,
-    ) -> Res<inkwell::values::BasicValueEnum<'c>> {
+    fn stored(&self, v: FloatValue<'c>, dtype: DType) -> Res<inkwell::values::BasicValueEnum<'c>> {
         let b = &self.b;
         let ctx = self.ctx;
         Ok(match dtype {

@@ -1,0 +1,227 @@
+//! What a bound executor runs, in order: fused kernels compiled by the CPU JIT where the
+//! kernel IR covers a fusion group, the operators' reference kernels elsewhere.
+//!
+//! Each fusion group of the graph is cut into parts an engine operation can run: library
+//! nodes (gemm, convolution, BatchNorm, random operators, ...) run alone, and the other
+//! members split into forward and backward nodes, and into those before and after the
+//! group's library nodes, so a part never both feeds and consumes another unit. A part
+//! the kernel IR lowers becomes one compiled kernel per output shape; a part it refuses
+//! runs node by node. Units are then ordered by their data dependencies.
+//!
+//! The backend is chosen by `KILN_BACKEND`: `jit` (the default where kiln is built with
+//! the `llvm` feature) or `interp` (every node on its reference kernel, the oracle).
+
+use kiln_compiler::infer::Inferred;
+use kiln_compiler::{Entry, Graph, NodeId};
+use std::collections::{BTreeSet, HashMap};
+#[cfg(feature = "llvm")]
+use std::sync::Arc;
+
+/// Which kernels an executor runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// The operators' reference kernels, node by node.
+    Interpreter,
+    /// Fused kernels compiled by LLVM, reference kernels for library calls.
+    Jit,
+}
+
+impl Backend {
+    /// `KILN_BACKEND` (`jit` or `interp`), else the JIT where it is built in.
+    pub fn from_env() -> Backend {
+        match std::env::var("KILN_BACKEND").as_deref() {
+            Ok("interp") | Ok("interpreter") => Backend::Interpreter,
+            _ if cfg!(feature = "llvm") => Backend::Jit,
+            _ => Backend::Interpreter,
+        }
+    }
+}
+
+/// One engine operation's worth of work.
+pub enum Unit {
+    Node(NodeId),
+    #[cfg(feature = "llvm")]
+    Kernel(KernelUnit),
+}
+
+/// A compiled kernel with the entries it reads and writes.
+#[cfg(feature = "llvm")]
+pub struct KernelUnit {
+    pub name: String,
+    pub kernel: Arc<crate::cpu::CompiledKernel>,
+    pub inputs: Vec<Entry>,
+    pub outputs: Vec<Entry>,
+    /// The graph nodes it computes.
+    pub nodes: Vec<NodeId>,
+}
+
+impl Unit {
+    fn nodes(&self) -> &[NodeId] {
+        match self {
+            Unit::Node(id) => std::slice::from_ref(id),
+            #[cfg(feature = "llvm")]
+            Unit::Kernel(k) => &k.nodes,
+        }
+    }
+
+    fn inputs(&self, g: &Graph) -> Vec<Entry> {
+        match self {
+            Unit::Node(id) => g.node(*id).inputs.clone(),
+            #[cfg(feature = "llvm")]
+            Unit::Kernel(k) => k.inputs.clone(),
+        }
+    }
+
+    fn outputs(&self, inferred: &Inferred) -> Vec<Entry> {
+        match self {
+            Unit::Node(id) => (0..inferred.shapes[id.index()].len())
+                .map(|index| Entry { node: *id, index })
+                .collect(),
+            #[cfg(feature = "llvm")]
+            Unit::Kernel(k) => k.outputs.clone(),
+        }
+    }
+
+    /// Whether every node is a forward node (ids below `forward_nodes`).
+    pub fn is_forward(&self, forward_nodes: usize) -> bool {
+        self.nodes().iter().all(|id| id.index() < forward_nodes)
+    }
+}
+
+/// The units of `g`'s operator nodes, in an order that respects their data dependencies.
+pub fn units(
+    g: &Graph,
+    inferred: &Inferred,
+    backend: Backend,
+    forward_nodes: usize,
+) -> Result<Vec<Unit>, String> {
+    let ops = g.node_ids().filter(|&id| !g.node(id).is_variable());
+    let units: Vec<Unit> = match backend {
+        Backend::Interpreter => ops.map(Unit::Node).collect(),
+        #[cfg(feature = "llvm")]
+        Backend::Jit => jit_units(g, inferred, forward_nodes)?,
+        #[cfg(not(feature = "llvm"))]
+        Backend::Jit => {
+            let _ = forward_nodes;
+            ops.map(Unit::Node).collect()
+        }
+    };
+    order(g, inferred, units)
+}
+
+#[cfg(feature = "llvm")]
+fn jit_units(g: &Graph, inferred: &Inferred, forward_nodes: usize) -> Result<Vec<Unit>, String> {
+    use kiln_compiler::kir::{from_group, lower, Schedule};
+    let jit = crate::cpu::Jit::global()?;
+    let fusion = kiln_compiler::passes::fuse(g);
+    let mut units = Vec::new();
+    for (gi, group) in fusion.groups.iter().enumerate() {
+        // Parts keyed by (backward, after a library node); library nodes alone.
+        let mut parts: Vec<((bool, bool), Vec<NodeId>)> = Vec::new();
+        let mut after_library: BTreeSet<NodeId> = BTreeSet::new();
+        let mut sorted = group.nodes.clone();
+        sorted.sort();
+        for &id in &sorted {
+            let n = g.node(id);
+            let library =
+                n.op.is_some_and(|op| matches!(op.compute, kiln_ops::Compute::Library { .. }));
+            if library {
+                after_library.insert(id);
+                units.push(Unit::Node(id));
+                continue;
+            }
+            let after = n.inputs.iter().any(|e| after_library.contains(&e.node));
+            if after {
+                after_library.insert(id);
+            }
+            let key = (id.index() >= forward_nodes, after);
+            match parts.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, nodes)) => nodes.push(id),
+                None => parts.push((key, vec![id])),
+            }
+        }
+        for (pi, (_, nodes)) in parts.into_iter().enumerate() {
+            let name = format!("g{gi}_{pi}");
+            let Ok(lowered) = from_group(g, inferred, &nodes, &name) else {
+                units.extend(nodes.into_iter().map(Unit::Node));
+                continue;
+            };
+            for l in lowered {
+                let nest = lower(&l.kernel, &Schedule::cpu(&l.kernel))?;
+                let (kernel, _) = jit.compile(&nest).map_err(|e| {
+                    let names: Vec<&str> =
+                        nodes.iter().map(|&id| g.node(id).name.as_str()).collect();
+                    format!("compiling the kernel of nodes {}: {e}", names.join(", "))
+                })?;
+                units.push(Unit::Kernel(KernelUnit {
+                    name: l.kernel.name.clone(),
+                    kernel,
+                    inputs: l.inputs,
+                    outputs: l.outputs,
+                    nodes: nodes.clone(),
+                }));
+            }
+        }
+    }
+    Ok(units)
+}
+
+/// Orders units so each runs after the units writing what it reads (Kahn's algorithm,
+/// earliest graph node first among the ready ones).
+fn order(g: &Graph, inferred: &Inferred, units: Vec<Unit>) -> Result<Vec<Unit>, String> {
+    let mut writer: HashMap<Entry, usize> = HashMap::new();
+    for (u, unit) in units.iter().enumerate() {
+        for e in unit.outputs(inferred) {
+            writer.insert(e, u);
+        }
+    }
+    let mut waiting = vec![0usize; units.len()];
+    let mut readers: Vec<Vec<usize>> = vec![vec![]; units.len()];
+    for (u, unit) in units.iter().enumerate() {
+        let mut deps: Vec<usize> = Vec::new();
+        for e in unit.inputs(g) {
+            match writer.get(&e) {
+                Some(&w) if w != u => deps.push(w),
+                Some(_) => {}
+                None if g.node(e.node).is_variable() => {}
+                None => {
+                    return Err(format!(
+                        "no unit writes output {} of `{}`, which a kernel reads",
+                        e.index,
+                        g.node(e.node).name
+                    ))
+                }
+            }
+        }
+        deps.sort_unstable();
+        deps.dedup();
+        waiting[u] = deps.len();
+        for w in deps {
+            readers[w].push(u);
+        }
+    }
+    let first = |u: usize| units[u].nodes().iter().min().copied();
+    let mut ready: BTreeSet<(Option<NodeId>, usize)> = (0..units.len())
+        .filter(|&u| waiting[u] == 0)
+        .map(|u| (first(u), u))
+        .collect();
+    let mut sequence = Vec::with_capacity(units.len());
+    while let Some(next) = ready.pop_first() {
+        let u = next.1;
+        sequence.push(u);
+        for &r in &readers[u] {
+            waiting[r] -= 1;
+            if waiting[r] == 0 {
+                ready.insert((first(r), r));
+            }
+        }
+    }
+    if sequence.len() != units.len() {
+        return Err("the fused kernels depend on each other in a cycle".into());
+    }
+    let mut slots: Vec<Option<Unit>> = units.into_iter().map(Some).collect();
+    Ok(sequence
+        .into_iter()
+        .map(|u| slots[u].take().expect("each unit once"))
+        .collect())
+}
