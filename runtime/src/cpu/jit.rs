@@ -28,7 +28,6 @@ use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Instant;
 
 /// `kiln_kernel(buffers, dims, lo, hi)`.
 type KernelFn = unsafe extern "C" fn(*const *mut u8, *const i64, i64, i64);
@@ -209,6 +208,15 @@ impl Jit {
         })
     }
 
+    /// This JIT with vectors of `bits` (128, 256 or 512) instead of `KILN_VECTOR_BITS`.
+    pub fn with_vector_bits(self, bits: u32) -> Jit {
+        self.host
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .vector_bits = bits;
+        self
+    }
+
     /// The compiled kernel for `nest`, and where it came from.
     pub fn compile(&self, nest: &LoopNest) -> Result<(Arc<CompiledKernel>, Origin), String> {
         let host = self.host.lock().unwrap_or_else(|e| e.into_inner());
@@ -290,16 +298,6 @@ impl Jit {
             .unwrap_or_else(|e| e.into_inner())
             .insert(key, kernel.clone());
         Ok((kernel, origin))
-    }
-
-    /// [`Jit::compile`], timed.
-    pub fn compile_timed(
-        &self,
-        nest: &LoopNest,
-    ) -> Result<(Arc<CompiledKernel>, Origin, std::time::Duration), String> {
-        let t = Instant::now();
-        let (k, o) = self.compile(nest)?;
-        Ok((k, o, t.elapsed()))
     }
 }
 

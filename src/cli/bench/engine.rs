@@ -1,52 +1,13 @@
-//! `kiln bench WORKLOAD [--json]`: timings of kiln against a baseline measured in the same
-//! run. Each variant reports the median and minimum of its runs after a warm-up.
-//!
-//! - `engine`: the dependency engine's overhead per pushed no-op operation, against a plain
-//!   sequential loop calling the same function (target: ≤ 2 µs per operation).
+//! The engine's overhead per pushed no-op operation.
 
+use super::{time, Args};
 use kiln::runtime::{Engine, EngineKind, FnProperty, Var};
-use kiln::{Error, Result};
+use kiln::Result;
 use serde_json::json;
 use std::hint::black_box;
 use std::sync::Arc;
-use std::time::Instant;
 
-#[derive(clap::Args)]
-pub struct Args {
-    /// What to measure: `engine`.
-    workload: String,
-    /// One JSON object per line instead of a table.
-    #[arg(long)]
-    json: bool,
-    /// Timed runs per variant (after one warm-up run).
-    #[arg(long, default_value_t = 10)]
-    runs: usize,
-}
-
-/// Median and minimum of `runs` timed calls of `f` (in seconds), after one warm-up call.
-fn time(runs: usize, mut f: impl FnMut()) -> (f64, f64) {
-    f();
-    let mut t: Vec<f64> = (0..runs.max(1))
-        .map(|_| {
-            let start = Instant::now();
-            f();
-            start.elapsed().as_secs_f64()
-        })
-        .collect();
-    t.sort_by(f64::total_cmp);
-    (t[t.len() / 2], t[0])
-}
-
-pub fn run(args: Args) -> Result<()> {
-    match args.workload.as_str() {
-        "engine" => engine(&args),
-        other => Err(Error::Input(format!(
-            "unknown workload `{other}` (known: engine)"
-        ))),
-    }
-}
-
-fn engine(args: &Args) -> Result<()> {
+pub fn run(args: &Args) -> Result<()> {
     const OPS: usize = 100_000;
     let kind = EngineKind::from_env();
     let e = Engine::new(kind);

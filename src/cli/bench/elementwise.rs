@@ -1,0 +1,125 @@
+//! W1: `y = a*b + 1` over 2^24 f32, the paper's fusion example at memory-bound size.
+//!
+//! - `copy`: the machine's limit, a parallel `memcpy` of one 64 MiB array into another
+//!   over the same pool and task count the kernels use;
+//! - `executor`: a bound executor's forward pass (one fused kernel, pushed on the engine
+//!   and waited for), the workload the target is set on;
+//! - `kernel-256` / `kernel-512`: the compiled kernel called directly, with 256- and
+//!   512-bit vectors, to choose the default width on this machine.
+//!
+//! Bandwidth counts the bytes each variant must move: 2 × 64 MiB for the copy, 3 × 64 MiB
+//! (two reads, one write) for `a*b + 1`.
+
+use super::{report, time, Args};
+use kiln::compiler::kir::{from_group, lower, Schedule};
+use kiln::compiler::passes::fuse;
+use kiln::runtime::cpu::Jit;
+use kiln::runtime::{Device, Executor, GradReqs, NDArray};
+use kiln::{Error, Result, Symbol};
+use rayon::prelude::*;
+use serde_json::json;
+
+const N: usize = 1 << 24;
+
+fn gbps(bytes: usize, seconds: f64) -> f64 {
+    bytes as f64 / seconds / 1e9
+}
+
+pub fn run(args: &Args) -> Result<()> {
+    let tasks = 4 * rayon::current_num_threads();
+    let src = vec![1.5f32; N];
+    let mut dst = vec![0f32; N];
+    let copy = time(args.runs, || {
+        dst.par_chunks_mut(N.div_ceil(tasks))
+            .zip(src.par_chunks(N.div_ceil(tasks)))
+            .for_each(|(d, s)| d.copy_from_slice(s));
+    });
+    let copy_gbps = gbps(2 * N * 4, copy.0);
+    report(
+        args,
+        "copy",
+        copy,
+        json!({ "gbps": copy_gbps, "copy_gbps": copy_gbps, "elements": N }),
+        &format!("{copy_gbps:6.2} GB/s (the machine's copy bandwidth)"),
+    );
+
+    let (a, b) = (Symbol::var("a"), Symbol::var("b"));
+    let y = &(&a * &b) + 1.0;
+    let exe = Executor::simple_bind(
+        &y,
+        Device::Cpu,
+        &[("a", &[N]), ("b", &[N])],
+        GradReqs::All(kiln::compiler::autodiff::GradReq::Null),
+    )?;
+    let values: Vec<f32> = (0..N).map(|i| (i % 1000) as f32 * 1e-3).collect();
+    for arg in exe.arg_arrays() {
+        arg.copy_from(&NDArray::from_slice(&values, &[N])?)?;
+    }
+    let (_, kernels, nodes) = exe.backend();
+    let engine_error = |e: kiln::runtime::EngineError| Error::Input(e.to_string());
+    let mut failed = None;
+    let fused = time(args.runs, || {
+        exe.forward(false);
+        if let Err(e) = exe.outputs()[0].wait_to_read() {
+            failed = Some(e);
+        }
+    });
+    if let Some(e) = failed {
+        return Err(engine_error(e));
+    }
+    let got = exe.outputs()[0].to_vec::<f32>()?;
+    if (got[999] - (values[999] * values[999] + 1.0)).abs() > 1e-6 {
+        return Err(Error::Input(format!("a*b+1 computed {} at 999", got[999])));
+    }
+    let w1 = gbps(3 * N * 4, fused.0);
+    report(
+        args,
+        "executor",
+        fused,
+        json!({
+            "gbps": w1, "copy_gbps": copy_gbps, "ratio": w1 / copy_gbps,
+            "kernels": kernels, "reference_nodes": nodes, "elements": N,
+        }),
+        &format!(
+            "{w1:6.2} GB/s = {:.2}x copy ({kernels} compiled kernel(s), {nodes} reference node(s))",
+            w1 / copy_gbps
+        ),
+    );
+
+    // The same kernel called directly, at two vector widths.
+    let g = y.to_graph()?;
+    let shapes = [("a".to_string(), vec![N]), ("b".to_string(), vec![N])].into();
+    let inferred = kiln::compiler::infer::infer(&g, &shapes, &Default::default())?;
+    let group = &fuse(&g).groups[0];
+    let lowered = from_group(&g, &inferred, &group.nodes, "w1").map_err(Error::Input)?;
+    let nest =
+        lower(&lowered[0].kernel, &Schedule::cpu(&lowered[0].kernel)).map_err(Error::Input)?;
+    let (mut ia, mut ib, mut out) = (values.clone(), values.clone(), vec![0f32; N]);
+    let pointers: Vec<*mut u8> = [&mut ia, &mut ib, &mut out]
+        .into_iter()
+        .map(|v| v.as_mut_ptr().cast())
+        .collect();
+    for bits in [256, 512] {
+        let jit = Jit::new(None).map_err(Error::Input)?.with_vector_bits(bits);
+        let (kernel, _) = jit.compile(&nest).map_err(Error::Input)?;
+        let mut failed = None;
+        let direct = time(args.runs, || {
+            // SAFETY: three buffers of N f32, as the kernel declares.
+            if let Err(e) = unsafe { kernel.run(&pointers, &[]) } {
+                failed = Some(e);
+            }
+        });
+        if let Some(e) = failed {
+            return Err(Error::Input(e));
+        }
+        let rate = gbps(3 * N * 4, direct.0);
+        report(
+            args,
+            &format!("kernel-{bits}"),
+            direct,
+            json!({ "gbps": rate, "copy_gbps": copy_gbps, "ratio": rate / copy_gbps, "vector_bits": bits }),
+            &format!("{rate:6.2} GB/s = {:.2}x copy", rate / copy_gbps),
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,76 @@
+//! Compile latency per fused kernel: every kernel of a zoo model's training graph (batch
+//! 1), compiled by a fresh JIT per run.
+//!
+//! - `cold`: no cache: the IR is rendered, optimized (LLVM O3) and compiled to machine code;
+//! - `disk`: a fresh JIT whose cache folder holds the optimized bitcode (a second process);
+//! - `memory`: the same JIT again (a kernel seen before in this process).
+//!
+//! Times are per kernel: each run's total divided by the number of kernels.
+
+use super::{report, time, Args};
+use kiln::compiler::kir::{from_group, lower, LoopNest, Schedule};
+use kiln::compiler::plan::plan_symbol;
+use kiln::runtime::cpu::Jit;
+use kiln::{Error, Result};
+use serde_json::json;
+use std::collections::HashMap;
+
+pub fn run(args: &Args) -> Result<()> {
+    let info = kiln::models::info(&args.model)?;
+    let sym = info.build()?;
+    let shapes = HashMap::from([("data".to_string(), info.input_shape.to_vec())]);
+    let plan = plan_symbol(&sym, &shapes, true)?;
+    let mut nests: Vec<LoopNest> = Vec::new();
+    for (i, group) in plan.fusion.groups.iter().enumerate() {
+        let Ok(kernels) = from_group(&plan.graph, &plan.inferred, &group.nodes, &format!("k{i}"))
+        else {
+            continue;
+        };
+        for l in kernels {
+            nests.push(lower(&l.kernel, &Schedule::cpu(&l.kernel)).map_err(Error::Input)?);
+        }
+    }
+    if nests.is_empty() {
+        return Err(Error::Input(format!(
+            "`{}` has no fused kernels",
+            args.model
+        )));
+    }
+    let count = nests.len();
+    let dir = std::env::temp_dir().join(format!("kiln-bench-jit-{}", std::process::id()));
+    let compile_all = |jit: &Jit| -> std::result::Result<(), String> {
+        nests.iter().try_for_each(|n| jit.compile(n).map(drop))
+    };
+    let mut failure = None;
+    let mut record = |r: std::result::Result<(), String>| {
+        if let Err(e) = r {
+            failure.get_or_insert(e);
+        }
+    };
+    let cold = time(args.runs, || {
+        record(Jit::new(None).and_then(|j| compile_all(&j)))
+    });
+    // Fill the folder once; each run then starts a fresh JIT on it.
+    record(Jit::new(Some(dir.clone())).and_then(|j| compile_all(&j)));
+    let disk = time(args.runs, || {
+        record(Jit::new(Some(dir.clone())).and_then(|j| compile_all(&j)))
+    });
+    let warm = Jit::new(None).map_err(Error::Input)?;
+    record(compile_all(&warm));
+    let memory = time(args.runs, || record(compile_all(&warm)));
+    let _ = std::fs::remove_dir_all(&dir);
+    if let Some(e) = failure {
+        return Err(Error::Input(e));
+    }
+    for (variant, (median, min)) in [("cold", cold), ("disk", disk), ("memory", memory)] {
+        let per = (median / count as f64, min / count as f64);
+        report(
+            args,
+            variant,
+            per,
+            json!({ "model": args.model, "kernels": count, "per": "kernel" }),
+            &format!("per kernel, {count} kernels of {}", args.model),
+        );
+    }
+    Ok(())
+}
