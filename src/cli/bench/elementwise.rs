@@ -11,9 +11,6 @@
 //! (two reads, one write) for `a*b + 1`.
 
 use super::{report, time, Args};
-use kiln::compiler::kir::{from_group, lower, Schedule};
-use kiln::compiler::passes::fuse;
-use kiln::runtime::cpu::Jit;
 use kiln::runtime::{Device, Executor, GradReqs, NDArray};
 use kiln::{Error, Result, Symbol};
 use rayon::prelude::*;
@@ -86,7 +83,17 @@ pub fn run(args: &Args) -> Result<()> {
         ),
     );
 
-    // The same kernel called directly, at two vector widths.
+    #[cfg(feature = "llvm")]
+    direct_kernels(args, &y, &values, copy_gbps)?;
+    Ok(())
+}
+
+/// The same kernel called directly, at two vector widths.
+#[cfg(feature = "llvm")]
+fn direct_kernels(args: &Args, y: &Symbol, values: &[f32], copy_gbps: f64) -> Result<()> {
+    use kiln::compiler::kir::{from_group, lower, Schedule};
+    use kiln::compiler::passes::fuse;
+    use kiln::runtime::cpu::Jit;
     let g = y.to_graph()?;
     let shapes = [("a".to_string(), vec![N]), ("b".to_string(), vec![N])].into();
     let inferred = kiln::compiler::infer::infer(&g, &shapes, &Default::default())?;
@@ -94,7 +101,7 @@ pub fn run(args: &Args) -> Result<()> {
     let lowered = from_group(&g, &inferred, &group.nodes, "w1").map_err(Error::Input)?;
     let nest =
         lower(&lowered[0].kernel, &Schedule::cpu(&lowered[0].kernel)).map_err(Error::Input)?;
-    let (mut ia, mut ib, mut out) = (values.clone(), values.clone(), vec![0f32; N]);
+    let (mut ia, mut ib, mut out) = (values.to_vec(), values.to_vec(), vec![0f32; N]);
     let pointers: Vec<*mut u8> = [&mut ia, &mut ib, &mut out]
         .into_iter()
         .map(|v| v.as_mut_ptr().cast())

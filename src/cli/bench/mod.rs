@@ -10,6 +10,7 @@
 
 mod elementwise;
 mod engine;
+#[cfg(feature = "llvm")]
 mod jit;
 
 use kiln::{Error, Result};
@@ -49,7 +50,12 @@ pub fn run(args: Args) -> Result<()> {
     match args.workload.as_str() {
         "engine" => engine::run(&args),
         "elementwise" => elementwise::run(&args),
+        #[cfg(feature = "llvm")]
         "jit" => jit::run(&args),
+        #[cfg(not(feature = "llvm"))]
+        "jit" => Err(Error::Input(
+            "`bench jit` needs kiln built with the `llvm` feature".into(),
+        )),
         other => Err(Error::Input(format!(
             "unknown workload `{other}` (known: engine, elementwise, jit)"
         ))),
