@@ -20,12 +20,9 @@ pub struct RunOptions {
     pub seed: u64,
 }
 
-/// Runs `g` on `inputs` (every variable by name) and returns its heads.
-pub fn interpret(
-    g: &Graph,
-    inputs: &HashMap<String, Tensor>,
-    opts: RunOptions,
-) -> Result<Vec<Tensor>> {
+/// Infers every shape from `inputs` (and the graph's constants) and checks that every
+/// variable has a value; the error lists each missing one with its inferred shape.
+pub fn check_inputs(g: &Graph, inputs: &HashMap<String, Tensor>) -> Result<Inferred> {
     // Constants are inputs whose values the graph carries.
     let constants = g.constants.iter().map(|(id, t)| (&g.node(*id).name, t));
     let known: Vec<(&String, &Tensor)> = inputs.iter().chain(constants).collect();
@@ -56,6 +53,16 @@ pub fn interpret(
             missing.join(", ")
         )));
     }
+    Ok(inferred)
+}
+
+/// Runs `g` on `inputs` (every variable by name) and returns its heads.
+pub fn interpret(
+    g: &Graph,
+    inputs: &HashMap<String, Tensor>,
+    opts: RunOptions,
+) -> Result<Vec<Tensor>> {
+    let inferred = check_inputs(g, inputs)?;
     let mut uses: Vec<usize> = vec![0; g.len()];
     for id in g.node_ids() {
         g.node(id)

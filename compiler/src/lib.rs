@@ -33,7 +33,7 @@ pub use call::{OpCall, Operand, ResolvedCall};
 pub use error::{Error, Result};
 pub use formats::params::ParamFile;
 pub use graph::{Entry, GNode, Graph, NodeId};
-pub use interp::{interpret, RunOptions};
+pub use interp::{check_inputs, interpret, RunOptions};
 pub use kiln_ops::{DType, Tensor};
 pub use node::{NodeData, Provenance};
 pub use symbol::{Node, NodeEntry, Symbol};

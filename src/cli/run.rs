@@ -1,9 +1,15 @@
 //! `kiln run MODEL-symbol.json --params FILE.params --input NAME=FILE.npy... --output FILE.npy...`
+//!
+//! Binds an executor (inference) and runs one forward pass: fused kernels compiled by the
+//! CPU JIT, reference kernels for library calls; `KILN_BACKEND=interp` runs every node on
+//! its reference kernel. The backend used is printed on stderr.
 
 use super::{load_inputs, parse_named_path};
+use kiln::compiler::autodiff::GradReq;
+use kiln::compiler::check_inputs;
 use kiln::compiler::formats::npy;
-use kiln::compiler::{interpret, RunOptions};
 use kiln::ops::shape::fmt_shape;
+use kiln::runtime::{Device, Executor, GradReqs, NDArray};
 use kiln::{Error, Result, Symbol};
 use std::path::PathBuf;
 
@@ -33,8 +39,43 @@ pub fn run(args: Args) -> Result<()> {
             sym.list_outputs().join(", ")
         )));
     }
-    let (values, _) = load_inputs(&sym, &g, args.params.as_deref(), &args.inputs)?;
-    let outs = interpret(&g, &values, RunOptions::default())?;
+    let (mut values, _) = load_inputs(&sym, &g, args.params.as_deref(), &args.inputs)?;
+    check_inputs(&g, &values)?;
+    // Constants the graph carries are bound like parameters.
+    for (id, t) in &g.constants {
+        values.insert(g.node(*id).name.clone(), t.clone());
+    }
+    let arrays = |names: Vec<String>| -> Result<std::collections::HashMap<String, NDArray>> {
+        names
+            .into_iter()
+            .map(|n| {
+                let t = values.get(&n).ok_or_else(|| {
+                    Error::Input(format!(
+                        "no value for `{n}`: give it with --input or --params"
+                    ))
+                })?;
+                Ok((n, NDArray::from_tensor(t, Device::Cpu)?))
+            })
+            .collect()
+    };
+    let args_map = arrays(sym.list_arguments())?;
+    let aux_map = arrays(sym.list_auxiliary_states())?;
+    let exe = Executor::bind(
+        &sym,
+        Device::Cpu,
+        &args_map,
+        &Default::default(),
+        &aux_map,
+        GradReqs::All(GradReq::Null),
+    )?;
+    let (backend, kernels, nodes) = exe.backend();
+    eprintln!("backend: {backend:?} ({kernels} compiled kernels, {nodes} reference nodes)");
+    exe.forward(false);
+    let outs = exe
+        .outputs()
+        .iter()
+        .map(NDArray::to_tensor)
+        .collect::<Result<Vec<_>>>()?;
     let paths = args.outputs.iter().map(Some).chain(std::iter::repeat(None));
     for ((name, t), path) in sym.list_outputs().iter().zip(&outs).zip(paths) {
         let preview: Vec<String> = t.data.iter().take(5).map(|v| format!("{v:.6}")).collect();
