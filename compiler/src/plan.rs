@@ -338,7 +338,7 @@ fn plan_in_order(
             buffers.iter().map(|b| b.bytes).sum()
         }
         Strategy::CoShare | Strategy::Both => coshare(&mut buffers),
-        Strategy::Kiln => arena(&mut buffers),
+        Strategy::Kiln => assign_offsets(&mut buffers),
     };
     MemoryPlan {
         strategy,
@@ -387,8 +387,9 @@ fn coshare(buffers: &mut [Buffer]) -> usize {
 /// Offsets in one arena: buffers are placed one by one, each in the smallest gap between
 /// the buffers whose lifetimes meet its own (best fit), else above them. The placement
 /// order matters, so several orders are tried (largest first, earliest first, longest-lived
-/// first) and the smallest arena kept. Returns the arena size.
-fn arena(buffers: &mut [Buffer]) -> usize {
+/// first) and the smallest arena kept. Returns the arena size. Offsets are multiples of
+/// the alignment every buffer's size is a multiple of.
+pub fn assign_offsets(buffers: &mut [Buffer]) -> usize {
     let mut orders: Vec<Vec<usize>> = vec![(0..buffers.len()).collect(); 3];
     orders[0].sort_by_key(|&i| (std::cmp::Reverse(buffers[i].bytes), buffers[i].start, i));
     orders[1].sort_by_key(|&i| (buffers[i].start, std::cmp::Reverse(buffers[i].bytes), i));

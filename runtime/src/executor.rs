@@ -13,7 +13,7 @@ use crate::engine::{Engine, FnProperty, Operator, Var};
 use crate::ndarray::NDArray;
 use crate::units::{units, Backend, Unit};
 use kiln_compiler::autodiff::{differentiate, GradReq, TrainingGraph};
-use kiln_compiler::infer::infer;
+use kiln_compiler::infer::{infer, Inferred};
 use kiln_compiler::{Entry, Error, Graph, NodeId, Result, Symbol};
 use kiln_ops::shape::{fmt_shape, is_known};
 use kiln_ops::{DType, KernelCtx, Resource, Shape, Tensor};
@@ -56,6 +56,8 @@ pub struct Executor {
     backend: Backend,
     /// Compiled kernels and reference-kernel nodes among the operations.
     kernels: (usize, usize),
+    /// Bytes of the arena and of the heads' own arrays.
+    memory: (usize, usize),
 }
 
 /// The pre-created operations of a bound executor.
@@ -168,6 +170,12 @@ impl Executor {
         )
     }
 
+    /// Bytes the executor allocated for what its operations write: the arena (every
+    /// intermediate entry, reused by lifetime) and the heads' own arrays.
+    pub fn memory(&self) -> (usize, usize) {
+        self.memory
+    }
+
     /// The backend the operations run on, with how many are compiled kernels and how
     /// many nodes run their reference kernel.
     pub fn backend(&self) -> (Backend, usize, usize) {
@@ -244,50 +252,17 @@ impl Executor {
                 None => None,
             });
         }
-        // An array per operator output.
-        let mut entries: Vec<Vec<NDArray>> = Vec::with_capacity(g.len());
-        for id in g.node_ids() {
-            let n = g.node(id);
-            if n.is_variable() {
-                let a = bound.get(&id).cloned().ok_or_else(|| {
-                    Error::Input(format!("bind: variable `{}` has no array", n.name))
-                })?;
-                entries.push(vec![a]);
-                continue;
-            }
-            let mut outs = Vec::new();
+        for id in g.node_ids().filter(|&id| !g.node(id).is_variable()) {
             for (index, s) in inferred.shapes[id.index()].iter().enumerate() {
                 if !is_known(s) {
                     return Err(Error::Shape(format!(
                         "{}: output {index} has unknown shape {}",
-                        n.describe(),
+                        g.node(id).describe(),
                         fmt_shape(s)
                     )));
                 }
-                let d = inferred.dtypes[id.index()][index].unwrap_or(DType::F32);
-                outs.push(NDArray::uninit_for_executor(s, d, device)?);
             }
-            entries.push(outs);
         }
-        let entry = |e: Entry| entries[e.node.index()][e.index].clone();
-        let outputs: Vec<NDArray> = g.heads[..training.num_outputs]
-            .iter()
-            .map(|&e| entry(e))
-            .collect();
-        let seed = crate::ndarray::random::next_key().0;
-        let rng = engine().new_var();
-        let node_op = |id: NodeId, is_train: bool| -> Arc<Operator> {
-            node_operator(
-                g,
-                id,
-                &entries,
-                &inferred.shapes,
-                &inferred.dtypes,
-                is_train,
-                seed,
-                &rng,
-            )
-        };
         let backend = match device {
             Device::Cpu => backend,
             Device::Cuda(_) => Backend::Interpreter,
@@ -296,18 +271,64 @@ impl Executor {
             .map_err(|e| Error::Input(format!("bind: {e}")))?;
         let compiled = units.iter().filter(|u| !matches!(u, Unit::Node(_))).count();
         let kernels = (compiled, units.len() - compiled);
+        // Variables are their bound arrays; what the units write lives in the arena.
+        let placement = crate::arena::place(g, &inferred, &units, device)?;
+        let memory = (placement.arena_bytes, placement.separate_bytes);
+        let mut arrays = placement.arrays;
+        for id in g.node_ids().filter(|&id| g.node(id).is_variable()) {
+            let a = bound.get(&id).cloned().ok_or_else(|| {
+                Error::Input(format!("bind: variable `{}` has no array", g.node(id).name))
+            })?;
+            arrays.insert(Entry { node: id, index: 0 }, a);
+        }
+        let entry = |e: &Entry| -> Result<NDArray> {
+            arrays.get(e).cloned().ok_or_else(|| {
+                Error::Input(format!(
+                    "bind: output {} of `{}` has no array",
+                    e.index,
+                    g.node(e.node).name
+                ))
+            })
+        };
+        let outputs: Vec<NDArray> = g.heads[..training.num_outputs]
+            .iter()
+            .map(entry)
+            .collect::<Result<_>>()?;
+        let seed = crate::ndarray::random::next_key().0;
+        let rng = engine().new_var();
         let (mut forward_train, mut forward_infer, mut backward) = (vec![], vec![], vec![]);
         for unit in &units {
             let forward = unit.is_forward(training.forward_nodes);
+            let inputs = unit
+                .inputs(g)
+                .iter()
+                .map(entry)
+                .collect::<Result<Vec<_>>>()?;
+            let outputs = unit
+                .outputs(&inferred)
+                .iter()
+                .map(entry)
+                .collect::<Result<Vec<_>>>()?;
             match unit {
-                Unit::Node(id) if forward => {
-                    forward_train.push(node_op(*id, true));
-                    forward_infer.push(node_op(*id, false));
+                Unit::Node(id) => {
+                    let op = |is_train| NodeRun {
+                        id: *id,
+                        inputs: inputs.clone(),
+                        outputs: outputs.clone(),
+                        is_train,
+                        seed,
+                        rng: &rng,
+                    };
+                    if forward {
+                        forward_train.push(node_operator(g, &inferred, op(true)));
+                        forward_infer.push(node_operator(g, &inferred, op(false)));
+                    } else {
+                        backward.push(node_operator(g, &inferred, op(true)));
+                    }
                 }
-                Unit::Node(id) => backward.push(node_op(*id, true)),
                 #[cfg(feature = "llvm")]
                 Unit::Kernel(k) => {
-                    let op = kernel_operator(k, &entries);
+                    let op = kernel_operator(k, inputs, outputs);
                     if forward {
                         forward_train.push(op.clone());
                         forward_infer.push(op);
@@ -329,7 +350,7 @@ impl Executor {
             })?;
             backward.push(store(
                 &format!("grad {}", g.node(id).name),
-                &entry(training.grad_entry(k)),
+                &entry(&training.grad_entry(k))?,
                 &target,
                 req == GradReq::Add,
             )?);
@@ -338,7 +359,7 @@ impl Executor {
             let target = bound[&id].clone();
             backward.push(store(
                 &format!("update {}", g.node(id).name),
-                &entry(training.aux_entry(k)),
+                &entry(&training.aux_entry(k))?,
                 &target,
                 false,
             )?);
@@ -362,6 +383,7 @@ impl Executor {
             plan: Arc::new(plan),
             backend,
             kernels,
+            memory,
         })
     }
 
@@ -520,31 +542,33 @@ impl Executor {
     }
 }
 
+/// One node's engine operation, before it is created.
+struct NodeRun<'a> {
+    id: NodeId,
+    inputs: Vec<NDArray>,
+    outputs: Vec<NDArray>,
+    is_train: bool,
+    seed: [u32; 2],
+    rng: &'a Var,
+}
+
 /// The engine operation of one node: reads its input arrays, runs the operator's kernel,
 /// writes its output arrays. Random operators also write the executor's generator variable,
 /// which orders them, and draw a fresh key each run.
-#[allow(clippy::too_many_arguments)]
-fn node_operator(
-    g: &Graph,
-    id: NodeId,
-    entries: &[Vec<NDArray>],
-    shapes: &[Vec<Shape>],
-    dtypes: &[Vec<Option<DType>>],
-    is_train: bool,
-    seed: [u32; 2],
-    rng: &Var,
-) -> Arc<Operator> {
+fn node_operator(g: &Graph, inferred: &Inferred, run: NodeRun) -> Arc<Operator> {
+    let NodeRun {
+        id,
+        inputs,
+        outputs,
+        is_train,
+        seed,
+        rng,
+    } = run;
     let n = g.node(id);
     let op = n.op.expect("operator node");
     let params = n.params.clone().expect("parsed params");
-    let inputs: Vec<NDArray> = n
-        .inputs
-        .iter()
-        .map(|e| entries[e.node.index()][e.index].clone())
-        .collect();
-    let outputs = entries[id.index()].clone();
-    let out_shapes = shapes[id.index()].clone();
-    let out_dtypes: Vec<DType> = dtypes[id.index()]
+    let out_shapes = inferred.shapes[id.index()].clone();
+    let out_dtypes: Vec<DType> = inferred.dtypes[id.index()]
         .iter()
         .map(|d| d.unwrap_or(DType::F32))
         .collect();
@@ -593,10 +617,11 @@ fn node_operator(
 /// The engine operation of a compiled kernel: reads its input arrays and writes its
 /// output arrays in place, through pointers taken once at bind.
 #[cfg(feature = "llvm")]
-fn kernel_operator(k: &crate::units::KernelUnit, entries: &[Vec<NDArray>]) -> Arc<Operator> {
-    let array = |e: &Entry| entries[e.node.index()][e.index].clone();
-    let inputs: Vec<NDArray> = k.inputs.iter().map(array).collect();
-    let outputs: Vec<NDArray> = k.outputs.iter().map(array).collect();
+fn kernel_operator(
+    k: &crate::units::KernelUnit,
+    inputs: Vec<NDArray>,
+    outputs: Vec<NDArray>,
+) -> Arc<Operator> {
     let reads: Vec<Var> = inputs.iter().map(|a| a.var().clone()).collect();
     let writes: Vec<Var> = outputs.iter().map(|a| a.var().clone()).collect();
     // SAFETY: the arrays live as long as the operation (it holds them); the engine orders

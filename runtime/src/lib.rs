@@ -9,6 +9,7 @@
 //! Later issues add the Executor, CPU kernels and the `llvm`/`cuda` backends (default
 //! features, gating nothing yet).
 
+mod arena;
 pub mod checkpoint;
 #[cfg(feature = "llvm")]
 pub mod cpu;

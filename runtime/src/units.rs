@@ -49,6 +49,8 @@ pub enum Unit {
 pub struct KernelUnit {
     pub name: String,
     pub kernel: Arc<crate::cpu::CompiledKernel>,
+    /// What it computes, for the memory planner's in-place checks.
+    pub ir: kiln_compiler::kir::Kernel,
     pub inputs: Vec<Entry>,
     pub outputs: Vec<Entry>,
     /// The graph nodes it computes.
@@ -64,7 +66,7 @@ impl Unit {
         }
     }
 
-    fn inputs(&self, g: &Graph) -> Vec<Entry> {
+    pub fn inputs(&self, g: &Graph) -> Vec<Entry> {
         match self {
             Unit::Node(id) => g.node(*id).inputs.clone(),
             #[cfg(feature = "llvm")]
@@ -72,7 +74,7 @@ impl Unit {
         }
     }
 
-    fn outputs(&self, inferred: &Inferred) -> Vec<Entry> {
+    pub fn outputs(&self, inferred: &Inferred) -> Vec<Entry> {
         match self {
             Unit::Node(id) => (0..inferred.shapes[id.index()].len())
                 .map(|index| Entry { node: *id, index })
@@ -156,6 +158,7 @@ fn jit_units(g: &Graph, inferred: &Inferred, forward_nodes: usize) -> Result<Vec
                 units.push(Unit::Kernel(KernelUnit {
                     name: l.kernel.name.clone(),
                     kernel,
+                    ir: l.kernel,
                     inputs: l.inputs,
                     outputs: l.outputs,
                     nodes: nodes.clone(),

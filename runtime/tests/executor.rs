@@ -335,3 +335,55 @@ fn the_jit_backend_computes_what_the_interpreter_computes() {
         }
     }
 }
+
+#[test]
+fn entries_share_one_arena_by_lifetime() {
+    // Twenty FullyConnected + tanh layers of 64 x 256 f32 (64 KiB per entry): naively 40
+    // entries, by lifetime only a few are live at once.
+    let mut h = Symbol::var("data");
+    for i in 0..20 {
+        let fc = sym::fully_connected()
+            .data(&h)
+            .num_hidden(256)
+            .name(&format!("fc{i}"))
+            .build()
+            .unwrap();
+        h = sym::activation()
+            .data(&fc)
+            .act_type("tanh")
+            .build()
+            .unwrap();
+    }
+    let exe = Executor::simple_bind(
+        &h,
+        Device::Cpu,
+        &[("data", &[64, 256])],
+        GradReqs::All(GradReq::Null),
+    )
+    .unwrap();
+    let entry = 64 * 256 * 4;
+    let (arena, separate) = exe.memory();
+    assert_eq!(separate, entry, "the output has its own array");
+    assert!(
+        arena <= 2 * entry,
+        "arena of {arena} bytes for {entry}-byte entries"
+    );
+    let mut inputs = HashMap::new();
+    for (name, a) in exe.arg_dict() {
+        let values: Vec<f32> = (0..a.len())
+            .map(|k| ((k * 31) % 17) as f32 * 0.01 - 0.08)
+            .collect();
+        a.copy_from(&arr(&values, a.shape())).unwrap();
+        inputs.insert(name, a.to_tensor().unwrap());
+    }
+    exe.forward(false);
+    let got = exe.outputs()[0].to_vec::<f32>().unwrap();
+    let want =
+        kiln_compiler::interpret(&h.to_graph().unwrap(), &inputs, Default::default()).unwrap();
+    for (w, g) in want[0].data.iter().zip(&got) {
+        assert!(
+            (w - *g as f64).abs() <= 1e-5 * (1.0 + w.abs()),
+            "{w} vs {g}"
+        );
+    }
+}

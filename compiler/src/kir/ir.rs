@@ -216,6 +216,45 @@ impl Kernel {
     }
 }
 
+impl Val {
+    /// Whether the value loads input `buffer` anywhere other than at `here`, or inside a
+    /// reduction (`inside`).
+    fn loads_elsewhere(&self, buffer: usize, here: &Idx, inside: bool) -> bool {
+        match self {
+            Val::Load { buffer: b, index } => *b == buffer && (inside || index != here),
+            Val::Const(_) | Val::Index(_) | Val::Temp(_) => false,
+            Val::Unary(_, a) => a.loads_elsewhere(buffer, here, inside),
+            Val::Binary(_, a, b) => {
+                a.loads_elsewhere(buffer, here, inside) || b.loads_elsewhere(buffer, here, inside)
+            }
+            Val::Select(c, a, b) => [c, a, b]
+                .iter()
+                .any(|v| v.loads_elsewhere(buffer, here, inside)),
+            Val::Reduce { body, .. } => body.loads_elsewhere(buffer, here, true),
+        }
+    }
+}
+
+impl Kernel {
+    /// Whether output `output` may be stored in input `input`'s memory (in-place reuse):
+    /// every load of the input reads the very point being stored, outside reductions, and
+    /// no output stored after this one reads the input at all.
+    pub fn may_overwrite(&self, input: usize, output: usize) -> bool {
+        let here = linear(&self.domain);
+        // No load reads index -1, so every load of the input counts against it.
+        let nowhere = Idx::Const(-1);
+        self.inputs.get(input).map(|b| &b.len) == self.outputs.get(output).map(|b| &b.len)
+            && self
+                .temps
+                .iter()
+                .chain(&self.values[..=output])
+                .all(|v| !v.loads_elsewhere(input, &here, false))
+            && self.values[output + 1..]
+                .iter()
+                .all(|v| !v.loads_elsewhere(input, &nowhere, false))
+    }
+}
+
 /// How a loop runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LoopKind {

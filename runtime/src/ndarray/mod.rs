@@ -32,16 +32,16 @@ use std::sync::Arc;
 struct Chunk {
     storage: Storage,
     var: Var,
-    dtype: DType,
 }
 
 /// An n-dimensional array. Cloning gives another handle to the same data.
 #[derive(Clone)]
 pub struct NDArray {
     chunk: Arc<Chunk>,
-    /// Offset of the first element in the chunk, in elements.
+    /// Offset of the first element in the chunk, in bytes.
     offset: usize,
     shape: Vec<usize>,
+    dtype: DType,
 }
 
 pub(crate) fn engine() -> &'static Engine {
@@ -59,12 +59,12 @@ impl NDArray {
         let chunk = Arc::new(Chunk {
             storage,
             var: engine().new_var(),
-            dtype,
         });
         Ok(NDArray {
             chunk,
             offset: 0,
             shape: shape.to_vec(),
+            dtype,
         })
     }
 
@@ -75,6 +75,36 @@ impl NDArray {
         device: Device,
     ) -> Result<NDArray> {
         NDArray::uninit(shape, dtype, device)
+    }
+
+    /// An executor's arena: one block of `bytes` whose views ([`NDArray::arena_view`]) hold
+    /// the executor's entries. All views are one engine variable, so the engine runs the
+    /// operations touching the arena in push order, which the memory plan's reuse needs.
+    pub(crate) fn arena(bytes: usize, device: Device) -> Result<NDArray> {
+        NDArray::uninit(&[bytes], DType::U8, device)
+    }
+
+    /// The entry of `shape` and `dtype` at byte `offset` of an arena.
+    pub(crate) fn arena_view(
+        &self,
+        offset: usize,
+        shape: &[usize],
+        dtype: DType,
+    ) -> Result<NDArray> {
+        let end = offset + shape.iter().product::<usize>() * dtype.size();
+        if end > self.len() || offset % dtype.size() != 0 {
+            return Err(Error::Input(format!(
+                "arena view {} {dtype} at byte {offset} does not fit an arena of {} bytes",
+                fmt_shape(shape),
+                self.len()
+            )));
+        }
+        Ok(NDArray {
+            chunk: self.chunk.clone(),
+            offset: self.offset + offset,
+            shape: shape.to_vec(),
+            dtype,
+        })
     }
 
     /// An array filled with `value`.
@@ -132,7 +162,7 @@ impl NDArray {
     }
 
     pub fn dtype(&self) -> DType {
-        self.chunk.dtype
+        self.dtype
     }
 
     pub fn device(&self) -> Device {
@@ -202,6 +232,7 @@ impl NDArray {
             chunk: self.chunk.clone(),
             offset: self.offset,
             shape: shape.to_vec(),
+            dtype: self.dtype,
         })
     }
 
@@ -219,8 +250,9 @@ impl NDArray {
         shape[0] = end - begin;
         Ok(NDArray {
             chunk: self.chunk.clone(),
-            offset: self.offset + begin * row,
+            offset: self.offset + begin * row * self.dtype.size(),
             shape,
+            dtype: self.dtype,
         })
     }
 
@@ -279,7 +311,7 @@ impl NDArray {
         // SAFETY: offset and length lie inside the chunk's storage.
         unsafe {
             std::slice::from_raw_parts(
-                self.chunk.storage.as_ptr().add(self.offset * size),
+                self.chunk.storage.as_ptr().add(self.offset),
                 self.len() * size,
             )
         }
@@ -296,7 +328,7 @@ impl NDArray {
         // SAFETY: offset and length lie inside the chunk's storage.
         unsafe {
             std::slice::from_raw_parts_mut(
-                self.chunk.storage.as_ptr().add(self.offset * size),
+                self.chunk.storage.as_ptr().add(self.offset),
                 self.len() * size,
             )
         }
