@@ -41,7 +41,7 @@ impl Backend {
 pub enum Unit {
     Node(NodeId),
     #[cfg(feature = "llvm")]
-    Kernel(KernelUnit),
+    Kernel(Box<KernelUnit>),
 }
 
 /// A compiled kernel with the entries it reads and writes.
@@ -155,14 +155,14 @@ fn jit_units(g: &Graph, inferred: &Inferred, forward_nodes: usize) -> Result<Vec
                         nodes.iter().map(|&id| g.node(id).name.as_str()).collect();
                     format!("compiling the kernel of nodes {}: {e}", names.join(", "))
                 })?;
-                units.push(Unit::Kernel(KernelUnit {
+                units.push(Unit::Kernel(Box::new(KernelUnit {
                     name: l.kernel.name.clone(),
                     kernel,
                     ir: l.kernel,
                     inputs: l.inputs,
                     outputs: l.outputs,
                     nodes: nodes.clone(),
-                }));
+                })));
             }
         }
     }

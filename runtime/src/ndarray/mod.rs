@@ -92,7 +92,7 @@ impl NDArray {
         dtype: DType,
     ) -> Result<NDArray> {
         let end = offset + shape.iter().product::<usize>() * dtype.size();
-        if end > self.len() || offset % dtype.size() != 0 {
+        if end > self.len() || !offset.is_multiple_of(dtype.size()) {
             return Err(Error::Input(format!(
                 "arena view {} {dtype} at byte {offset} does not fit an arena of {} bytes",
                 fmt_shape(shape),
