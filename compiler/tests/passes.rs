@@ -212,7 +212,7 @@ fn simplifications_remove_what_they_should() {
         .attr("axes", "(1, 0)")
         .build()
         .unwrap();
-    let y = &(&tt * 1.0) + 0.0;
+    let y = &(&tt * 1.0) - 0.0;
     let twin =
         Symbol::op("relu").arg(&y).build().unwrap() + Symbol::op("relu").arg(&y).build().unwrap();
     let (out, _) = Pipeline::standard().run(&twin.to_graph().unwrap()).unwrap();

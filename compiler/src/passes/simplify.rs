@@ -38,7 +38,13 @@ fn rewrite(g: &Graph, id: NodeId) -> Rewrite {
     let producer = |i: usize| g.node(input(i).node);
     match op.name {
         "_mul_scalar" | "_div_scalar" if scalar(g, id) == Some(1.0) => Rewrite::Alias(input(0)),
-        "_plus_scalar" | "_minus_scalar" if scalar(g, id) == Some(0.0) => Rewrite::Alias(input(0)),
+        // x − 0 and x + (−0) are x bit for bit; x + 0 is not (−0 + 0 = +0).
+        "_minus_scalar" if scalar(g, id).map(f64::to_bits) == Some(0f64.to_bits()) => {
+            Rewrite::Alias(input(0))
+        }
+        "_plus_scalar" if scalar(g, id).map(f64::to_bits) == Some((-0f64).to_bits()) => {
+            Rewrite::Alias(input(0))
+        }
         "_copy" => Rewrite::Alias(input(0)),
         "transpose" if producer(0).op_name() == "transpose" => {
             let (outer, inner) = (axes(g, id), axes(g, input(0).node));
