@@ -684,3 +684,20 @@ fn jit_kernels_are_cached_in_memory_and_on_disk() {
     assert_eq!(third.compile(&nest).unwrap().1, Origin::Compiled);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn gradients_summed_back_to_broadcast_shapes_lower_as_reductions() {
+    // Leading axes dropped, size-1 axes kept, and both: (4, 3, 2) summed to (1, 2), (3, 1)
+    // and (2,).
+    let data = Symbol::var("data");
+    for like in [vec![1usize, 2], vec![3, 1], vec![2], vec![4, 1, 2]] {
+        let l = Symbol::var("like");
+        let summed = call("_broadcast_backward", &[&data, &l], &[]);
+        let inputs = HashMap::from([
+            ("data".to_string(), tensor(DType::F64, &[4, 3, 2], 0.4)),
+            ("like".to_string(), tensor(DType::F64, &like, 0.0)),
+        ]);
+        let (lowered, text) = check(&summed, &inputs, 1e-12);
+        assert_eq!(lowered, 1, "{like:?}: {text}");
+    }
+}

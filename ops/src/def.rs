@@ -107,14 +107,19 @@ pub enum Compute {
     /// Injective: output `k`'s map from output to input coordinates, given the (known)
     /// input and output shapes.
     Injective(IndexMapFn),
-    /// A reduction of input 0, given its shape.
-    Reduce(fn(&Attrs, &[usize]) -> Result<Reduction, OpError>),
+    /// A reduction of input 0, given its shape and the output's. The output holds the
+    /// kept axes in order: all of them (reduced ones of size 1), only the kept ones, or
+    /// the trailing ones (a gradient summed back to a broadcast input's shape).
+    Reduce(ReduceFn),
     /// A named library kernel (gemm, conv, pooling, norms, ...) with its naive reference.
     Library {
         kernel: &'static str,
         reference: RefKernel,
     },
 }
+
+/// The reduction an operator performs, given its attributes and its input and output shapes.
+pub type ReduceFn = fn(&Attrs, &[usize], &[usize]) -> Result<Reduction, OpError>;
 
 /// A handle to an entry of the graph a gradient rule is building (an opaque id).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -33,7 +33,7 @@ pub fn evaluate(op: &OpDef, ctx: &KernelCtx, inputs: &[&Tensor]) -> Result<Vec<T
                 .collect::<Result<_, _>>()?
         }
         Compute::Reduce(reduction) => {
-            let r = reduction(ctx.attrs, &inputs[0].shape)?;
+            let r = reduction(ctx.attrs, &inputs[0].shape, &ctx.out_shapes[0])?;
             vec![reduce(&r, ctx, inputs[0])]
         }
         Compute::Library { reference, .. } => reference(ctx, inputs)?,

@@ -283,19 +283,25 @@ impl Lowering<'_> {
             Compute::Reduce(reduction) => {
                 let input = n.inputs[0];
                 let in_shape = self.inferred.shape(input).clone();
-                let r = reduction(params, &in_shape).map_err(|err| err.to_string())?;
+                let r = reduction(params, &in_shape, &shape).map_err(|err| err.to_string())?;
                 if coords.iter().any(Idx::mentions_reduction) {
                     return Err(format!("{}: a reduction inside a reduction", n.describe()));
                 }
                 // Output axes are the kept input axes: all of them with keepdims (reduced
-                // ones of size 1), the kept ones in order otherwise, none when everything
-                // is reduced to (1,).
+                // ones of size 1), the kept ones in order, none when everything is reduced
+                // to (1,), or the trailing axes (a sum back to a broadcast input's shape).
                 let kept: Vec<usize> = (0..in_shape.len())
                     .filter(|a| !r.axes.contains(a))
                     .collect();
                 let mut at = vec![Idx::Const(0); in_shape.len()];
                 for (j, &a) in kept.iter().enumerate() {
-                    let from = if shape.len() == in_shape.len() { a } else { j };
+                    let from = if shape.len() == in_shape.len() {
+                        a
+                    } else if shape.len() == kept.len() {
+                        j
+                    } else {
+                        (a + shape.len()).saturating_sub(in_shape.len())
+                    };
                     at[a] = coords.get(from).cloned().ok_or_else(|| {
                         format!(
                             "{}: output rank {} does not fit the reduction",

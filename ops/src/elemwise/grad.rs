@@ -5,10 +5,9 @@
 
 use crate::param::{param, ParamType};
 use crate::shape::{self, invalid, set_out, OpError, Shape};
-use crate::tensor::for_each_index;
 use crate::{
-    c, lookup, x, Attrs, Compute, DType, Expr, Grad, Inputs, KernelCtx, OpDef, Pattern, Registry,
-    Tensor,
+    c, lookup, x, Attrs, Combiner, Compute, DType, Expr, Grad, Inputs, OpDef, Pattern, Reduction,
+    Registry,
 };
 use std::collections::BTreeMap;
 
@@ -165,31 +164,29 @@ static BACKWARD_ELEMWISE: OpDef = OpDef {
     )
 };
 
-/// Sums `data` over the axes where `like` was broadcast, giving `like`'s shape.
-fn broadcast_backward_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
-    let (data, out_shape) = (ins[0], &ctx.out_shapes[0]);
-    let lead = data.shape.len() - out_shape.len();
-    let out_strides = crate::tensor::strides(out_shape);
-    let mut out = vec![0.0; shape::size(out_shape)];
-    let mut pos = 0;
-    for_each_index(&data.shape, |idx| {
-        let o: usize = (0..out_shape.len())
-            .map(|a| {
-                if out_shape[a] == 1 {
-                    0
-                } else {
-                    idx[a + lead] * out_strides[a]
-                }
-            })
-            .sum();
-        out[o] += data.data[pos];
-        pos += 1;
-    });
-    Ok(vec![Tensor {
-        dtype: ctx.out_dtypes[0],
-        shape: out_shape.clone(),
-        data: out,
-    }])
+/// Sums `data` over the axes where `like` was broadcast, giving `like`'s shape: the
+/// leading axes `like` lacks, and those where it has 1 and `data` more.
+fn broadcast_backward_reduce(
+    _: &Attrs,
+    data: &[usize],
+    like: &[usize],
+) -> Result<Reduction, OpError> {
+    let lead = data.len().checked_sub(like.len()).ok_or_else(|| {
+        OpError::Invalid(format!(
+            "cannot sum {} to the larger shape {}",
+            shape::fmt_shape(data),
+            shape::fmt_shape(like)
+        ))
+    })?;
+    let axes = (0..data.len())
+        .filter(|&a| a < lead || (like[a - lead] == 1 && data[a] != 1))
+        .collect();
+    Ok(Reduction {
+        combiner: Combiner::Sum,
+        axes,
+        pre: x(0),
+        post: x(0),
+    })
 }
 
 fn broadcast_backward_shape(
@@ -232,10 +229,7 @@ static BROADCAST_BACKWARD: OpDef = OpDef {
     ..OpDef::new(
         "_broadcast_backward",
         Pattern::Reduce,
-        Compute::Library {
-            kernel: "reduce_to_shape",
-            reference: broadcast_backward_ref,
-        },
+        Compute::Reduce(broadcast_backward_reduce),
     )
 };
 

@@ -5,7 +5,9 @@
 //! `grad_scale / norm` everywhere, norm 1 (null), the product of all dims but the last
 //! (batch: MXNet divides by the first dim of the data viewed as 2-D, so a (2, 3, 4) input
 //! divides by 6 and a 1-D input by 1), or the count of elements > valid_thresh, at least 1
-//! (valid); its backward operator is `_backward_MakeLoss`. smooth_l1 is a scalar
+//! (valid); the gradient is built from `ones_like`, sums and a broadcast division, so it
+//! compiles to one fused kernel (`_backward_MakeLoss` computes the same for symbol files
+//! that name it). smooth_l1 is a scalar
 //! expression, differentiated symbolically. softmax_cross_entropy's gradient is
 //! `_backward_softmax_cross_entropy`, `(softmax − onehot)·ograd`; as MXNet, the forward
 //! floors the chosen probability at 1e-8 (`−log max(p, 1e-8)`) while the gradient ignores
@@ -52,8 +54,26 @@ static MAKE_LOSS: OpDef = OpDef {
     ..OpDef::new("MakeLoss", Pattern::ElemWise, Compute::Scalar(|_| x(0)))
 };
 
+/// The gradient built from element-wise operators and reductions (so it fuses into one
+/// compiled kernel): `grad_scale · ones`, divided for batch by a sum of ones over every
+/// axis but the last, for valid by the count of elements above the threshold (at least 1).
 fn make_loss_grad(g: &mut dyn GradGraph, ctx: &GradCtx) -> Result<Vec<Option<Handle>>, OpError> {
-    let dx = g.op("_backward_MakeLoss", &[ctx.inputs[0]], ctx.raw_attrs)?[0];
+    let a = ctx.attrs;
+    let data = ctx.inputs[0];
+    let ones = g.op("ones_like", &[data], &[])?[0];
+    let scale = a.float("grad_scale").to_string();
+    let scaled = g.op("_mul_scalar", &[ones], &[("scalar", &scale)])?[0];
+    let norm = match a.str("normalization") {
+        "batch" => g.op("sum", &[ones], &[("axis", "-1"), ("exclude", "True")])?[0],
+        "valid" => {
+            let thresh = a.float("valid_thresh").to_string();
+            let above = g.op("_greater_scalar", &[data], &[("scalar", &thresh)])?[0];
+            let count = g.op("sum", &[above], &[])?[0];
+            g.op("_maximum_scalar", &[count], &[("scalar", "1")])?[0]
+        }
+        _ => return Ok(vec![Some(scaled)]),
+    };
+    let dx = g.op("broadcast_div", &[scaled, norm], &[])?[0];
     Ok(vec![Some(dx)])
 }
 

@@ -123,7 +123,7 @@ macro_rules! reduction {
             fn shape(a: &Attrs, ins: &mut [Shape], outs: &mut [Shape]) -> Result<(), OpError> {
                 infer($name, a, ins, outs)
             }
-            fn reduce(a: &Attrs, input: &[usize]) -> Result<Reduction, OpError> {
+            fn reduce(a: &Attrs, input: &[usize], _: &[usize]) -> Result<Reduction, OpError> {
                 Ok(Reduction {
                     combiner: $combiner,
                     axes: reduced_axes($name, a, input)?,

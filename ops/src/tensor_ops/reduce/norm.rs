@@ -99,7 +99,7 @@ fn norm_dtype(
     }
 }
 
-fn norm_reduce(a: &Attrs, input: &[usize]) -> Result<Reduction, OpError> {
+fn norm_reduce(a: &Attrs, input: &[usize], _: &[usize]) -> Result<Reduction, OpError> {
     let l2 = ord(a)? == 2;
     Ok(Reduction {
         combiner: Combiner::Sum,
