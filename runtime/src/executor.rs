@@ -416,17 +416,17 @@ impl Executor {
     /// grad_req) and, for BatchNorm in training, the moving statistics into the aux arrays.
     /// `head_grads` holds one array per non-loss output (loss outputs need none).
     pub fn backward(&self, head_grads: &[NDArray]) -> Result<()> {
-        let needed: Vec<&NDArray> = self.head_grads.iter().flatten().collect();
-        if head_grads.len() != needed.len() {
+        let needed = self.head_grads.iter().flatten();
+        if head_grads.len() != needed.clone().count() {
             let outs = self.symbol.list_outputs();
             return Err(Error::Input(format!(
                 "backward: {} head gradients given, but the outputs need {} (outputs: {}; loss outputs need none)",
                 head_grads.len(),
-                needed.len(),
+                needed.count(),
                 outs.join(", ")
             )));
         }
-        for (dst, src) in needed.into_iter().zip(head_grads) {
+        for (dst, src) in needed.zip(head_grads) {
             dst.copy_from(src)?;
         }
         self.plan
@@ -664,6 +664,47 @@ unsafe impl Send for KernelCall {}
 #[cfg(feature = "llvm")]
 unsafe impl Sync for KernelCall {}
 
+/// Writes (or adds) `from`'s values into `to`: a byte copy, or an add in place, when
+/// the dtypes agree (no allocation, as a training step needs); through tensors otherwise.
+///
+/// # Safety
+/// As [`NDArray::bytes`] for `from` and [`NDArray::bytes_mut`] for `to`.
+unsafe fn store_values(from: &NDArray, to: &NDArray, add: bool) {
+    fn add_into<T: Copy + std::ops::AddAssign>(to: &mut [u8], from: &[u8]) -> bool {
+        // SAFETY: any bytes are valid floats; the middle parts are aligned.
+        let (head, dst, _) = unsafe { to.align_to_mut::<T>() };
+        let (head2, src, _) = unsafe { from.align_to::<T>() };
+        if !head.is_empty() || !head2.is_empty() || dst.len() != src.len() {
+            return false;
+        }
+        dst.iter_mut().zip(src).for_each(|(d, s)| *d += *s);
+        true
+    }
+    let same = from.dtype() == to.dtype();
+    let (src, dst) = unsafe { (from.bytes(), to.bytes_mut()) };
+    let done = match (same, add, to.dtype()) {
+        (true, false, _) => {
+            dst.copy_from_slice(src);
+            true
+        }
+        (true, true, DType::F32) => add_into::<f32>(dst, src),
+        (true, true, DType::F64) => add_into::<f64>(dst, src),
+        _ => false,
+    };
+    if !done {
+        let mut value = unsafe { from.read_tensor() };
+        if add {
+            let old = unsafe { to.read_tensor() };
+            value
+                .data
+                .iter_mut()
+                .zip(&old.data)
+                .for_each(|(v, o)| *v += o);
+        }
+        unsafe { to.write_tensor(&value) };
+    }
+}
+
 /// An operation writing (or adding) `src` into `dst`.
 fn store(name: &str, src: &NDArray, dst: &NDArray, add: bool) -> Result<Arc<Operator>> {
     if src.shape() != dst.shape() {
@@ -679,16 +720,7 @@ fn store(name: &str, src: &NDArray, dst: &NDArray, add: bool) -> Result<Arc<Oper
     Ok(
         engine().new_operator(name, &reads, &writes, FnProperty::Normal, move || {
             // SAFETY: ordered by the engine: after writes of `from`, exclusive for `to`.
-            let mut value = unsafe { from.read_tensor() };
-            if add {
-                let old = unsafe { to.read_tensor() };
-                value
-                    .data
-                    .iter_mut()
-                    .zip(&old.data)
-                    .for_each(|(v, o)| *v += o);
-            }
-            unsafe { to.write_tensor(&value) };
+            unsafe { store_values(&from, &to, add) };
             Ok(())
         }),
     )

@@ -86,11 +86,15 @@ impl CompiledKernel {
             return Ok(());
         };
         let rows = interp::extent(split, dims)?;
-        let cost = interp::extent(&self.row_cost, dims)?.max(1);
-        let threads = rayon::current_num_threads() as i64;
-        let tasks = (rows.saturating_mul(cost) / GRAIN)
-            .clamp(1, 4 * threads)
-            .min(rows);
+        let work = rows.saturating_mul(interp::extent(&self.row_cost, dims)?.max(1));
+        // Small kernels never touch the pool (nor start it: its threads allocate as they
+        // start).
+        let tasks = if work < 2 * GRAIN {
+            1
+        } else {
+            let threads = rayon::current_num_threads() as i64;
+            (work / GRAIN).clamp(1, 4 * threads).min(rows)
+        };
         if tasks <= 1 {
             unsafe { f(buffers.as_ptr(), dims.as_ptr(), 0, rows) };
             return Ok(());
