@@ -701,3 +701,99 @@ fn gradients_summed_back_to_broadcast_shapes_lower_as_reductions() {
         assert_eq!(lowered, 1, "{like:?}: {text}");
     }
 }
+
+/// Every f32 `x` in `lo..hi` on a grid of `n` points, plus the special values.
+#[cfg(feature = "llvm")]
+fn f32_sweep(lo: f64, hi: f64, n: usize) -> Vec<f64> {
+    let mut xs: Vec<f64> = (0..n)
+        .map(|i| (lo + (hi - lo) * i as f64 / (n - 1) as f64) as f32 as f64)
+        .collect();
+    xs.extend([
+        0.0,
+        -0.0,
+        1e-30,
+        -1e-30,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+    ]);
+    xs
+}
+
+#[cfg(feature = "llvm")]
+#[test]
+fn math_polynomials_meet_their_stated_error_bounds() {
+    // (function, sweep, bound on the relative error for normal results) as
+    // `kir::math` states them.
+    let cases = [
+        (Unary::Exp, f32_sweep(-110.0, 90.0, 200_001), 1.5e-7),
+        (Unary::Tanh, f32_sweep(-12.0, 12.0, 200_001), 2e-7),
+        (Unary::Tanh, f32_sweep(-0.7, 0.7, 100_001), 2e-7),
+    ];
+    for (op, xs, bound) in cases {
+        let n = xs.len() as i64;
+        let k = Kernel {
+            name: "math".into(),
+            domain: vec![Idx::Const(n)],
+            inputs: vec![Buffer {
+                name: "x".into(),
+                dtype: DType::F32,
+                len: Idx::Const(n),
+            }],
+            outputs: vec![Buffer {
+                name: "y".into(),
+                dtype: DType::F32,
+                len: Idx::Const(n),
+            }],
+            temps: vec![],
+            values: vec![Val::Unary(
+                op,
+                Box::new(Val::Load {
+                    buffer: 0,
+                    index: Idx::Coord(0),
+                }),
+            )],
+            compute: DType::F32,
+        };
+        let nest = lower(&k, &Schedule::cpu(&k)).unwrap();
+        let expanded = kir::math::expand(&nest);
+        assert!(expanded.to_string().contains("pow2i("), "{expanded}");
+        let x = Tensor::new(DType::F32, vec![xs.len()], xs.clone());
+        let shapes = vec![vec![xs.len()]];
+        let jit = llvm::run(&nest, &[&x], &[], &shapes);
+        let interp = kir::interp::run(&expanded, &[&x], &[], &shapes).unwrap();
+        let mut worst = (0.0f64, 0.0f64);
+        for (i, &xi) in xs.iter().enumerate() {
+            let want = op.apply(xi);
+            for got in [jit[0].data[i], interp[0].data[i]] {
+                if want.is_nan() || got.is_nan() {
+                    assert!(
+                        want.is_nan() && got.is_nan(),
+                        "{op:?}({xi}) = {got}, not {want}"
+                    );
+                    continue;
+                }
+                let rounded = want as f32;
+                if rounded.is_infinite() || rounded.abs() < f32::MIN_POSITIVE {
+                    // Overflow to infinity; subnormal results within two of their spacing.
+                    let spacing = 2f64.powi(-149);
+                    assert!(
+                        got == want as f32 as f64 || (got - want).abs() <= 2.0 * spacing,
+                        "{op:?}({xi}) = {got}, not {want}"
+                    );
+                    continue;
+                }
+                let rel = ((got - want) / want).abs();
+                if rel > worst.0 {
+                    worst = (rel, xi);
+                }
+            }
+        }
+        assert!(
+            worst.0 <= bound,
+            "{op:?}: relative error {:e} at {} exceeds {bound:e}",
+            worst.0,
+            worst.1
+        );
+    }
+}

@@ -150,6 +150,7 @@ fn val(v: &Val) -> String {
         Val::Load { buffer, index } => format!("(T)in{buffer}[{}]", idx(index)),
         Val::Index(i) => format!("(T){}", idx(i)),
         Val::Temp(t) => format!("t{t}"),
+        Val::Pow2i(a) => format!("(T)exp2((T)({}))", val(a)),
         // A serial reduction per thread, as an immediately called lambda.
         Val::Reduce {
             combiner,

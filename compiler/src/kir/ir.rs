@@ -83,6 +83,9 @@ pub enum Val {
     Select(Box<Val>, Box<Val>, Box<Val>),
     /// Temporary `t`, computed before at the same domain point (a value used twice).
     Temp(usize),
+    /// 2^n for an integer-valued n whose power is a normal number of the compute type,
+    /// exact (the scaling step of the math polynomials, built from exponent bits).
+    Pow2i(Box<Val>),
     /// `body` combined over every point of the reduction axes (`Idx::Red(k)` ranges over
     /// `0..extents[k]`), starting from the combiner's identity. At most one per kernel.
     Reduce {
@@ -166,7 +169,7 @@ impl Val {
                 }
             }
             Val::Load { index, .. } | Val::Index(index) => index.coord_axes(axes),
-            Val::Unary(_, a) => a.coord_axes(temps, axes),
+            Val::Unary(_, a) | Val::Pow2i(a) => a.coord_axes(temps, axes),
             Val::Binary(_, a, b) => {
                 a.coord_axes(temps, axes);
                 b.coord_axes(temps, axes);
@@ -187,7 +190,7 @@ impl Val {
         match self {
             Val::Const(_) | Val::Temp(_) => 0,
             Val::Load { index, .. } | Val::Index(index) => index.dims(),
-            Val::Unary(_, a) => a.dims(),
+            Val::Unary(_, a) | Val::Pow2i(a) => a.dims(),
             Val::Binary(_, a, b) => a.dims().max(b.dims()),
             Val::Select(c, a, b) => c.dims().max(a.dims()).max(b.dims()),
             Val::Reduce { extents, body, .. } => {
@@ -223,7 +226,7 @@ impl Val {
         match self {
             Val::Load { buffer: b, index } => *b == buffer && (inside || index != here),
             Val::Const(_) | Val::Index(_) | Val::Temp(_) => false,
-            Val::Unary(_, a) => a.loads_elsewhere(buffer, here, inside),
+            Val::Unary(_, a) | Val::Pow2i(a) => a.loads_elsewhere(buffer, here, inside),
             Val::Binary(_, a, b) => {
                 a.loads_elsewhere(buffer, here, inside) || b.loads_elsewhere(buffer, here, inside)
             }
@@ -423,6 +426,7 @@ impl fmt::Display for Val {
             Val::Binary(op, a, b) => write!(f, "{}({a}, {b})", format!("{op:?}").to_lowercase()),
             Val::Select(c, a, b) => write!(f, "select({c}, {a}, {b})"),
             Val::Temp(t) => write!(f, "t{t}"),
+            Val::Pow2i(a) => write!(f, "pow2i({a})"),
             Val::Reduce {
                 combiner,
                 extents,

@@ -28,6 +28,7 @@ pub mod cuda;
 mod group;
 pub mod interp;
 mod ir;
+pub mod math;
 pub mod rust;
 mod simplify;
 pub mod simt;

@@ -139,6 +139,7 @@ fn val(v: &Val) -> String {
         Val::Load { buffer, index } => format!("(in{buffer}[({}) as usize] as T)", idx(index)),
         Val::Index(i) => format!("({} as T)", idx(i)),
         Val::Temp(t) => format!("t{t}"),
+        Val::Pow2i(a) => format!("(2.0 as T).powi(({}) as i32)", val(a)),
         Val::Reduce {
             combiner,
             extents,

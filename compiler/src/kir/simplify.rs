@@ -146,6 +146,7 @@ impl Simplifier<'_> {
             },
             Val::Index(i) => Val::Index(self.idx(i)),
             Val::Unary(op, a) => Val::Unary(*op, Box::new(self.val(a))),
+            Val::Pow2i(a) => Val::Pow2i(Box::new(self.val(a))),
             Val::Binary(op, a, b) => Val::Binary(*op, Box::new(self.val(a)), Box::new(self.val(b))),
             Val::Reduce {
                 combiner,

@@ -23,7 +23,7 @@ use inkwell::targets::{
     CodeModel, InitializationConfig, RelocMode, Target as LlvmTarget, TargetMachine,
 };
 use inkwell::OptimizationLevel;
-use kiln_compiler::kir::{interp, Idx, LoopNest, Stmt, Val};
+use kiln_compiler::kir::{interp, math, Idx, LoopNest, Stmt, Val};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -265,7 +265,7 @@ impl Jit {
                     features: &host.features,
                     vector_bits: host.vector_bits,
                 };
-                let module = llvm::render(ctx, nest, &target)?;
+                let module = llvm::render(ctx, &math::expand(nest), &target)?;
                 optimize(&module, &host.machine)?;
                 if let Some(f) = &file {
                     store(f, module.write_bitcode_to_memory().as_slice());

@@ -14,8 +14,9 @@
 //! `kiln_ops::expr` in f64 exactly as the oracle does; their polynomial forms, which would
 //! vectorize, are still to come.
 //!
-//! Selects branch rather than compute both arms: an arm may load out of bounds where the
-//! guard is false (concatenation).
+//! A select whose arms load branches rather than compute both (an arm may load out of
+//! bounds where the guard is false: concatenation); one whose arms only compute is an LLVM
+//! `select`, which vectorizes.
 
 use inkwell::builder::Builder;
 use inkwell::context::Context;
@@ -164,6 +165,17 @@ fn storage_type(ctx: &Context, d: DType) -> BasicTypeEnum<'_> {
     }
 }
 
+/// Whether the value loads from a buffer (outside a guard it might read out of bounds).
+fn loads(v: &Val) -> bool {
+    match v {
+        Val::Load { .. } | Val::Reduce { .. } => true,
+        Val::Const(_) | Val::Index(_) | Val::Temp(_) => false,
+        Val::Unary(_, a) | Val::Pow2i(a) => loads(a),
+        Val::Binary(_, a, b) => loads(a) || loads(b),
+        Val::Select(c, a, b) => loads(c) || loads(a) || loads(b),
+    }
+}
+
 /// One past the highest symbolic dimension the statements use.
 fn dims_used(body: &[Stmt]) -> usize {
     fn idx(i: &Idx) -> usize {
@@ -177,7 +189,7 @@ fn dims_used(body: &[Stmt]) -> usize {
         match v {
             Val::Const(_) | Val::Temp(_) => 0,
             Val::Load { index, .. } | Val::Index(index) => idx(index),
-            Val::Unary(_, a) => val(a),
+            Val::Unary(_, a) | Val::Pow2i(a) => val(a),
             Val::Binary(_, a, b) => val(a).max(val(b)),
             Val::Select(c, a, b) => val(c).max(val(a)).max(val(b)),
             Val::Reduce { extents, body, .. } => {
@@ -372,9 +384,26 @@ impl<'c> Gen<'c, '_> {
                 let a = self.val(a)?;
                 self.unary(*op, a)?
             }
+            Val::Pow2i(n) => {
+                let n = self.val(n)?;
+                self.pow2i(n)?
+            }
             Val::Binary(op, a, b) => {
                 let (a, b) = (self.val(a)?, self.val(b)?);
                 self.binary(*op, a, b)?
+            }
+            Val::Select(c, a, b) if !loads(a) && !loads(b) => {
+                // Both arms are safe to compute: a `select`, which vectorizes.
+                let c = self.val(c)?;
+                let taken = self
+                    .b
+                    .build_float_compare(FloatPredicate::UNE, c, self.t.const_zero(), "")
+                    .map_err(err)?;
+                let (x, y) = (self.val(a)?, self.val(b)?);
+                self.b
+                    .build_select(taken, x, y, "")
+                    .map_err(err)?
+                    .into_float_value()
             }
             Val::Select(c, a, b) => {
                 let c = self.val(c)?;
@@ -474,6 +503,27 @@ impl<'c> Gen<'c, '_> {
         let take = bl.build_or(nan, wins, "").map_err(err)?;
         Ok(bl
             .build_select(take, a, b, "")
+            .map_err(err)?
+            .into_float_value())
+    }
+
+    /// 2^n for integer-valued n with a normal result: the biased exponent, shifted into
+    /// place.
+    fn pow2i(&self, n: FloatValue<'c>) -> Res<FloatValue<'c>> {
+        let b = &self.b;
+        let (it, bias, shift) = if self.t == self.ctx.f64_type() {
+            (self.ctx.i64_type(), 1023, 52)
+        } else {
+            (self.ctx.i32_type(), 127, 23)
+        };
+        let n = b.build_float_to_signed_int(n, it, "").map_err(err)?;
+        let biased = b
+            .build_int_add(n, it.const_int(bias, false), "")
+            .map_err(err)?;
+        let bits = b
+            .build_left_shift(biased, it.const_int(shift, false), "")
+            .map_err(err)?;
+        Ok(b.build_bit_cast(bits, self.t, "")
             .map_err(err)?
             .into_float_value())
     }

@@ -4,6 +4,8 @@
 //!   over the same pool and task count the kernels use;
 //! - `executor`: a bound executor's forward pass (one fused kernel, pushed on the engine
 //!   and waited for), the workload the target is set on;
+//! - `executor-tanh`: `tanh(a*b)` the same way, a math function per element (a polynomial
+//!   on the CPU JIT, `kir::math`);
 //! - `kernel-256` / `kernel-512`: the compiled kernel called directly, with 256- and
 //!   512-bit vectors, to choose the default width on this machine.
 //!
@@ -42,49 +44,70 @@ pub fn run(args: &Args) -> Result<()> {
 
     let (a, b) = (Symbol::var("a"), Symbol::var("b"));
     let y = &(&a * &b) + 1.0;
+    let values: Vec<f32> = (0..N).map(|i| (i % 1000) as f32 * 1e-3).collect();
+    let check = |got: f32| (got - (values[999] * values[999] + 1.0)).abs() <= 1e-6;
+    through_executor(args, "executor", &y, &values, copy_gbps, &check)?;
+    // A math function per element (a polynomial on the CPU JIT): still memory bound?
+    let t = kiln::sym::tanh().data(&(&a * &b)).build()?;
+    let check_tanh = |got: f32| (got - (values[999] * values[999]).tanh()).abs() <= 1e-6;
+    through_executor(args, "executor-tanh", &t, &values, copy_gbps, &check_tanh)?;
+
+    #[cfg(feature = "llvm")]
+    direct_kernels(args, &y, &values, copy_gbps)?;
+    Ok(())
+}
+
+/// `y` (of inputs `a` and `b`) through a bound executor, in GB/s of its two reads and one
+/// write; `check` judges element 999 of the output.
+fn through_executor(
+    args: &Args,
+    variant: &str,
+    y: &Symbol,
+    values: &[f32],
+    copy_gbps: f64,
+    check: &dyn Fn(f32) -> bool,
+) -> Result<()> {
     let exe = Executor::simple_bind(
-        &y,
+        y,
         Device::Cpu,
         &[("a", &[N]), ("b", &[N])],
         GradReqs::All(kiln::compiler::autodiff::GradReq::Null),
     )?;
-    let values: Vec<f32> = (0..N).map(|i| (i % 1000) as f32 * 1e-3).collect();
     for arg in exe.arg_arrays() {
-        arg.copy_from(&NDArray::from_slice(&values, &[N])?)?;
+        arg.copy_from(&NDArray::from_slice(values, &[N])?)?;
     }
     let (_, kernels, nodes) = exe.backend();
-    let engine_error = |e: kiln::runtime::EngineError| Error::Input(e.to_string());
     let mut failed = None;
-    let fused = time(args.runs, || {
+    let timing = time(args.runs, || {
         exe.forward(false);
         if let Err(e) = exe.outputs()[0].wait_to_read() {
             failed = Some(e);
         }
     });
     if let Some(e) = failed {
-        return Err(engine_error(e));
+        return Err(Error::Input(e.to_string()));
     }
     let got = exe.outputs()[0].to_vec::<f32>()?;
-    if (got[999] - (values[999] * values[999] + 1.0)).abs() > 1e-6 {
-        return Err(Error::Input(format!("a*b+1 computed {} at 999", got[999])));
+    if !check(got[999]) {
+        return Err(Error::Input(format!(
+            "{variant} computed {} at 999",
+            got[999]
+        )));
     }
-    let w1 = gbps(3 * N * 4, fused.0);
+    let rate = gbps(3 * N * 4, timing.0);
     report(
         args,
-        "executor",
-        fused,
+        variant,
+        timing,
         json!({
-            "gbps": w1, "copy_gbps": copy_gbps, "ratio": w1 / copy_gbps,
+            "gbps": rate, "copy_gbps": copy_gbps, "ratio": rate / copy_gbps,
             "kernels": kernels, "reference_nodes": nodes, "elements": N,
         }),
         &format!(
-            "{w1:6.2} GB/s = {:.2}x copy ({kernels} compiled kernel(s), {nodes} reference node(s))",
-            w1 / copy_gbps
+            "{rate:6.2} GB/s = {:.2}x copy ({kernels} compiled kernel(s), {nodes} reference node(s))",
+            rate / copy_gbps
         ),
     );
-
-    #[cfg(feature = "llvm")]
-    direct_kernels(args, &y, &values, copy_gbps)?;
     Ok(())
 }
 
