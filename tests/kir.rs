@@ -8,7 +8,7 @@
 
 use kiln_compiler::infer::infer;
 use kiln_compiler::kir::{
-    self, cuda, from_group, lower, Buffer, Idx, Kernel, LoopNest, Lowered, Schedule, Stmt, Val,
+    self, cuda, from_group, gpu, lower, Buffer, Idx, Kernel, LoopNest, Lowered, Schedule, Stmt, Val,
 };
 use kiln_compiler::passes::fuse;
 use kiln_compiler::{interpret, DType, Entry, Graph, NodeId, RunOptions, Symbol, Tensor};
@@ -47,7 +47,9 @@ fn compile_cuda(kernel: &Kernel) {
 }
 
 /// The SIMT emulator gives `expected` under launches smaller than, near, and larger than
-/// the domain.
+/// the domain: kernels with reductions under the block schedule CUDA renders them with
+/// (at several block sizes; the tree sums in another order, hence a tolerance), the rest
+/// under the grid-stride schedule (exactly).
 fn assert_simt_matches(
     k: &Kernel,
     inputs: &[&Tensor],
@@ -55,6 +57,18 @@ fn assert_simt_matches(
     shapes: &[Vec<usize>],
     expected: &[Tensor],
 ) {
+    if gpu::block_reduce(k, cuda::REDUCTION_BLOCK).is_ok() {
+        for block in [32, 64, cuda::REDUCTION_BLOCK] {
+            let gk = gpu::block_reduce(k, block).unwrap();
+            for grid in [1, 3, 64] {
+                let got = kir::simt::run_block(&gk, grid, inputs, dims, shapes)
+                    .unwrap_or_else(|e| panic!("{e}\n{gk}"));
+                let nest = lower(k, &Schedule::cpu(k)).unwrap();
+                assert_close(expected, &got, 1e-6, &nest);
+            }
+        }
+        return;
+    }
     for (grid, block) in [(1, 1), (3, 32), (1024, 256)] {
         let got = kir::simt::run(k, grid, block, inputs, dims, shapes).unwrap();
         for (want, have) in expected.iter().zip(&got) {
@@ -796,4 +810,76 @@ fn math_polynomials_meet_their_stated_error_bounds() {
             worst.1
         );
     }
+}
+
+#[test]
+fn reductions_run_as_block_reductions_with_barriers_and_shuffles() {
+    // Softmax over rows of 37: two reductions (max, then the sum of exponentials), each a
+    // strided accumulation, a shared-memory tree and a warp of shuffles.
+    let x = Symbol::var("x");
+    let keep = [("axis", "1"), ("keepdims", "1")];
+    let e = call(
+        "exp",
+        &[&call(
+            "broadcast_sub",
+            &[&x, &call("max", &[&x], &keep)],
+            &[],
+        )],
+        &[],
+    );
+    let sm = call("broadcast_div", &[&e, &call("sum", &[&e], &keep)], &[]);
+    let inputs = HashMap::from([("x".to_string(), tensor(DType::F32, &[5, 37], 0.7))]);
+    let g = sm.to_graph().unwrap();
+    let shapes = HashMap::from([("x".to_string(), vec![5, 37])]);
+    let inferred = infer(&g, &shapes, &HashMap::new()).unwrap();
+    let group: Vec<NodeId> = g
+        .node_ids()
+        .filter(|&id| !g.node(id).is_variable())
+        .collect();
+    let k = from_group(&g, &inferred, &group, "softmax")
+        .unwrap()
+        .remove(0)
+        .kernel;
+    let gk = gpu::block_reduce(&k, 64).unwrap();
+    let text = gk.to_string();
+    // Per reduction: after the partials, one halving step (64 → 32), after the warp, and
+    // after everyone read the result; five shuffles.
+    let reductions = k
+        .temps
+        .iter()
+        .filter(|t| matches!(t, Val::Reduce { .. }))
+        .count();
+    assert!(reductions >= 2, "{text}");
+    assert_eq!(text.matches("barrier").count(), 4 * reductions, "{text}");
+    assert_eq!(
+        text.matches("shuffle_down").count(),
+        5 * reductions,
+        "{text}"
+    );
+    let source = cuda::render(&k).unwrap();
+    assert!(
+        source.contains("__syncthreads()") && source.contains("__shfl_down_sync"),
+        "{source}"
+    );
+    compile_cuda(&k);
+    check(&sm, &inputs, 1e-5);
+
+    // A missing barrier is a race the emulator reports.
+    let mut broken = gk.clone();
+    fn drop_first_barrier(body: &mut Vec<gpu::GStmt>) -> bool {
+        if let Some(i) = body.iter().position(|s| *s == gpu::GStmt::Barrier) {
+            body.remove(i);
+            return true;
+        }
+        body.iter_mut().any(|s| match s {
+            gpu::GStmt::For { body, .. } | gpu::GStmt::IfLess { body, .. } => {
+                drop_first_barrier(body)
+            }
+            _ => false,
+        })
+    }
+    assert!(drop_first_barrier(&mut broken.body));
+    let xs = tensor(DType::F32, &[5, 37], 0.7);
+    let err = kir::simt::run_block(&broken, 2, &[&xs], &[], &[vec![5, 37]]).unwrap_err();
+    assert!(err.contains("shared-memory race"), "{err}");
 }

@@ -8,6 +8,7 @@
 //! come from a small prelude. Storage types convert on load and store. Half-precision
 //! storage is not rendered yet: it is refused with the buffer's name.
 
+use super::gpu::{block_reduce, GStmt, GpuKernel, Launch};
 use super::ir::{Buffer, Idx, Kernel, Val};
 use kiln_ops::expr::{Binary, Unary};
 use kiln_ops::{Combiner, DType};
@@ -60,20 +61,22 @@ __device__ T kiln_digamma(T x) {
 }
 "#;
 
-/// Renders `k` as one `extern "C" __global__` function named after the kernel, in a
-/// namespace of its own.
-pub fn render(k: &Kernel) -> Result<String, String> {
-    let compute = match k.compute {
-        DType::F32 => "float",
-        DType::F64 => "double",
-        other => {
-            return Err(format!(
-                "kernel `{}`: compute type {other} is not rendered to CUDA",
-                k.name
-            ))
-        }
-    };
-    let dims = k.symbolic_dims();
+/// Threads per block of reduction kernels ([`block_reduce`]).
+pub const REDUCTION_BLOCK: u32 = 256;
+
+fn compute_type(k: &Kernel) -> Result<&'static str, String> {
+    match k.compute {
+        DType::F32 => Ok("float"),
+        DType::F64 => Ok("double"),
+        other => Err(format!(
+            "kernel `{}`: compute type {other} is not rendered to CUDA",
+            k.name
+        )),
+    }
+}
+
+/// The buffers, then the symbolic dimensions.
+fn params(k: &Kernel) -> Result<Vec<String>, String> {
     let mut params = Vec::new();
     for (i, b) in k.inputs.iter().enumerate() {
         params.push(format!("const {}* __restrict__ in{i}", storage_type(b)?));
@@ -81,7 +84,20 @@ pub fn render(k: &Kernel) -> Result<String, String> {
     for (i, b) in k.outputs.iter().enumerate() {
         params.push(format!("{}* __restrict__ out{i}", storage_type(b)?));
     }
-    params.extend((0..dims).map(|d| format!("long long dim{d}")));
+    params.extend((0..k.symbolic_dims()).map(|d| format!("long long dim{d}")));
+    Ok(params)
+}
+
+/// Renders `k` as one `extern "C" __global__` function named after the kernel, in a
+/// namespace of its own: a kernel with reductions over its inner axes under the block
+/// schedule ([`block_reduce`], launched with [`REDUCTION_BLOCK`] threads per block), any
+/// other under the element-wise grid-stride schedule (any launch).
+pub fn render(k: &Kernel) -> Result<String, String> {
+    let compute = compute_type(k)?;
+    if let Ok(gk) = block_reduce(k, REDUCTION_BLOCK) {
+        return render_block(&gk);
+    }
+    let mut params = params(k)?;
     params.push("long long n".into());
 
     // A namespace per kernel keeps `T` and the prelude apart, so the kernels of a model
@@ -122,6 +138,105 @@ pub fn render(k: &Kernel) -> Result<String, String> {
     Ok(s)
 }
 
+/// Renders a block-scheduled kernel: `__launch_bounds__` of its block, the shared array,
+/// coordinates and registers declared up front, and its statements.
+pub fn render_block(gk: &GpuKernel) -> Result<String, String> {
+    let k = &gk.kernel;
+    let compute = compute_type(k)?;
+    let mut s = format!(
+        "namespace kiln_{} {{\ntypedef {compute} T;\n{PRELUDE}\n",
+        k.name
+    );
+    writeln!(
+        s,
+        "extern \"C\" __global__ void __launch_bounds__({}) {}({}) {{",
+        gk.block,
+        k.name,
+        params(k)?.join(", ")
+    )
+    .unwrap();
+    writeln!(s, "  __shared__ T kiln_shared[{}];", gk.shared.max(1)).unwrap();
+    let coords: Vec<String> = (0..gk.coords).map(|c| format!("i{c} = 0")).collect();
+    writeln!(s, "  long long {};", coords.join(", ")).unwrap();
+    let regs: Vec<String> = (0..gk.registers).map(|r| format!("t{r} = 0")).collect();
+    writeln!(s, "  T {};", regs.join(", ")).unwrap();
+    block_stmts(&mut s, &gk.body, &k.outputs, 1)?;
+    s += "}\n}\n";
+    Ok(s)
+}
+
+fn block_stmts(
+    s: &mut String,
+    body: &[GStmt],
+    outputs: &[Buffer],
+    depth: usize,
+) -> Result<(), String> {
+    let pad = "  ".repeat(depth);
+    for st in body {
+        match st {
+            GStmt::Launch { coord, value } => {
+                let v = match value {
+                    Launch::Thread => "threadIdx.x",
+                    Launch::Block => "blockIdx.x",
+                    Launch::Blocks => "gridDim.x",
+                };
+                writeln!(s, "{pad}i{coord} = {v};").unwrap();
+            }
+            GStmt::SetCoord { coord, value } => {
+                writeln!(s, "{pad}i{coord} = {};", idx(value)).unwrap()
+            }
+            GStmt::For {
+                coord,
+                start,
+                end,
+                step,
+                body,
+            } => {
+                writeln!(
+                    s,
+                    "{pad}for (i{coord} = {}; i{coord} < {}; i{coord} += {}) {{",
+                    idx(start),
+                    idx(end),
+                    idx(step)
+                )
+                .unwrap();
+                block_stmts(s, body, outputs, depth + 1)?;
+                writeln!(s, "{pad}}}").unwrap();
+            }
+            GStmt::IfLess { lhs, rhs, body } => {
+                writeln!(s, "{pad}if ({} < {}) {{", idx(lhs), idx(rhs)).unwrap();
+                block_stmts(s, body, outputs, depth + 1)?;
+                writeln!(s, "{pad}}}").unwrap();
+            }
+            GStmt::Set { reg, value } => writeln!(s, "{pad}t{reg} = {};", val(value)).unwrap(),
+            GStmt::SharedStore { at, value } => {
+                writeln!(s, "{pad}kiln_shared[{}] = {};", idx(at), val(value)).unwrap()
+            }
+            GStmt::Barrier => writeln!(s, "{pad}__syncthreads();").unwrap(),
+            GStmt::ShuffleDown { reg, src, delta } => writeln!(
+                s,
+                "{pad}t{reg} = __shfl_down_sync(0xffffffffu, t{src}, {delta});"
+            )
+            .unwrap(),
+            GStmt::Store {
+                output,
+                index,
+                value,
+            } => {
+                let ty = storage_type(&outputs[*output])?;
+                writeln!(
+                    s,
+                    "{pad}out{output}[{}] = ({ty})({});",
+                    idx(index),
+                    val(value)
+                )
+                .unwrap()
+            }
+        }
+    }
+    Ok(())
+}
+
 fn idx(i: &Idx) -> String {
     match i {
         Idx::Const(c) => format!("{c}LL"),
@@ -151,6 +266,7 @@ fn val(v: &Val) -> String {
         Val::Index(i) => format!("(T){}", idx(i)),
         Val::Temp(t) => format!("t{t}"),
         Val::Pow2i(a) => format!("(T)exp2((T)({}))", val(a)),
+        Val::Shared(i) => format!("kiln_shared[{}]", idx(i)),
         // A serial reduction per thread, as an immediately called lambda.
         Val::Reduce {
             combiner,

@@ -14,6 +14,8 @@ pub(super) struct Env<'a> {
     pub red: Vec<i64>,
     pub dims: &'a [i64],
     pub inputs: &'a [&'a Tensor],
+    /// The block's shared array (GPU schedules).
+    pub shared: &'a [f64],
 }
 
 pub(super) fn idx(e: &Idx, env: &Env) -> Result<i64, String> {
@@ -79,6 +81,7 @@ pub(super) fn val(v: &Val, env: &Env) -> Result<f64, String> {
                 red: vec![0; extents.len()],
                 dims: env.dims,
                 inputs: env.inputs,
+                shared: env.shared,
             };
             let mut acc = combiner.identity();
             // Row-major over the reduction axes, as the reference kernel walks them.
@@ -104,6 +107,18 @@ pub(super) fn val(v: &Val, env: &Env) -> Result<f64, String> {
             .ok_or_else(|| format!("t{t} read before it is set"))?,
         Val::Unary(op, a) => op.apply(val(a, env)?),
         Val::Pow2i(a) => 2f64.powi(val(a, env)? as i32),
+        Val::Shared(i) => {
+            let at = idx(i, env)?;
+            *usize::try_from(at)
+                .ok()
+                .and_then(|a| env.shared.get(a))
+                .ok_or_else(|| {
+                    format!(
+                        "shared[{at}] is out of bounds ({} elements)",
+                        env.shared.len()
+                    )
+                })?
+        }
         Val::Binary(op, a, b) => op.apply(val(a, env)?, val(b, env)?),
         Val::Select(c, a, b) => {
             if val(c, env)? != 0.0 {
@@ -203,6 +218,7 @@ pub fn run(
         red: vec![],
         dims,
         inputs,
+        shared: &[],
     };
     let mut outs = allocate_outputs(&nest.outputs, &env, out_shapes)?;
     exec(&nest.body, &mut env, &mut outs)?;
@@ -218,6 +234,7 @@ pub fn extent(e: &Idx, dims: &[i64]) -> Result<i64, String> {
         red: vec![],
         dims,
         inputs: &[],
+        shared: &[],
     };
     idx(e, &env)
 }

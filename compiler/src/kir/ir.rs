@@ -83,6 +83,8 @@ pub enum Val {
     Select(Box<Val>, Box<Val>, Box<Val>),
     /// Temporary `t`, computed before at the same domain point (a value used twice).
     Temp(usize),
+    /// Element `i` of the block's shared array (GPU schedules only).
+    Shared(Idx),
     /// 2^n for an integer-valued n whose power is a normal number of the compute type,
     /// exact (the scaling step of the math polynomials, built from exponent bits).
     Pow2i(Box<Val>),
@@ -168,7 +170,9 @@ impl Val {
                     axes[a] |= d;
                 }
             }
-            Val::Load { index, .. } | Val::Index(index) => index.coord_axes(axes),
+            Val::Load { index, .. } | Val::Index(index) | Val::Shared(index) => {
+                index.coord_axes(axes)
+            }
             Val::Unary(_, a) | Val::Pow2i(a) => a.coord_axes(temps, axes),
             Val::Binary(_, a, b) => {
                 a.coord_axes(temps, axes);
@@ -189,7 +193,7 @@ impl Val {
     fn dims(&self) -> usize {
         match self {
             Val::Const(_) | Val::Temp(_) => 0,
-            Val::Load { index, .. } | Val::Index(index) => index.dims(),
+            Val::Load { index, .. } | Val::Index(index) | Val::Shared(index) => index.dims(),
             Val::Unary(_, a) | Val::Pow2i(a) => a.dims(),
             Val::Binary(_, a, b) => a.dims().max(b.dims()),
             Val::Select(c, a, b) => c.dims().max(a.dims()).max(b.dims()),
@@ -201,6 +205,17 @@ impl Val {
 }
 
 impl Kernel {
+    /// For each temporary, the domain axes it depends on (through earlier temporaries).
+    pub(crate) fn temp_axes(&self) -> Vec<Vec<bool>> {
+        let mut depends: Vec<Vec<bool>> = Vec::with_capacity(self.temps.len());
+        for t in &self.temps {
+            let mut axes = vec![false; self.domain.len()];
+            t.coord_axes(&depends, &mut axes);
+            depends.push(axes);
+        }
+        depends
+    }
+
     /// How many symbolic dimensions the kernel must be given when it runs.
     pub fn symbolic_dims(&self) -> usize {
         let buffers = self
@@ -225,7 +240,7 @@ impl Val {
     fn loads_elsewhere(&self, buffer: usize, here: &Idx, inside: bool) -> bool {
         match self {
             Val::Load { buffer: b, index } => *b == buffer && (inside || index != here),
-            Val::Const(_) | Val::Index(_) | Val::Temp(_) => false,
+            Val::Const(_) | Val::Index(_) | Val::Temp(_) | Val::Shared(_) => false,
             Val::Unary(_, a) | Val::Pow2i(a) => a.loads_elsewhere(buffer, here, inside),
             Val::Binary(_, a, b) => {
                 a.loads_elsewhere(buffer, here, inside) || b.loads_elsewhere(buffer, here, inside)
@@ -349,12 +364,7 @@ pub fn lower(k: &Kernel, s: &Schedule) -> Result<LoopNest, String> {
     // Each temporary is computed inside the loops of the axes it depends on and no
     // deeper: a row's reduction runs once per row, not once per element.
     let rank = k.domain.len();
-    let mut depends: Vec<Vec<bool>> = Vec::with_capacity(k.temps.len());
-    for t in &k.temps {
-        let mut axes = vec![false; rank];
-        t.coord_axes(&depends, &mut axes);
-        depends.push(axes);
-    }
+    let depends = k.temp_axes();
     let level = |axes: &[bool]| {
         s.order
             .iter()
@@ -427,6 +437,7 @@ impl fmt::Display for Val {
             Val::Select(c, a, b) => write!(f, "select({c}, {a}, {b})"),
             Val::Temp(t) => write!(f, "t{t}"),
             Val::Pow2i(a) => write!(f, "pow2i({a})"),
+            Val::Shared(i) => write!(f, "shared[{i}]"),
             Val::Reduce {
                 combiner,
                 extents,

@@ -132,7 +132,9 @@ impl Expander {
 
     fn val(&mut self, v: &Val, in_reduce: bool) -> Val {
         match v {
-            Val::Const(_) | Val::Load { .. } | Val::Index(_) | Val::Temp(_) => v.clone(),
+            Val::Const(_) | Val::Load { .. } | Val::Index(_) | Val::Temp(_) | Val::Shared(_) => {
+                v.clone()
+            }
             Val::Unary(op @ (Unary::Exp | Unary::Tanh), a) => {
                 let a = self.val(a, in_reduce);
                 let a = self.bind(a, in_reduce);

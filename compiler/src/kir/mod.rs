@@ -25,6 +25,7 @@
 //! GPU reductions through shared memory and barriers are schedule work still to come.
 
 pub mod cuda;
+pub mod gpu;
 mod group;
 pub mod interp;
 mod ir;

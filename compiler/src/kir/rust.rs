@@ -140,6 +140,7 @@ fn val(v: &Val) -> String {
         Val::Index(i) => format!("({} as T)", idx(i)),
         Val::Temp(t) => format!("t{t}"),
         Val::Pow2i(a) => format!("(2.0 as T).powi(({}) as i32)", val(a)),
+        Val::Shared(_) => "{ compile_error!(\"shared memory is GPU-only\") }".into(),
         Val::Reduce {
             combiner,
             extents,

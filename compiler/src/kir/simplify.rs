@@ -147,6 +147,7 @@ impl Simplifier<'_> {
             Val::Index(i) => Val::Index(self.idx(i)),
             Val::Unary(op, a) => Val::Unary(*op, Box::new(self.val(a))),
             Val::Pow2i(a) => Val::Pow2i(Box::new(self.val(a))),
+            Val::Shared(i) => Val::Shared(self.idx(i)),
             Val::Binary(op, a, b) => Val::Binary(*op, Box::new(self.val(a)), Box::new(self.val(b))),
             Val::Reduce {
                 combiner,
@@ -251,6 +252,7 @@ mod tests {
                         red: vec![],
                         dims: &[],
                         inputs: &[],
+                        shared: &[],
                     };
                     assert_eq!(
                         eval(e, &env),

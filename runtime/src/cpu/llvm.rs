@@ -169,7 +169,7 @@ fn storage_type(ctx: &Context, d: DType) -> BasicTypeEnum<'_> {
 fn loads(v: &Val) -> bool {
     match v {
         Val::Load { .. } | Val::Reduce { .. } => true,
-        Val::Const(_) | Val::Index(_) | Val::Temp(_) => false,
+        Val::Const(_) | Val::Index(_) | Val::Temp(_) | Val::Shared(_) => false,
         Val::Unary(_, a) | Val::Pow2i(a) => loads(a),
         Val::Binary(_, a, b) => loads(a) || loads(b),
         Val::Select(c, a, b) => loads(c) || loads(a) || loads(b),
@@ -188,7 +188,7 @@ fn dims_used(body: &[Stmt]) -> usize {
     fn val(v: &Val) -> usize {
         match v {
             Val::Const(_) | Val::Temp(_) => 0,
-            Val::Load { index, .. } | Val::Index(index) => idx(index),
+            Val::Load { index, .. } | Val::Index(index) | Val::Shared(index) => idx(index),
             Val::Unary(_, a) | Val::Pow2i(a) => val(a),
             Val::Binary(_, a, b) => val(a).max(val(b)),
             Val::Select(c, a, b) => val(c).max(val(a)).max(val(b)),
@@ -388,6 +388,7 @@ impl<'c> Gen<'c, '_> {
                 let n = self.val(n)?;
                 self.pow2i(n)?
             }
+            Val::Shared(_) => return Err("shared memory belongs to GPU schedules".into()),
             Val::Binary(op, a, b) => {
                 let (a, b) = (self.val(a)?, self.val(b)?);
                 self.binary(*op, a, b)?
