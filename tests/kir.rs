@@ -597,9 +597,8 @@ fn awkward_sizes_on_every_backend() {
     }
 }
 
-#[cfg(feature = "llvm")]
 #[test]
-fn storage_dtypes_convert_on_load_and_store_in_llvm() {
+fn storage_dtypes_convert_on_load_and_store_on_every_backend() {
     // Every storage dtype in and out of an f32 kernel: y = 2.5 * x - 1.25, with NaN,
     // infinities, negatives and values past each integer range.
     let dtypes = [
@@ -622,10 +621,12 @@ fn storage_dtypes_convert_on_load_and_store_in_llvm() {
             _ => (i as f64 * 0.731).sin() * 150.0,
         })
         .collect();
+    // Half-precision outputs may round the other way from an f32 intermediate.
+    let (mut half, mut exact) = (Vec::new(), Vec::new());
     for &from in &dtypes {
         for &to in &dtypes {
             let k = Kernel {
-                name: "convert".into(),
+                name: format!("convert_{from}_{to}"),
                 domain: vec![Idx::Const(n as i64)],
                 inputs: vec![Buffer {
                     name: "x".into(),
@@ -656,16 +657,18 @@ fn storage_dtypes_convert_on_load_and_store_in_llvm() {
             let x = Tensor::new(from, vec![n], raw.clone());
             let shapes = vec![vec![n]];
             let want = kir::interp::run(&nest, &[&x], &[], &shapes).unwrap();
-            let got = llvm::run(&nest, &[&x], &[], &shapes);
-            // Half-precision outputs may round the other way from an f32 intermediate.
-            let tolerance = if matches!(to, DType::F16 | DType::BF16) {
-                8e-3
+            compile_cuda(&k);
+            assert_simt_matches(&k, &[&x], &[], &shapes, &want);
+            let case = (nest, vec![x], vec![], shapes, want);
+            if matches!(to, DType::F16 | DType::BF16) {
+                half.push(case);
             } else {
-                1e-6
-            };
-            assert_close(&want, &got, tolerance, &nest);
+                exact.push(case);
+            }
         }
     }
+    assert_backends_match(&half, 8e-3, true);
+    assert_backends_match(&exact, 1e-6, true);
 }
 
 #[cfg(feature = "llvm")]

@@ -35,6 +35,8 @@ pub use def::{
 pub use dtype::DType;
 pub use expr::{c, x, Expr};
 pub use grad::gradient;
+/// Half-precision types, for generated code that stores f16 and bf16.
+pub use half;
 pub use index::{IndexExpr, IndexMap, Piece};
 pub use param::{param, Attrs, ParamDef, ParamError, ParamType, Value};
 pub use reference::evaluate;

@@ -34,7 +34,8 @@ fn rust_type(dtype: DType) -> &'static str {
         DType::I64 => "i64",
         DType::I8 => "i8",
         DType::U8 | DType::Bool => "u8",
-        other => panic!("no test buffers of {other}"),
+        DType::F16 => "kiln_ops::half::f16",
+        DType::BF16 => "kiln_ops::half::bf16",
     }
 }
 
@@ -126,32 +127,13 @@ pub fn compile(nests: &[LoopNest], tag: &str) -> RustKernels {
 fn to_bytes(t: &Tensor) -> Vec<u8> {
     let mut bytes = Vec::new();
     for &v in &t.data {
-        match t.dtype {
-            DType::F32 => bytes.extend((v as f32).to_ne_bytes()),
-            DType::F64 => bytes.extend(v.to_ne_bytes()),
-            DType::I32 => bytes.extend((v as i32).to_ne_bytes()),
-            DType::I64 => bytes.extend((v as i64).to_ne_bytes()),
-            DType::I8 => bytes.extend((v as i8).to_ne_bytes()),
-            DType::U8 | DType::Bool => bytes.push(v as u8),
-            other => panic!("no test buffers of {other}"),
-        }
+        t.dtype.write(v, &mut bytes);
     }
     bytes
 }
 
 fn from_bytes(dtype: DType, shape: &[usize], bytes: &[u8]) -> Tensor {
-    let size = to_bytes(&Tensor::zeros(dtype, vec![1])).len();
-    let data = bytes
-        .chunks(size)
-        .map(|c| match dtype {
-            DType::F32 => f32::from_ne_bytes(c.try_into().unwrap()) as f64,
-            DType::F64 => f64::from_ne_bytes(c.try_into().unwrap()),
-            DType::I32 => i32::from_ne_bytes(c.try_into().unwrap()) as f64,
-            DType::I64 => i64::from_ne_bytes(c.try_into().unwrap()) as f64,
-            DType::I8 => i8::from_ne_bytes(c.try_into().unwrap()) as f64,
-            _ => c[0] as f64,
-        })
-        .collect();
+    let data = bytes.chunks(dtype.size()).map(|c| dtype.read(c)).collect();
     Tensor::new(dtype, shape.to_vec(), data)
 }
 

@@ -5,8 +5,8 @@
 //!
 //! Values are computed in the kernel's compute type (`float` or `double`) with CUDA's
 //! math library; operators without a CUDA counterpart (MXNet's `mod`, `sign`, digamma)
-//! come from a small prelude. Storage types convert on load and store. Half-precision
-//! storage is not rendered yet: it is refused with the buffer's name.
+//! come from a small prelude. Storage types convert on load and store, f16 and bf16
+//! included (they compute in f32).
 
 use super::gpu::{block_reduce, GStmt, GpuKernel, Launch};
 use super::ir::{Buffer, Idx, Kernel, Val};
@@ -23,17 +23,53 @@ fn storage_type(b: &Buffer) -> Result<&'static str, String> {
         DType::I8 => "signed char",
         DType::I32 => "int",
         DType::I64 => "long long",
-        DType::F16 | DType::BF16 => {
-            return Err(format!(
-                "buffer `{}`: {} storage is not rendered to CUDA yet",
-                b.name, b.dtype
-            ))
+        DType::F16 => "kiln_f16",
+        DType::BF16 => "kiln_bf16",
+    })
+}
+
+/// `value` (of the compute type) as buffer `b` stores it, rounded as the interpreter
+/// rounds: integers through 64 bits (wrapping to the width), bool as value != 0.
+fn stored(b: &Buffer, value: &str) -> Result<String, String> {
+    let ty = storage_type(b)?;
+    Ok(match b.dtype {
+        DType::F32 | DType::F64 => format!("({ty})({value})"),
+        DType::F16 => format!("kiln_to_f16((float)({value}))"),
+        DType::BF16 => format!("kiln_to_bf16((float)({value}))"),
+        DType::Bool => format!("(unsigned char)(({value}) != 0)"),
+        DType::U8 | DType::I8 | DType::I32 | DType::I64 => {
+            format!("({ty})(long long)({value})")
         }
     })
 }
 
-/// Helpers in the compute type `T`, matching `kiln_ops::expr::eval`'s semantics.
+/// Helpers in the compute type `T`, matching `kiln_ops::expr::eval`'s semantics, and the
+/// storage conversions: `kiln_ld` overloaded on every storage type, half precision in
+/// distinct structs converted by PTX `cvt` (f16) and bit arithmetic (bf16, rounding to
+/// nearest even, NaN kept quiet), so no header is needed.
 const PRELUDE: &str = r#"
+struct kiln_f16 { unsigned short bits; };
+struct kiln_bf16 { unsigned short bits; };
+__device__ __forceinline__ float kiln_ld_f32(kiln_f16 h) {
+  float f; asm("{ cvt.f32.f16 %0, %1; }" : "=f"(f) : "h"(h.bits)); return f;
+}
+__device__ __forceinline__ kiln_f16 kiln_to_f16(float f) {
+  kiln_f16 h; asm("{ cvt.rn.f16.f32 %0, %1; }" : "=h"(h.bits) : "f"(f)); return h;
+}
+__device__ __forceinline__ kiln_bf16 kiln_to_bf16(float f) {
+  unsigned int b = __float_as_uint(f);
+  kiln_bf16 h;
+  h.bits = (f != f) ? (unsigned short)((b >> 16) | 0x40) : (unsigned short)((b + 0x7FFF + ((b >> 16) & 1)) >> 16);
+  return h;
+}
+__device__ __forceinline__ T kiln_ld(kiln_f16 h) { return (T)kiln_ld_f32(h); }
+__device__ __forceinline__ T kiln_ld(kiln_bf16 h) { return (T)__uint_as_float((unsigned int)h.bits << 16); }
+__device__ __forceinline__ T kiln_ld(float x) { return (T)x; }
+__device__ __forceinline__ T kiln_ld(double x) { return (T)x; }
+__device__ __forceinline__ T kiln_ld(unsigned char x) { return (T)x; }
+__device__ __forceinline__ T kiln_ld(signed char x) { return (T)x; }
+__device__ __forceinline__ T kiln_ld(int x) { return (T)x; }
+__device__ __forceinline__ T kiln_ld(long long x) { return (T)x; }
 __device__ __forceinline__ long long kiln_floordiv(long long a, long long b) {
   long long q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
@@ -132,7 +168,7 @@ pub fn render(k: &Kernel) -> Result<String, String> {
         writeln!(s, "    const T t{t} = {};", val(v)).unwrap();
     }
     for (o, (v, b)) in k.values.iter().zip(&k.outputs).enumerate() {
-        writeln!(s, "    out{o}[lin] = ({})({});", storage_type(b)?, val(v)).unwrap();
+        writeln!(s, "    out{o}[lin] = {};", stored(b, &val(v))?).unwrap();
     }
     s += "  }\n}\n}\n";
     Ok(s)
@@ -223,14 +259,8 @@ fn block_stmts(
                 index,
                 value,
             } => {
-                let ty = storage_type(&outputs[*output])?;
-                writeln!(
-                    s,
-                    "{pad}out{output}[{}] = ({ty})({});",
-                    idx(index),
-                    val(value)
-                )
-                .unwrap()
+                let v = stored(&outputs[*output], &val(value))?;
+                writeln!(s, "{pad}out{output}[{}] = {v};", idx(index)).unwrap()
             }
         }
     }
@@ -262,7 +292,7 @@ fn constant(c: f64) -> String {
 fn val(v: &Val) -> String {
     match v {
         Val::Const(c) => constant(*c),
-        Val::Load { buffer, index } => format!("(T)in{buffer}[{}]", idx(index)),
+        Val::Load { buffer, index } => format!("kiln_ld(in{buffer}[{}])", idx(index)),
         Val::Index(i) => format!("(T){}", idx(i)),
         Val::Temp(t) => format!("t{t}"),
         Val::Pow2i(a) => format!("(T)exp2((T)({}))", val(a)),

@@ -3,7 +3,9 @@
 //! schedule's order. The Macro issue emits this from `kiln::network!`; the CPU JIT renders
 //! the same IR to LLVM. Loop kinds other than serial are left to the caller here (the
 //! loops are written serially). Functions without a `std` counterpart (erf, erfinv,
-//! gamma, lgamma, digamma) call `kiln_ops::expr`, so the code needs `kiln_ops` in scope.
+//! gamma, lgamma, digamma) call `kiln_ops::expr`, and f16/bf16 buffers are
+//! `kiln_ops::half` slices, so the code needs `kiln_ops` in scope. Loads convert through
+//! the prelude's `Ld` trait; stores round as the interpreter does.
 
 use super::ir::{Buffer, Idx, LoopNest, Stmt, Val};
 use kiln_ops::expr::{Binary, Unary};
@@ -18,12 +20,21 @@ fn storage_type(b: &Buffer) -> Result<&'static str, String> {
         DType::I8 => "i8",
         DType::I32 => "i32",
         DType::I64 => "i64",
-        DType::F16 | DType::BF16 => {
-            return Err(format!(
-                "buffer `{}`: {} storage is not rendered to Rust yet",
-                b.name, b.dtype
-            ))
-        }
+        DType::F16 => "kiln_ops::half::f16",
+        DType::BF16 => "kiln_ops::half::bf16",
+    })
+}
+
+/// `value` (of the compute type) as buffer `b` stores it, rounded as the interpreter
+/// rounds: half precision from f64, integers through i64 (wrapping to the width), bool
+/// as value != 0.
+fn stored(b: &Buffer, value: &str) -> Result<String, String> {
+    let ty = storage_type(b)?;
+    Ok(match b.dtype {
+        DType::F32 | DType::F64 => format!("({value}) as {ty}"),
+        DType::F16 | DType::BF16 => format!("{ty}::from_f64(({value}) as f64)"),
+        DType::Bool => format!("(({value}) != 0.0) as u8"),
+        DType::U8 | DType::I8 | DType::I32 | DType::I64 => format!("(({value}) as i64) as {ty}"),
     })
 }
 
@@ -70,6 +81,16 @@ const PRELUDE: &str =
     }
     fn truth(c: bool) -> T { if c { 1.0 } else { 0.0 } }
     fn special(f: fn(f64) -> f64, a: T) -> T { f(a as f64) as T }
+    /// Storage to the compute type.
+    trait Ld { fn ld(self) -> T; }
+    impl Ld for f32 { fn ld(self) -> T { self as T } }
+    impl Ld for f64 { fn ld(self) -> T { self as T } }
+    impl Ld for u8 { fn ld(self) -> T { self as T } }
+    impl Ld for i8 { fn ld(self) -> T { self as T } }
+    impl Ld for i32 { fn ld(self) -> T { self as T } }
+    impl Ld for i64 { fn ld(self) -> T { self as T } }
+    impl Ld for kiln_ops::half::f16 { fn ld(self) -> T { self.to_f64() as T } }
+    impl Ld for kiln_ops::half::bf16 { fn ld(self) -> T { self.to_f64() as T } }
 ";
 
 fn stmts(s: &mut String, body: &[Stmt], outputs: &[Buffer], depth: usize) -> Result<(), String> {
@@ -91,12 +112,11 @@ fn stmts(s: &mut String, body: &[Stmt], outputs: &[Buffer], depth: usize) -> Res
                 index,
                 value,
             } => {
-                let ty = storage_type(&outputs[*output])?;
                 writeln!(
                     s,
-                    "{pad}out{output}[({}) as usize] = ({}) as {ty};",
+                    "{pad}out{output}[({}) as usize] = {};",
                     idx(index),
-                    val(value)
+                    stored(&outputs[*output], &val(value))?
                 )
                 .unwrap();
             }
@@ -136,7 +156,7 @@ fn constant(c: f64) -> String {
 fn val(v: &Val) -> String {
     match v {
         Val::Const(c) => constant(*c),
-        Val::Load { buffer, index } => format!("(in{buffer}[({}) as usize] as T)", idx(index)),
+        Val::Load { buffer, index } => format!("in{buffer}[({}) as usize].ld()", idx(index)),
         Val::Index(i) => format!("({} as T)", idx(i)),
         Val::Temp(t) => format!("t{t}"),
         Val::Pow2i(a) => format!("(2.0 as T).powi(({}) as i32)", val(a)),
