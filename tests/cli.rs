@@ -6,8 +6,13 @@ use common::fixture;
 use std::process::{Command, Output};
 
 fn kiln(args: &[&str]) -> Output {
+    kiln_with(args, &[])
+}
+
+fn kiln_with(args: &[&str], env: &[(&str, &str)]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_kiln"))
         .args(args)
+        .envs(env.iter().copied())
         .output()
         .expect("kiln runs")
 }
@@ -74,21 +79,32 @@ fn run_writes_the_interpreters_output() {
     let dir = fixture("kiln_written");
     let out_path = std::env::temp_dir().join(format!("kiln-run-{}.npy", std::process::id()));
     let p = |f: &str| dir.join(f).to_str().unwrap().to_string();
-    let o = kiln(&[
-        "run",
-        &p("net-symbol.json"),
-        "--params",
-        &p("net-0000.params"),
-        "--input",
-        &format!("data={}", p("input.npy")),
-        "--output",
-        out_path.to_str().unwrap(),
-    ]);
-    stdout(&o);
-    assert_eq!(
-        std::fs::read(&out_path).unwrap(),
-        std::fs::read(dir.join("output.npy")).unwrap()
-    );
+    let run = |backend: &str| {
+        let o = kiln_with(
+            &[
+                "run",
+                &p("net-symbol.json"),
+                "--params",
+                &p("net-0000.params"),
+                "--input",
+                &format!("data={}", p("input.npy")),
+                "--output",
+                out_path.to_str().unwrap(),
+            ],
+            &[("KILN_BACKEND", backend)],
+        );
+        stdout(&o);
+        assert!(String::from_utf8_lossy(&o.stderr).contains("backend:"));
+        kiln::compiler::formats::npy::read_npy(&out_path).unwrap()
+    };
+    // The interpreter writes the committed file bit for bit; the JIT (f32 kernels) within
+    // f32 rounding of it.
+    let want = kiln::compiler::formats::npy::read_npy(dir.join("output.npy")).unwrap();
+    assert_eq!(run("interp"), want);
+    let got = run("jit");
+    for (w, g) in want.data.iter().zip(&got.data) {
+        assert!((w - g).abs() <= 1e-5 * (1.0 + w.abs()), "{w} vs {g}");
+    }
     let _ = std::fs::remove_file(out_path);
 }
 
@@ -231,8 +247,9 @@ fn plan_prints_kernels_as_loops_and_cuda() {
         loops.contains("out0[(i0*784 + i1)] = in0[(i0*784 + i1)]"),
         "{loops}"
     );
+    // FullyConnected, its bias and ReLU: one kernel, the product a reduction.
     assert!(
-        loops.contains("// kernel1: FullyConnected `fc1`"),
+        loops.contains("t0 = reduce_sum(r0 < 784: mul(in0[(i0*784 + r0)], in1[(i1*784 + r0)]))"),
         "{loops}"
     );
     assert!(run("rust").contains("pub mod kernel0 {"));

@@ -886,3 +886,82 @@ fn reductions_run_as_block_reductions_with_barriers_and_shuffles() {
     let err = kir::simt::run_block(&broken, 2, &[&xs], &[], &[vec![5, 37]]).unwrap_err();
     assert!(err.contains("shared-memory race"), "{err}");
 }
+
+#[test]
+fn library_operators_lower_through_their_contractions() {
+    // Convolution (strided, padded, dilated, grouped; with a bias and a ReLU epilogue),
+    // pooling (max with padding, average, global), FullyConnected over a 4-D input, and
+    // transposed dot and batch_dot: each lowers to one kernel per group that every
+    // backend runs like the interpreter.
+    let x = Symbol::var("x");
+    let conv = call(
+        "Convolution",
+        &[&x, &Symbol::var("w"), &Symbol::var("b")],
+        &[
+            ("kernel", "(3, 2)"),
+            ("stride", "(2, 1)"),
+            ("pad", "(1, 1)"),
+            ("dilate", "(1, 2)"),
+            ("num_filter", "4"),
+            ("num_group", "2"),
+        ],
+    );
+    let relu = call("relu", &[&conv], &[]);
+    let max = call(
+        "Pooling",
+        &[&x],
+        &[
+            ("kernel", "(3, 3)"),
+            ("stride", "(2, 2)"),
+            ("pad", "(1, 1)"),
+        ],
+    );
+    let avg = call(
+        "Pooling",
+        &[&x],
+        &[
+            ("kernel", "(2, 2)"),
+            ("pool_type", "avg"),
+            ("stride", "(1, 2)"),
+        ],
+    );
+    let global = call(
+        "Pooling",
+        &[&x],
+        &[
+            ("kernel", "(1, 1)"),
+            ("global_pool", "True"),
+            ("pool_type", "avg"),
+        ],
+    );
+    let fc = call(
+        "FullyConnected",
+        &[&x, &Symbol::var("fw"), &Symbol::var("fb")],
+        &[("num_hidden", "5")],
+    );
+    let dot = call(
+        "dot",
+        &[&Symbol::var("p"), &Symbol::var("q")],
+        &[("transpose_a", "True"), ("transpose_b", "True")],
+    );
+    let bdot = call(
+        "batch_dot",
+        &[&Symbol::var("p3"), &Symbol::var("q3")],
+        &[("transpose_b", "True")],
+    );
+    let heads = Symbol::group(&[relu, max, avg, global, fc, dot, bdot]);
+    let inputs = HashMap::from([
+        ("x".to_string(), tensor(DType::F32, &[2, 4, 7, 6], 0.1)),
+        ("w".to_string(), tensor(DType::F32, &[4, 2, 3, 2], 0.2)),
+        ("b".to_string(), tensor(DType::F32, &[4], 0.3)),
+        ("fw".to_string(), tensor(DType::F32, &[5, 168], 0.4)),
+        ("fb".to_string(), tensor(DType::F32, &[5], 0.5)),
+        ("p".to_string(), tensor(DType::F32, &[3, 50], 0.6)),
+        ("q".to_string(), tensor(DType::F32, &[7, 3], 0.7)),
+        ("p3".to_string(), tensor(DType::F32, &[2, 3, 4], 0.8)),
+        ("q3".to_string(), tensor(DType::F32, &[2, 5, 4], 0.9)),
+    ]);
+    let (lowered, text) = check(&heads, &inputs, 1e-5);
+    assert!(lowered >= 7, "{lowered} kernels:\n{text}");
+    assert!(text.matches("reduce_").count() >= 7, "{text}");
+}

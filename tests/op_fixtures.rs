@@ -167,3 +167,68 @@ fn op_aliases_covered(name: &str, covered: &HashSet<String>) -> bool {
         .get(name)
         .is_some_and(|op| op.aliases.iter().any(|a| covered.contains(*a)))
 }
+
+/// Operators that declare a contraction (gemm, convolution, pooling) compute MXNet's
+/// outputs through it too: the declaration compilers lower is checked against MXNet, not
+/// only against the reference kernel.
+#[test]
+fn contractions_match_mxnet() {
+    use kiln::ops::contraction::evaluate;
+    let mut files: HashMap<String, ParamFile> = HashMap::new();
+    let (mut checked, mut declined, mut failures) = (0, 0, Vec::new());
+    let mut ops_checked = HashSet::new();
+    for case in cases() {
+        let Some(op) = registry().get(&case.op) else {
+            continue;
+        };
+        let Some(contraction) = op.contraction else {
+            continue;
+        };
+        let file = files
+            .entry(case.file.clone())
+            .or_insert_with(|| params(&format!("ops/{}", case.file)));
+        let inputs: Vec<Tensor> = case
+            .inputs
+            .iter()
+            .map(|n| file.get(&format!("{}/in/{n}", case.name)).cloned().unwrap())
+            .collect();
+        let want = file.get(&format!("{}/out/0", case.name)).cloned().unwrap();
+        let attrs = kiln::ops::Attrs::parse(op.params, &case.attrs).unwrap();
+        let in_shapes: Vec<Vec<usize>> = inputs.iter().map(|t| t.shape.clone()).collect();
+        let Ok(c) = contraction(&attrs, &in_shapes, std::slice::from_ref(&want.shape), 0) else {
+            declined += 1;
+            continue;
+        };
+        let mut got = Tensor::zeros(want.dtype, want.shape.clone());
+        evaluate(&c, &inputs.iter().collect::<Vec<_>>(), &mut got);
+        let in_tol = inputs
+            .iter()
+            .map(|t| tolerance(t.dtype))
+            .fold(0.0, f64::max);
+        match compare(&got, &want, tolerance(want.dtype).max(in_tol)) {
+            Some(msg) => failures.push(format!("{}: {msg}", case.name)),
+            None => {
+                checked += 1;
+                ops_checked.insert(case.op.clone());
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    for op in [
+        "FullyConnected",
+        "Convolution",
+        "Pooling",
+        "dot",
+        "batch_dot",
+    ] {
+        assert!(
+            ops_checked.contains(op),
+            "no MXNet case checks {op}'s contraction"
+        );
+    }
+    eprintln!("{checked} cases checked through contractions, {declined} declined");
+    assert!(
+        checked >= 60,
+        "{checked} cases checked, {declined} declined"
+    );
+}

@@ -8,7 +8,9 @@ mod common;
 use common::{compare, fixture, params};
 use kiln::compiler::autodiff::GradReq;
 use kiln::models::weights;
-use kiln::runtime::{load_checkpoint, save_checkpoint, Device, Executor, GradReqs, NDArray};
+use kiln::runtime::{
+    load_checkpoint, save_checkpoint, Backend, Device, Executor, GradReqs, NDArray,
+};
 use kiln::{Symbol, Tensor};
 use std::collections::HashMap;
 
@@ -58,7 +60,11 @@ fn param_reqs(sym: &Symbol) -> GradReqs {
 }
 
 fn check(what: &str, got: &NDArray, want: &Tensor, failures: &mut Vec<String>) {
-    if let Some(msg) = compare(&got.to_tensor().unwrap(), want, 1e-5) {
+    check_within(what, got, want, 1e-5, failures)
+}
+
+fn check_within(what: &str, got: &NDArray, want: &Tensor, rtol: f64, failures: &mut Vec<String>) {
+    if let Some(msg) = compare(&got.to_tensor().unwrap(), want, rtol) {
         failures.push(format!("{what}: {msg}"));
     }
 }
@@ -151,12 +157,21 @@ fn head_gradients_and_grad_req_add_match_mxnet() {
 }
 
 /// Ten steps of plain SGD (lr 0.01) on LeNet: `forward; backward; w -= 0.01 * g`, pushed
-/// asynchronously; the weights after step 10 match MXNet's within 1e-5 relative.
+/// asynchronously; the weights after step 10 match MXNet's within 1e-5 relative on the
+/// interpreter (which computes in f64), and within 1e-3 on the JIT: its f32 sums (as
+/// MXNet's, in another order) differ from the interpreter's by 1e-6 after one step, and
+/// training amplifies that to 4e-4 by step ten.
 #[test]
 fn lenet_trains_like_mxnet() {
+    for (backend, rtol) in [(Backend::Interpreter, 1e-5), (Backend::Jit, 1e-3)] {
+        lenet_steps(backend, rtol);
+    }
+}
+
+fn lenet_steps(backend: Backend, rtol: f64) {
     let sym = symbol("lenet");
     let file = params("train/lenet_sgd.params");
-    let exe = bind(&sym, &file, param_reqs(&sym));
+    let exe = bind(&sym, &file, param_reqs(&sym)).rebind(backend).unwrap();
     let grads = exe.grad_dict();
     let mut weights: Vec<(String, NDArray)> = exe
         .arg_dict()
@@ -182,14 +197,15 @@ fn lenet_trains_like_mxnet() {
     }
     let mut failures = Vec::new();
     for (name, w) in &weights {
-        check(
+        check_within(
             name,
             w,
             file.get(&format!("step10:{name}")).unwrap(),
+            rtol,
             &mut failures,
         );
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(failures.is_empty(), "{backend:?}:\n{}", failures.join("\n"));
 }
 
 #[test]
@@ -237,7 +253,8 @@ fn writes_a_checkpoint_mxnet_loads() {
         );
     }
     assert_eq!(aux2.len(), aux.len());
-    // The inference output the MXNet script compares against.
+    // The inference output the MXNet script compares against, from the interpreter (the
+    // committed bytes are its).
     let expected = params("train/ckpt/mxnet_resblock-expected.params");
     let data = expected.get("data").unwrap();
     let exe = Executor::simple_bind(
@@ -246,6 +263,8 @@ fn writes_a_checkpoint_mxnet_loads() {
         &[("data", &data.shape)],
         GradReqs::All(GradReq::Null),
     )
+    .unwrap()
+    .rebind(Backend::Interpreter)
     .unwrap();
     exe.copy_params_from(&args, &aux, false).unwrap();
     exe.forward_with(false, &[("data", &nd(data))]).unwrap();

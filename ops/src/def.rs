@@ -237,6 +237,9 @@ pub struct OpDef {
     pub loss: bool,
     /// How a training step updates the mutable inputs (`None`: they do not change).
     pub aux_update: Option<AuxUpdateFn>,
+    /// What a library operator computes as a contraction, for compilers that lower it to
+    /// loops (checked against the reference kernel on MXNet's fixtures).
+    pub contraction: Option<crate::contraction::ContractionFn>,
 }
 
 fn output_elems(_: &Attrs, _: &[Shape], outs: &[Shape]) -> u64 {
@@ -277,6 +280,7 @@ impl OpDef {
             grad_from_output: None,
             loss: false,
             aux_update: None,
+            contraction: None,
         }
     }
 

@@ -2,7 +2,8 @@
 //! kernel IR covers a fusion group, the operators' reference kernels elsewhere.
 //!
 //! Each fusion group of the graph is cut into parts an engine operation can run: library
-//! nodes (gemm, convolution, BatchNorm, random operators, ...) run alone, and the other
+//! nodes without a contraction (BatchNorm, softmax, random operators, ...) run alone, and
+//! the other
 //! members split into forward and backward nodes, and into those before and after the
 //! group's library nodes, so a part never both feeds and consumes another unit. A part
 //! the kernel IR lowers becomes one compiled kernel per output shape; a part it refuses
@@ -125,8 +126,14 @@ fn jit_units(g: &Graph, inferred: &Inferred, forward_nodes: usize) -> Result<Vec
         sorted.sort();
         for &id in &sorted {
             let n = g.node(id);
-            let library =
-                n.op.is_some_and(|op| matches!(op.compute, kiln_ops::Compute::Library { .. }));
+            // Library calls without a contraction for every output run alone.
+            let library = n.op.is_some_and(|op| {
+                matches!(op.compute, kiln_ops::Compute::Library { .. })
+                    && (0..inferred.shapes[id.index()].len()).any(|index| {
+                        kiln_compiler::kir::contraction_of(g, inferred, Entry { node: id, index })
+                            .is_err()
+                    })
+            });
             if library {
                 after_library.insert(id);
                 units.push(Unit::Node(id));

@@ -139,7 +139,100 @@ fn splice(e: &Expr, args: &[Val]) -> Val {
     }
 }
 
+/// The contraction a library node declares for output `e.index`, or why it has none.
+pub fn contraction_of(
+    g: &Graph,
+    inferred: &Inferred,
+    e: Entry,
+) -> Result<kiln_ops::contraction::Contraction, String> {
+    let n = g.node(e.node);
+    let op = n.op.ok_or("a variable inside a group")?;
+    let library = || {
+        format!(
+            "{} ({}) is not lowered to loops: library calls keep their kernels",
+            n.describe(),
+            op.pattern.name()
+        )
+    };
+    let f = op.contraction.ok_or_else(library)?;
+    let params = n.params.as_ref().ok_or("unparsed parameters")?;
+    let ins: Vec<Vec<usize>> = n
+        .inputs
+        .iter()
+        .map(|&i| inferred.shape(i).clone())
+        .collect();
+    f(params, &ins, &inferred.shapes[e.node.index()], e.index)
+        .map_err(|err| format!("{}: {err}", library()))
+}
+
 impl Lowering<'_> {
+    fn contraction(&self, e: Entry) -> Result<kiln_ops::contraction::Contraction, String> {
+        contraction_of(self.g, self.inferred, e)
+    }
+
+    /// A contraction at `coords`: its reads (guarded where they pad) combined over the
+    /// reduction axes in a temporary, then its epilogue.
+    fn contract(
+        &mut self,
+        e: Entry,
+        c: &kiln_ops::contraction::Contraction,
+        coords: &[Idx],
+    ) -> Result<Val, String> {
+        use kiln_ops::contraction::Read;
+        use kiln_ops::expr::Binary;
+        let n = self.g.node(e.node);
+        if coords.iter().any(Idx::mentions_reduction) {
+            return Err(format!("{}: a reduction inside a reduction", n.describe()));
+        }
+        let rank = coords.len();
+        let point: Vec<Idx> = coords
+            .iter()
+            .cloned()
+            .chain((0..c.extents.len()).map(Idx::Red))
+            .collect();
+        let mut read = |r: &Read, at: &[Idx]| -> Result<Val, String> {
+            let input = n.inputs[r.input];
+            let shape = self.inferred.shape(input).clone();
+            let c: Vec<Idx> = r.coords.iter().map(|x| substitute(x, at)).collect();
+            let v = self.value(input, &c)?;
+            let Some(pad) = r.padding else {
+                return Ok(v);
+            };
+            // In bounds along every axis: 0 <= c < extent.
+            let bin = |op, a: Val, b: Val| Val::Binary(op, Box::new(a), Box::new(b));
+            let inside = c.iter().zip(&shape).fold(Val::Const(1.0), |acc, (ci, &d)| {
+                let at = Val::Index(ci.clone());
+                let ok = bin(
+                    Binary::Mul,
+                    bin(Binary::Ge, at.clone(), Val::Const(0.0)),
+                    bin(Binary::Lt, at, Val::Const(d as f64)),
+                );
+                bin(Binary::Mul, acc, ok)
+            });
+            Ok(Val::Select(
+                Box::new(inside),
+                Box::new(v),
+                Box::new(Val::Const(pad)),
+            ))
+        };
+        let args = c
+            .reads
+            .iter()
+            .map(|r| read(r, &point))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut post_args = vec![Val::Const(0.0)];
+        for r in &c.epilogue {
+            post_args.push(read(r, &point[..rank])?);
+        }
+        self.temps.push(Val::Reduce {
+            combiner: c.combiner,
+            extents: c.extents.iter().map(|&x| Idx::Const(x as i64)).collect(),
+            body: Box::new(splice(&c.body, &args)),
+        });
+        post_args[0] = Val::Temp(self.temps.len() - 1);
+        Ok(splice(&c.post, &post_args))
+    }
+
     /// The kernel storing `outputs`, all of `shape`, over that domain.
     fn kernel(
         &mut self,
@@ -330,11 +423,10 @@ impl Lowering<'_> {
                 let t = Val::Temp(self.temps.len() - 1);
                 Ok(splice(&r.post, &[t, Val::Const(count as f64)]))
             }
-            Compute::Library { .. } => Err(format!(
-                "{} ({}) is not lowered to loops yet: library calls keep their kernels",
-                n.describe(),
-                op.pattern.name()
-            )),
+            Compute::Library { .. } => {
+                let contraction = self.contraction(e)?;
+                self.contract(e, &contraction, coords)
+            }
         }
     }
 }

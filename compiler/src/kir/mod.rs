@@ -34,5 +34,5 @@ pub mod rust;
 mod simplify;
 pub mod simt;
 
-pub use group::{from_group, Lowered};
+pub use group::{contraction_of, from_group, Lowered};
 pub use ir::{lower, Buffer, Idx, Kernel, LoopKind, LoopNest, Schedule, Stmt, Val};

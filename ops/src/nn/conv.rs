@@ -8,8 +8,10 @@ use super::common::{
     positive, rank_error, spatial, strings, to_ncx, weight_bias_inputs, Through, LAYOUTS,
     MAX_WINDOW,
 };
+use crate::contraction::{Contraction, Read};
 use crate::param::{param, ParamDef, ParamType};
 use crate::shape::{fmt_shape, invalid, set_in, set_out, OpError, Shape};
+use crate::{x, Combiner, IndexExpr};
 use crate::{
     Attrs, Compute, Grad, GradCtx, GradGraph, Handle, Inputs, KernelCtx, OpDef, Outputs, Pattern,
     Registry, Tensor,
@@ -97,6 +99,7 @@ static CONVOLUTION: OpDef = OpDef {
     inplace: &[],
     cost: conv_cost,
     grad: Grad::Rule(conv_grad),
+    contraction: Some(conv_contraction),
     ..OpDef::new(
         OP,
         Pattern::OutEWiseFusable,
@@ -299,6 +302,68 @@ pub(super) fn for_each_tap(
 }
 
 /// Direct convolution in channel-first order.
+/// Channel-first convolution as a contraction: output (n, f, o...) sums, over the group's
+/// input channels c and the taps t..., data (n, group(f)·Cg + c, o·stride + t·dilate − pad)
+/// (zero outside) times weight (f, c, t...), plus the bias at f.
+fn conv_contraction(
+    a: &Attrs,
+    ins: &[Shape],
+    outs: &[Shape],
+    _: usize,
+) -> Result<Contraction, OpError> {
+    let g = Geometry::new(a)?;
+    if g.last {
+        return invalid("Convolution: channel-last layouts are not declared as a contraction");
+    }
+    let (rank, cg) = (outs[0].len(), ins[1][1]);
+    let fg = (g.filters / g.groups) as i64;
+    let out = IndexExpr::Out;
+    let red = |j: usize| IndexExpr::Out(rank + j);
+    let mut data = vec![out(0), (out(1) / fg) * cg as i64 + red(0)];
+    let mut weight = vec![out(1), red(0)];
+    for d in 0..g.kernel.len() {
+        data.push(
+            out(2 + d) * g.stride[d] as i64
+                + red(1 + d) * g.dilate[d] as i64
+                + IndexExpr::Const(-(g.pad[d] as i64)),
+        );
+        weight.push(red(1 + d));
+    }
+    let mut epilogue = vec![];
+    if !a.bool("no_bias") {
+        epilogue.push(Read {
+            input: 2,
+            coords: vec![out(1)],
+            padding: None,
+        });
+    }
+    Ok(Contraction {
+        combiner: Combiner::Sum,
+        extents: std::iter::once(cg)
+            .chain(g.kernel.iter().copied())
+            .collect(),
+        reads: vec![
+            Read {
+                input: 0,
+                coords: data,
+                padding: Some(0.0),
+            },
+            Read {
+                input: 1,
+                coords: weight,
+                padding: None,
+            },
+        ],
+        body: x(0) * x(1),
+        post: if epilogue.is_empty() {
+            x(0)
+        } else {
+            x(0) + x(1)
+        },
+        epilogue,
+    })
+}
+
 fn conv_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
     let g = Geometry::new(ctx.attrs)?;
     let x = channels_first(ins[0], g.last);

@@ -7,8 +7,10 @@
 use super::common::{
     all_grads, elems, flops, numel, positive, strings, weight_bias_inputs, Through,
 };
+use crate::contraction::{unflatten, Contraction, Read};
 use crate::param::{param, ParamDef, ParamType};
 use crate::shape::{set_in, set_out, OpError, Shape};
+use crate::{x, Combiner, IndexExpr};
 use crate::{
     Attrs, Compute, Grad, GradCtx, GradGraph, Handle, Inputs, KernelCtx, OpDef, Outputs, Pattern,
     Registry, Tensor,
@@ -43,6 +45,7 @@ static FULLY_CONNECTED: OpDef = OpDef {
     inplace: &[],
     cost: fc_cost,
     grad: Grad::Rule(fc_grad),
+    contraction: Some(fc_contraction),
     ..OpDef::new(
         OP,
         Pattern::OutEWiseFusable,
@@ -139,6 +142,50 @@ fn fc_cost(a: &Attrs, ins: &[Shape], outs: &[Shape]) -> u64 {
     let out = elems(&outs[0]);
     let rows = out / h;
     flops(&[2, rows, k, h]).saturating_add(if a.bool("no_bias") { 0 } else { out })
+}
+
+/// Output (rows..., h) sums data viewed as (rows, K) at (row, k) times weight (h, k) over
+/// k, plus the bias at h.
+fn fc_contraction(
+    a: &Attrs,
+    ins: &[Shape],
+    outs: &[Shape],
+    _: usize,
+) -> Result<Contraction, OpError> {
+    let (w, out) = (&ins[1], &outs[0]);
+    let (rank, k) = (out.len(), w[1]);
+    let h = IndexExpr::Out(rank - 1);
+    let row = (0..rank - 1).fold(IndexExpr::Const(0), |acc, ax| {
+        acc * out[ax] as i64 + IndexExpr::Out(ax)
+    });
+    let at = row * k as i64 + IndexExpr::Out(rank);
+    let read = |input, coords| Read {
+        input,
+        coords,
+        padding: None,
+    };
+    let mut epilogue = vec![];
+    if !a.bool("no_bias") {
+        // The bias is (h,) or (h, 1).
+        let mut coords = vec![h.clone()];
+        coords.resize(ins[2].len(), IndexExpr::Const(0));
+        epilogue.push(read(2, coords));
+    }
+    Ok(Contraction {
+        combiner: Combiner::Sum,
+        extents: vec![k],
+        reads: vec![
+            read(0, unflatten(at, &ins[0])),
+            read(1, vec![h, IndexExpr::Out(rank)]),
+        ],
+        body: x(0) * x(1),
+        post: if epilogue.is_empty() {
+            x(0)
+        } else {
+            x(0) + x(1)
+        },
+        epilogue,
+    })
 }
 
 fn fc_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {

@@ -7,8 +7,10 @@ use super::common::{
     all_grads, channel_last, channels_first, channels_last, dims3, elems, flops, from_ncx,
     rank_error, spatial, to_ncx, Through, LAYOUTS, MAX_WINDOW,
 };
+use crate::contraction::{Contraction, Read};
 use crate::param::{param, ParamDef, ParamType};
 use crate::shape::{fmt_shape, invalid, set_in, set_out, OpError, Shape};
+use crate::{c, x, Combiner, IndexExpr};
 use crate::{
     Attrs, Compute, Grad, GradCtx, GradGraph, Handle, Inputs, KernelCtx, OpDef, Outputs, Pattern,
     Registry, Tensor,
@@ -91,6 +93,7 @@ static POOLING: OpDef = OpDef {
     inplace: &[],
     cost: pool_cost,
     grad: Grad::Rule(pool_grad),
+    contraction: Some(pool_contraction),
     ..OpDef::new(
         OP,
         Pattern::OutEWiseFusable,
@@ -292,6 +295,66 @@ fn kind(a: &Attrs) -> Kind {
         "sum" => Kind::Sum,
         _ => Kind::Lp(a.opt_int("p_value").unwrap_or(1) as i32),
     }
+}
+
+/// Channel-first pooling as a contraction over the window's taps, reading the data at
+/// o·stride + t − pad (outside the input: −∞ for max, 0 otherwise). Average pooling is
+/// declared only where its divisor is the same for every output (every window inside the
+/// padded input, and padding counted or absent); the rest keeps the reference kernel.
+fn pool_contraction(
+    a: &Attrs,
+    ins: &[Shape],
+    outs: &[Shape],
+    _: usize,
+) -> Result<Contraction, OpError> {
+    let (x_shape, o_shape) = (&ins[0], &outs[0]);
+    let w = Window::new(a, x_shape.len())?;
+    if w.last {
+        return invalid("Pooling: channel-last layouts are not declared as a contraction");
+    }
+    let kernel = if w.kernel.is_empty() {
+        x_shape[2..].to_vec()
+    } else {
+        w.kernel.clone()
+    };
+    let rank = o_shape.len();
+    let mut coords = vec![IndexExpr::Out(0), IndexExpr::Out(1)];
+    for d in 0..kernel.len() {
+        coords.push(
+            IndexExpr::Out(2 + d) * w.stride[d] as i64
+                + IndexExpr::Out(rank + d)
+                + IndexExpr::Const(-(w.pad[d] as i64)),
+        );
+    }
+    let inside_padded = (0..kernel.len()).all(|d| {
+        (o_shape[2 + d].max(1) - 1) * w.stride[d] + kernel[d] <= x_shape[2 + d] + 2 * w.pad[d]
+    });
+    let taps: usize = kernel.iter().product();
+    let kind = kind(a);
+    let (combiner, padding, body, post) = match kind {
+        Kind::Max => (Combiner::Max, f64::NEG_INFINITY, x(0), x(0)),
+        Kind::Sum | Kind::Lp(1) => (Combiner::Sum, 0.0, x(0), x(0)),
+        Kind::Lp(2) => (Combiner::Sum, 0.0, x(0) * x(0), x(0).sqrt()),
+        Kind::Lp(_) => (Combiner::Sum, 0.0, x(0) * x(0) * x(0), x(0).cbrt()),
+        Kind::Avg(counted) if inside_padded && (counted || w.pad.iter().all(|&p| p == 0)) => {
+            (Combiner::Sum, 0.0, x(0), x(0) / c(taps as f64))
+        }
+        Kind::Avg(_) => {
+            return invalid("Pooling: this average's divisor varies by window; no contraction")
+        }
+    };
+    Ok(Contraction {
+        combiner,
+        extents: kernel,
+        reads: vec![Read {
+            input: 0,
+            coords,
+            padding: Some(padding),
+        }],
+        body,
+        epilogue: vec![],
+        post,
+    })
 }
 
 /// Pooling in channel-first order.

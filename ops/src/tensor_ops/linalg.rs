@@ -16,8 +16,10 @@
 //! shapes) — and reshapes the results back with reshape_like.
 
 use super::apply;
+use crate::contraction::{unflatten, Contraction, Read};
 use crate::param::{param, ParamDef, ParamType};
 use crate::shape::{fmt_shape, invalid, set_in, set_out, OpError, Shape};
+use crate::{x, Combiner, IndexExpr};
 use crate::{
     Attrs, Compute, Grad, GradCtx, GradGraph, Handle, IndexMap, Inputs, KernelCtx, OpDef, Pattern,
     Registry, Tensor,
@@ -57,6 +59,7 @@ static DOT: OpDef = OpDef {
     inplace: &[],
     cost: dot_cost,
     grad: Grad::Rule(dot_grad),
+    contraction: Some(dot_contraction),
     ..OpDef::new(
         "dot",
         Pattern::OutEWiseFusable,
@@ -77,6 +80,7 @@ static BATCH_DOT: OpDef = OpDef {
     inplace: &[],
     cost: batch_dot_cost,
     grad: Grad::Rule(batch_dot_grad),
+    contraction: Some(batch_dot_contraction),
     ..OpDef::new(
         "batch_dot",
         Pattern::OutEWiseFusable,
@@ -241,6 +245,59 @@ fn batch_dot_cost(a: &Attrs, ins: &[Shape], _: &[Shape]) -> u64 {
         [l, r] => flops(batch_dims(a, l, r)),
         _ => 0,
     }
+}
+
+/// The gemm as a contraction: output (b, i, j) of the flattened (batch, m, n) product
+/// sums lhs (b, i, p) · rhs (b, p, j) over p, each read through its (transposed) layout.
+fn gemm_contraction(a: &Attrs, g: &Gemm, l: &[usize], r: &[usize], out: &[usize]) -> Contraction {
+    let (ta, tb) = (a.bool("transpose_a"), a.bool("transpose_b"));
+    let (m, k, n) = (g.m as i64, g.k as i64, g.n as i64);
+    let rank = out.len();
+    let lin = (0..rank).fold(IndexExpr::Const(0), |acc, ax| {
+        acc * out[ax] as i64 + IndexExpr::Out(ax)
+    });
+    let (b, i, j) = (lin.clone() / (m * n), (lin.clone() / n) % m, lin % n);
+    let p = IndexExpr::Out(rank);
+    let lhs = b.clone() * (m * k)
+        + if ta {
+            p.clone() * m + i
+        } else {
+            i * k + p.clone()
+        };
+    let rhs = b * (k * n) + if tb { j * k + p } else { p * n + j };
+    let read = |input, at: IndexExpr, shape: &[usize]| Read {
+        input,
+        coords: unflatten(at, shape),
+        padding: None,
+    };
+    Contraction {
+        combiner: Combiner::Sum,
+        extents: vec![g.k],
+        reads: vec![read(0, lhs, l), read(1, rhs, r)],
+        body: x(0) * x(1),
+        epilogue: vec![],
+        post: x(0),
+    }
+}
+
+fn dot_contraction(
+    a: &Attrs,
+    ins: &[Shape],
+    outs: &[Shape],
+    _: usize,
+) -> Result<Contraction, OpError> {
+    let g = dot_dims(a, &ins[0], &ins[1])?;
+    Ok(gemm_contraction(a, &g, &ins[0], &ins[1], &outs[0]))
+}
+
+fn batch_dot_contraction(
+    a: &Attrs,
+    ins: &[Shape],
+    outs: &[Shape],
+    _: usize,
+) -> Result<Contraction, OpError> {
+    let g = batch_dims(a, &ins[0], &ins[1])?;
+    Ok(gemm_contraction(a, &g, &ins[0], &ins[1], &outs[0]))
 }
 
 fn dot_reference(ctx: &KernelCtx, inputs: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
