@@ -11,7 +11,7 @@
 use crate::device::Device;
 use crate::engine::{Engine, FnProperty, Operator, Var};
 use crate::ndarray::NDArray;
-use crate::units::{units, Backend, Unit};
+use crate::units::{units, Backend, BatchShapes, Unit};
 use kiln_compiler::autodiff::{differentiate, GradReq, TrainingGraph};
 use kiln_compiler::infer::{infer, Inferred};
 use kiln_compiler::{Entry, Error, Graph, NodeId, Result, Symbol};
@@ -44,7 +44,7 @@ impl GradReqs {
 pub struct Executor {
     symbol: Symbol,
     device: Device,
-    reqs: GradReqs,
+    binding: Binding,
     arg_names: Vec<String>,
     aux_names: Vec<String>,
     args: Vec<NDArray>,
@@ -53,11 +53,21 @@ pub struct Executor {
     outputs: Vec<NDArray>,
     head_grads: Vec<Option<NDArray>>,
     plan: Arc<Plan>,
-    backend: Backend,
     /// Compiled kernels and reference-kernel nodes among the operations.
     kernels: (usize, usize),
     /// Bytes of the arena and of the heads' own arrays.
     memory: (usize, usize),
+}
+
+/// How an executor was bound: gradient requests, backend, and the batch inputs (the
+/// inputs whose first axis is the batch size, as MXNet's data and label shapes): compiled
+/// kernels take the batch size as a symbolic dimension where they are linear in it, so a
+/// reshape to another batch size reuses them.
+#[derive(Clone)]
+struct Binding {
+    reqs: GradReqs,
+    backend: Backend,
+    batch_inputs: Vec<String>,
 }
 
 /// The pre-created operations of a bound executor.
@@ -105,11 +115,17 @@ impl Executor {
                 _ => zeros(a.shape(), a.dtype()).map(Some),
             })
             .collect::<Result<_>>()?;
-        Executor::build(symbol, device, args, grads, aux, reqs, Backend::from_env())
+        let binding = Binding {
+            reqs,
+            backend: Backend::from_env(),
+            batch_inputs: shapes.iter().map(|(n, _)| n.to_string()).collect(),
+        };
+        Executor::build(symbol, device, args, grads, aux, binding)
     }
 
     /// Binds to the caller's arrays (every argument and aux state by name; gradient arrays
-    /// for the arguments whose grad_req is not null), MXNet's `bind`.
+    /// for the arguments whose grad_req is not null), MXNet's `bind`. The batch inputs are
+    /// `data` and the arguments named `*label`.
     pub fn bind(
         symbol: &Symbol,
         device: Device,
@@ -145,28 +161,33 @@ impl Executor {
                     .ok_or_else(|| Error::Input(format!("bind: no gradient array for `{n}`"))),
             })
             .collect::<Result<_>>()?;
-        Executor::build(
-            symbol,
-            device,
-            arg_arrays,
-            grad_arrays,
-            aux_arrays,
+        let batch_inputs = symbol
+            .list_arguments()
+            .into_iter()
+            .filter(|n| n == "data" || n.ends_with("label"))
+            .collect();
+        let binding = Binding {
             reqs,
-            Backend::from_env(),
-        )
+            backend: Backend::from_env(),
+            batch_inputs,
+        };
+        Executor::build(symbol, device, arg_arrays, grad_arrays, aux_arrays, binding)
     }
 
     /// The same arrays bound again with another backend (to compare them, or to time
     /// one against the other).
     pub fn rebind(&self, backend: Backend) -> Result<Executor> {
+        let binding = Binding {
+            backend,
+            ..self.binding.clone()
+        };
         Executor::build(
             &self.symbol,
             self.device,
             self.args.clone(),
             self.grads.clone(),
             self.aux.clone(),
-            self.reqs.clone(),
-            backend,
+            binding,
         )
     }
 
@@ -179,7 +200,7 @@ impl Executor {
     /// The backend the operations run on, with how many are compiled kernels and how
     /// many nodes run their reference kernel.
     pub fn backend(&self) -> (Backend, usize, usize) {
-        (self.backend, self.kernels.0, self.kernels.1)
+        (self.binding.backend, self.kernels.0, self.kernels.1)
     }
 
     fn build(
@@ -188,9 +209,9 @@ impl Executor {
         args: Vec<NDArray>,
         grads: Vec<Option<NDArray>>,
         aux: Vec<NDArray>,
-        reqs: GradReqs,
-        backend: Backend,
+        binding: Binding,
     ) -> Result<Executor> {
+        let reqs = &binding.reqs;
         let arg_names = symbol.list_arguments();
         let aux_names = symbol.list_auxiliary_states();
         let forward = symbol.to_graph()?;
@@ -264,11 +285,18 @@ impl Executor {
             }
         }
         let backend = match device {
-            Device::Cpu => backend,
+            Device::Cpu => binding.backend,
             Device::Cuda(_) => Backend::Interpreter,
         };
-        let units = units(g, &inferred, backend, training.forward_nodes)
-            .map_err(|e| Error::Input(format!("bind: {e}")))?;
+        let batch = batch_shapes(g, &shapes, &dtypes, &binding.batch_inputs);
+        let units = units(
+            g,
+            &inferred,
+            backend,
+            training.forward_nodes,
+            batch.as_ref(),
+        )
+        .map_err(|e| Error::Input(format!("bind: {e}")))?;
         let compiled = units.iter().filter(|u| !matches!(u, Unit::Node(_))).count();
         let kernels = (compiled, units.len() - compiled);
         // Variables are their bound arrays; what the units write lives in the arena.
@@ -372,7 +400,7 @@ impl Executor {
         Ok(Executor {
             symbol: symbol.clone(),
             device,
-            reqs,
+            binding,
             arg_names,
             aux_names,
             args,
@@ -381,7 +409,6 @@ impl Executor {
             outputs,
             head_grads: head_arrays,
             plan: Arc::new(plan),
-            backend,
             kernels,
             memory,
         })
@@ -530,16 +557,42 @@ impl Executor {
             .zip(&inferred.aux_states)
             .map(|(a, s)| reuse(a, s))
             .collect::<Result<_>>()?;
-        Executor::build(
-            &self.symbol,
-            self.device,
-            args,
-            grads,
-            aux,
-            self.reqs.clone(),
-            self.backend,
-        )
+        let binding = Binding {
+            batch_inputs: shapes.iter().map(|(n, _)| n.to_string()).collect(),
+            ..self.binding.clone()
+        };
+        Executor::build(&self.symbol, self.device, args, grads, aux, binding)
     }
+}
+
+/// The entry shapes at the batch size plus one, two and three (the batch inputs' first
+/// axis grown), for generalizing kernels over the batch; `None` without batch inputs of
+/// one common batch size, or where the graph does not infer at the other sizes.
+fn batch_shapes(
+    g: &Graph,
+    shapes: &HashMap<String, Shape>,
+    dtypes: &HashMap<String, DType>,
+    batch_inputs: &[String],
+) -> Option<BatchShapes> {
+    let sizes: Vec<usize> = batch_inputs
+        .iter()
+        .map(|n| shapes.get(n).and_then(|s| s.first().copied()))
+        .collect::<Option<_>>()?;
+    let &batch = sizes.first()?;
+    if batch == 0 || sizes.iter().any(|&b| b != batch) {
+        return None;
+    }
+    let grown = |extra: usize| {
+        let mut s = shapes.clone();
+        for n in batch_inputs {
+            s.get_mut(n)?[0] = batch + extra;
+        }
+        infer(g, &s, dtypes).ok()
+    };
+    Some(BatchShapes {
+        batch: batch as i64,
+        next: [grown(1)?, grown(2)?, grown(3)?],
+    })
 }
 
 /// One node's engine operation, before it is created.
@@ -633,6 +686,7 @@ fn kernel_operator(
         .collect();
     let call = KernelCall {
         kernel: k.kernel.clone(),
+        dims: k.dims.clone(),
         pointers,
         _arrays: inputs.into_iter().chain(outputs).collect(),
     };
@@ -646,6 +700,7 @@ fn kernel_operator(
 #[cfg(feature = "llvm")]
 struct KernelCall {
     kernel: Arc<crate::cpu::CompiledKernel>,
+    dims: Vec<i64>,
     pointers: Vec<*mut u8>,
     _arrays: Vec<NDArray>,
 }
@@ -654,7 +709,7 @@ struct KernelCall {
 impl KernelCall {
     fn run(&self) -> std::result::Result<(), String> {
         // SAFETY: the pointers hold the kernel's buffers, sized by the inferred shapes.
-        unsafe { self.kernel.run(&self.pointers, &[]) }
+        unsafe { self.kernel.run(&self.pointers, &self.dims) }
     }
 }
 

@@ -45,6 +45,13 @@ pub enum Unit {
     Kernel(Box<KernelUnit>),
 }
 
+/// Entry shapes at three larger batch sizes, to generalize kernels over the batch size.
+pub struct BatchShapes {
+    pub batch: i64,
+    /// Inferred at `batch + 1`, `batch + 2` and `batch + 3`.
+    pub next: [Inferred; 3],
+}
+
 /// A compiled kernel with the entries it reads and writes.
 #[cfg(feature = "llvm")]
 pub struct KernelUnit {
@@ -56,6 +63,8 @@ pub struct KernelUnit {
     pub outputs: Vec<Entry>,
     /// The graph nodes it computes.
     pub nodes: Vec<NodeId>,
+    /// Symbolic dimensions to run it with: the batch size, when it generalizes.
+    pub dims: Vec<i64>,
 }
 
 impl Unit {
@@ -97,15 +106,16 @@ pub fn units(
     inferred: &Inferred,
     backend: Backend,
     forward_nodes: usize,
+    batch: Option<&BatchShapes>,
 ) -> Result<Vec<Unit>, String> {
     let ops = g.node_ids().filter(|&id| !g.node(id).is_variable());
     let units: Vec<Unit> = match backend {
         Backend::Interpreter => ops.map(Unit::Node).collect(),
         #[cfg(feature = "llvm")]
-        Backend::Jit => jit_units(g, inferred, forward_nodes)?,
+        Backend::Jit => jit_units(g, inferred, forward_nodes, batch)?,
         #[cfg(not(feature = "llvm"))]
         Backend::Jit => {
-            let _ = forward_nodes;
+            let _ = (forward_nodes, batch);
             ops.map(Unit::Node).collect()
         }
     };
@@ -113,7 +123,40 @@ pub fn units(
 }
 
 #[cfg(feature = "llvm")]
-fn jit_units(g: &Graph, inferred: &Inferred, forward_nodes: usize) -> Result<Vec<Unit>, String> {
+/// The kernel over a symbolic batch size, with the dimensions to run it with: the
+/// lowerings at the batch size plus one and plus two generalized, and checked against the
+/// lowering at plus three. Larger sizes than the bound one, because the simplifier
+/// specializes a batch of 1 (its coordinate is 0); a kernel exact at larger sizes is exact
+/// at smaller ones, whose index ranges only shrink.
+#[cfg(feature = "llvm")]
+fn over_batch(
+    g: &Graph,
+    nodes: &[NodeId],
+    name: &str,
+    index: usize,
+    batch: &BatchShapes,
+) -> Option<(kiln_compiler::kir::Kernel, Vec<i64>)> {
+    use kiln_compiler::kir::{from_group, generalize, instantiate};
+    let b = batch.batch;
+    let at = |i: usize| {
+        from_group(g, &batch.next[i], nodes, name)
+            .ok()
+            .and_then(|mut ls| (ls.len() > index).then(|| ls.swap_remove(index).kernel))
+    };
+    let general = generalize(&at(0)?, b + 1, &at(1)?, b + 2)?;
+    if general.symbolic_dims() == 0 || instantiate(&general, &[b + 3]) != at(2)? {
+        return None;
+    }
+    Some((general, vec![b]))
+}
+
+#[cfg(feature = "llvm")]
+fn jit_units(
+    g: &Graph,
+    inferred: &Inferred,
+    forward_nodes: usize,
+    batch: Option<&BatchShapes>,
+) -> Result<Vec<Unit>, String> {
     use kiln_compiler::kir::{from_group, lower, Schedule};
     let jit = crate::cpu::Jit::global()?;
     let fusion = kiln_compiler::passes::fuse(g);
@@ -155,8 +198,11 @@ fn jit_units(g: &Graph, inferred: &Inferred, forward_nodes: usize) -> Result<Vec
                 units.extend(nodes.into_iter().map(Unit::Node));
                 continue;
             };
-            for l in lowered {
-                let nest = lower(&l.kernel, &Schedule::cpu(&l.kernel))?;
+            for (index, l) in lowered.into_iter().enumerate() {
+                let (ir, dims) = batch
+                    .and_then(|b| over_batch(g, &nodes, &name, index, b))
+                    .unwrap_or_else(|| (l.kernel.clone(), vec![]));
+                let nest = lower(&ir, &Schedule::cpu(&ir))?;
                 let (kernel, _) = jit.compile(&nest).map_err(|e| {
                     let names: Vec<&str> =
                         nodes.iter().map(|&id| g.node(id).name.as_str()).collect();
@@ -165,10 +211,11 @@ fn jit_units(g: &Graph, inferred: &Inferred, forward_nodes: usize) -> Result<Vec
                 units.push(Unit::Kernel(Box::new(KernelUnit {
                     name: l.kernel.name.clone(),
                     kernel,
-                    ir: l.kernel,
+                    ir,
                     inputs: l.inputs,
                     outputs: l.outputs,
                     nodes: nodes.clone(),
+                    dims,
                 })));
             }
         }

@@ -78,6 +78,7 @@ pub fn from_group(
                 uses: &uses,
                 temps: vec![],
                 memo: HashMap::new(),
+                extents: vec![],
             };
             let kernel = lower.kernel(name, shape, outputs)?;
             Ok(Lowered {
@@ -98,6 +99,8 @@ struct Lowering<'a> {
     temps: Vec<Val>,
     /// The temporary holding a member entry at given coordinates.
     memo: HashMap<(Entry, Vec<Idx>), usize>,
+    /// Extent of each domain axis of the kernel being lowered.
+    extents: Vec<Option<i64>>,
 }
 
 /// The row-major linear index of `coords` in `shape`.
@@ -190,6 +193,11 @@ impl Lowering<'_> {
             .cloned()
             .chain((0..c.extents.len()).map(Idx::Red))
             .collect();
+        let extents = self.extents.clone();
+        let ranges = Simplifier {
+            extents: &extents,
+            red: c.extents.iter().map(|&x| Some(x as i64)).collect(),
+        };
         let mut read = |r: &Read, at: &[Idx]| -> Result<Val, String> {
             let input = n.inputs[r.input];
             let shape = self.inferred.shape(input).clone();
@@ -198,17 +206,25 @@ impl Lowering<'_> {
             let Some(pad) = r.padding else {
                 return Ok(v);
             };
-            // In bounds along every axis: 0 <= c < extent.
+            // In bounds, 0 <= c < extent, along the axes not provably inside. Extents are
+            // index values, so a batch extent generalizes over batch sizes.
             let bin = |op, a: Val, b: Val| Val::Binary(op, Box::new(a), Box::new(b));
-            let inside = c.iter().zip(&shape).fold(Val::Const(1.0), |acc, (ci, &d)| {
-                let at = Val::Index(ci.clone());
-                let ok = bin(
-                    Binary::Mul,
-                    bin(Binary::Ge, at.clone(), Val::Const(0.0)),
-                    bin(Binary::Lt, at, Val::Const(d as f64)),
-                );
-                bin(Binary::Mul, acc, ok)
-            });
+            let checks: Vec<Val> = c
+                .iter()
+                .zip(&shape)
+                .filter(|(ci, &d)| !ranges.within(ci, d as i64))
+                .map(|(ci, &d)| {
+                    let at = Val::Index(ci.clone());
+                    bin(
+                        Binary::Mul,
+                        bin(Binary::Ge, at.clone(), Val::Const(0.0)),
+                        bin(Binary::Lt, at, Val::Index(Idx::Const(d as i64))),
+                    )
+                })
+                .collect();
+            let Some(inside) = checks.into_iter().reduce(|a, b| bin(Binary::Mul, a, b)) else {
+                return Ok(v);
+            };
             Ok(Val::Select(
                 Box::new(inside),
                 Box::new(v),
@@ -241,7 +257,8 @@ impl Lowering<'_> {
         outputs: &[Entry],
     ) -> Result<Kernel, String> {
         let coords: Vec<Idx> = (0..shape.len()).map(Idx::Coord).collect();
-        let extents: Vec<Option<i64>> = shape.iter().map(|&d| Some(d as i64)).collect();
+        self.extents = shape.iter().map(|&d| Some(d as i64)).collect();
+        let extents = self.extents.clone();
         let simplifier = Simplifier {
             extents: &extents,
             red: vec![],

@@ -25,6 +25,7 @@
 //! GPU reductions through shared memory and barriers are schedule work still to come.
 
 pub mod cuda;
+mod generalize;
 pub mod gpu;
 mod group;
 pub mod interp;
@@ -34,5 +35,6 @@ pub mod rust;
 mod simplify;
 pub mod simt;
 
+pub use generalize::{generalize, instantiate};
 pub use group::{contraction_of, from_group, Lowered};
 pub use ir::{lower, Buffer, Idx, Kernel, LoopKind, LoopNest, Schedule, Stmt, Val};

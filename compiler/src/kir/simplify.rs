@@ -36,6 +36,11 @@ pub struct Simplifier<'a> {
 }
 
 impl Simplifier<'_> {
+    /// Whether `e` provably lies in `0..k`.
+    pub fn within(&self, e: &Idx, k: i64) -> bool {
+        self.range(e).within(k)
+    }
+
     fn range(&self, e: &Idx) -> Range {
         match e {
             Idx::Const(c) => Range { lo: *c, hi: *c },

@@ -165,6 +165,8 @@ pub struct Jit {
     host: Mutex<Host>,
     memory: Mutex<HashMap<u64, Arc<CompiledKernel>>>,
     disk: Option<PathBuf>,
+    /// Kernels compiled to machine code (from IR or from cached bitcode).
+    compiles: std::sync::atomic::AtomicUsize,
 }
 
 fn default_cache_dir() -> Option<PathBuf> {
@@ -209,7 +211,14 @@ impl Jit {
             host: Mutex::new(host()?),
             memory: Mutex::new(HashMap::new()),
             disk,
+            compiles: Default::default(),
         })
+    }
+
+    /// How many kernels this JIT has compiled to machine code so far (a kernel found in
+    /// memory costs nothing and is not counted).
+    pub fn compiles(&self) -> usize {
+        self.compiles.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// This JIT with vectors of `bits` (128, 256 or 512) instead of `KILN_VECTOR_BITS`.
@@ -273,6 +282,8 @@ impl Jit {
                 (module, Origin::Compiled)
             }
         };
+        self.compiles
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let engine = module
             .create_jit_execution_engine(OptimizationLevel::Aggressive)
             .map_err(|e| format!("kernel `{}`: LLVM JIT: {e}", nest.name))?;
