@@ -225,6 +225,25 @@ fn a_times_b_plus_one_is_one_loop_nest_with_one_store() {
     assert_eq!(lowered, 1);
     assert_eq!(text.matches("for ").count(), 2, "{text}");
     assert_eq!(text.matches(" = ").count(), 1, "{text}");
+    // In f32 on the GPU: float4 loads and stores where the buffers allow, scalar otherwise.
+    let g = y.to_graph().unwrap();
+    let shapes = HashMap::from([("a".to_string(), vec![3, 5]), ("b".to_string(), vec![3, 5])]);
+    let inferred = infer(&g, &shapes, &HashMap::new()).unwrap();
+    let group: Vec<NodeId> = g
+        .node_ids()
+        .filter(|&id| !g.node(id).is_variable())
+        .collect();
+    let k = from_group(&g, &inferred, &group, "w1")
+        .unwrap()
+        .remove(0)
+        .kernel;
+    let source = cuda::render(&k).unwrap();
+    assert!(
+        source.contains("reinterpret_cast<const float4*>(in0)[q]"),
+        "{source}"
+    );
+    assert!(source.contains("out0[lin] ="), "{source}");
+    compile_cuda(&k);
 }
 
 #[test]

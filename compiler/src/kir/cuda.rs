@@ -1,7 +1,17 @@
-//! CUDA C from a [`Kernel`], under the element-wise GPU schedule: the domain flattened and
-//! walked by a grid-stride loop, each thread recovering its coordinates by division, so
-//! any grid size covers any domain. Symbolic dimensions become `long long dimN`
-//! parameters after the buffers, then the element count `n`.
+//! CUDA C from a [`Kernel`].
+//!
+//! - Kernels with reductions over their inner axes: the block schedule of
+//!   [`gpu`](super::gpu) (shared-memory trees, barriers, warp shuffles), [`render_block`].
+//! - The rest: the element-wise schedule, the domain flattened and walked by a grid-stride
+//!   loop, each thread recovering its coordinates by division, so any grid size covers any
+//!   domain. Where every buffer is f32 and every load reads the point being stored, a
+//!   first path moves four points per thread with `float4` loads and stores when the
+//!   element count is a multiple of four and the buffers are 16-byte aligned (checked in
+//!   the kernel); the scalar loop covers the rest. The SIMT emulator runs the scalar form,
+//!   which computes the same points.
+//!
+//! Symbolic dimensions become `long long dimN` parameters after the buffers, then (for the
+//! element-wise schedule) the element count `n`.
 //!
 //! Values are computed in the kernel's compute type (`float` or `double`) with CUDA's
 //! math library; operators without a CUDA counterpart (MXNet's `mod`, `sign`, digamma)
@@ -9,7 +19,7 @@
 //! included (they compute in f32).
 
 use super::gpu::{block_reduce, GStmt, GpuKernel, Launch};
-use super::ir::{Buffer, Idx, Kernel, Val};
+use super::ir::{linear, Buffer, Idx, Kernel, Val};
 use kiln_ops::expr::{Binary, Unary};
 use kiln_ops::{Combiner, DType};
 use std::fmt::Write;
@@ -150,8 +160,89 @@ pub fn render(k: &Kernel) -> Result<String, String> {
     )
     .unwrap();
     s += "  const long long stride = (long long)gridDim.x * blockDim.x;\n";
-    s += "  for (long long lin = (long long)blockIdx.x * blockDim.x + threadIdx.x; lin < n; lin += stride) {\n";
-    s += "    long long rest = lin;\n";
+    s += "  const long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n";
+    if vectorizable(k) {
+        s += &vector_path(k)?;
+    }
+    s += "  for (long long lin = first; lin < n; lin += stride) {\n";
+    s += &point(k, &|b, i| format!("kiln_ld(in{b}[{}])", idx(i)), &|o, v| {
+        Ok(format!("out{o}[lin] = {};", stored(&k.outputs[o], v)?))
+    })?;
+    s += "  }\n}\n}\n";
+    Ok(s)
+}
+
+/// Whether every buffer is f32 and every load reads the point being stored: then
+/// `float4` loads and stores move four points at once.
+fn vectorizable(k: &Kernel) -> bool {
+    fn loads_here(v: &Val, here: &Idx) -> bool {
+        match v {
+            Val::Load { index, .. } => index == here,
+            Val::Const(_) | Val::Index(_) | Val::Temp(_) | Val::Shared(_) => true,
+            Val::Reduce { .. } => false,
+            Val::Unary(_, a) | Val::Pow2i(a) => loads_here(a, here),
+            Val::Binary(_, a, b) => loads_here(a, here) && loads_here(b, here),
+            Val::Select(c, a, b) => [c, a, b].iter().all(|v| loads_here(v, here)),
+        }
+    }
+    let here = linear(&k.domain);
+    k.inputs
+        .iter()
+        .chain(&k.outputs)
+        .all(|b| b.dtype == DType::F32)
+        && k.temps
+            .iter()
+            .chain(&k.values)
+            .all(|v| loads_here(v, &here))
+}
+
+/// The `float4` path, taken when the element count is a multiple of four and every
+/// buffer is 16-byte aligned (a uniform branch): each thread loads a `float4` of every
+/// input, computes its four points, and stores a `float4` of every output.
+fn vector_path(k: &Kernel) -> Result<String, String> {
+    let buffers: Vec<String> = (0..k.inputs.len())
+        .map(|b| format!("in{b}"))
+        .chain((0..k.outputs.len()).map(|o| format!("out{o}")))
+        .map(|p| format!("((unsigned long long){p} & 15) == 0"))
+        .collect();
+    let mut s = format!("  if ((n & 3) == 0 && {}) {{\n", buffers.join(" && "));
+    s += "    for (long long q = first; q < (n >> 2); q += stride) {\n";
+    for b in 0..k.inputs.len() {
+        writeln!(
+            s,
+            "      const float4 v{b} = reinterpret_cast<const float4*>(in{b})[q];"
+        )
+        .unwrap();
+    }
+    for o in 0..k.outputs.len() {
+        writeln!(s, "      float4 o{o};").unwrap();
+    }
+    for c in ["x", "y", "z", "w"] {
+        let lane = ["x", "y", "z", "w"]
+            .iter()
+            .position(|l| *l == c)
+            .unwrap_or(0);
+        writeln!(s, "      {{ const long long lin = 4 * q + {lane};").unwrap();
+        s += &point(k, &|b, _| format!("(T)v{b}.{c}"), &|o, v| {
+            Ok(format!("o{o}.{c} = (float)({v});"))
+        })?;
+        s += "      }\n";
+    }
+    for o in 0..k.outputs.len() {
+        writeln!(s, "      reinterpret_cast<float4*>(out{o})[q] = o{o};").unwrap();
+    }
+    s += "    }\n    return;\n  }\n";
+    Ok(s)
+}
+
+/// One point's statements at linear index `lin`: its coordinates, temporaries and stores,
+/// loads rendered by `load(buffer, index)` and stores by `store(output, value)`.
+fn point(
+    k: &Kernel,
+    load: &dyn Fn(usize, &Idx) -> String,
+    store: &dyn Fn(usize, &str) -> Result<String, String>,
+) -> Result<String, String> {
+    let mut s = String::from("    long long rest = lin;\n");
     for axis in (0..k.domain.len()).rev() {
         let extent = idx(&k.domain[axis]);
         if axis == 0 {
@@ -165,12 +256,11 @@ pub fn render(k: &Kernel) -> Result<String, String> {
         }
     }
     for (t, v) in k.temps.iter().enumerate() {
-        writeln!(s, "    const T t{t} = {};", val(v)).unwrap();
+        writeln!(s, "    const T t{t} = {};", val_with(v, load)).unwrap();
     }
-    for (o, (v, b)) in k.values.iter().zip(&k.outputs).enumerate() {
-        writeln!(s, "    out{o}[lin] = {};", stored(b, &val(v))?).unwrap();
+    for (o, v) in k.values.iter().enumerate() {
+        writeln!(s, "    {}", store(o, &val_with(v, load))?).unwrap();
     }
-    s += "  }\n}\n}\n";
     Ok(s)
 }
 
@@ -290,9 +380,15 @@ fn constant(c: f64) -> String {
 }
 
 fn val(v: &Val) -> String {
+    val_with(v, &|b, i| format!("kiln_ld(in{b}[{}])", idx(i)))
+}
+
+/// `v` in C, loads rendered by `load(buffer, index)`.
+fn val_with(v: &Val, load: &dyn Fn(usize, &Idx) -> String) -> String {
+    let val = |v: &Val| val_with(v, load);
     match v {
         Val::Const(c) => constant(*c),
-        Val::Load { buffer, index } => format!("kiln_ld(in{buffer}[{}])", idx(index)),
+        Val::Load { buffer, index } => load(*buffer, index),
         Val::Index(i) => format!("(T){}", idx(i)),
         Val::Temp(t) => format!("t{t}"),
         Val::Pow2i(a) => format!("(T)exp2((T)({}))", val(a)),

@@ -339,7 +339,7 @@ pub struct LoopNest {
 }
 
 /// The row-major linear index of the domain point.
-fn linear(domain: &[Idx]) -> Idx {
+pub(crate) fn linear(domain: &[Idx]) -> Idx {
     domain
         .iter()
         .enumerate()
