@@ -40,6 +40,7 @@ fn dtype(inferred: &Inferred, e: Entry) -> DType {
 }
 
 /// Whether unit `u` may write its output `out` over its input `input`.
+#[cfg_attr(not(feature = "llvm"), allow(unused_variables))]
 fn overwrites(unit: &Unit, input: Entry, out: Entry) -> bool {
     match unit {
         Unit::Node(_) => true,

@@ -3,11 +3,14 @@
 //! - [`engine`]: the dependency engine (variables, operations, reads and writes).
 //! - [`storage`]: pooled device memory; [`device`]: where arrays live.
 //! - [`ndarray`]: NDArray, lazily evaluated on the engine.
-//! - [`executor`]: a symbol bound to arrays, forward and backward on the engine.
+//! - [`executor`]: a symbol bound to arrays, forward and backward on the engine, its
+//!   work cut into [`units`] (compiled kernels or reference nodes) whose entries live in
+//!   one arena.
+//! - [`cpu`] (feature `llvm`): the LLVM JIT that compiles kernel IR for the host CPU.
 //! - [`checkpoint`]: MXNet checkpoints (`prefix-symbol.json`, `prefix-%04d.params`).
 //!
-//! Later issues add the Executor, CPU kernels and the `llvm`/`cuda` backends (default
-//! features, gating nothing yet).
+//! The `cuda` feature gates nothing yet: CUDA kernels are rendered and checked (NVRTC,
+//! the SIMT emulator) in kiln-compiler, and launching them is the GPU backend's work.
 
 mod arena;
 pub mod checkpoint;

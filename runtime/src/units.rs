@@ -3,11 +3,11 @@
 //!
 //! Each fusion group of the graph is cut into parts an engine operation can run: library
 //! nodes without a contraction (BatchNorm, softmax, random operators, ...) run alone, and
-//! the other
-//! members split into forward and backward nodes, and into those before and after the
-//! group's library nodes, so a part never both feeds and consumes another unit. A part
-//! the kernel IR lowers becomes one compiled kernel per output shape; a part it refuses
-//! runs node by node. Units are then ordered by their data dependencies.
+//! the other members split into forward and backward nodes, and into those before and
+//! after the group's library nodes, so a part never both feeds and consumes another unit.
+//! A part the kernel IR lowers becomes one compiled kernel per output shape (over a
+//! symbolic batch size where it generalizes); a part it refuses runs node by node. Units
+//! are then ordered by their data dependencies.
 //!
 //! The backend is chosen by `KILN_BACKEND`: `jit` (the default where kiln is built with
 //! the `llvm` feature) or `interp` (every node on its reference kernel, the oracle).
@@ -122,7 +122,6 @@ pub fn units(
     order(g, inferred, units)
 }
 
-#[cfg(feature = "llvm")]
 /// The kernel over a symbolic batch size, with the dimensions to run it with: the
 /// lowerings at the batch size plus one and plus two generalized, and checked against the
 /// lowering at plus three. Larger sizes than the bound one, because the simplifier

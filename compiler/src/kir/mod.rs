@@ -11,18 +11,25 @@
 //! - [`lower`] combines them into a [`LoopNest`] of statements (loops, lets, stores), which
 //!   prints as text, runs on [`interp::run`], and is what the renderers consume.
 //!
-//! Renderers: [`rust::render`] (Rust source from a loop nest, for the macro) and
-//! [`cuda::render`] (CUDA C for NVRTC, under a grid-stride schedule that the SIMT emulator
-//! [`simt::run`] checks without a GPU).
+//! Renderers: [`rust::render`] (Rust source from a loop nest, for the macro),
+//! `kiln_runtime::cpu` (LLVM IR, JIT-compiled for the host) and [`cuda::render`] (CUDA C
+//! for NVRTC: the grid-stride schedule for element-wise kernels, with a `float4` path, and
+//! the block schedule of [`gpu`] for reductions — shared-memory trees, barriers, warp
+//! shuffles), both run by the SIMT emulator [`simt`] without a GPU.
 //!
 //! Fusion groups become kernels in [`from_group`]: scalar expressions are substituted into
 //! each other and index maps are composed, so the kernel reads the group's inputs where
 //! they are and writes only its outputs; a reduction becomes a [`Val::Reduce`] with its
-//! prologue inside and its epilogue around it. Index expressions are then simplified by
-//! value ranges. Not yet lowered: gemm/convolution and other library calls (they keep
-//! their reference kernels). Reductions are temporaries, which `lower` hoists out of the
-//! loops they do not depend on (a row maximum runs once per row); each runs serially.
-//! GPU reductions through shared memory and barriers are schedule work still to come.
+//! prologue inside and its epilogue around it, and so does a library operator's
+//! contraction (gemm, convolution, pooling; `kiln_ops::contraction`), with guards where it
+//! reads padding. Index expressions are then simplified by value ranges. Library calls
+//! without a contraction (BatchNorm, softmax, RNN, samplers, ...) keep their reference
+//! kernels. Reductions are temporaries, which `lower` hoists out of the loops they do not
+//! depend on (a row maximum runs once per row).
+//!
+//! Around the core: [`math`] turns exp and tanh into polynomials with stated error bounds
+//! (so f32 kernels vectorize), and [`generalize`] finds one kernel over a symbolic batch
+//! size from lowerings at several, so a new batch size needs no new kernel.
 
 pub mod cuda;
 mod generalize;

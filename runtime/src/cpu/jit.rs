@@ -182,7 +182,11 @@ fn default_cache_dir() -> Option<PathBuf> {
 }
 
 /// The renderer's and the JIT's own source: a cached kernel is stale once either changes.
-const RENDERER: &str = concat!(include_str!("llvm.rs"), include_str!("jit.rs"));
+const RENDERER: &str = concat!(
+    include_str!("llvm/mod.rs"),
+    include_str!("llvm/scalar.rs"),
+    include_str!("jit.rs")
+);
 
 /// FNV-1a: stable across builds and processes, unlike `DefaultHasher`.
 fn fnv1a(parts: &[&[u8]]) -> u64 {

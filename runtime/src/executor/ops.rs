@@ -1,0 +1,199 @@
+//! The engine operations an executor pre-creates: a node on its reference kernel, a
+//! compiled kernel on its buffers, and the stores of gradients and aux states.
+
+use crate::engine::{FnProperty, Operator, Var};
+use crate::ndarray::NDArray;
+use kiln_compiler::infer::Inferred;
+use kiln_compiler::{Error, Graph, NodeId, Result};
+use kiln_ops::shape::fmt_shape;
+use kiln_ops::{DType, KernelCtx, Resource, Tensor};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use super::engine;
+
+/// One node's engine operation, before it is created.
+pub(super) struct NodeRun<'a> {
+    pub id: NodeId,
+    pub inputs: Vec<NDArray>,
+    pub outputs: Vec<NDArray>,
+    pub is_train: bool,
+    pub seed: [u32; 2],
+    pub rng: &'a Var,
+}
+
+/// The engine operation of one node: reads its input arrays, runs the operator's kernel,
+/// writes its output arrays. Random operators also write the executor's generator variable,
+/// which orders them, and draw a fresh key each run.
+pub(super) fn node_operator(g: &Graph, inferred: &Inferred, run: NodeRun) -> Arc<Operator> {
+    let NodeRun {
+        id,
+        inputs,
+        outputs,
+        is_train,
+        seed,
+        rng,
+    } = run;
+    let n = g.node(id);
+    let op = n.op.expect("operator node");
+    let params = n.params.clone().expect("parsed params");
+    let out_shapes = inferred.shapes[id.index()].clone();
+    let out_dtypes: Vec<DType> = inferred.dtypes[id.index()]
+        .iter()
+        .map(|d| d.unwrap_or(DType::F32))
+        .collect();
+    let (in_names, out_names) = (n.input_names(), n.output_names().0);
+    let reads: Vec<Var> = inputs.iter().map(|a| a.var().clone()).collect();
+    let mut writes: Vec<Var> = outputs.iter().map(|a| a.var().clone()).collect();
+    let random = op.resources.contains(&Resource::Random);
+    if random {
+        writes.push(rng.clone());
+    }
+    let runs = AtomicU64::new(0);
+    let node_index = id.index() as u64;
+    engine().new_operator(&n.name, &reads, &writes, FnProperty::Normal, move || {
+        // Random operators run in push order (they all write `rng`), so the run count
+        // gives the same key sequence whatever the thread count.
+        let rng_key = if random {
+            let k = runs.fetch_add(1, Ordering::Relaxed);
+            kiln_ops::random::key(
+                ((seed[0] as u64) << 32) | seed[1] as u64,
+                (node_index << 32) | k,
+            )
+        } else {
+            [0, 0]
+        };
+        // SAFETY: the engine runs this after pending writes of the inputs and exclusively
+        // for the outputs.
+        let tensors: Vec<Tensor> = inputs.iter().map(|a| unsafe { a.read_tensor() }).collect();
+        let refs: Vec<&Tensor> = tensors.iter().collect();
+        let ctx = KernelCtx {
+            attrs: &params,
+            is_train,
+            out_shapes: &out_shapes,
+            out_dtypes: &out_dtypes,
+            rng_key,
+        };
+        let values =
+            kiln_ops::evaluate(op, &ctx, &refs).map_err(|e| e.render(&in_names, &out_names))?;
+        for (a, t) in outputs.iter().zip(&values) {
+            // SAFETY: as above.
+            unsafe { a.write_tensor(t) };
+        }
+        Ok(())
+    })
+}
+
+/// The engine operation of a compiled kernel: reads its input arrays and writes its
+/// output arrays in place, through pointers taken once at bind.
+#[cfg(feature = "llvm")]
+pub(super) fn kernel_operator(
+    k: &crate::units::KernelUnit,
+    inputs: Vec<NDArray>,
+    outputs: Vec<NDArray>,
+) -> Arc<Operator> {
+    let reads: Vec<Var> = inputs.iter().map(|a| a.var().clone()).collect();
+    let writes: Vec<Var> = outputs.iter().map(|a| a.var().clone()).collect();
+    // SAFETY: the arrays live as long as the operation (it holds them); the engine orders
+    // every access to them.
+    let pointers: Vec<*mut u8> = inputs
+        .iter()
+        .chain(&outputs)
+        .map(|a| unsafe { a.bytes_mut().as_mut_ptr() })
+        .collect();
+    let call = KernelCall {
+        kernel: k.kernel.clone(),
+        dims: k.dims.clone(),
+        pointers,
+        _arrays: inputs.into_iter().chain(outputs).collect(),
+    };
+    engine().new_operator(&k.name, &reads, &writes, FnProperty::Normal, move || {
+        call.run()
+    })
+}
+
+/// What a kernel operation holds: the kernel, its buffers' addresses and the arrays
+/// behind them.
+#[cfg(feature = "llvm")]
+struct KernelCall {
+    kernel: Arc<crate::cpu::CompiledKernel>,
+    dims: Vec<i64>,
+    pointers: Vec<*mut u8>,
+    _arrays: Vec<NDArray>,
+}
+
+#[cfg(feature = "llvm")]
+impl KernelCall {
+    fn run(&self) -> std::result::Result<(), String> {
+        // SAFETY: the pointers hold the kernel's buffers, sized by the inferred shapes.
+        unsafe { self.kernel.run(&self.pointers, &self.dims) }
+    }
+}
+
+// SAFETY: the pointers address the held arrays, whose accesses the engine orders.
+#[cfg(feature = "llvm")]
+unsafe impl Send for KernelCall {}
+#[cfg(feature = "llvm")]
+unsafe impl Sync for KernelCall {}
+
+/// Writes (or adds) `from`'s values into `to`: a byte copy, or an add in place, when
+/// the dtypes agree (no allocation, as a training step needs); through tensors otherwise.
+///
+/// # Safety
+/// As [`NDArray::bytes`] for `from` and [`NDArray::bytes_mut`] for `to`.
+unsafe fn store_values(from: &NDArray, to: &NDArray, add: bool) {
+    fn add_into<T: Copy + std::ops::AddAssign>(to: &mut [u8], from: &[u8]) -> bool {
+        // SAFETY: any bytes are valid floats; the middle parts are aligned.
+        let (head, dst, _) = unsafe { to.align_to_mut::<T>() };
+        let (head2, src, _) = unsafe { from.align_to::<T>() };
+        if !head.is_empty() || !head2.is_empty() || dst.len() != src.len() {
+            return false;
+        }
+        dst.iter_mut().zip(src).for_each(|(d, s)| *d += *s);
+        true
+    }
+    let same = from.dtype() == to.dtype();
+    let (src, dst) = unsafe { (from.bytes(), to.bytes_mut()) };
+    let done = match (same, add, to.dtype()) {
+        (true, false, _) => {
+            dst.copy_from_slice(src);
+            true
+        }
+        (true, true, DType::F32) => add_into::<f32>(dst, src),
+        (true, true, DType::F64) => add_into::<f64>(dst, src),
+        _ => false,
+    };
+    if !done {
+        let mut value = unsafe { from.read_tensor() };
+        if add {
+            let old = unsafe { to.read_tensor() };
+            value
+                .data
+                .iter_mut()
+                .zip(&old.data)
+                .for_each(|(v, o)| *v += o);
+        }
+        unsafe { to.write_tensor(&value) };
+    }
+}
+
+/// An operation writing (or adding) `src` into `dst`.
+pub(super) fn store(name: &str, src: &NDArray, dst: &NDArray, add: bool) -> Result<Arc<Operator>> {
+    if src.shape() != dst.shape() {
+        return Err(Error::Input(format!(
+            "{name}: array of shape {} cannot hold {}",
+            fmt_shape(dst.shape()),
+            fmt_shape(src.shape())
+        )));
+    }
+    let (from, to) = (src.clone(), dst.clone());
+    let reads = [src.var().clone()];
+    let writes = [dst.var().clone()];
+    Ok(
+        engine().new_operator(name, &reads, &writes, FnProperty::Normal, move || {
+            // SAFETY: ordered by the engine: after writes of `from`, exclusive for `to`.
+            unsafe { store_values(&from, &to, add) };
+            Ok(())
+        }),
+    )
+}
