@@ -12,9 +12,10 @@
 use kiln_compiler::autodiff::GradReq;
 use kiln_compiler::builders as sym;
 use kiln_compiler::Symbol;
-use kiln_runtime::{Backend, Device, Engine, Executor, GradReqs, NDArray};
+use kiln_runtime::{Backend, Device, Engine, Executor, FnProperty, GradReqs, NDArray};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
 
 struct Counting;
 
@@ -82,11 +83,24 @@ fn training_steps_allocate_nothing_after_the_first() {
         push();
         Engine::global().wait_all().unwrap();
     };
-    // Warm up with several steps in flight at once, so the engine's queues reach more
-    // than the depth one step can need, whatever the timing.
+    // Warm up with several steps queued at once behind a gate that holds the engine, so
+    // its queues reach more than the depth one step can need, whatever the timing.
+    let gate = Arc::new((Mutex::new(false), Condvar::new()));
+    let held = gate.clone();
+    let x_var = exe.arg_dict()["x"].var().clone();
+    Engine::global().push_fn("gate", &[], &[x_var], FnProperty::Normal, 0, move || {
+        let (open, cv) = &*held;
+        let mut open = open.lock().unwrap();
+        while !*open {
+            open = cv.wait(open).unwrap();
+        }
+        Ok(())
+    });
     for _ in 0..3 {
         push();
     }
+    *gate.0.lock().unwrap() = true;
+    gate.1.notify_all();
     Engine::global().wait_all().unwrap();
     ALLOCATIONS.store(0, Ordering::SeqCst);
     COUNTING.store(true, Ordering::SeqCst);

@@ -16,6 +16,19 @@ pub(crate) struct Block {
     wait: AtomicUsize,
     priority: i32,
     seq: u64,
+    /// An error a variable carried when it granted this block: taken then, so a wait that
+    /// reports and clears the error before this block runs cannot hide it.
+    inherited: Mutex<Option<EngineError>>,
+}
+
+impl Block {
+    /// Records `error` as inherited (the first one wins).
+    pub(super) fn inherit(&self, error: &EngineError) {
+        let mut slot = lock(&self.inherited);
+        if slot.is_none() {
+            *slot = Some(error.clone());
+        }
+    }
 }
 
 struct Ready(Arc<Block>);
@@ -93,12 +106,20 @@ impl Inner {
     }
 
     fn new_block(&self, op: &Arc<Operator>, priority: i32) -> Arc<Block> {
-        let mut block = lock(&self.free_blocks).pop().unwrap_or_else(|| {
+        // A recycled block another thread still holds a handle to (it granted the block
+        // and has not dropped its handle yet) waits in the list until it is free.
+        let recycled = {
+            let mut free = lock(&self.free_blocks);
+            let at = free.iter_mut().rposition(|b| Arc::get_mut(b).is_some());
+            at.map(|i| free.swap_remove(i))
+        };
+        let mut block = recycled.unwrap_or_else(|| {
             Arc::new(Block {
                 op: None,
                 wait: AtomicUsize::new(0),
                 priority: 0,
                 seq: 0,
+                inherited: Mutex::new(None),
             })
         });
         let b = Arc::get_mut(&mut block).expect("recycled blocks are unshared");
@@ -110,11 +131,12 @@ impl Inner {
     }
 
     fn recycle(&self, mut block: Arc<Block>) {
-        // Another thread may still be dropping its handle; then the block is simply freed.
+        // Another thread may still be dropping its handle: the block is kept anyway and
+        // reused once it is free (its operation is released now where possible).
         if let Some(b) = Arc::get_mut(&mut block) {
             b.op = None;
-            lock(&self.free_blocks).push(block);
         }
+        lock(&self.free_blocks).push(block);
     }
 
     pub(super) fn push(&self, op: &Arc<Operator>, priority: i32) {
@@ -170,7 +192,12 @@ impl Inner {
 
     fn execute(&self, block: Arc<Block>) {
         let op = block.op.clone().expect("a ready block has its operation");
-        let result = match op.inherited_error() {
+        let granted_with = lock(&block.inherited).take();
+        let inherited = match op.no_skip {
+            true => None,
+            false => granted_with.or_else(|| op.inherited_error()),
+        };
+        let result = match inherited {
             Some(e) => Err(e),
             None => {
                 let r = op.run();

@@ -67,6 +67,9 @@ impl Var {
         let mut q = self.lock();
         if !q.active_write && q.waiting.is_empty() {
             q.active_reads += 1;
+            if let Some(e) = &q.error {
+                block.inherit(e);
+            }
             drop(q);
             inner.grant(block.clone());
         } else {
@@ -79,6 +82,9 @@ impl Var {
         let mut q = self.lock();
         if !q.active_write && q.active_reads == 0 && q.waiting.is_empty() {
             q.active_write = true;
+            if let Some(e) = &q.error {
+                block.inherit(e);
+            }
             drop(q);
             inner.grant(block.clone());
         } else {
@@ -115,6 +121,10 @@ fn grant_front(q: &mut Queue, inner: &Inner) {
             return;
         }
         let (block, is_write) = q.waiting.pop_front().expect("front exists");
+        // The error this variable carries now travels with the block.
+        if let Some(e) = &q.error {
+            block.inherit(e);
+        }
         if is_write {
             q.active_write = true;
         } else {
