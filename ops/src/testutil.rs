@@ -298,3 +298,22 @@ pub fn check_grad(
         }
     }
 }
+
+/// Every output of `name`'s contraction, evaluated naively, equals its reference kernel's.
+pub fn check_contraction(name: &str, kv: &[(&str, &str)], inputs: &[Tensor]) {
+    let op = op(name);
+    let f = op
+        .contraction
+        .unwrap_or_else(|| panic!("{name} declares no contraction"));
+    let want = run(name, kv, inputs, false).unwrap();
+    let a = attrs(op, kv);
+    let ins: Vec<Vec<usize>> = inputs.iter().map(|t| t.shape.clone()).collect();
+    let outs: Vec<Vec<usize>> = want.iter().map(|t| t.shape.clone()).collect();
+    let refs: Vec<&Tensor> = inputs.iter().collect();
+    for (k, w) in want.iter().enumerate() {
+        let c = f(&a, &ins, &outs, k).unwrap();
+        let mut got = Tensor::zeros(w.dtype, w.shape.clone());
+        crate::contraction::evaluate(&c, &refs, &mut got);
+        assert_close(&got.data, &w.data, 1e-12);
+    }
+}

@@ -225,6 +225,7 @@ static FULLY_CONNECTED_BACKWARD: OpDef = OpDef {
     inplace: &[],
     cost: fc_backward_cost,
     grad: Grad::NotDifferentiable,
+    contraction: Some(fc_backward_contraction),
     ..OpDef::new(
         "_backward_FullyConnected",
         Pattern::Opaque,
@@ -277,6 +278,61 @@ fn fc_backward_cost(a: &Attrs, ins: &[Shape], _: &[Shape]) -> u64 {
     }
 }
 
+/// The row-major linear index of the output point of `shape`.
+fn linear_out(shape: &[usize]) -> IndexExpr {
+    (0..shape.len()).fold(IndexExpr::Const(0), |acc, ax| {
+        acc * shape[ax] as i64 + IndexExpr::Out(ax)
+    })
+}
+
+/// The gradients as contractions, with data viewed as (rows, K) and ograd as (rows, H):
+/// data_grad (r, i) = Σ_j ograd (r, j)·weight (j, i); weight_grad (j, i) = Σ_r ograd (r, j)
+/// · data (r, i); bias_grad (j) = Σ_r ograd (r, j).
+fn fc_backward_contraction(
+    _: &Attrs,
+    ins: &[Shape],
+    outs: &[Shape],
+    k: usize,
+) -> Result<Contraction, OpError> {
+    let (og, data, w) = (&ins[0], &ins[1], &ins[2]);
+    let (h, kk) = (w[0] as i64, w[1] as i64);
+    let rows = (data.iter().product::<usize>() as i64 / kk.max(1)) as usize;
+    let out = outs
+        .get(k)
+        .ok_or_else(|| OpError::Invalid(format!("no output {k}")))?;
+    let red = IndexExpr::Out(out.len());
+    let read = |input, at: IndexExpr, shape: &[usize]| Read {
+        input,
+        coords: unflatten(at, shape),
+        padding: None,
+    };
+    let lin = linear_out(out);
+    let (extent, reads, body) = match k {
+        0 => {
+            let (r, i) = (lin.clone() / kk, lin % kk);
+            let reads = vec![read(0, r * h + red.clone(), og), read(2, red * kk + i, w)];
+            (h as usize, reads, x(0) * x(1))
+        }
+        1 => {
+            let (j, i) = (lin.clone() / kk, lin % kk);
+            let reads = vec![
+                read(0, red.clone() * h + j, og),
+                read(1, red * kk + i, data),
+            ];
+            (rows, reads, x(0) * x(1))
+        }
+        _ => (rows, vec![read(0, red * h + lin, og)], x(0)),
+    };
+    Ok(Contraction {
+        combiner: Combiner::Sum,
+        extents: vec![extent],
+        reads,
+        body,
+        epilogue: vec![],
+        post: x(0),
+    })
+}
+
 fn fc_backward_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
     let (og, x, w) = (ins[0], ins[1], ins[2]);
     let (h, k) = (w.shape[0], w.shape[1]);
@@ -311,6 +367,34 @@ mod tests {
     use crate::testutil::*;
 
     const FC: &str = "FullyConnected";
+
+    #[test]
+    fn backward_contractions_match_the_reference() {
+        let (x, w, b) = (randn(&[2, 3, 5], 1), randn(&[4, 15], 2), randn(&[4], 3));
+        let og = randn(&[2, 4], 4);
+        let kv = [("num_hidden", "4")];
+        check_contraction(
+            "_backward_FullyConnected",
+            &kv,
+            &[og.clone(), x.clone(), w.clone(), b],
+        );
+        let kv = [("num_hidden", "4"), ("no_bias", "True")];
+        check_contraction("_backward_FullyConnected", &kv, &[og, x, w]);
+        // Not flattened: (2, 3, 5) data, (2, 3, 4) output.
+        let kv = [("num_hidden", "4"), ("flatten", "False")];
+        let (x, w, b, og) = (
+            randn(&[2, 3, 5], 5),
+            randn(&[4, 5], 6),
+            randn(&[4], 7),
+            randn(&[2, 3, 4], 8),
+        );
+        check_contraction(
+            "_backward_FullyConnected",
+            &kv,
+            &[og.clone(), x.clone(), w.clone(), b.clone()],
+        );
+        check_contraction(FC, &kv, &[x, w, b]);
+    }
 
     #[test]
     fn infers_weight_bias_and_output() {
