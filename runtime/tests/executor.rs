@@ -300,8 +300,9 @@ fn the_jit_backend_computes_what_the_interpreter_computes() {
     .rebind(Backend::Jit)
     .unwrap();
     let (_, kernels, nodes) = exe.backend();
+    // SoftmaxOutput (forward and backward) keeps its reference kernels; the rest compiles.
     assert!(
-        kernels >= 4 && nodes >= 4,
+        kernels >= 8 && nodes >= 1,
         "{kernels} kernels, {nodes} reference nodes"
     );
     for (i, a) in exe.arg_arrays().iter().enumerate() {
