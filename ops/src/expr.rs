@@ -6,6 +6,7 @@
 //! choose its own approximation; the `special` module holds the oracle's own implementations of
 //! those Rust's std lacks (erf, erfinv, gamma, lgamma, digamma).
 
+pub mod bits;
 mod diff;
 mod eval;
 mod special;

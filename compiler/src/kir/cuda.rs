@@ -19,7 +19,7 @@
 //! included (they compute in f32).
 
 use super::gpu::{block_reduce, GStmt, GpuKernel, Launch};
-use super::ir::{linear, Buffer, Idx, Kernel, Val};
+use super::ir::{linear, BitOp, Buffer, Idx, Kernel, Val};
 use kiln_ops::expr::{Binary, Unary};
 use kiln_ops::{Combiner, DType};
 use std::fmt::Write;
@@ -180,7 +180,7 @@ fn vectorizable(k: &Kernel) -> bool {
             Val::Load { index, .. } => index == here,
             Val::Const(_) | Val::Index(_) | Val::Temp(_) | Val::Shared(_) => true,
             Val::Reduce { .. } => false,
-            Val::Unary(_, a) | Val::Pow2i(a) => loads_here(a, here),
+            Val::Unary(_, a) | Val::Bits(_, a) => loads_here(a, here),
             Val::Binary(_, a, b) => loads_here(a, here) && loads_here(b, here),
             Val::Select(c, a, b) => [c, a, b].iter().all(|v| loads_here(v, here)),
         }
@@ -391,7 +391,14 @@ fn val_with(v: &Val, load: &dyn Fn(usize, &Idx) -> String) -> String {
         Val::Load { buffer, index } => load(*buffer, index),
         Val::Index(i) => format!("(T){}", idx(i)),
         Val::Temp(t) => format!("t{t}"),
-        Val::Pow2i(a) => format!("(T)exp2((T)({}))", val(a)),
+        Val::Bits(op, a) => match op {
+            BitOp::Pow2i => format!("(T)exp2((T)({}))", val(a)),
+            BitOp::Exponent => format!("(T)(ilogb({}) + 1)", val(a)),
+            BitOp::Mantissa => {
+                let x = val(a);
+                format!("(T)scalbn({x}, -(ilogb({x}) + 1))")
+            }
+        },
         Val::Shared(i) => format!("kiln_shared[{}]", idx(i)),
         // A serial reduction per thread, as an immediately called lambda.
         Val::Reduce {

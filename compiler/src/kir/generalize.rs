@@ -62,7 +62,9 @@ impl Line {
             (Val::Unary(o1, a1), Val::Unary(o2, a2)) if o1 == o2 => {
                 Val::Unary(*o1, b(self.val(a1, a2)?)?)
             }
-            (Val::Pow2i(a1), Val::Pow2i(a2)) => Val::Pow2i(b(self.val(a1, a2)?)?),
+            (Val::Bits(o1, a1), Val::Bits(o2, a2)) if o1 == o2 => {
+                Val::Bits(*o1, b(self.val(a1, a2)?)?)
+            }
             (Val::Binary(o1, a1, c1), Val::Binary(o2, a2, c2)) if o1 == o2 => {
                 Val::Binary(*o1, b(self.val(a1, a2)?)?, b(self.val(c1, c2)?)?)
             }
@@ -155,7 +157,7 @@ fn bind_val(v: &Val, dims: &[i64]) -> Val {
         Val::Index(i) => Val::Index(bind_idx(i, dims)),
         Val::Shared(i) => Val::Shared(bind_idx(i, dims)),
         Val::Unary(op, a) => Val::Unary(*op, b(a)),
-        Val::Pow2i(a) => Val::Pow2i(b(a)),
+        Val::Bits(op, a) => Val::Bits(*op, b(a)),
         Val::Binary(op, a, c) => Val::Binary(*op, b(a), b(c)),
         Val::Select(c, a, d) => Val::Select(b(c), b(a), b(d)),
         Val::Reduce {

@@ -114,7 +114,7 @@ fn substitute(v: &Val, red: &dyn Fn(usize) -> Idx) -> Val {
         Val::Index(i) => Val::Index(idx(i, red)),
         Val::Shared(i) => Val::Shared(idx(i, red)),
         Val::Unary(op, a) => Val::Unary(*op, s(a)),
-        Val::Pow2i(a) => Val::Pow2i(s(a)),
+        Val::Bits(op, a) => Val::Bits(*op, s(a)),
         Val::Binary(op, a, b) => Val::Binary(*op, s(a), s(b)),
         Val::Select(c, a, b) => Val::Select(s(c), s(a), s(b)),
         Val::Reduce { .. } => v.clone(),

@@ -106,7 +106,7 @@ pub(super) fn val(v: &Val, env: &Env) -> Result<f64, String> {
             .get(*t)
             .ok_or_else(|| format!("t{t} read before it is set"))?,
         Val::Unary(op, a) => op.apply(val(a, env)?),
-        Val::Pow2i(a) => 2f64.powi(val(a, env)? as i32),
+        Val::Bits(op, a) => op.apply(val(a, env)?),
         Val::Shared(i) => {
             let at = idx(i, env)?;
             *usize::try_from(at)

@@ -85,9 +85,8 @@ pub enum Val {
     Temp(usize),
     /// Element `i` of the block's shared array (GPU schedules only).
     Shared(Idx),
-    /// 2^n for an integer-valued n whose power is a normal number of the compute type,
-    /// exact (the scaling step of the math polynomials, built from exponent bits).
-    Pow2i(Box<Val>),
+    /// An exact bit-level operation (the range reductions of the math polynomials).
+    Bits(BitOp, Box<Val>),
     /// `body` combined over every point of the reduction axes (`Idx::Red(k)` ranges over
     /// `0..extents[k]`), starting from the combiner's identity. At most one per kernel.
     Reduce {
@@ -95,6 +94,29 @@ pub enum Val {
         extents: Vec<Idx>,
         body: Box<Val>,
     },
+}
+
+/// Exact floating-point operations on the exponent and significand bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BitOp {
+    /// 2^n for an integer-valued n whose power is a normal number of the compute type.
+    Pow2i,
+    /// `e` of `x = m·2^e` with `m` in [0.5, 1), for a normal positive `x` (frexp).
+    Exponent,
+    /// `m` of the same split.
+    Mantissa,
+}
+
+impl BitOp {
+    /// The operation in f64 (`kiln_ops::expr::bits`), as the interpreter runs it.
+    pub fn apply(self, x: f64) -> f64 {
+        use kiln_ops::expr::bits;
+        match self {
+            BitOp::Pow2i => bits::pow2i(x),
+            BitOp::Exponent => bits::exponent(x),
+            BitOp::Mantissa => bits::mantissa(x),
+        }
+    }
 }
 
 /// A buffer a kernel reads or writes: a name, its storage dtype and element count.
@@ -173,7 +195,7 @@ impl Val {
             Val::Load { index, .. } | Val::Index(index) | Val::Shared(index) => {
                 index.coord_axes(axes)
             }
-            Val::Unary(_, a) | Val::Pow2i(a) => a.coord_axes(temps, axes),
+            Val::Unary(_, a) | Val::Bits(_, a) => a.coord_axes(temps, axes),
             Val::Binary(_, a, b) => {
                 a.coord_axes(temps, axes);
                 b.coord_axes(temps, axes);
@@ -194,7 +216,7 @@ impl Val {
         match self {
             Val::Const(_) | Val::Temp(_) => 0,
             Val::Load { index, .. } | Val::Index(index) | Val::Shared(index) => index.dims(),
-            Val::Unary(_, a) | Val::Pow2i(a) => a.dims(),
+            Val::Unary(_, a) | Val::Bits(_, a) => a.dims(),
             Val::Binary(_, a, b) => a.dims().max(b.dims()),
             Val::Select(c, a, b) => c.dims().max(a.dims()).max(b.dims()),
             Val::Reduce { extents, body, .. } => {
@@ -241,7 +263,7 @@ impl Val {
         match self {
             Val::Load { buffer: b, index } => *b == buffer && (inside || index != here),
             Val::Const(_) | Val::Index(_) | Val::Temp(_) | Val::Shared(_) => false,
-            Val::Unary(_, a) | Val::Pow2i(a) => a.loads_elsewhere(buffer, here, inside),
+            Val::Unary(_, a) | Val::Bits(_, a) => a.loads_elsewhere(buffer, here, inside),
             Val::Binary(_, a, b) => {
                 a.loads_elsewhere(buffer, here, inside) || b.loads_elsewhere(buffer, here, inside)
             }
@@ -436,7 +458,7 @@ impl fmt::Display for Val {
             Val::Binary(op, a, b) => write!(f, "{}({a}, {b})", format!("{op:?}").to_lowercase()),
             Val::Select(c, a, b) => write!(f, "select({c}, {a}, {b})"),
             Val::Temp(t) => write!(f, "t{t}"),
-            Val::Pow2i(a) => write!(f, "pow2i({a})"),
+            Val::Bits(op, a) => write!(f, "{}({a})", format!("{op:?}").to_lowercase()),
             Val::Shared(i) => write!(f, "shared[{i}]"),
             Val::Reduce {
                 combiner,

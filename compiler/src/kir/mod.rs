@@ -44,4 +44,4 @@ pub mod simt;
 
 pub use generalize::{generalize, instantiate};
 pub use group::{contraction_of, from_group, Lowered};
-pub use ir::{lower, Buffer, Idx, Kernel, LoopKind, LoopNest, Schedule, Stmt, Val};
+pub use ir::{lower, BitOp, Buffer, Idx, Kernel, LoopKind, LoopNest, Schedule, Stmt, Val};

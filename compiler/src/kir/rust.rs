@@ -159,7 +159,11 @@ fn val(v: &Val) -> String {
         Val::Load { buffer, index } => format!("in{buffer}[({}) as usize].ld()", idx(index)),
         Val::Index(i) => format!("({} as T)", idx(i)),
         Val::Temp(t) => format!("t{t}"),
-        Val::Pow2i(a) => format!("(2.0 as T).powi(({}) as i32)", val(a)),
+        Val::Bits(op, a) => format!(
+            "kiln_ops::expr::bits::{}({} as f64) as T",
+            format!("{op:?}").to_lowercase(),
+            val(a)
+        ),
         Val::Shared(_) => "{ compile_error!(\"shared memory is GPU-only\") }".into(),
         Val::Reduce {
             combiner,

@@ -151,7 +151,7 @@ impl Simplifier<'_> {
             },
             Val::Index(i) => Val::Index(self.idx(i)),
             Val::Unary(op, a) => Val::Unary(*op, Box::new(self.val(a))),
-            Val::Pow2i(a) => Val::Pow2i(Box::new(self.val(a))),
+            Val::Bits(op, a) => Val::Bits(*op, Box::new(self.val(a))),
             Val::Shared(i) => Val::Shared(self.idx(i)),
             Val::Binary(op, a, b) => Val::Binary(*op, Box::new(self.val(a)), Box::new(self.val(b))),
             Val::Reduce {

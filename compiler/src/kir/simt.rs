@@ -173,7 +173,7 @@ fn shared_reads(v: &Val, out: &mut Vec<Idx>) {
     match v {
         Val::Shared(i) => out.push(i.clone()),
         Val::Const(_) | Val::Load { .. } | Val::Index(_) | Val::Temp(_) | Val::Reduce { .. } => {}
-        Val::Unary(_, a) | Val::Pow2i(a) => shared_reads(a, out),
+        Val::Unary(_, a) | Val::Bits(_, a) => shared_reads(a, out),
         Val::Binary(_, a, b) => {
             shared_reads(a, out);
             shared_reads(b, out);

@@ -171,7 +171,7 @@ fn loads(v: &Val) -> bool {
     match v {
         Val::Load { .. } | Val::Reduce { .. } => true,
         Val::Const(_) | Val::Index(_) | Val::Temp(_) | Val::Shared(_) => false,
-        Val::Unary(_, a) | Val::Pow2i(a) => loads(a),
+        Val::Unary(_, a) | Val::Bits(_, a) => loads(a),
         Val::Binary(_, a, b) => loads(a) || loads(b),
         Val::Select(c, a, b) => loads(c) || loads(a) || loads(b),
     }
@@ -190,7 +190,7 @@ fn dims_used(body: &[Stmt]) -> usize {
         match v {
             Val::Const(_) | Val::Temp(_) => 0,
             Val::Load { index, .. } | Val::Index(index) | Val::Shared(index) => idx(index),
-            Val::Unary(_, a) | Val::Pow2i(a) => val(a),
+            Val::Unary(_, a) | Val::Bits(_, a) => val(a),
             Val::Binary(_, a, b) => val(a).max(val(b)),
             Val::Select(c, a, b) => val(c).max(val(a)).max(val(b)),
             Val::Reduce { extents, body, .. } => {
@@ -385,9 +385,9 @@ impl<'c> Gen<'c, '_> {
                 let a = self.val(a)?;
                 self.unary(*op, a)?
             }
-            Val::Pow2i(n) => {
-                let n = self.val(n)?;
-                self.pow2i(n)?
+            Val::Bits(op, a) => {
+                let a = self.val(a)?;
+                self.bits(*op, a)?
             }
             Val::Shared(_) => return Err("shared memory belongs to GPU schedules".into()),
             Val::Binary(op, a, b) => {

@@ -7,6 +7,7 @@ use inkwell::intrinsics::Intrinsic;
 use inkwell::types::BasicType;
 use inkwell::values::{BasicValue, BasicValueEnum, FloatValue};
 use inkwell::FloatPredicate;
+use kiln_compiler::kir::BitOp;
 use kiln_ops::expr::{Binary, Unary};
 use kiln_ops::{Combiner, DType};
 
@@ -46,25 +47,52 @@ impl<'c> Gen<'c, '_> {
             .into_float_value())
     }
 
-    /// 2^n for integer-valued n with a normal result: the biased exponent, shifted into
-    /// place.
-    pub(super) fn pow2i(&self, n: FloatValue<'c>) -> Res<FloatValue<'c>> {
+    /// The bit operations on the compute type's representation: 2^n from the biased
+    /// exponent shifted into place; frexp's exponent and mantissa (in [0.5, 1)) of a normal
+    /// positive value from its exponent field.
+    pub(super) fn bits(&self, op: BitOp, x: FloatValue<'c>) -> Res<FloatValue<'c>> {
         let b = &self.b;
-        let (it, bias, shift) = if self.t == self.ctx.f64_type() {
-            (self.ctx.i64_type(), 1023, 52)
+        let (it, bias, shift, exp_mask) = if self.t == self.ctx.f64_type() {
+            (self.ctx.i64_type(), 1023u64, 52u64, 0x7ffu64)
         } else {
-            (self.ctx.i32_type(), 127, 23)
+            (self.ctx.i32_type(), 127, 23, 0xff)
         };
-        let n = b.build_float_to_signed_int(n, it, "").map_err(err)?;
-        let biased = b
-            .build_int_add(n, it.const_int(bias, false), "")
-            .map_err(err)?;
-        let bits = b
-            .build_left_shift(biased, it.const_int(shift, false), "")
-            .map_err(err)?;
-        Ok(b.build_bit_cast(bits, self.t, "")
-            .map_err(err)?
-            .into_float_value())
+        let k = |v: u64| it.const_int(v, false);
+        let to_float = |i| -> Res<FloatValue<'c>> {
+            Ok(b.build_bit_cast(i, self.t, "")
+                .map_err(err)?
+                .into_float_value())
+        };
+        match op {
+            BitOp::Pow2i => {
+                let n = b.build_float_to_signed_int(x, it, "").map_err(err)?;
+                let biased = b.build_int_add(n, k(bias), "").map_err(err)?;
+                to_float(b.build_left_shift(biased, k(shift), "").map_err(err)?)
+            }
+            BitOp::Exponent => {
+                let bits = b.build_bit_cast(x, it, "").map_err(err)?.into_int_value();
+                let field = b
+                    .build_right_shift(bits, k(shift), false, "")
+                    .map_err(err)?;
+                let field = b.build_and(field, k(exp_mask), "").map_err(err)?;
+                let e = b.build_int_sub(field, k(bias - 1), "").map_err(err)?;
+                b.build_signed_int_to_float(e, self.t, "").map_err(err)
+            }
+            BitOp::Mantissa => {
+                let bits = b.build_bit_cast(x, it, "").map_err(err)?.into_int_value();
+                let cleared = b
+                    .build_and(
+                        bits,
+                        k(!(exp_mask << shift) & (u64::MAX >> (64 - it.get_bit_width()))),
+                        "",
+                    )
+                    .map_err(err)?;
+                to_float(
+                    b.build_or(cleared, k((bias - 1) << shift), "")
+                        .map_err(err)?,
+                )
+            }
+        }
     }
 
     pub(super) fn intrinsic(&self, name: &str, args: &[FloatValue<'c>]) -> Res<FloatValue<'c>> {
