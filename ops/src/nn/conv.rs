@@ -403,6 +403,7 @@ static CONVOLUTION_BACKWARD: OpDef = OpDef {
     inplace: &[],
     cost: conv_backward_cost,
     grad: Grad::NotDifferentiable,
+    contraction: Some(conv_backward_contraction),
     ..OpDef::new(
         "_backward_Convolution",
         Pattern::Opaque,
@@ -441,6 +442,96 @@ fn conv_backward_cost(a: &Attrs, ins: &[Shape], _: &[Shape]) -> u64 {
         }
         _ => 0,
     }
+}
+
+/// The gradients as contractions (channel-first): weight_grad (f, c, t...) sums ograd
+/// (n, f, o...) · data (n, group(f)·Cg + c, o·stride + t·dilate − pad) over n and o...;
+/// bias_grad (f) sums ograd over n and o...; data_grad (n, c, i...) sums ograd (n, f,
+/// i + pad − t·dilate) · weight (f, c mod Cg, t...) over the group's filters and the taps —
+/// declared for stride 1 only (a stride needs a divisibility guard reads do not have).
+fn conv_backward_contraction(
+    a: &Attrs,
+    ins: &[Shape],
+    outs: &[Shape],
+    k: usize,
+) -> Result<Contraction, OpError> {
+    let g = Geometry::new(a)?;
+    if g.last {
+        return invalid("Convolution: channel-last layouts are not declared as a contraction");
+    }
+    let (og, w) = (&ins[0], &ins[2]);
+    let spatial = g.kernel.len();
+    let (cg, fg) = (w[1] as i64, (g.filters / g.groups) as i64);
+    let out = IndexExpr::Out;
+    let rank = outs.get(k).map(Vec::len).unwrap_or(0);
+    let red = |j: usize| IndexExpr::Out(rank + j);
+    let read = |input, coords, padding| Read {
+        input,
+        coords,
+        padding,
+    };
+    // Reductions over the batch and the output positions (weight and bias gradients).
+    let over_outputs: Vec<usize> = std::iter::once(og[0])
+        .chain(og[2..].iter().copied())
+        .collect();
+    let (extents, reads, body) = match k {
+        0 => {
+            if g.stride.iter().any(|&s| s != 1) {
+                return invalid("Convolution: data_grad is declared for stride 1 only");
+            }
+            let f = (out(1) / cg) * fg + red(0);
+            let mut o = vec![out(0), f.clone()];
+            let mut wt = vec![f, out(1) % cg];
+            for d in 0..spatial {
+                o.push(
+                    out(2 + d)
+                        + red(1 + d) * -(g.dilate[d] as i64)
+                        + IndexExpr::Const(g.pad[d] as i64),
+                );
+                wt.push(red(1 + d));
+            }
+            let extents = std::iter::once(fg as usize)
+                .chain(g.kernel.iter().copied())
+                .collect();
+            (
+                extents,
+                vec![read(0, o, Some(0.0)), read(2, wt, None)],
+                x(0) * x(1),
+            )
+        }
+        1 => {
+            let mut o = vec![red(0), out(0)];
+            let mut data = vec![red(0), (out(0) / fg) * cg + out(1)];
+            for d in 0..spatial {
+                o.push(red(1 + d));
+                data.push(
+                    red(1 + d) * g.stride[d] as i64
+                        + out(2 + d) * g.dilate[d] as i64
+                        + IndexExpr::Const(-(g.pad[d] as i64)),
+                );
+            }
+            (
+                over_outputs,
+                vec![read(0, o, None), read(1, data, Some(0.0))],
+                x(0) * x(1),
+            )
+        }
+        _ => {
+            let o = std::iter::once(red(0))
+                .chain(std::iter::once(out(0)))
+                .chain((0..spatial).map(|d| red(1 + d)))
+                .collect();
+            (over_outputs, vec![read(0, o, None)], x(0))
+        }
+    };
+    Ok(Contraction {
+        combiner: Combiner::Sum,
+        extents,
+        reads,
+        body,
+        epilogue: vec![],
+        post: x(0),
+    })
 }
 
 fn conv_backward_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
@@ -482,6 +573,56 @@ mod tests {
     use crate::Tensor;
 
     const CONV: &str = "Convolution";
+
+    #[test]
+    fn backward_contractions_match_the_reference() {
+        // Grouped, padded and dilated, in 2-D (with bias) and 1-D (without); the data
+        // gradient is declared for stride 1, the others for any stride.
+        let kv = [
+            ("kernel", "(3, 2)"),
+            ("pad", "(1, 1)"),
+            ("dilate", "(1, 2)"),
+            ("num_filter", "4"),
+            ("num_group", "2"),
+        ];
+        let (x, w, og) = (
+            randn(&[2, 4, 6, 5], 1),
+            randn(&[4, 2, 3, 2], 2),
+            randn(&[2, 4, 6, 5], 3),
+        );
+        check_contraction("_backward_Convolution", &kv, &[og, x, w]);
+        let kv = [
+            ("kernel", "(3,)"),
+            ("pad", "(2,)"),
+            ("num_filter", "3"),
+            ("no_bias", "True"),
+        ];
+        let (x, w, og) = (
+            randn(&[2, 2, 7], 4),
+            randn(&[3, 2, 3], 5),
+            randn(&[2, 3, 9], 6),
+        );
+        check_contraction("_backward_Convolution", &kv, &[og, x, w]);
+        // Strided: the weight and bias gradients only.
+        let kv = [
+            ("kernel", "(3, 3)"),
+            ("stride", "(2, 2)"),
+            ("pad", "(1, 1)"),
+            ("num_filter", "2"),
+        ];
+        let (x, w, og) = (
+            randn(&[1, 3, 7, 6], 7),
+            randn(&[2, 3, 3, 3], 8),
+            randn(&[1, 2, 4, 3], 9),
+        );
+        let ins = [og, x, w];
+        check_contraction_of("_backward_Convolution", &kv, &ins, Some(&[1, 2]));
+        let a = attrs(op("_backward_Convolution"), &kv);
+        let shapes: Vec<Vec<usize>> = ins.iter().map(|t| t.shape.clone()).collect();
+        let outs = [shapes[1].clone(), shapes[2].clone(), vec![2]];
+        let declared = op("_backward_Convolution").contraction.unwrap();
+        assert!(declared(&a, &shapes, &outs, 0).is_err());
+    }
 
     #[test]
     fn infers_weight_bias_output() {
