@@ -66,21 +66,34 @@ impl TrainingGraph {
     }
 }
 
-/// Adds backward nodes to a graph on behalf of one forward node.
-struct Builder<'g> {
+/// Adds nodes to a graph on behalf of one node: its backward nodes, or (for an
+/// `expansion`) the operators it expands into.
+pub(crate) struct Builder<'g> {
     graph: &'g mut Graph,
     handles: Vec<Entry>,
     of: String,
     created: usize,
+    expansion: bool,
 }
 
-impl Builder<'_> {
-    fn handle(&mut self, e: Entry) -> Handle {
+impl<'g> Builder<'g> {
+    /// A builder of `of`'s expansion into other operators.
+    pub(crate) fn expansion(graph: &'g mut Graph, of: &str) -> Builder<'g> {
+        Builder {
+            graph,
+            handles: vec![],
+            of: of.to_string(),
+            created: 0,
+            expansion: true,
+        }
+    }
+
+    pub(crate) fn handle(&mut self, e: Entry) -> Handle {
         self.handles.push(e);
         Handle(self.handles.len() - 1)
     }
 
-    fn entry(&self, h: Handle) -> Entry {
+    pub(crate) fn entry(&self, h: Handle) -> Entry {
         self.handles[h.0]
     }
 
@@ -106,19 +119,29 @@ impl Builder<'_> {
                 inputs.len()
             )));
         }
+        let suffix = if self.expansion {
+            "expanded"
+        } else {
+            "backward"
+        };
         let name = match self.created {
-            0 => format!("{}_backward", self.of),
-            n => format!("{}_backward{n}", self.of),
+            0 => format!("{}_{suffix}", self.of),
+            n => format!("{}_{suffix}{n}", self.of),
         };
         self.created += 1;
+        let provenance = if self.expansion {
+            Provenance::Generated
+        } else {
+            Provenance::Gradient {
+                of: self.of.clone(),
+            }
+        };
         let data = NodeData {
             op: Some(op),
             name,
             attrs,
             params: Some(params),
-            provenance: Provenance::Gradient {
-                of: self.of.clone(),
-            },
+            provenance,
         };
         Ok(self.graph.add_node(data, inputs.to_vec()))
     }
@@ -150,6 +173,7 @@ fn sum(graph: &mut Graph, terms: &[Entry], of: &str) -> Result<Entry> {
                 handles: vec![],
                 of: format!("{of}_sum"),
                 created: 0,
+                expansion: false,
             };
             let n = terms.len().to_string();
             let id = b
@@ -167,6 +191,7 @@ fn unary(graph: &mut Graph, op: &str, input: Entry, of: &str) -> Result<Entry> {
         handles: vec![],
         of: of.to_string(),
         created: 0,
+        expansion: false,
     };
     let id = b
         .add(op, &[input], &[])
@@ -258,6 +283,7 @@ pub fn differentiate(
             handles: vec![],
             of: node.name.clone(),
             created: 0,
+            expansion: false,
         };
         let inputs: Vec<Handle> = node.inputs.iter().map(|&e| b.handle(e)).collect();
         let outs: Vec<Handle> = outputs.iter().map(|&e| b.handle(e)).collect();
@@ -307,6 +333,7 @@ pub fn differentiate(
                 handles: vec![],
                 of: format!("{}_aux", node.name),
                 created: 0,
+                expansion: false,
             };
             let inputs: Vec<Handle> = node.inputs.iter().map(|&e| b.handle(e)).collect();
             let outs: Vec<Handle> = (0..node.num_outputs())

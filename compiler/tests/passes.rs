@@ -297,3 +297,62 @@ fn shape_only_subgraphs_fold_to_constants() {
     );
     assert_eq!(want[0].data[1], inputs["a"].data[1] * 4.0);
 }
+
+#[test]
+fn softmax_expands_into_operators_that_compute_the_same() {
+    use kiln_compiler::passes::Expand;
+    let x = Symbol::var("x");
+    let heads: Vec<Symbol> = [
+        ("softmax", vec![("axis", "1")]),
+        ("softmax", vec![("axis", "0"), ("temperature", "2.5")]),
+        ("log_softmax", vec![("axis", "-1")]),
+        ("log_softmax", vec![("temperature", "0.5")]),
+    ]
+    .into_iter()
+    .map(|(op, attrs)| {
+        let mut call = Symbol::op(op).arg(&x);
+        for (k, v) in attrs {
+            call = call.attr(k, v);
+        }
+        call.build().unwrap()
+    })
+    .collect();
+    let g = Symbol::group(&heads).to_graph().unwrap();
+    let out = Expand.run(&g).unwrap();
+    let ops: Vec<&str> = out
+        .graph
+        .node_ids()
+        .map(|id| out.graph.node(id).op_name())
+        .collect();
+    assert!(
+        !ops.contains(&"softmax") && !ops.contains(&"log_softmax"),
+        "{ops:?}"
+    );
+    let inputs = HashMap::from([(
+        "x".to_string(),
+        Tensor::new(
+            DType::F64,
+            vec![3, 4],
+            (0..12).map(|i| (i as f64 * 0.7).sin() * 3.0).collect(),
+        ),
+    )]);
+    let want = interpret(&g, &inputs, RunOptions::default()).unwrap();
+    let got = interpret(&out.graph, &inputs, RunOptions::default()).unwrap();
+    for (w, h) in want.iter().zip(&got) {
+        for (a, b) in w.data.iter().zip(&h.data) {
+            assert!((a - b).abs() <= 1e-12 * (1.0 + a.abs()), "{a} vs {b}");
+        }
+    }
+    // An option the expansion does not cover keeps the operator.
+    let typed = Symbol::op("softmax")
+        .arg(&x)
+        .attr("dtype", "float64")
+        .build()
+        .unwrap();
+    let g = typed.to_graph().unwrap();
+    let kept = Expand.run(&g).unwrap();
+    assert!(kept
+        .graph
+        .node_ids()
+        .any(|id| kept.graph.node(id).op_name() == "softmax"));
+}

@@ -240,7 +240,13 @@ pub struct OpDef {
     /// What a library operator computes as a contraction, for compilers that lower it to
     /// loops (checked against the reference kernel on MXNet's fixtures).
     pub contraction: Option<crate::contraction::ContractionFn>,
+    /// The same computation built from other operators, for compilers that fuse those
+    /// (softmax as max, exp, sum and a division); an error where it does not apply.
+    pub expand: Option<ExpandFn>,
 }
+
+/// Builds an operator's outputs from other operators, given its attributes and inputs.
+pub type ExpandFn = fn(&mut dyn GradGraph, &Attrs, &[Handle]) -> Result<Vec<Handle>, OpError>;
 
 fn output_elems(_: &Attrs, _: &[Shape], outs: &[Shape]) -> u64 {
     outs.iter()
@@ -281,6 +287,7 @@ impl OpDef {
             loss: false,
             aux_update: None,
             contraction: None,
+            expand: None,
         }
     }
 

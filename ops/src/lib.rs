@@ -29,8 +29,8 @@ pub mod tensor_ops;
 pub(crate) mod testutil;
 
 pub use def::{
-    AuxUpdateFn, Combiner, Compute, CostFn, DTypeFn, Grad, GradCtx, GradFn, GradGraph, Handle,
-    IndexMapFn, Inputs, KernelCtx, OpDef, Outputs, Pattern, Reduction, RefKernel, Resource,
+    AuxUpdateFn, Combiner, Compute, CostFn, DTypeFn, ExpandFn, Grad, GradCtx, GradFn, GradGraph,
+    Handle, IndexMapFn, Inputs, KernelCtx, OpDef, Outputs, Pattern, Reduction, RefKernel, Resource,
     ShapeFn,
 };
 pub use dtype::DType;

@@ -244,8 +244,9 @@ fn reshape_keeps_parameters_and_changes_the_batch() {
     assert!((y[2] - 3.0f32.tanh()).abs() < 1e-6);
 }
 
-/// A training graph with every kind of unit: gemm (a library call) with a fused bias and
-/// activation epilogue, element-wise chains, a broadcast, a reduction and a softmax loss.
+/// A training graph with every kind of unit: gemm (a contraction) with a fused bias and
+/// activation epilogue, element-wise chains, a broadcast, a reduction, a softmax and a
+/// softmax loss (a library call).
 fn mixed_net() -> Symbol {
     let x = Symbol::var("data");
     let fc1 = sym::fully_connected()
@@ -272,8 +273,10 @@ fn mixed_net() -> Symbol {
         )
         .build()
         .unwrap();
+    // softmax expands into operators the JIT compiles, its gradient too.
+    let probs = sym::softmax().data(&centered).axis(1).build().unwrap();
     let fc2 = sym::fully_connected()
-        .data(&centered)
+        .data(&probs)
         .num_hidden(5)
         .name("fc2")
         .build()

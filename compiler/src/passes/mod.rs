@@ -8,6 +8,7 @@
 
 mod cse;
 mod duplicate;
+mod expand;
 mod fold_bn;
 mod fold_constants;
 pub mod fusion;
@@ -20,6 +21,7 @@ mod simplify;
 
 pub use cse::Cse;
 pub use duplicate::DuplicateCheap;
+pub use expand::Expand;
 pub use fold_bn::fold_batch_norm;
 pub use fold_constants::FoldConstants;
 pub use fusion::{fuse, Fusion, Group};

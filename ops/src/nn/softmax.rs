@@ -58,33 +58,67 @@ const fn softmax_op(
     }
 }
 
-static SOFTMAX: OpDef = softmax_op(
-    "softmax",
-    &["_npx_softmax"],
-    "`exp((x − max)/T) / Σ exp((x − max)/T)` along `axis`. With use_length, entries at or \
-     beyond length[i] along the axis are 0 and take no part.",
-    Inputs::Dynamic(softmax_inputs),
-    |a, ins, outs| softmax_shape("softmax", a, ins, outs),
-    Compute::Library {
-        kernel: "softmax",
-        reference: |ctx, ins| softmax_ref(ctx, ins, false),
-    },
-    |g, ctx| softmax_grad(g, ctx, false),
-);
+/// softmax as max, subtraction, exp, sum and division along the axis (log_softmax:
+/// subtraction of the sum's log); not with use_length or an output dtype.
+fn expand(
+    g: &mut dyn GradGraph,
+    a: &Attrs,
+    ins: &[Handle],
+    log: bool,
+) -> Result<Vec<Handle>, OpError> {
+    if use_length(a) || a.opt_dtype("dtype").is_some() {
+        return invalid("softmax: use_length and dtype keep the library kernel");
+    }
+    let axis = a.int("axis").to_string();
+    let keep = [("axis", axis.as_str()), ("keepdims", "True")];
+    let max = g.op("max", &[ins[0]], &keep)?[0];
+    let mut shifted = g.op("broadcast_sub", &[ins[0], max], &[])?[0];
+    if let Some(t) = a.opt_float("temperature").filter(|&t| t != 1.0) {
+        shifted = g.op("_div_scalar", &[shifted], &[("scalar", &t.to_string())])?[0];
+    }
+    let e = g.op("exp", &[shifted], &[])?[0];
+    let sum = g.op("sum", &[e], &keep)?[0];
+    Ok(vec![if log {
+        let log_sum = g.op("log", &[sum], &[])?[0];
+        g.op("broadcast_sub", &[shifted, log_sum], &[])?[0]
+    } else {
+        g.op("broadcast_div", &[e, sum], &[])?[0]
+    }])
+}
 
-static LOG_SOFTMAX: OpDef = softmax_op(
-    "log_softmax",
-    &["_npx_log_softmax"],
-    "`(x − max)/T − log Σ exp((x − max)/T)` along `axis`. MXNet 1.9.1's log_softmax \
+static SOFTMAX: OpDef = OpDef {
+    expand: Some(|g, a, ins| expand(g, a, ins, false)),
+    ..softmax_op(
+        "softmax",
+        &["_npx_softmax"],
+        "`exp((x − max)/T) / Σ exp((x − max)/T)` along `axis`. With use_length, entries at or \
+     beyond length[i] along the axis are 0 and take no part.",
+        Inputs::Dynamic(softmax_inputs),
+        |a, ins, outs| softmax_shape("softmax", a, ins, outs),
+        Compute::Library {
+            kernel: "softmax",
+            reference: |ctx, ins| softmax_ref(ctx, ins, false),
+        },
+        |g, ctx| softmax_grad(g, ctx, false),
+    )
+};
+
+static LOG_SOFTMAX: OpDef = OpDef {
+    expand: Some(|g, a, ins| expand(g, a, ins, true)),
+    ..softmax_op(
+        "log_softmax",
+        &["_npx_log_softmax"],
+        "`(x − max)/T − log Σ exp((x − max)/T)` along `axis`. MXNet 1.9.1's log_softmax \
      declares use_length but has no `length` input, so use_length=True is rejected.",
-    Inputs::Fixed(&["data"]),
-    log_softmax_shape,
-    Compute::Library {
-        kernel: "log_softmax",
-        reference: |ctx, ins| softmax_ref(ctx, ins, true),
-    },
-    |g, ctx| softmax_grad(g, ctx, true),
-);
+        Inputs::Fixed(&["data"]),
+        log_softmax_shape,
+        Compute::Library {
+            kernel: "log_softmax",
+            reference: |ctx, ins| softmax_ref(ctx, ins, true),
+        },
+        |g, ctx| softmax_grad(g, ctx, true),
+    )
+};
 
 fn use_length(a: &Attrs) -> bool {
     a.opt_bool("use_length") == Some(true)

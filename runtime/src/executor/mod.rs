@@ -218,7 +218,17 @@ impl Executor {
         let reqs = &binding.reqs;
         let arg_names = symbol.list_arguments();
         let aux_names = symbol.list_auxiliary_states();
-        let forward = symbol.to_graph()?;
+        let backend = match device {
+            Device::Cpu => binding.backend,
+            Device::Cuda(_) => Backend::Interpreter,
+        };
+        let mut forward = symbol.to_graph()?;
+        if backend == Backend::Jit {
+            // Operators that expand into ones the JIT compiles (softmax) do so before
+            // differentiation, so their gradients compile too.
+            use kiln_compiler::passes::Pass;
+            forward = kiln_compiler::passes::Expand.run(&forward)?.graph;
+        }
         let req_map: HashMap<String, GradReq> =
             arg_names.iter().map(|n| (n.clone(), reqs.get(n))).collect();
         let training = if req_map.values().any(|r| *r != GradReq::Null) {
@@ -288,10 +298,6 @@ impl Executor {
                 }
             }
         }
-        let backend = match device {
-            Device::Cpu => binding.backend,
-            Device::Cuda(_) => Backend::Interpreter,
-        };
         let batch = (backend == Backend::Jit)
             .then(|| batch_shapes(g, &shapes, &dtypes, &binding.batch_inputs))
             .flatten();
