@@ -301,16 +301,6 @@ pub fn check_grad(
 
 /// Every output of `name`'s contraction, evaluated naively, equals its reference kernel's.
 pub fn check_contraction(name: &str, kv: &[(&str, &str)], inputs: &[Tensor]) {
-    check_contraction_of(name, kv, inputs, None)
-}
-
-/// [`check_contraction`] for the given outputs only (`None`: all).
-pub fn check_contraction_of(
-    name: &str,
-    kv: &[(&str, &str)],
-    inputs: &[Tensor],
-    only: Option<&[usize]>,
-) {
     let op = op(name);
     let f = op
         .contraction
@@ -321,9 +311,6 @@ pub fn check_contraction_of(
     let outs: Vec<Vec<usize>> = want.iter().map(|t| t.shape.clone()).collect();
     let refs: Vec<&Tensor> = inputs.iter().collect();
     for (k, w) in want.iter().enumerate() {
-        if only.is_some_and(|o| !o.contains(&k)) {
-            continue;
-        }
         let c = f(&a, &ins, &outs, k).unwrap();
         let mut got = Tensor::zeros(w.dtype, w.shape.clone());
         crate::contraction::evaluate(&c, &refs, &mut got);

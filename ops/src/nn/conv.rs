@@ -447,8 +447,8 @@ fn conv_backward_cost(a: &Attrs, ins: &[Shape], _: &[Shape]) -> u64 {
 /// The gradients as contractions (channel-first): weight_grad (f, c, t...) sums ograd
 /// (n, f, o...) · data (n, group(f)·Cg + c, o·stride + t·dilate − pad) over n and o...;
 /// bias_grad (f) sums ograd over n and o...; data_grad (n, c, i...) sums ograd (n, f,
-/// i + pad − t·dilate) · weight (f, c mod Cg, t...) over the group's filters and the taps —
-/// declared for stride 1 only (a stride needs a divisibility guard reads do not have).
+/// (i + pad − t·dilate) / stride) · weight (f, c mod Cg, t...) over the group's filters and
+/// the taps where the stride divides (the others read the padding).
 fn conv_backward_contraction(
     a: &Attrs,
     ins: &[Shape],
@@ -476,18 +476,18 @@ fn conv_backward_contraction(
         .collect();
     let (extents, reads, body) = match k {
         0 => {
-            if g.stride.iter().any(|&s| s != 1) {
-                return invalid("Convolution: data_grad is declared for stride 1 only");
-            }
             let f = (out(1) / cg) * fg + red(0);
             let mut o = vec![out(0), f.clone()];
             let mut wt = vec![f, out(1) % cg];
             for d in 0..spatial {
-                o.push(
-                    out(2 + d)
-                        + red(1 + d) * -(g.dilate[d] as i64)
-                        + IndexExpr::Const(g.pad[d] as i64),
-                );
+                // Output position (i + pad − t·dilate) / stride; where the stride skips
+                // i, the remainder pushes the coordinate past the ograd, onto the padding.
+                let (s, reach) = (g.stride[d] as i64, ((g.kernel[d] - 1) * g.dilate[d]) as i64);
+                let num = out(2 + d)
+                    + red(1 + d) * -(g.dilate[d] as i64)
+                    + IndexExpr::Const(g.pad[d] as i64);
+                let past = og[2 + d] as i64 + reach / s + 2;
+                o.push(num.clone() / s + (num % s) * past);
                 wt.push(red(1 + d));
             }
             let extents = std::iter::once(fg as usize)
@@ -603,25 +603,17 @@ mod tests {
             randn(&[2, 3, 9], 6),
         );
         check_contraction("_backward_Convolution", &kv, &[og, x, w]);
-        // Strided: the weight and bias gradients only.
+        // Strided (and dilated, padded): positions the stride skips get no gradient.
         let kv = [
-            ("kernel", "(3, 3)"),
-            ("stride", "(2, 2)"),
+            ("kernel", "(3, 2)"),
+            ("stride", "(2, 3)"),
             ("pad", "(1, 1)"),
+            ("dilate", "(2, 1)"),
             ("num_filter", "2"),
         ];
-        let (x, w, og) = (
-            randn(&[1, 3, 7, 6], 7),
-            randn(&[2, 3, 3, 3], 8),
-            randn(&[1, 2, 4, 3], 9),
-        );
-        let ins = [og, x, w];
-        check_contraction_of("_backward_Convolution", &kv, &ins, Some(&[1, 2]));
-        let a = attrs(op("_backward_Convolution"), &kv);
-        let shapes: Vec<Vec<usize>> = ins.iter().map(|t| t.shape.clone()).collect();
-        let outs = [shapes[1].clone(), shapes[2].clone(), vec![2]];
-        let declared = op("_backward_Convolution").contraction.unwrap();
-        assert!(declared(&a, &shapes, &outs, 0).is_err());
+        let (x, w) = (randn(&[1, 3, 9, 8], 7), randn(&[2, 3, 3, 2], 8));
+        let og = randn(&[1, 2, 4, 3], 9);
+        check_contraction("_backward_Convolution", &kv, &[og, x, w]);
     }
 
     #[test]
