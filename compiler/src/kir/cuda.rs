@@ -175,17 +175,14 @@ pub fn render(k: &Kernel) -> Result<String, String> {
 /// Whether every buffer is f32 and every load reads the point being stored: then
 /// `float4` loads and stores move four points at once.
 fn vectorizable(k: &Kernel) -> bool {
-    fn loads_here(v: &Val, here: &Idx) -> bool {
-        match v {
-            Val::Load { index, .. } => index == here,
-            Val::Const(_) | Val::Index(_) | Val::Temp(_) | Val::Shared(_) => true,
-            Val::Reduce { .. } => false,
-            Val::Unary(_, a) | Val::Bits(_, a) => loads_here(a, here),
-            Val::Binary(_, a, b) => loads_here(a, here) && loads_here(b, here),
-            Val::Select(c, a, b) => [c, a, b].iter().all(|v| loads_here(v, here)),
-        }
-    }
     let here = linear(&k.domain);
+    let loads_here = |v: &Val, here: &Idx| {
+        !v.any(&mut |x| match x {
+            Val::Load { index, .. } => index != here,
+            Val::Reduce { .. } => true,
+            _ => false,
+        })
+    };
     k.inputs
         .iter()
         .chain(&k.outputs)

@@ -257,6 +257,20 @@ impl Kernel {
 }
 
 impl Val {
+    /// Calls `f` on this value and every value inside it (reduction bodies too), until
+    /// `f` returns true; returns whether it did.
+    pub fn any(&self, f: &mut dyn FnMut(&Val) -> bool) -> bool {
+        f(self)
+            || match self {
+                Val::Const(_) | Val::Load { .. } | Val::Index(_) | Val::Temp(_) => false,
+                Val::Shared(_) => false,
+                Val::Unary(_, a) | Val::Bits(_, a) => a.any(f),
+                Val::Binary(_, a, b) => a.any(f) || b.any(f),
+                Val::Select(c, a, b) => c.any(f) || a.any(f) || b.any(f),
+                Val::Reduce { body, .. } => body.any(f),
+            }
+    }
+
     /// Whether the value loads input `buffer` anywhere other than at `here`, or inside a
     /// reduction (`inside`).
     fn loads_elsewhere(&self, buffer: usize, here: &Idx, inside: bool) -> bool {

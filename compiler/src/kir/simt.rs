@@ -170,16 +170,12 @@ impl Block<'_> {
 }
 
 fn shared_reads(v: &Val, out: &mut Vec<Idx>) {
-    match v {
-        Val::Shared(i) => out.push(i.clone()),
-        Val::Const(_) | Val::Load { .. } | Val::Index(_) | Val::Temp(_) | Val::Reduce { .. } => {}
-        Val::Unary(_, a) | Val::Bits(_, a) => shared_reads(a, out),
-        Val::Binary(_, a, b) => {
-            shared_reads(a, out);
-            shared_reads(b, out);
+    v.any(&mut |x| {
+        if let Val::Shared(i) = x {
+            out.push(i.clone());
         }
-        Val::Select(c, a, b) => [c, a, b].iter().for_each(|v| shared_reads(v, out)),
-    }
+        false
+    });
 }
 
 /// Where each output element was stored from, to report double stores and gaps.

@@ -168,13 +168,7 @@ fn storage_type(ctx: &Context, d: DType) -> BasicTypeEnum<'_> {
 
 /// Whether the value loads from a buffer (outside a guard it might read out of bounds).
 fn loads(v: &Val) -> bool {
-    match v {
-        Val::Load { .. } | Val::Reduce { .. } => true,
-        Val::Const(_) | Val::Index(_) | Val::Temp(_) | Val::Shared(_) => false,
-        Val::Unary(_, a) | Val::Bits(_, a) => loads(a),
-        Val::Binary(_, a, b) => loads(a) || loads(b),
-        Val::Select(c, a, b) => loads(c) || loads(a) || loads(b),
-    }
+    v.any(&mut |x| matches!(x, Val::Load { .. } | Val::Reduce { .. }))
 }
 
 /// One past the highest symbolic dimension the statements use.
