@@ -1,30 +1,13 @@
 //! Pushing a pre-created operation allocates nothing in steady state (MXNet's
 //! `NewOperator`): a counting allocator sees zero allocations over a thousand pushes.
 
+#[path = "support/counting.rs"]
+mod counting;
+
+use counting::allocations_in;
 use kiln_runtime::{Engine, EngineKind, FnProperty};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-
-struct Counting;
-
-static COUNTING: AtomicBool = AtomicBool::new(false);
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        }
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
 
 #[test]
 fn pushing_precreated_operations_does_not_allocate() {
@@ -55,11 +38,7 @@ fn pushing_precreated_operations_does_not_allocate() {
             e.wait_all().unwrap();
         };
         round(3000); // warm up: queues and free lists reach their working size
-        ALLOCATIONS.store(0, Ordering::SeqCst);
-        COUNTING.store(true, Ordering::SeqCst);
-        round(1000);
-        COUNTING.store(false, Ordering::SeqCst);
-        assert_eq!(ALLOCATIONS.load(Ordering::SeqCst), 0, "{kind:?}");
+        assert_eq!(allocations_in(|| round(1000)), 0, "{kind:?}");
         assert_eq!(count.load(Ordering::Relaxed), 4000);
     }
 }

@@ -9,33 +9,15 @@
 
 #![cfg(feature = "llvm")]
 
+#[path = "support/counting.rs"]
+mod counting;
+
+use counting::allocations_in;
 use kiln_compiler::autodiff::GradReq;
 use kiln_compiler::builders as sym;
 use kiln_compiler::Symbol;
 use kiln_runtime::{Backend, Device, Engine, Executor, FnProperty, GradReqs, NDArray};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
-
-struct Counting;
-
-static COUNTING: AtomicBool = AtomicBool::new(false);
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        }
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
 
 #[test]
 fn training_steps_allocate_nothing_after_the_first() {
@@ -102,13 +84,11 @@ fn training_steps_allocate_nothing_after_the_first() {
     *gate.0.lock().unwrap() = true;
     gate.1.notify_all();
     Engine::global().wait_all().unwrap();
-    ALLOCATIONS.store(0, Ordering::SeqCst);
-    COUNTING.store(true, Ordering::SeqCst);
-    for _ in 0..10 {
-        step();
-    }
-    COUNTING.store(false, Ordering::SeqCst);
-    let allocations = ALLOCATIONS.load(Ordering::SeqCst);
+    let allocations = allocations_in(|| {
+        for _ in 0..10 {
+            step();
+        }
+    });
     assert_eq!(allocations, 0, "{allocations} allocations in ten steps");
     // The steps computed something: b's gradient accumulated over 13 steps.
     let gb = exe.grad_dict()["b"].to_vec::<f32>().unwrap();

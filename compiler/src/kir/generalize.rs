@@ -147,29 +147,7 @@ fn bind_idx(i: &Idx, dims: &[i64]) -> Idx {
 }
 
 fn bind_val(v: &Val, dims: &[i64]) -> Val {
-    let b = |v: &Val| Box::new(bind_val(v, dims));
-    match v {
-        Val::Const(_) | Val::Temp(_) => v.clone(),
-        Val::Load { buffer, index } => Val::Load {
-            buffer: *buffer,
-            index: bind_idx(index, dims),
-        },
-        Val::Index(i) => Val::Index(bind_idx(i, dims)),
-        Val::Shared(i) => Val::Shared(bind_idx(i, dims)),
-        Val::Unary(op, a) => Val::Unary(*op, b(a)),
-        Val::Bits(op, a) => Val::Bits(*op, b(a)),
-        Val::Binary(op, a, c) => Val::Binary(*op, b(a), b(c)),
-        Val::Select(c, a, d) => Val::Select(b(c), b(a), b(d)),
-        Val::Reduce {
-            combiner,
-            extents,
-            body,
-        } => Val::Reduce {
-            combiner: *combiner,
-            extents: extents.iter().map(|e| bind_idx(e, dims)).collect(),
-            body: b(body),
-        },
-    }
+    v.map_idx(&|i| bind_idx(i, dims))
 }
 
 /// `k` with its symbolic dimensions bound to `dims`, constants folded.

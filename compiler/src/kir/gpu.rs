@@ -92,7 +92,7 @@ fn combine(c: Combiner, a: Val, b: Val) -> Val {
     }
 }
 
-/// Replaces reduction coordinates with `red(k)` and temporaries `t` with `temp(t)`.
+/// Replaces reduction coordinates with `red(k)`.
 fn substitute(v: &Val, red: &dyn Fn(usize) -> Idx) -> Val {
     fn idx(i: &Idx, red: &dyn Fn(usize) -> Idx) -> Idx {
         match i {
@@ -104,21 +104,7 @@ fn substitute(v: &Val, red: &dyn Fn(usize) -> Idx) -> Val {
             Idx::Mod(a, b) => idx(a, red) % idx(b, red),
         }
     }
-    let s = |v: &Val| Box::new(substitute(v, red));
-    match v {
-        Val::Const(_) | Val::Temp(_) => v.clone(),
-        Val::Load { buffer, index } => Val::Load {
-            buffer: *buffer,
-            index: idx(index, red),
-        },
-        Val::Index(i) => Val::Index(idx(i, red)),
-        Val::Shared(i) => Val::Shared(idx(i, red)),
-        Val::Unary(op, a) => Val::Unary(*op, s(a)),
-        Val::Bits(op, a) => Val::Bits(*op, s(a)),
-        Val::Binary(op, a, b) => Val::Binary(*op, s(a), s(b)),
-        Val::Select(c, a, b) => Val::Select(s(c), s(a), s(b)),
-        Val::Reduce { .. } => v.clone(),
-    }
+    v.map_idx(&|i| idx(i, red))
 }
 
 /// Coordinates `axes` of a row-major point, from its linear index `lin`.

@@ -257,6 +257,34 @@ impl Kernel {
 }
 
 impl Val {
+    /// The value with every index expression in it (loads, indices, shared slots,
+    /// reduction extents) replaced by `f` of it.
+    pub fn map_idx(&self, f: &dyn Fn(&Idx) -> Idx) -> Val {
+        let b = |v: &Val| Box::new(v.map_idx(f));
+        match self {
+            Val::Const(_) | Val::Temp(_) => self.clone(),
+            Val::Load { buffer, index } => Val::Load {
+                buffer: *buffer,
+                index: f(index),
+            },
+            Val::Index(i) => Val::Index(f(i)),
+            Val::Shared(i) => Val::Shared(f(i)),
+            Val::Unary(op, a) => Val::Unary(*op, b(a)),
+            Val::Bits(op, a) => Val::Bits(*op, b(a)),
+            Val::Binary(op, a, c) => Val::Binary(*op, b(a), b(c)),
+            Val::Select(c, a, d) => Val::Select(b(c), b(a), b(d)),
+            Val::Reduce {
+                combiner,
+                extents,
+                body,
+            } => Val::Reduce {
+                combiner: *combiner,
+                extents: extents.iter().map(f).collect(),
+                body: b(body),
+            },
+        }
+    }
+
     /// Calls `f` on this value and every value inside it (reduction bodies too), until
     /// `f` returns true; returns whether it did.
     pub fn any(&self, f: &mut dyn FnMut(&Val) -> bool) -> bool {
