@@ -294,8 +294,14 @@ impl Lowering<'_> {
     /// read more than once.
     fn value(&mut self, e: Entry, coords: &[Idx]) -> Result<Val, String> {
         // Inside a reduction the point changes with the reduction coordinates: no sharing.
+        // A reduction's value is shared even when read once, since the entry reading it
+        // may itself be recomputed (inside another reduction's body: softmax's max).
+        let reduces =
+            self.g.node(e.node).op.is_some_and(|op| {
+                matches!(op.compute, Compute::Reduce(_) | Compute::Library { .. })
+            });
         let shared = self.members.contains(&e.node)
-            && self.uses.get(&e).is_some_and(|&n| n > 1)
+            && (reduces || self.uses.get(&e).is_some_and(|&n| n > 1))
             && !coords.iter().any(Idx::mentions_reduction);
         if !shared {
             return self.compute(e, coords);
