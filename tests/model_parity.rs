@@ -1,12 +1,15 @@
 //! Real models exported from MXNet 1.9.1's Gluon model zoo, with weights from the
 //! deterministic formula (kiln_models::weights), give MXNet's outputs within 1e-4 relative
-//! to the output scale (tests/fixtures/models, made by make_fixtures.py).
+//! to the output scale (tests/fixtures/models, made by make_fixtures.py): on the reference
+//! interpreter, and through a bound executor on its default backend (the JIT).
 
 mod common;
 
 use common::{compare, fixture, params};
+use kiln::compiler::autodiff::GradReq;
 use kiln::compiler::{interpret, RunOptions};
 use kiln::models::weights;
+use kiln::runtime::{Device, Executor, GradReqs, NDArray};
 use kiln::{Symbol, Tensor};
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -59,7 +62,7 @@ fn check_model(name: &str) {
             r.name
         );
     }
-    values.insert("data".into(), data);
+    values.insert("data".into(), data.clone());
     let out = interpret(&sym.to_graph().unwrap(), &values, RunOptions::default()).unwrap();
     let want = io.get("out:0").expect("io has out:0");
     println!(
@@ -68,6 +71,39 @@ fn check_model(name: &str) {
     );
     if let Some(msg) = compare(&out[0], want, 1e-4) {
         panic!("{name}: {msg}");
+    }
+    // The same through an executor.
+    let exe = Executor::simple_bind(
+        &sym,
+        Device::Cpu,
+        &[("data", &data.shape)],
+        GradReqs::All(GradReq::Null),
+    )
+    .unwrap();
+    let arrays = |names: Vec<String>| -> HashMap<String, NDArray> {
+        names
+            .into_iter()
+            .map(|n| {
+                let a = NDArray::from_tensor(&values[&n], Device::Cpu).unwrap();
+                (n, a)
+            })
+            .collect()
+    };
+    exe.copy_params_from(
+        &arrays(sym.list_arguments()),
+        &arrays(sym.list_auxiliary_states()),
+        false,
+    )
+    .unwrap();
+    exe.forward(false);
+    let got = exe.outputs()[0].to_tensor().unwrap();
+    println!(
+        "{name} ({:?}): max |kiln - mxnet| / output scale = {:.2e}",
+        exe.backend(),
+        got.max_rel_diff(want)
+    );
+    if let Some(msg) = compare(&got, want, 1e-4) {
+        panic!("{name} through an executor: {msg}");
     }
 }
 
