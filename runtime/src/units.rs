@@ -122,6 +122,27 @@ pub fn units(
     order(g, inferred, units)
 }
 
+/// The part's kernels lowered at the batch size plus one, two and three, for
+/// [`over_batch`]; `None` where a lowering fails or gives another number of kernels.
+#[cfg(feature = "llvm")]
+fn at_larger_batches(
+    g: &Graph,
+    nodes: &[NodeId],
+    name: &str,
+    count: usize,
+    batch: &BatchShapes,
+) -> Option<Vec<[kiln_compiler::kir::Kernel; 3]>> {
+    use kiln_compiler::kir::from_group;
+    let mut sizes = batch.next.iter().map(|inferred| {
+        from_group(g, inferred, nodes, name)
+            .ok()
+            .filter(|ls| ls.len() == count)
+            .map(|ls| ls.into_iter().map(|l| l.kernel))
+    });
+    let (a, b, c) = (sizes.next()??, sizes.next()??, sizes.next()??);
+    Some(a.zip(b).zip(c).map(|((a, b), c)| [a, b, c]).collect())
+}
+
 /// The kernel over a symbolic batch size, with the dimensions to run it with: the
 /// lowerings at the batch size plus one and plus two generalized, and checked against the
 /// lowering at plus three. Larger sizes than the bound one, because the simplifier
@@ -129,24 +150,15 @@ pub fn units(
 /// at smaller ones, whose index ranges only shrink.
 #[cfg(feature = "llvm")]
 fn over_batch(
-    g: &Graph,
-    nodes: &[NodeId],
-    name: &str,
-    index: usize,
-    batch: &BatchShapes,
+    larger: &[kiln_compiler::kir::Kernel; 3],
+    batch: i64,
 ) -> Option<(kiln_compiler::kir::Kernel, Vec<i64>)> {
-    use kiln_compiler::kir::{from_group, generalize, instantiate};
-    let b = batch.batch;
-    let at = |i: usize| {
-        from_group(g, &batch.next[i], nodes, name)
-            .ok()
-            .and_then(|mut ls| (ls.len() > index).then(|| ls.swap_remove(index).kernel))
-    };
-    let general = generalize(&at(0)?, b + 1, &at(1)?, b + 2)?;
-    if general.symbolic_dims() == 0 || instantiate(&general, &[b + 3]) != at(2)? {
+    use kiln_compiler::kir::{generalize, instantiate};
+    let general = generalize(&larger[0], batch + 1, &larger[1], batch + 2)?;
+    if general.symbolic_dims() == 0 || instantiate(&general, &[batch + 3]) != larger[2] {
         return None;
     }
-    Some((general, vec![b]))
+    Some((general, vec![batch]))
 }
 
 #[cfg(feature = "llvm")]
@@ -197,9 +209,12 @@ fn jit_units(
                 units.extend(nodes.into_iter().map(Unit::Node));
                 continue;
             };
+            let larger = batch.and_then(|b| at_larger_batches(g, &nodes, &name, lowered.len(), b));
             for (index, l) in lowered.into_iter().enumerate() {
-                let (ir, dims) = batch
-                    .and_then(|b| over_batch(g, &nodes, &name, index, b))
+                let (ir, dims) = larger
+                    .as_ref()
+                    .zip(batch)
+                    .and_then(|(ks, b)| over_batch(&ks[index], b.batch))
                     .unwrap_or_else(|| (l.kernel.clone(), vec![]));
                 let nest = lower(&ir, &Schedule::cpu(&ir))?;
                 let (kernel, _) = jit.compile(&nest).map_err(|e| {
