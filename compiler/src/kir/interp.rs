@@ -18,6 +18,20 @@ pub(super) struct Env<'a> {
     pub shared: &'a [f64],
 }
 
+impl<'a> Env<'a> {
+    /// No coordinates, temporaries or shared memory yet.
+    pub(super) fn new(dims: &'a [i64], inputs: &'a [&'a Tensor]) -> Env<'a> {
+        Env {
+            coords: vec![],
+            temps: vec![],
+            red: vec![],
+            dims,
+            inputs,
+            shared: &[],
+        }
+    }
+}
+
 pub(super) fn idx(e: &Idx, env: &Env) -> Result<i64, String> {
     Ok(match e {
         Idx::Const(c) => *c,
@@ -212,14 +226,7 @@ pub fn run(
     dims: &[i64],
     out_shapes: &[Vec<usize>],
 ) -> Result<Vec<Tensor>, String> {
-    let mut env = Env {
-        coords: vec![],
-        temps: vec![],
-        red: vec![],
-        dims,
-        inputs,
-        shared: &[],
-    };
+    let mut env = Env::new(dims, inputs);
     let mut outs = allocate_outputs(&nest.outputs, &env, out_shapes)?;
     exec(&nest.body, &mut env, &mut outs)?;
     Ok(outs)
@@ -228,13 +235,5 @@ pub fn run(
 /// The value of a coordinate-free index expression (an extent or a buffer length) with
 /// the symbolic dimensions bound to `dims`.
 pub fn extent(e: &Idx, dims: &[i64]) -> Result<i64, String> {
-    let env = Env {
-        coords: vec![],
-        temps: vec![],
-        red: vec![],
-        dims,
-        inputs: &[],
-        shared: &[],
-    };
-    idx(e, &env)
+    idx(e, &Env::new(dims, &[]))
 }

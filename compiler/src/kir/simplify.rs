@@ -253,11 +253,7 @@ mod tests {
                 for b in 0..7 {
                     let env = Env {
                         coords: vec![a, b],
-                        temps: vec![],
-                        red: vec![],
-                        dims: &[],
-                        inputs: &[],
-                        shared: &[],
+                        ..Env::new(&[], &[])
                     };
                     assert_eq!(
                         eval(e, &env),

@@ -34,10 +34,7 @@ pub fn run(
     let mut env = Env {
         coords: vec![0; k.domain.len()],
         temps: vec![0.0; k.temps.len()],
-        red: vec![],
-        dims,
-        inputs,
-        shared: &[],
+        ..Env::new(dims, inputs)
     };
     let mut outs = allocate_outputs(&k.outputs, &env, out_shapes)?;
     let extents = k
@@ -358,15 +355,7 @@ pub fn run_block(
 ) -> Result<Vec<Tensor>, String> {
     let k = &gk.kernel;
     let name = |e: String| format!("kernel `{}`: {e}", k.name);
-    let env = Env {
-        coords: vec![],
-        temps: vec![],
-        red: vec![],
-        dims,
-        inputs,
-        shared: &[],
-    };
-    let mut outs = allocate_outputs(&k.outputs, &env, out_shapes)?;
+    let mut outs = allocate_outputs(&k.outputs, &Env::new(dims, inputs), out_shapes)?;
     let mut writers: Writers = outs.iter().map(|o| vec![None; o.data.len()]).collect();
     let threads = gk.block as usize;
     let all: Vec<usize> = (0..threads).collect();
