@@ -6,7 +6,8 @@
 //! - [`executor`]: a symbol bound to arrays, forward and backward on the engine, its
 //!   work cut into [`units`] (compiled kernels or reference nodes) whose entries live in
 //!   one arena.
-//! - [`cpu`] (feature `llvm`): the LLVM JIT that compiles kernel IR for the host CPU.
+//! - [`cpu`]: the kernels' thread pool and (feature `llvm`) the LLVM JIT that compiles
+//!   kernel IR for the host CPU.
 //! - [`checkpoint`]: MXNet checkpoints (`prefix-symbol.json`, `prefix-%04d.params`).
 //!
 //! The `cuda` feature gates nothing yet: CUDA kernels are rendered and checked (NVRTC,
@@ -14,7 +15,6 @@
 
 mod arena;
 pub mod checkpoint;
-#[cfg(feature = "llvm")]
 pub mod cpu;
 pub mod device;
 pub mod engine;

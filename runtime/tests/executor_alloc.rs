@@ -2,10 +2,9 @@
 //! pre-created, its entries live in the arena, its kernels are compiled at bind, and
 //! gradients are copied byte for byte. A counting allocator checks ten steps.
 //!
-//! The network is all compiled kernels, at sizes that run on the calling thread: library
-//! calls still run reference kernels (which build tensors), and a kernel split over the
-//! pool hands its first task to rayon's global queue, which allocates a block per 63
-//! tasks.
+//! The network is all compiled kernels (library calls still run reference kernels, which
+//! build tensors), once at a size that runs on the calling thread and once at one whose
+//! kernels split over the pool.
 
 #![cfg(feature = "llvm")]
 
@@ -21,6 +20,15 @@ use std::sync::{Arc, Condvar, Mutex};
 
 #[test]
 fn training_steps_allocate_nothing_after_the_first() {
+    // Three threads, so the large kernels split even on a machine with one core.
+    std::env::set_var("KILN_CPU_THREADS", "3");
+    assert_eq!(kiln_runtime::cpu::pool::global().threads(), 3);
+    for rows in [16, 4096] {
+        steps_allocate_nothing(rows);
+    }
+}
+
+fn steps_allocate_nothing(rows: usize) {
     // loss = sum(tanh(x * w + b)^2), w and b broadcast over the rows of x.
     let x = Symbol::var("x");
     let (w, b) = (
@@ -41,7 +49,7 @@ fn training_steps_allocate_nothing_after_the_first() {
             .map(|(n, r)| (n.to_string(), r))
             .into(),
     );
-    let exe = Executor::simple_bind(&loss, Device::Cpu, &[("x", &[16, 32])], reqs)
+    let exe = Executor::simple_bind(&loss, Device::Cpu, &[("x", &[rows, 32])], reqs)
         .unwrap()
         .rebind(Backend::Jit)
         .unwrap();
@@ -50,9 +58,9 @@ fn training_steps_allocate_nothing_after_the_first() {
         kernels >= 2 && nodes == 0,
         "{kernels} kernels, {nodes} reference nodes"
     );
-    let values: Vec<f32> = (0..16 * 32).map(|k| (k % 7) as f32 * 0.1 - 0.3).collect();
+    let values: Vec<f32> = (0..rows * 32).map(|k| (k % 7) as f32 * 0.1 - 0.3).collect();
     exe.arg_dict()["x"]
-        .copy_from(&NDArray::from_slice(&values, &[16, 32]).unwrap())
+        .copy_from(&NDArray::from_slice(&values, &[rows, 32]).unwrap())
         .unwrap();
     exe.arg_dict()["w"]
         .copy_from(&NDArray::from_slice(&[0.5f32; 32], &[32]).unwrap())
@@ -89,7 +97,10 @@ fn training_steps_allocate_nothing_after_the_first() {
             step();
         }
     });
-    assert_eq!(allocations, 0, "{allocations} allocations in ten steps");
+    assert_eq!(
+        allocations, 0,
+        "{allocations} allocations in ten steps over {rows} rows"
+    );
     // The steps computed something: b's gradient accumulated over 13 steps.
     let gb = exe.grad_dict()["b"].to_vec::<f32>().unwrap();
     assert!(gb.iter().any(|v| v.abs() > 1e-3), "{gb:?}");

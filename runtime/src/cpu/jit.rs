@@ -24,7 +24,6 @@ use inkwell::targets::{
 };
 use inkwell::OptimizationLevel;
 use kiln_compiler::kir::{interp, math, Idx, LoopNest, Stmt, Val};
-use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -92,7 +91,7 @@ impl CompiledKernel {
         let tasks = if work < 2 * GRAIN {
             1
         } else {
-            let threads = rayon::current_num_threads() as i64;
+            let threads = super::pool::global().threads() as i64;
             (work / GRAIN).clamp(1, 4 * threads).min(rows)
         };
         if tasks <= 1 {
@@ -100,7 +99,8 @@ impl CompiledKernel {
             return Ok(());
         }
         let shared = Buffers(buffers);
-        (0..tasks).into_par_iter().for_each(|t| {
+        super::pool::global().run(tasks as usize, &|t| {
+            let t = t as i64;
             let (lo, hi) = (rows * t / tasks, rows * (t + 1) / tasks);
             let bufs = &shared;
             unsafe { f(bufs.0.as_ptr(), dims.as_ptr(), lo, hi) };

@@ -1,7 +1,11 @@
 //! The CPU backend: kernel IR compiled by LLVM for the host ([`jit`], rendered by
-//! [`llvm`]), run on the shared pool.
+//! [`llvm`]; feature `llvm`), run on the kernels' thread [`pool`].
 
+#[cfg(feature = "llvm")]
 pub mod jit;
+#[cfg(feature = "llvm")]
 pub mod llvm;
+pub mod pool;
 
+#[cfg(feature = "llvm")]
 pub use jit::{CompiledKernel, Jit, Origin};
