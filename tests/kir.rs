@@ -707,14 +707,31 @@ fn jit_kernels_are_cached_in_memory_and_on_disk() {
         ..nest.clone()
     };
     assert_eq!(first.compile(&renamed).unwrap().1, Origin::Memory);
-    // A second process (a fresh JIT) finds the optimized bitcode on disk.
+    // A second process (a fresh JIT) links the object file from disk, and its kernel
+    // (calling the shims and libm) computes what the first one does.
     let second = Jit::new(Some(dir.clone())).unwrap();
     let (kernel, origin) = second.compile(&nest).unwrap();
     assert_eq!(origin, Origin::Disk);
     assert_eq!(kernel.num_buffers, nest.inputs.len() + nest.outputs.len());
-    // A damaged cache file is rebuilt, not trusted.
+    let a = tensor(DType::F32, &[5, 3], 0.3);
+    let b = Tensor::new(DType::I32, vec![5, 3], (0..15).map(f64::from).collect());
+    let shapes = vec![vec![5, 3]; nest.outputs.len()];
+    let from_disk = llvm::run_on(&second, &nest, &[&a, &b], &[5], &shapes);
+    let fresh = llvm::run_on(&first, &nest, &[&a, &b], &[5], &shapes);
+    for (d, f) in from_disk.iter().zip(&fresh) {
+        assert!(
+            d.data
+                .iter()
+                .zip(&f.data)
+                .all(|(x, y)| x == y || (x.is_nan() && y.is_nan())),
+            "{:?} != {:?}",
+            d.data,
+            f.data
+        );
+    }
+    // A damaged cache file is rebuilt, not trusted, and the kernel still links.
     for entry in std::fs::read_dir(&dir).unwrap() {
-        std::fs::write(entry.unwrap().path(), b"not bitcode").unwrap();
+        std::fs::write(entry.unwrap().path(), b"not an object").unwrap();
     }
     let third = Jit::new(Some(dir.clone())).unwrap();
     assert_eq!(third.compile(&nest).unwrap().1, Origin::Compiled);

@@ -32,9 +32,18 @@ pub fn run(
     dims: &[i64],
     shapes: &[Vec<usize>],
 ) -> Vec<Tensor> {
-    let (kernel, _) = jit()
-        .compile(nest)
-        .unwrap_or_else(|e| panic!("{e}\n{nest}"));
+    run_on(jit(), nest, inputs, dims, shapes)
+}
+
+/// [`run`] with the kernel from `jit`.
+pub fn run_on(
+    jit: &Jit,
+    nest: &LoopNest,
+    inputs: &[&Tensor],
+    dims: &[i64],
+    shapes: &[Vec<usize>],
+) -> Vec<Tensor> {
+    let (kernel, _) = jit.compile(nest).unwrap_or_else(|e| panic!("{e}\n{nest}"));
     let mut ins: Vec<Vec<u64>> = inputs.iter().map(|t| pack(t)).collect();
     let mut outs: Vec<Tensor> = nest
         .outputs

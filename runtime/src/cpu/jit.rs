@@ -1,9 +1,9 @@
 //! The LLVM JIT: loop nests compiled for the host CPU, cached by a hash of their IR, and
 //! run with their outermost loop split over the shared pool.
 //!
-//! A kernel is compiled once per process ([`Jit`] keeps it in memory) and its optimized
-//! LLVM bitcode is kept in a cache folder, so a second process skips building and
-//! optimizing the IR and only generates machine code. The folder is `$KILN_CACHE_DIR/jit`,
+//! A kernel is compiled once per process ([`Jit`] keeps it in memory) to an object file,
+//! linked into the process by LLVM's ORC JIT ([`super::orc`]). The object is kept in a
+//! cache folder, so a second process only links it. The folder is `$KILN_CACHE_DIR/jit`,
 //! else `$XDG_CACHE_HOME/kiln/jit`, else `~/.cache/kiln/jit`; a folder that cannot be
 //! written only costs the warm start. The hash covers the nest's text (its name aside: two
 //! groups computing the same thing share a kernel), the host CPU and features, the vector
@@ -14,13 +14,12 @@
 //! bench elementwise` measures both.
 
 use super::llvm::{self, Target};
+use super::orc::ObjectLinker;
 use inkwell::context::Context;
-use inkwell::execution_engine::ExecutionEngine;
-use inkwell::memory_buffer::MemoryBuffer;
 use inkwell::module::Module;
 use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::{
-    CodeModel, InitializationConfig, RelocMode, Target as LlvmTarget, TargetMachine,
+    CodeModel, FileType, InitializationConfig, RelocMode, Target as LlvmTarget, TargetMachine,
 };
 use inkwell::OptimizationLevel;
 use kiln_compiler::kir::{interp, math, Idx, LoopNest, Stmt, Val};
@@ -43,17 +42,9 @@ pub struct CompiledKernel {
     /// Element operations per iteration of the outermost loop.
     row_cost: Idx,
     pub num_buffers: usize,
-    // Declared in drop order: the engine (holding the code) before its context.
-    _engine: ExecutionEngine<'static>,
-    _context: Box<Context>,
+    /// Keeps the machine code mapped.
+    _linker: Arc<ObjectLinker>,
 }
-
-// SAFETY: after compilation nothing touches the engine or the context again; they only keep
-// the machine code mapped, and the function pointer may be called from any thread. The
-// engine's reference count is 1 (the module that shared it is gone), so dropping it on
-// another thread races with nothing.
-unsafe impl Send for CompiledKernel {}
-unsafe impl Sync for CompiledKernel {}
 
 /// Raw buffer pointers handed to the pool's tasks.
 struct Buffers<'a>(&'a [*mut u8]);
@@ -116,7 +107,7 @@ pub enum Origin {
     Compiled,
     /// Already compiled in this process.
     Memory,
-    /// Optimized bitcode from the cache folder, compiled to machine code now.
+    /// An object file from the cache folder, linked now.
     Disk,
 }
 
@@ -144,8 +135,10 @@ fn host() -> Result<Host, String> {
             &cpu,
             &features,
             OptimizationLevel::Aggressive,
-            RelocMode::Default,
-            CodeModel::JITDefault,
+            // Position-independent code in the small model: the linker gives calls to
+            // symbols outside the object (shims, libm) stubs within reach.
+            RelocMode::PIC,
+            CodeModel::Small,
         )
         .ok_or("LLVM could not create a target machine for this CPU")?;
     let vector_bits = std::env::var("KILN_VECTOR_BITS")
@@ -165,7 +158,8 @@ pub struct Jit {
     host: Mutex<Host>,
     memory: Mutex<HashMap<u64, Arc<CompiledKernel>>>,
     disk: Option<PathBuf>,
-    /// Kernels compiled to machine code (from IR or from cached bitcode).
+    linker: Arc<ObjectLinker>,
+    /// Kernels compiled to machine code or linked from the cache folder.
     compiles: std::sync::atomic::AtomicUsize,
 }
 
@@ -185,7 +179,8 @@ fn default_cache_dir() -> Option<PathBuf> {
 const RENDERER: &str = concat!(
     include_str!("llvm/mod.rs"),
     include_str!("llvm/scalar.rs"),
-    include_str!("jit.rs")
+    include_str!("jit.rs"),
+    include_str!("orc.rs")
 );
 
 /// FNV-1a: stable across builds and processes, unlike `DefaultHasher`.
@@ -215,12 +210,16 @@ impl Jit {
             host: Mutex::new(host()?),
             memory: Mutex::new(HashMap::new()),
             disk,
+            linker: Arc::new(ObjectLinker::new(&[
+                (llvm::UNARY_SHIM, llvm::unary_shim as *const () as usize),
+                (llvm::BINARY_SHIM, llvm::binary_shim as *const () as usize),
+            ])?),
             compiles: Default::default(),
         })
     }
 
-    /// How many kernels this JIT has compiled to machine code so far (a kernel found in
-    /// memory costs nothing and is not counted).
+    /// How many kernels this JIT has compiled or linked from the cache folder so far (a
+    /// kernel found in memory costs nothing and is not counted).
     pub fn compiles(&self) -> usize {
         self.compiles.load(std::sync::atomic::Ordering::Relaxed)
     }
@@ -258,59 +257,40 @@ impl Jit {
         {
             return Ok((k.clone(), Origin::Memory));
         }
-        let file = self.disk.as_ref().map(|d| d.join(format!("{key:016x}.bc")));
-        let context = Box::new(Context::create());
-        // SAFETY: the context is boxed (it does not move) and outlives everything made from
-        // it: `CompiledKernel` drops the engine before the box.
-        let ctx: &'static Context = unsafe { &*(context.as_ref() as *const Context) };
-        let cached = file
-            .as_ref()
-            .and_then(|f| std::fs::read(f).ok())
-            .and_then(|bytes| {
-                let buf = MemoryBuffer::create_from_memory_range_copy(&bytes, "cached");
-                Module::parse_bitcode_from_buffer(&buf, ctx).ok()
-            });
-        let (module, origin) = match cached {
-            Some(m) => (m, Origin::Disk),
-            None => {
-                let target = Target {
-                    cpu: &host.cpu,
-                    features: &host.features,
-                    vector_bits: host.vector_bits,
-                };
-                let module = llvm::render(ctx, &math::expand(nest), &target)?;
-                optimize(&module, &host.machine)?;
-                if let Some(f) = &file {
-                    store(f, module.write_bitcode_to_memory().as_slice());
-                }
-                (module, Origin::Compiled)
-            }
-        };
+        let file = self.disk.as_ref().map(|d| d.join(format!("{key:016x}.o")));
+        let entry = format!("{}_{key:016x}", llvm::ENTRY);
         self.compiles
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let engine = module
-            .create_jit_execution_engine(OptimizationLevel::Aggressive)
-            .map_err(|e| format!("kernel `{}`: LLVM JIT: {e}", nest.name))?;
-        for (name, addr) in [
-            (llvm::UNARY_SHIM, llvm::unary_shim as *const () as usize),
-            (llvm::BINARY_SHIM, llvm::binary_shim as *const () as usize),
-        ] {
-            if let Some(f) = module.get_function(name) {
-                engine.add_global_mapping(&f, addr);
+        let cached = file.as_ref().and_then(|f| {
+            let object = std::fs::read(f).ok()?;
+            let linked = self.linker.link(&object, &entry).ok();
+            if linked.is_none() {
+                // Unreadable by this LLVM: replaced below.
+                let _ = std::fs::remove_file(f);
             }
-        }
-        let addr = engine
-            .get_function_address(llvm::ENTRY)
-            .map_err(|e| format!("kernel `{}`: {e:?}", nest.name))?;
-        drop(module);
+            linked
+        });
+        let (addr, origin) = match cached {
+            Some(addr) => (addr, Origin::Disk),
+            None => {
+                let object = compile_object(nest, &host, &entry)?;
+                if let Some(f) = &file {
+                    store(f, &object);
+                }
+                let addr = self
+                    .linker
+                    .link(&object, &entry)
+                    .map_err(|e| format!("kernel `{}`: {e}", nest.name))?;
+                (addr, Origin::Compiled)
+            }
+        };
         let kernel = Arc::new(CompiledKernel {
             // SAFETY: the address is `kiln_kernel`, defined with this signature.
             f: unsafe { std::mem::transmute::<usize, KernelFn>(addr) },
             split: split_extent(&nest.body),
             row_cost: row_cost(&nest.body),
             num_buffers: nest.inputs.len() + nest.outputs.len(),
-            _engine: engine,
-            _context: context,
+            _linker: self.linker.clone(),
         });
         self.memory
             .lock()
@@ -318,6 +298,27 @@ impl Jit {
             .insert(key, kernel.clone());
         Ok((kernel, origin))
     }
+}
+
+/// The nest rendered, optimized and compiled to an object file whose kernel is `entry`.
+fn compile_object(nest: &LoopNest, host: &Host, entry: &str) -> Result<Vec<u8>, String> {
+    let context = Context::create();
+    let target = Target {
+        cpu: &host.cpu,
+        features: &host.features,
+        vector_bits: host.vector_bits,
+    };
+    let module = llvm::render(&context, &math::expand(nest), &target)?;
+    let f = module
+        .get_function(llvm::ENTRY)
+        .ok_or("the rendered module has no kernel function")?;
+    f.as_global_value().set_name(entry);
+    optimize(&module, &host.machine)?;
+    let object = host
+        .machine
+        .write_to_memory_buffer(&module, FileType::Object)
+        .map_err(|e| format!("kernel `{}`: LLVM code generation: {e}", nest.name))?;
+    Ok(object.as_slice().to_vec())
 }
 
 /// LLVM's O3 pipeline with the host's cost model (so the vectorizers know the vectors).

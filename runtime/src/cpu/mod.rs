@@ -5,6 +5,8 @@
 pub mod jit;
 #[cfg(feature = "llvm")]
 pub mod llvm;
+#[cfg(feature = "llvm")]
+mod orc;
 pub mod pool;
 
 #[cfg(feature = "llvm")]

@@ -2,7 +2,7 @@
 //! 1), compiled by a fresh JIT per run.
 //!
 //! - `cold`: no cache: the IR is rendered, optimized (LLVM O3) and compiled to machine code;
-//! - `disk`: a fresh JIT whose cache folder holds the optimized bitcode (a second process);
+//! - `disk`: a fresh JIT whose cache folder holds the object files (a second process);
 //! - `memory`: the same JIT again (a kernel seen before in this process).
 //!
 //! Times are per kernel: each run's total divided by the number of kernels.
