@@ -38,6 +38,7 @@ mod group;
 pub mod interp;
 mod ir;
 pub mod math;
+pub mod matmul;
 pub mod rust;
 mod simplify;
 pub mod simt;

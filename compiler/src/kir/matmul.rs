@@ -1,0 +1,539 @@
+//! Matrix products found in the kernel IR, so a backend can hand them to a tuned gemm
+//! (TVM's tensorize, on kiln's IR): a kernel whose one reduction is `Σ a[..]·b[..]` over
+//! loads whose indices are affine in the coordinates becomes a [`MatMul`] — strided
+//! operands, outer loops, and the rest of the kernel as an element-wise epilogue that
+//! reads the product back from the output.
+//!
+//! Nothing about operators is restated here: FullyConnected, dot, batch_dot and their
+//! gradients (and any other contraction of the same shape) are recognized from the IR
+//! their declarations lower to. Domain axes take roles from the operands that vary along
+//! them: `a` only (gemm rows), `b` only (gemm columns), both (an outer loop). Consecutive
+//! axes of one role merge when their strides nest in every buffer involved; what does not
+//! merge becomes an outer loop (a reduction axis: products summed into the output).
+
+use super::ir::{linear, Buffer, Idx, Kernel, Val};
+use kiln_ops::expr::Binary;
+use kiln_ops::{Combiner, DType};
+
+/// One operand of the product: a kernel input read at `offset + row·rows + k·depth`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Operand {
+    pub input: usize,
+    pub offset: i64,
+    /// Stride along the operand's own gemm axis (rows of `a`, columns of `b`).
+    pub stride: i64,
+    /// Stride along the reduction.
+    pub depth: i64,
+}
+
+/// An outer loop around the product: its extent and the strides of `a`, `b` and the
+/// output along it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OuterLoop {
+    pub extent: i64,
+    pub a: i64,
+    pub b: i64,
+    pub out: i64,
+}
+
+/// How domain axis 0 (the epilogue's outermost loop, which a backend splits over
+/// threads) maps onto the product.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Split {
+    /// It is outer loop `i`.
+    Loop(usize),
+    /// Its coordinate `c` covers gemm rows `c·inner .. (c + 1)·inner`.
+    Rows { inner: i64 },
+    /// The same for gemm columns.
+    Cols { inner: i64 },
+    /// It has extent 1.
+    None,
+}
+
+/// `out[loops.., i, j] = epilogue(Σ_sums Σ_k a[loops.., sums.., i, k]·b[loops.., sums.., k, j])`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatMul {
+    pub m: i64,
+    pub n: i64,
+    pub k: i64,
+    pub a: Operand,
+    pub b: Operand,
+    /// Output strides along gemm rows and columns.
+    pub out_rows: i64,
+    pub out_cols: i64,
+    pub loops: Vec<OuterLoop>,
+    /// Reduction axes that do not merge into the gemm's: products summed into the output
+    /// (its stride along them is 0).
+    pub sums: Vec<OuterLoop>,
+    pub split: Split,
+    /// Extent of domain axis 0.
+    pub split_extent: i64,
+    pub dtype: DType,
+    /// The kernel with the product read from its output (input `inputs.len() − 1`, the
+    /// output itself, at the point being stored); `None` when it only stores the product.
+    pub epilogue: Option<Kernel>,
+}
+
+impl MatMul {
+    /// Multiply-adds of the whole product.
+    pub fn flops(&self) -> i64 {
+        let outer: i64 = self
+            .loops
+            .iter()
+            .chain(&self.sums)
+            .map(|l| l.extent)
+            .product();
+        outer * self.m * self.n * self.k
+    }
+}
+
+/// `offset + Σ coord[a]·Coord(a) + Σ red[r]·Red(r)`.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Affine {
+    offset: i64,
+    coord: Vec<i64>,
+    red: Vec<i64>,
+}
+
+/// A term of a quasi-affine index: a coordinate, or a division or remainder of an
+/// index by a positive constant.
+#[derive(Clone, Debug, PartialEq)]
+enum Atom {
+    Coord(usize),
+    Red(usize),
+    Div(Box<Lin>, i64),
+    Mod(Box<Lin>, i64),
+}
+
+/// `offset + Σ coefficient·atom`, atoms distinct.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Lin {
+    offset: i64,
+    terms: Vec<(Atom, i64)>,
+}
+
+/// Extents of the domain and reduction axes: the ranges that prove divisions exact.
+struct Ranges<'a> {
+    domain: &'a [i64],
+    reduction: &'a [i64],
+}
+
+impl Lin {
+    fn constant(c: i64) -> Lin {
+        Lin {
+            offset: c,
+            terms: vec![],
+        }
+    }
+
+    fn atom(a: Atom) -> Lin {
+        Lin {
+            offset: 0,
+            terms: vec![(a, 1)],
+        }
+    }
+
+    fn add(mut self, o: Lin, scale: i64) -> Option<Lin> {
+        self.offset = self.offset.checked_add(o.offset.checked_mul(scale)?)?;
+        for (atom, c) in o.terms {
+            let c = c.checked_mul(scale)?;
+            match self.terms.iter_mut().find(|(a, _)| *a == atom) {
+                Some((_, k)) => *k = k.checked_add(c)?,
+                None => self.terms.push((atom, c)),
+            }
+        }
+        self.terms.retain(|(_, c)| *c != 0);
+        Some(self)
+    }
+
+    /// The least and greatest values over the ranges.
+    fn range(&self, r: &Ranges) -> Option<(i64, i64)> {
+        let (mut lo, mut hi) = (self.offset, self.offset);
+        for (atom, c) in &self.terms {
+            let (a, b) = match atom {
+                Atom::Coord(i) => (0, r.domain.get(*i)? - 1),
+                Atom::Red(i) => (0, r.reduction.get(*i)? - 1),
+                Atom::Div(x, d) => {
+                    let (a, b) = x.range(r)?;
+                    (a.div_euclid(*d), b.div_euclid(*d))
+                }
+                Atom::Mod(_, d) => (0, d - 1),
+            };
+            let (p, q) = (a.checked_mul(*c)?, b.checked_mul(*c)?);
+            lo = lo.checked_add(p.min(q))?;
+            hi = hi.checked_add(p.max(q))?;
+        }
+        Some((lo, hi))
+    }
+
+    /// `self` split into `c·quotient + rest`, with the rest in `[0, c)` over the ranges.
+    /// A term whose coefficient `k` does not divide by `c` is first tried whole in the
+    /// rest, then split into digits: `k·x = k·d·(x / d) + k·(x % d)` with `d = c/gcd(k, c)`
+    /// (when that is less than `c`: `x / c` itself is what is being defined).
+    fn divide(&self, c: i64, r: &Ranges) -> Option<(Lin, Lin)> {
+        for digits in [false, true] {
+            let mut quotient = Lin::constant(self.offset.div_euclid(c));
+            let mut rest = Lin::constant(self.offset.rem_euclid(c));
+            for (atom, k) in &self.terms {
+                let d = c / gcd(*k, c);
+                if k % c == 0 {
+                    quotient = quotient.add(Lin::atom(atom.clone()), k / c)?;
+                } else if digits && d < c {
+                    let x = Lin::atom(atom.clone());
+                    quotient = quotient.add(x.clone().div(d, r)?, k * d / c)?;
+                    rest = rest.add(x.rem(d, r)?, *k)?;
+                } else {
+                    rest = rest.add(Lin::atom(atom.clone()), *k)?;
+                }
+            }
+            let (lo, hi) = rest.range(r)?;
+            if lo >= 0 && hi < c {
+                return Some((quotient, rest));
+            }
+        }
+        None
+    }
+
+    /// `self / c`, exact where the ranges allow, else a division atom.
+    fn div(self, c: i64, r: &Ranges) -> Option<Lin> {
+        if let Some((q, _)) = self.divide(c, r) {
+            return Some(q);
+        }
+        Some(match self.terms.as_slice() {
+            // (y / a) / c = y / (a·c).
+            [(Atom::Div(y, a), 1)] if self.offset == 0 => {
+                Lin::atom(Atom::Div(y.clone(), a.checked_mul(c)?))
+            }
+            _ => Lin::atom(Atom::Div(Box::new(self), c)),
+        })
+    }
+
+    /// `self % c`, exact where the ranges allow, else a remainder atom.
+    fn rem(self, c: i64, r: &Ranges) -> Option<Lin> {
+        Some(match self.divide(c, r) {
+            Some((_, rest)) => rest,
+            None => Lin::atom(Atom::Mod(Box::new(self), c)),
+        })
+    }
+
+    /// Folds `k·b·(x / (d·b)) + k·((x / d) % b)` into `k·(x / d)` (`d` = 1: `k·x`), until
+    /// nothing folds.
+    fn recombine(mut self) -> Option<Lin> {
+        'again: loop {
+            for (j, (atom, k)) in self.terms.iter().enumerate() {
+                let Atom::Mod(y, b) = atom else { continue };
+                let (x, d) = match y.terms.as_slice() {
+                    [(Atom::Div(x, d), 1)] if y.offset == 0 => ((**x).clone(), *d),
+                    _ => ((**y).clone(), 1),
+                };
+                let quotient = Atom::Div(Box::new(x.clone()), d.checked_mul(*b)?);
+                let kb = k.checked_mul(*b)?;
+                let Some(i) = self
+                    .terms
+                    .iter()
+                    .position(|(a, kk)| *a == quotient && *kk == kb)
+                else {
+                    continue;
+                };
+                let (k, y) = (*k, (**y).clone());
+                let (i, j) = (i.max(j), i.min(j));
+                self.terms.remove(i);
+                self.terms.remove(j);
+                self = self.add(if d == 1 { x } else { y }, k)?;
+                continue 'again;
+            }
+            return Some(self);
+        }
+    }
+
+    fn affine(&self, rank: usize, reds: usize) -> Option<Affine> {
+        let mut a = Affine {
+            offset: self.offset,
+            coord: vec![0; rank],
+            red: vec![0; reds],
+        };
+        for (atom, c) in &self.terms {
+            match atom {
+                Atom::Coord(i) => *a.coord.get_mut(*i)? += c,
+                Atom::Red(i) => *a.red.get_mut(*i)? += c,
+                Atom::Div(..) | Atom::Mod(..) => return None,
+            }
+        }
+        Some(a)
+    }
+}
+
+/// `idx` as a sum of coordinates, divisions and remainders with constant coefficients,
+/// divisions that the ranges prove exact folded away (as `(x / c)·c + x % c = x`).
+fn quasi_affine(idx: &Idx, r: &Ranges) -> Option<Lin> {
+    Some(match idx {
+        Idx::Const(c) => Lin::constant(*c),
+        Idx::Coord(a) => Lin::atom(Atom::Coord(*a)),
+        Idx::Red(k) => Lin::atom(Atom::Red(*k)),
+        Idx::Dim(_) => return None,
+        Idx::Add(x, y) => quasi_affine(x, r)?
+            .add(quasi_affine(y, r)?, 1)?
+            .recombine()?,
+        Idx::Mul(x, y) => {
+            let (x, y) = (quasi_affine(x, r)?, quasi_affine(y, r)?);
+            let (scale, v) = match (x.terms.is_empty(), y.terms.is_empty()) {
+                (true, _) => (x.offset, y),
+                (_, true) => (y.offset, x),
+                _ => return None,
+            };
+            Lin::default().add(v, scale)?
+        }
+        Idx::Div(x, y) | Idx::Mod(x, y) => {
+            let x = quasi_affine(x, r)?;
+            let Idx::Const(c) = **y else { return None };
+            if c <= 0 {
+                return None;
+            }
+            match idx {
+                Idx::Div(..) => x.div(c, r)?,
+                _ => x.rem(c, r)?,
+            }
+        }
+    })
+}
+
+fn gcd(a: i64, b: i64) -> i64 {
+    let (mut a, mut b) = (a.abs(), b.abs());
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// `idx` as an affine function of the coordinates, when it is one with constant
+/// coefficients (after folding exact divisions).
+fn affine(idx: &Idx, r: &Ranges) -> Option<Affine> {
+    quasi_affine(idx, r)?.affine(r.domain.len(), r.reduction.len())
+}
+
+fn constant(i: &Idx) -> Option<i64> {
+    match i {
+        Idx::Const(c) => Some(*c),
+        _ => None,
+    }
+}
+
+/// An axis: its extent and its stride in each buffer involved.
+type Axis = (i64, Vec<i64>);
+
+/// Axes merged from the innermost outward while each outer
+/// stride is the inner one times the inner extent in every buffer: the merged extent,
+/// strides and the axes left over (outermost first).
+fn merge(axes: &[Axis]) -> Option<(i64, Vec<i64>, Vec<Axis>)> {
+    let (last, rest) = axes.split_last()?;
+    let (mut extent, strides) = last.clone();
+    let mut kept = rest.len();
+    for (e, s) in rest.iter().rev() {
+        let nests = s
+            .iter()
+            .zip(&strides)
+            .all(|(&outer, &inner)| Some(outer) == inner.checked_mul(extent));
+        if !nests {
+            break;
+        }
+        extent *= e;
+        kept -= 1;
+    }
+    Some((extent, strides, rest[..kept].to_vec()))
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Rows,
+    Cols,
+    Loop,
+    Unit,
+}
+
+/// The kernel as a matrix product with an epilogue, when it is one: one output, in f32
+/// or f64 (storage and compute), constant extents, and one sum of products of two loads
+/// whose indices are affine in the coordinates.
+pub fn recognize(k: &Kernel) -> Option<MatMul> {
+    let dtype = k.compute;
+    if k.outputs.len() != 1
+        || !matches!(dtype, DType::F32 | DType::F64)
+        || k.outputs[0].dtype != dtype
+        || k.inputs.iter().any(|b| b.dtype != dtype)
+    {
+        return None;
+    }
+    let domain: Vec<i64> = k.domain.iter().map(constant).collect::<Option<_>>()?;
+    let rank = domain.len();
+    let mut reduces = k
+        .temps
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| v.any(&mut |x| matches!(x, Val::Reduce { .. })));
+    let (t, reduce) = reduces.next()?;
+    if reduces.next().is_some()
+        || k.values
+            .iter()
+            .any(|v| v.any(&mut |x| matches!(x, Val::Reduce { .. })))
+    {
+        return None;
+    }
+    let Val::Reduce {
+        combiner: Combiner::Sum,
+        extents,
+        body,
+    } = reduce
+    else {
+        return None;
+    };
+    let extents: Vec<i64> = extents.iter().map(constant).collect::<Option<_>>()?;
+    let Val::Binary(Binary::Mul, x, y) = body.as_ref() else {
+        return None;
+    };
+    let ranges = Ranges {
+        domain: &domain,
+        reduction: &extents,
+    };
+    let load = |v: &Val| match v {
+        Val::Load { buffer, index } => Some((*buffer, affine(index, &ranges)?)),
+        _ => None,
+    };
+    let ((a_in, a), (b_in, b)) = (load(x)?, load(y)?);
+    // Row-major output strides.
+    let mut out = vec![1i64; rank];
+    for i in (0..rank.saturating_sub(1)).rev() {
+        out[i] = out[i + 1].checked_mul(domain[i + 1])?;
+    }
+    let roles: Vec<Role> = (0..rank)
+        .map(|i| match (domain[i], a.coord[i] != 0, b.coord[i] != 0) {
+            (1, ..) => Some(Role::Unit),
+            (_, true, false) => Some(Role::Rows),
+            (_, false, true) => Some(Role::Cols),
+            (_, true, true) => Some(Role::Loop),
+            // The output varies along an axis the product does not.
+            (_, false, false) => None,
+        })
+        .collect::<Option<_>>()?;
+    let axes = |role: Role, strides: &dyn Fn(usize) -> Vec<i64>| -> Vec<Axis> {
+        (0..rank)
+            .filter(|&i| roles[i] == role)
+            .map(|i| (domain[i], strides(i)))
+            .collect()
+    };
+    // An absent role is one row (or column) of stride 0.
+    let single = || (1, vec![0, 0], vec![]);
+    let (m, rows, rows_left) =
+        merge(&axes(Role::Rows, &|i| vec![a.coord[i], out[i]])).unwrap_or_else(single);
+    let (n, cols, cols_left) =
+        merge(&axes(Role::Cols, &|i| vec![b.coord[i], out[i]])).unwrap_or_else(single);
+    // Reduction axes, outermost first by their stride in `a`; all must merge.
+    let mut reds: Vec<usize> = (0..extents.len()).filter(|&r| extents[r] != 1).collect();
+    if reds.iter().any(|&r| a.red[r] == 0 || b.red[r] == 0) {
+        return None;
+    }
+    reds.sort_by_key(|&r| std::cmp::Reverse(a.red[r].abs()));
+    let red_axes: Vec<Axis> = reds
+        .iter()
+        .map(|&r| (extents[r], vec![a.red[r], b.red[r]]))
+        .collect();
+    let (depth, depths, red_left) = merge(&red_axes).unwrap_or_else(single);
+    let sums: Vec<OuterLoop> = reds[..red_left.len()]
+        .iter()
+        .map(|&r| OuterLoop {
+            extent: extents[r],
+            a: a.red[r],
+            b: b.red[r],
+            out: 0,
+        })
+        .collect();
+    // Outer loops: axes both operands vary along, and row or column axes left over.
+    let leftover = |left: &[Axis], role: Role| -> Vec<usize> {
+        let ids: Vec<usize> = (0..rank).filter(|&i| roles[i] == role).collect();
+        ids[..left.len()].to_vec()
+    };
+    let mut loop_axes: Vec<usize> = (0..rank).filter(|&i| roles[i] == Role::Loop).collect();
+    loop_axes.extend(leftover(&rows_left, Role::Rows));
+    loop_axes.extend(leftover(&cols_left, Role::Cols));
+    loop_axes.sort_unstable();
+    let loops: Vec<OuterLoop> = loop_axes
+        .iter()
+        .map(|&i| OuterLoop {
+            extent: domain[i],
+            a: a.coord[i],
+            b: b.coord[i],
+            out: out[i],
+        })
+        .collect();
+    let split = match (rank, loop_axes.iter().position(|&i| i == 0)) {
+        (0, _) => Split::None,
+        (_, Some(l)) => Split::Loop(l),
+        _ => match roles[0] {
+            Role::Unit => Split::None,
+            Role::Rows => Split::Rows {
+                inner: m / domain[0],
+            },
+            _ => Split::Cols {
+                inner: n / domain[0],
+            },
+        },
+    };
+    Some(MatMul {
+        m,
+        n,
+        k: depth,
+        a: Operand {
+            input: a_in,
+            offset: a.offset,
+            stride: rows[0],
+            depth: depths[0],
+        },
+        b: Operand {
+            input: b_in,
+            offset: b.offset,
+            stride: cols[0],
+            depth: depths[1],
+        },
+        out_rows: rows[1],
+        out_cols: cols[1],
+        loops,
+        sums,
+        split,
+        split_extent: domain.first().copied().unwrap_or(1),
+        dtype,
+        epilogue: epilogue(k, t),
+    })
+}
+
+/// The epilogue of a kernel [`recognize`] accepts (`None`: it stores the product as it
+/// is): the same transformation, for a lowering of the kernel at another batch size.
+pub fn epilogue_of(k: &Kernel) -> Option<Kernel> {
+    let t = k
+        .temps
+        .iter()
+        .position(|v| matches!(v, Val::Reduce { .. }))?;
+    epilogue(k, t)
+}
+
+/// `k` with temporary `t` (the product) read from the output at the point being stored,
+/// or `None` when the output is the product itself.
+fn epilogue(k: &Kernel, t: usize) -> Option<Kernel> {
+    // The value stored, through temporaries that only copy another.
+    let mut v = &k.values[0];
+    while let Val::Temp(u) = v {
+        if *u == t {
+            return None;
+        }
+        v = &k.temps[*u];
+    }
+    let mut e = k.clone();
+    let out = &k.outputs[0];
+    e.inputs.push(Buffer {
+        name: format!("{}_product", out.name),
+        dtype: out.dtype,
+        len: out.len.clone(),
+    });
+    e.temps[t] = Val::Load {
+        buffer: k.inputs.len(),
+        index: linear(&k.domain),
+    };
+    Some(e)
+}
