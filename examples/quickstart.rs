@@ -82,7 +82,7 @@ fn main() -> kiln::Result<()> {
         &arrays(net.list_auxiliary_states())?,
         false,
     )?;
-    let (backend, kernels, nodes) = exe.backend();
+    let (backend, units) = exe.backend();
     let run = || -> kiln::Result<(f64, Tensor)> {
         let start = Instant::now();
         exe.forward(false);
@@ -98,7 +98,7 @@ fn main() -> kiln::Result<()> {
         .map(|(a, b)| (a - b).abs())
         .fold(0.0, f64::max);
     println!(
-        "forward pass (executor, {backend:?}: {kernels} compiled kernels, {nodes} reference nodes): \
+        "forward pass (executor, {backend:?}: {units}): \
          {steady:.3} s, {:.2} GFLOP/s (first run {first:.3} s); max |difference| from the \
          interpreter {diff:.1e}",
         s.flops as f64 / steady / 1e9

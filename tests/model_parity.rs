@@ -98,8 +98,9 @@ fn check_model(name: &str) {
     exe.forward(false);
     let got = exe.outputs()[0].to_tensor().unwrap();
     println!(
-        "{name} ({:?}): max |kiln - mxnet| / output scale = {:.2e}",
-        exe.backend(),
+        "{name} ({:?}, {}): max |kiln - mxnet| / output scale = {:.2e}",
+        exe.backend().0,
+        exe.backend().1,
         got.max_rel_diff(want)
     );
     if let Some(msg) = compare(&got, want, 1e-4) {

@@ -157,18 +157,33 @@ fn head_gradients_and_grad_req_add_match_mxnet() {
 }
 
 /// Ten steps of plain SGD (lr 0.01) on LeNet: `forward; backward; w -= 0.01 * g`, pushed
-/// asynchronously; the weights after step 10 match MXNet's within 1e-5 relative on the
-/// interpreter (which computes in f64), and within 1e-3 on the JIT: its f32 sums (as
-/// MXNet's, in another order) differ from the interpreter's by 1e-6 after one step, and
-/// training amplifies that to 4e-4 by step ten.
+/// asynchronously; the weights after step 10 match MXNet's element by element within
+/// 1e-5 relative on the interpreter (which computes in f64). The JIT's f32 sums (gemm's
+/// blocked order, not MXNet's) differ from the interpreter's by about 1e-6 per step, which
+/// grows to 3e-5 by step seven; there a near-tie in max pooling resolves the other way
+/// and routes one element's gradient elsewhere (conv1_weight's gradient jumps by 6e-2 of
+/// its scale), so on the JIT each weight is compared by the norm of its difference.
 #[test]
 fn lenet_trains_like_mxnet() {
-    for (backend, rtol) in [(Backend::Interpreter, 1e-5), (Backend::Jit, 1e-3)] {
-        lenet_steps(backend, rtol);
-    }
+    lenet_steps(Backend::Interpreter, None);
+    lenet_steps(Backend::Jit, Some(1e-3));
 }
 
-fn lenet_steps(backend: Backend, rtol: f64) {
+/// `||got − want|| / ||want||`.
+fn relative_norm(got: &Tensor, want: &Tensor) -> f64 {
+    let diff: f64 = got
+        .data
+        .iter()
+        .zip(&want.data)
+        .map(|(a, b)| (a - b).powi(2))
+        .sum();
+    let norm: f64 = want.data.iter().map(|b| b * b).sum();
+    (diff / norm.max(1e-30)).sqrt()
+}
+
+/// With `norm`, each weight within that relative norm of MXNet's; else element by element
+/// within 1e-5.
+fn lenet_steps(backend: Backend, norm: Option<f64>) {
     let sym = symbol("lenet");
     let file = params("train/lenet_sgd.params");
     let exe = bind(&sym, &file, param_reqs(&sym)).rebind(backend).unwrap();
@@ -197,13 +212,17 @@ fn lenet_steps(backend: Backend, rtol: f64) {
     }
     let mut failures = Vec::new();
     for (name, w) in &weights {
-        check_within(
-            name,
-            w,
-            file.get(&format!("step10:{name}")).unwrap(),
-            rtol,
-            &mut failures,
-        );
+        let want = file.get(&format!("step10:{name}")).unwrap();
+        match norm {
+            None => check(name, w, want, &mut failures),
+            Some(bound) => {
+                let r = relative_norm(&w.to_tensor().unwrap(), want);
+                println!("{backend:?} {name}: |w - mxnet| / |mxnet| = {r:.1e}");
+                if r > bound {
+                    failures.push(format!("{name}: relative norm {r:.1e} > {bound:.0e}"));
+                }
+            }
+        }
     }
     assert!(failures.is_empty(), "{backend:?}:\n{}", failures.join("\n"));
 }

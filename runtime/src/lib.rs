@@ -26,6 +26,6 @@ pub mod units;
 pub use checkpoint::{load_checkpoint, save_checkpoint};
 pub use device::Device;
 pub use engine::{Engine, EngineError, EngineKind, FnProperty, Operator, Var};
-pub use executor::{Executor, GradReqs};
+pub use executor::{Executor, GradReqs, UnitCounts};
 pub use ndarray::{random, Element, NDArray};
 pub use units::Backend;

@@ -6,8 +6,12 @@
 //! the other members split into forward and backward nodes, and into those before and
 //! after the group's library nodes, so a part never both feeds and consumes another unit.
 //! A part the kernel IR lowers becomes one compiled kernel per output shape (over a
-//! symbolic batch size where it generalizes); a part it refuses runs node by node. Units
-//! are then ordered by their data dependencies.
+//! symbolic batch size where it generalizes), or, where the kernel is a matrix product
+//! large enough to pay ([`kir::matmul`]), a gemm call with the rest of the kernel as a
+//! compiled epilogue; a part it refuses runs node by node. Units are then ordered by
+//! their data dependencies.
+//!
+//! [`kir::matmul`]: kiln_compiler::kir::matmul
 //!
 //! The backend is chosen by `KILN_BACKEND`: `jit` (the default where kiln is built with
 //! the `llvm` feature) or `interp` (every node on its reference kernel, the oracle).
@@ -43,6 +47,8 @@ pub enum Unit {
     Node(NodeId),
     #[cfg(feature = "llvm")]
     Kernel(Box<KernelUnit>),
+    #[cfg(feature = "llvm")]
+    MatMul(Box<MatMulUnit>),
 }
 
 /// Entry shapes at three larger batch sizes, to generalize kernels over the batch size.
@@ -67,12 +73,27 @@ pub struct KernelUnit {
     pub dims: Vec<i64>,
 }
 
+/// A matrix product on the gemm crate, then the rest of its kernel as a compiled
+/// epilogue, block by block.
+#[cfg(feature = "llvm")]
+pub struct MatMulUnit {
+    pub name: String,
+    pub product: kiln_compiler::kir::matmul::MatMul,
+    /// The epilogue kernel (inputs: the kernel's, then the output) and its dimensions.
+    pub epilogue: Option<(Arc<crate::cpu::CompiledKernel>, Vec<i64>)>,
+    pub inputs: Vec<Entry>,
+    pub outputs: Vec<Entry>,
+    pub nodes: Vec<NodeId>,
+}
+
 impl Unit {
     fn nodes(&self) -> &[NodeId] {
         match self {
             Unit::Node(id) => std::slice::from_ref(id),
             #[cfg(feature = "llvm")]
             Unit::Kernel(k) => &k.nodes,
+            #[cfg(feature = "llvm")]
+            Unit::MatMul(m) => &m.nodes,
         }
     }
 
@@ -81,6 +102,8 @@ impl Unit {
             Unit::Node(id) => g.node(*id).inputs.clone(),
             #[cfg(feature = "llvm")]
             Unit::Kernel(k) => k.inputs.clone(),
+            #[cfg(feature = "llvm")]
+            Unit::MatMul(m) => m.inputs.clone(),
         }
     }
 
@@ -91,6 +114,8 @@ impl Unit {
                 .collect(),
             #[cfg(feature = "llvm")]
             Unit::Kernel(k) => k.outputs.clone(),
+            #[cfg(feature = "llvm")]
+            Unit::MatMul(m) => m.outputs.clone(),
         }
     }
 
@@ -168,7 +193,7 @@ fn jit_units(
     forward_nodes: usize,
     batch: Option<&BatchShapes>,
 ) -> Result<Vec<Unit>, String> {
-    use kiln_compiler::kir::{from_group, lower, Schedule};
+    use kiln_compiler::kir::{from_group, lower, matmul, Schedule};
     let jit = crate::cpu::Jit::global()?;
     let fusion = kiln_compiler::passes::fuse(g);
     let mut units = Vec::new();
@@ -210,18 +235,52 @@ fn jit_units(
                 continue;
             };
             let larger = batch.and_then(|b| at_larger_batches(g, &nodes, &name, lowered.len(), b));
-            for (index, l) in lowered.into_iter().enumerate() {
-                let (ir, dims) = larger
-                    .as_ref()
-                    .zip(batch)
-                    .and_then(|(ks, b)| over_batch(&ks[index], b.batch))
-                    .unwrap_or_else(|| (l.kernel.clone(), vec![]));
-                let nest = lower(&ir, &Schedule::cpu(&ir))?;
-                let (kernel, _) = jit.compile(&nest).map_err(|e| {
+            let compile = |ir: &kiln_compiler::kir::Kernel| {
+                let nest = lower(ir, &Schedule::cpu(ir))?;
+                jit.compile(&nest).map(|(k, _)| k).map_err(|e| {
                     let names: Vec<&str> =
                         nodes.iter().map(|&id| g.node(id).name.as_str()).collect();
                     format!("compiling the kernel of nodes {}: {e}", names.join(", "))
-                })?;
+                })
+            };
+            // The kernel (or a transform of it, as the epilogue) over a symbolic batch
+            // size where the lowerings at larger sizes generalize.
+            let general = |index: usize,
+                           ir: kiln_compiler::kir::Kernel,
+                           f: &dyn Fn(
+                &kiln_compiler::kir::Kernel,
+            ) -> Option<kiln_compiler::kir::Kernel>| {
+                larger
+                    .as_ref()
+                    .zip(batch)
+                    .and_then(|(ks, b)| {
+                        let [x, y, z] = &ks[index];
+                        over_batch(&[f(x)?, f(y)?, f(z)?], b.batch)
+                    })
+                    .unwrap_or((ir, vec![]))
+            };
+            for (index, l) in lowered.into_iter().enumerate() {
+                if let Some(product) = matmul::recognize(&l.kernel).filter(crate::cpu::matmul::pays)
+                {
+                    let epilogue = match &product.epilogue {
+                        Some(e) => {
+                            let (ir, dims) = general(index, e.clone(), &matmul::epilogue_of);
+                            Some((compile(&ir)?, dims))
+                        }
+                        None => None,
+                    };
+                    units.push(Unit::MatMul(Box::new(MatMulUnit {
+                        name: l.kernel.name.clone(),
+                        product,
+                        epilogue,
+                        inputs: l.inputs,
+                        outputs: l.outputs,
+                        nodes: nodes.clone(),
+                    })));
+                    continue;
+                }
+                let (ir, dims) = general(index, l.kernel.clone(), &|k| Some(k.clone()));
+                let kernel = compile(&ir)?;
                 units.push(Unit::Kernel(Box::new(KernelUnit {
                     name: l.kernel.name.clone(),
                     kernel,

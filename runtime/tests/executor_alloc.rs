@@ -53,7 +53,8 @@ fn steps_allocate_nothing(rows: usize) {
         .unwrap()
         .rebind(Backend::Jit)
         .unwrap();
-    let (_, kernels, nodes) = exe.backend();
+    let (_, units) = exe.backend();
+    let (kernels, nodes) = (units.kernels + units.products, units.nodes);
     assert!(
         kernels >= 2 && nodes == 0,
         "{kernels} kernels, {nodes} reference nodes"

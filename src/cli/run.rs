@@ -68,8 +68,8 @@ pub fn run(args: Args) -> Result<()> {
         &aux_map,
         GradReqs::All(GradReq::Null),
     )?;
-    let (backend, kernels, nodes) = exe.backend();
-    eprintln!("backend: {backend:?} ({kernels} compiled kernels, {nodes} reference nodes)");
+    let (backend, units) = exe.backend();
+    eprintln!("backend: {backend:?} ({units})");
     exe.forward(false);
     let outs = exe
         .outputs()

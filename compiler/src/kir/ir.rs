@@ -354,18 +354,23 @@ pub struct Schedule {
 }
 
 impl Schedule {
-    /// Row-major serial loops, the outermost parallel: the CPU default.
+    /// Row-major serial loops, the outermost parallel: the CPU default. Axes of extent 1
+    /// go innermost, so a batch of 1 does not leave the parallel loop one iteration long
+    /// (the order of the others, and so every access pattern, is unchanged).
     pub fn cpu(k: &Kernel) -> Schedule {
-        let order = (0..k.domain.len())
-            .map(|a| {
-                (
-                    a,
-                    if a == 0 {
-                        LoopKind::Parallel
-                    } else {
-                        LoopKind::Serial
-                    },
-                )
+        let unit = |a: &usize| k.domain[*a] == Idx::Const(1);
+        let (ones, rest): (Vec<usize>, Vec<usize>) = (0..k.domain.len()).partition(unit);
+        let order = rest
+            .into_iter()
+            .chain(ones)
+            .enumerate()
+            .map(|(depth, a)| {
+                let kind = if depth == 0 {
+                    LoopKind::Parallel
+                } else {
+                    LoopKind::Serial
+                };
+                (a, kind)
             })
             .collect();
         Schedule { order }

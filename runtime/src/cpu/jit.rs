@@ -100,6 +100,23 @@ impl CompiledKernel {
     }
 }
 
+impl CompiledKernel {
+    /// Runs iterations `lo..hi` of the outermost loop on the calling thread (a block of a
+    /// split the caller makes).
+    ///
+    /// # Safety
+    /// As [`CompiledKernel::run`]; `lo..hi` within the outermost loop's extent.
+    pub unsafe fn run_range(&self, buffers: &[*mut u8], dims: &[i64], lo: i64, hi: i64) {
+        debug_assert_eq!(buffers.len(), self.num_buffers);
+        let (lo, hi) = if self.split.is_some() {
+            (lo, hi)
+        } else {
+            (0, 1)
+        };
+        unsafe { (self.f)(buffers.as_ptr(), dims.as_ptr(), lo, hi) };
+    }
+}
+
 /// Where a kernel came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Origin {

@@ -1,10 +1,12 @@
 //! The CPU backend: kernel IR compiled by LLVM for the host ([`jit`], rendered by
-//! [`llvm`]; feature `llvm`), run on the kernels' thread [`pool`].
+//! [`llvm`]; feature `llvm`), matrix products on the gemm crate ([`matmul`]), run on the
+//! kernels' thread [`pool`].
 
 #[cfg(feature = "llvm")]
 pub mod jit;
 #[cfg(feature = "llvm")]
 pub mod llvm;
+pub mod matmul;
 #[cfg(feature = "llvm")]
 mod orc;
 pub mod pool;

@@ -20,7 +20,7 @@ use kiln_compiler::{Entry, Error, Graph, NodeId, Result, Symbol};
 use kiln_ops::shape::{fmt_shape, is_known};
 use kiln_ops::{DType, Shape};
 #[cfg(feature = "llvm")]
-use ops::kernel_operator;
+use ops::{kernel_operator, matmul_operator};
 use ops::{node_operator, store, NodeRun};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -57,10 +57,45 @@ pub struct Executor {
     outputs: Vec<NDArray>,
     head_grads: Vec<Option<NDArray>>,
     plan: Arc<Plan>,
-    /// Compiled kernels and reference-kernel nodes among the operations.
-    kernels: (usize, usize),
+    /// What the operations run.
+    units: UnitCounts,
     /// Bytes of the arena and of the heads' own arrays.
     memory: (usize, usize),
+}
+
+/// How many of an executor's operations are compiled kernels, gemm products (with
+/// compiled epilogues) and nodes on their reference kernels.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UnitCounts {
+    pub kernels: usize,
+    pub products: usize,
+    pub nodes: usize,
+}
+
+impl UnitCounts {
+    fn of(units: &[Unit]) -> UnitCounts {
+        let mut c = UnitCounts::default();
+        for u in units {
+            match u {
+                Unit::Node(_) => c.nodes += 1,
+                #[cfg(feature = "llvm")]
+                Unit::Kernel(_) => c.kernels += 1,
+                #[cfg(feature = "llvm")]
+                Unit::MatMul(_) => c.products += 1,
+            }
+        }
+        c
+    }
+}
+
+impl std::fmt::Display for UnitCounts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} compiled kernels, {} gemm products, {} reference nodes",
+            self.kernels, self.products, self.nodes
+        )
+    }
 }
 
 /// How an executor was bound: gradient requests, backend, and the batch inputs (the
@@ -80,6 +115,24 @@ struct Plan {
     forward_infer: Vec<Arc<Operator>>,
     /// Backward nodes, then gradient writes, then aux updates.
     backward: Vec<Arc<Operator>>,
+}
+
+/// A forward operation that runs the same in training and inference goes into both
+/// forward lists; a backward one into the backward list.
+#[cfg(feature = "llvm")]
+fn plan_both(
+    forward: bool,
+    op: Arc<Operator>,
+    train: &mut Vec<Arc<Operator>>,
+    infer: &mut Vec<Arc<Operator>>,
+    backward: &mut Vec<Arc<Operator>>,
+) {
+    if forward {
+        train.push(op.clone());
+        infer.push(op);
+    } else {
+        backward.push(op);
+    }
 }
 
 fn engine() -> &'static Engine {
@@ -201,10 +254,9 @@ impl Executor {
         self.memory
     }
 
-    /// The backend the operations run on, with how many are compiled kernels and how
-    /// many nodes run their reference kernel.
-    pub fn backend(&self) -> (Backend, usize, usize) {
-        (self.binding.backend, self.kernels.0, self.kernels.1)
+    /// The backend the operations run on, and what they run.
+    pub fn backend(&self) -> (Backend, UnitCounts) {
+        (self.binding.backend, self.units)
     }
 
     fn build(
@@ -309,8 +361,7 @@ impl Executor {
             batch.as_ref(),
         )
         .map_err(|e| Error::Input(format!("bind: {e}")))?;
-        let compiled = units.iter().filter(|u| !matches!(u, Unit::Node(_))).count();
-        let kernels = (compiled, units.len() - compiled);
+        let counts = UnitCounts::of(&units);
         // Variables are their bound arrays; what the units write lives in the arena.
         let placement = crate::arena::place(g, &inferred, &units, device)?;
         let memory = (placement.arena_bytes, placement.separate_bytes);
@@ -369,12 +420,24 @@ impl Executor {
                 #[cfg(feature = "llvm")]
                 Unit::Kernel(k) => {
                     let op = kernel_operator(k, inputs, outputs);
-                    if forward {
-                        forward_train.push(op.clone());
-                        forward_infer.push(op);
-                    } else {
-                        backward.push(op);
-                    }
+                    plan_both(
+                        forward,
+                        op,
+                        &mut forward_train,
+                        &mut forward_infer,
+                        &mut backward,
+                    );
+                }
+                #[cfg(feature = "llvm")]
+                Unit::MatMul(m) => {
+                    let op = matmul_operator(m, inputs, outputs);
+                    plan_both(
+                        forward,
+                        op,
+                        &mut forward_train,
+                        &mut forward_infer,
+                        &mut backward,
+                    );
                 }
             }
         }
@@ -421,7 +484,7 @@ impl Executor {
             outputs,
             head_grads: head_arrays,
             plan: Arc::new(plan),
-            kernels,
+            units: counts,
             memory,
         })
     }

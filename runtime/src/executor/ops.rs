@@ -112,6 +112,86 @@ pub(super) fn kernel_operator(
     })
 }
 
+/// The engine operation of a matrix product: gemm into the output array, block by block,
+/// each block's epilogue right after it.
+#[cfg(feature = "llvm")]
+pub(super) fn matmul_operator(
+    m: &crate::units::MatMulUnit,
+    inputs: Vec<NDArray>,
+    outputs: Vec<NDArray>,
+) -> Arc<Operator> {
+    let reads: Vec<Var> = inputs.iter().map(|a| a.var().clone()).collect();
+    let writes: Vec<Var> = outputs.iter().map(|a| a.var().clone()).collect();
+    // SAFETY: as in `kernel_operator`.
+    let pointers: Vec<*mut u8> = inputs
+        .iter()
+        .chain(&outputs)
+        .map(|a| unsafe { a.bytes_mut().as_mut_ptr() })
+        .collect();
+    // The epilogue reads the output as its last input and writes it in place.
+    let mut epilogue_pointers = pointers.clone();
+    epilogue_pointers.push(pointers[pointers.len() - 1]);
+    let call = ProductCall {
+        product: m.product.clone(),
+        epilogue: m.epilogue.clone(),
+        inputs: pointers[..inputs.len()]
+            .iter()
+            .map(|&p| p as *const u8)
+            .collect(),
+        out: pointers[inputs.len()],
+        epilogue_pointers,
+        _arrays: inputs.into_iter().chain(outputs).collect(),
+    };
+    engine().new_operator(&m.name, &reads, &writes, FnProperty::Normal, move || {
+        call.run();
+        Ok(())
+    })
+}
+
+/// What a product operation holds.
+#[cfg(feature = "llvm")]
+struct ProductCall {
+    product: kiln_compiler::kir::matmul::MatMul,
+    epilogue: Option<(Arc<crate::cpu::CompiledKernel>, Vec<i64>)>,
+    inputs: Vec<*const u8>,
+    out: *mut u8,
+    /// Inputs, the output, the output.
+    epilogue_pointers: Vec<*mut u8>,
+    _arrays: Vec<NDArray>,
+}
+
+#[cfg(feature = "llvm")]
+impl ProductCall {
+    fn run(&self) {
+        let whole = self.product.split_extent;
+        let epilogue = |lo, hi| {
+            let Some((kernel, dims)) = &self.epilogue else {
+                return;
+            };
+            // SAFETY: the epilogue's buffers are the held arrays; blocks are disjoint. A
+            // product run as one block has its epilogue run whole (its outermost loop
+            // need not be domain axis 0 then, and it may split over the pool itself).
+            unsafe {
+                if (lo, hi) == (0, whole) {
+                    // Its buffer count is the epilogue's by construction.
+                    let _ = kernel.run(&self.epilogue_pointers, dims);
+                } else {
+                    kernel.run_range(&self.epilogue_pointers, dims, lo, hi);
+                }
+            }
+        };
+        // SAFETY: the pointers hold the kernel's buffers; the arena never places a
+        // product's output over its operands.
+        unsafe { crate::cpu::matmul::run(&self.product, &self.inputs, self.out, &epilogue) };
+    }
+}
+
+// SAFETY: the pointers address the held arrays, whose accesses the engine orders.
+#[cfg(feature = "llvm")]
+unsafe impl Send for ProductCall {}
+#[cfg(feature = "llvm")]
+unsafe impl Sync for ProductCall {}
+
 /// What a kernel operation holds: the kernel, its buffers' addresses and the arrays
 /// behind them.
 #[cfg(feature = "llvm")]

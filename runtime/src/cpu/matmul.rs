@@ -1,0 +1,142 @@
+//! Matrix products ([`MatMul`], recognized in the kernel IR) on the gemm crate, split over
+//! the kernels' pool along domain axis 0, each block's epilogue applied right after its
+//! products are stored, while they are still in cache.
+
+use super::pool;
+use gemm::Parallelism;
+use kiln_compiler::kir::matmul::{MatMul, OuterLoop, Split};
+use kiln_compiler::DType;
+
+/// Multiply-adds below which a product runs on the calling thread.
+const PARALLEL_FLOPS: i64 = 1 << 20;
+
+/// Raw pointers handed to the pool's tasks.
+struct Buffers {
+    a: *const u8,
+    b: *const u8,
+    out: *mut u8,
+}
+// SAFETY: tasks write disjoint blocks of the output and only read the operands.
+unsafe impl Send for Buffers {}
+unsafe impl Sync for Buffers {}
+
+/// Multiply-adds per gemm call below which the compiled kernel is faster than gemm's
+/// packing (a 3x3 convolution without padding is a sum of products of a few columns).
+const LEAST_CALL_FLOPS: i64 = 1 << 14;
+
+/// Whether `mm` is better run on gemm than as its compiled kernel.
+pub fn pays(mm: &MatMul) -> bool {
+    mm.m * mm.n * mm.k >= LEAST_CALL_FLOPS
+}
+
+/// The blocks of domain axis 0 a run splits into.
+pub fn tasks(mm: &MatMul) -> usize {
+    if matches!(mm.split, Split::None) || mm.flops() < PARALLEL_FLOPS {
+        return 1;
+    }
+    (2 * pool::global().threads()).min(mm.split_extent as usize)
+}
+
+/// Runs `mm`: `inputs` are its kernel's input buffers, `out` its output; after the
+/// products of block `[lo, hi)` of domain axis 0 are stored, `epilogue(lo, hi)` runs.
+///
+/// # Safety
+/// Every pointer must hold its buffer (the kernel's lengths, in `mm.dtype`), and `out`
+/// must not overlap the operands.
+pub unsafe fn run(
+    mm: &MatMul,
+    inputs: &[*const u8],
+    out: *mut u8,
+    epilogue: &(dyn Fn(i64, i64) + Sync),
+) {
+    let bufs = Buffers {
+        a: inputs[mm.a.input],
+        b: inputs[mm.b.input],
+        out,
+    };
+    let tasks = tasks(mm);
+    let extent = mm.split_extent;
+    pool::global().run(tasks, &|t| {
+        let (lo, hi) = (
+            extent * t as i64 / tasks as i64,
+            extent * (t as i64 + 1) / tasks as i64,
+        );
+        let bufs = &bufs;
+        // SAFETY: as the caller promised; blocks of the split axis are disjoint.
+        unsafe {
+            match mm.dtype {
+                DType::F64 => block::<f64>(mm, bufs, lo, hi, 1.0),
+                _ => block::<f32>(mm, bufs, lo, hi, 1.0),
+            }
+        }
+        epilogue(lo, hi);
+    });
+}
+
+/// The products of block `[lo, hi)` of domain axis 0.
+unsafe fn block<T: 'static + Copy>(mm: &MatMul, bufs: &Buffers, lo: i64, hi: i64, one: T) {
+    let (a, b, out) = (bufs.a as *const T, bufs.b as *const T, bufs.out as *mut T);
+    let (mut rows, mut cols) = ((0, mm.m), (0, mm.n));
+    let mut loops: Vec<(OuterLoop, i64)> = mm.loops.iter().map(|l| (*l, 0)).collect();
+    match mm.split {
+        Split::Loop(l) => {
+            loops[l].0.extent = hi;
+            loops[l].1 = lo;
+        }
+        Split::Rows { inner } => rows = (lo * inner, hi * inner),
+        Split::Cols { inner } => cols = (lo * inner, hi * inner),
+        Split::None => {}
+    }
+    // Outer loops, then the summed ones (innermost, so each output block accumulates in
+    // turn), as one odometer.
+    loops.extend(mm.sums.iter().map(|l| (*l, 0)));
+    let mut index: Vec<i64> = loops.iter().map(|(_, start)| *start).collect();
+    if loops.iter().any(|(l, start)| l.extent <= *start) {
+        return;
+    }
+    let sums = mm.sums.len();
+    loop {
+        let (mut ao, mut bo, mut oo) = (mm.a.offset, mm.b.offset, 0);
+        for ((l, _), &i) in loops.iter().zip(&index) {
+            (ao, bo, oo) = (ao + i * l.a, bo + i * l.b, oo + i * l.out);
+        }
+        let first = index[index.len() - sums..].iter().all(|&i| i == 0);
+        // SAFETY: the offsets stay inside the buffers (the kernel's own index ranges).
+        unsafe {
+            gemm::gemm(
+                (rows.1 - rows.0) as usize,
+                (cols.1 - cols.0) as usize,
+                mm.k as usize,
+                out.offset((oo + rows.0 * mm.out_rows + cols.0 * mm.out_cols) as isize),
+                mm.out_cols as isize,
+                mm.out_rows as isize,
+                !first,
+                a.offset((ao + rows.0 * mm.a.stride) as isize),
+                mm.a.depth as isize,
+                mm.a.stride as isize,
+                b.offset((bo + cols.0 * mm.b.stride) as isize),
+                mm.b.stride as isize,
+                mm.b.depth as isize,
+                one,
+                one,
+                false,
+                false,
+                false,
+                Parallelism::None,
+            );
+        }
+        // Next index, innermost first.
+        let mut d = loops.len();
+        loop {
+            if d == 0 {
+                return;
+            }
+            d -= 1;
+            index[d] += 1;
+            if index[d] < loops[d].0.extent {
+                break;
+            }
+            index[d] = loops[d].1;
+        }
+    }
+}
