@@ -32,24 +32,26 @@ fn tensor(dtype: DType, shape: &[usize], seed: f64) -> Tensor {
 /// A network, what it is, and its input shapes.
 type Network = (&'static str, Symbol, Vec<(&'static str, Vec<usize>)>);
 
-/// The networks: products in every layout the operators have, with epilogues.
-fn networks() -> Vec<Network> {
+/// The networks: products in every layout the operators have, with epilogues; channel
+/// and feature sizes scaled by `s`.
+fn networks(s: usize) -> Vec<Network> {
     let (x, y, w, b) = (
         Symbol::var("x"),
         Symbol::var("y"),
         Symbol::var("w"),
         Symbol::var("b"),
     );
-    let relu = |s: &Symbol| call("Activation", &[s], &[("act_type", "relu")]);
+    let n = |k: usize| (k * s).to_string();
+    let relu = |v: &Symbol| call("Activation", &[v], &[("act_type", "relu")]);
     let mut nets = vec![
         (
             "fc flatten + bias + relu",
             relu(&call(
                 "FullyConnected",
                 &[&x, &w, &b],
-                &[("num_hidden", "7")],
+                &[("num_hidden", &n(7))],
             )),
-            vec![("x", vec![5, 2, 3, 4])],
+            vec![("x", vec![5 * s, 2 * s, 3, 4])],
         ),
         (
             "fc over the last axis, no bias",
@@ -57,12 +59,12 @@ fn networks() -> Vec<Network> {
                 "FullyConnected",
                 &[&x, &w],
                 &[
-                    ("num_hidden", "6"),
+                    ("num_hidden", &n(6)),
                     ("no_bias", "True"),
                     ("flatten", "False"),
                 ],
             ),
-            vec![("x", vec![3, 4, 9])],
+            vec![("x", vec![3, 4 * s, 9 * s])],
         ),
         (
             "1x1 convolution + tanh",
@@ -73,27 +75,50 @@ fn networks() -> Vec<Network> {
                     &[&x, &w],
                     &[
                         ("kernel", "(1,1)"),
-                        ("num_filter", "5"),
+                        ("num_filter", &n(5)),
                         ("no_bias", "True"),
                     ],
                 )],
                 &[],
             ),
-            vec![("x", vec![2, 3, 4, 6])],
+            vec![("x", vec![2, 3 * s, 4, 6 * s])],
         ),
     ];
-    nets.push((
-        "3x3 convolution without padding: a sum of shifted products",
-        call(
-            "Convolution",
-            &[&x, &w],
+    let filters = n(4);
+    let conv = |attrs: &[(&str, &str)]| {
+        let mut a = vec![("num_filter", filters.as_str()), ("no_bias", "True")];
+        a.extend_from_slice(attrs);
+        call("Convolution", &[&x, &w], &a)
+    };
+    for (what, attrs) in [
+        (
+            "padded 3x3 convolution",
+            &[("kernel", "(3,3)"), ("pad", "(1,1)")][..],
+        ),
+        (
+            "strided, dilated 3x3 convolution",
             &[
                 ("kernel", "(3,3)"),
-                ("num_filter", "4"),
-                ("no_bias", "True"),
+                ("pad", "(2,1)"),
+                ("stride", "(2,2)"),
+                ("dilate", "(2,1)"),
             ],
         ),
-        vec![("x", vec![1, 2, 6, 6])],
+        (
+            "grouped 3x3 convolution",
+            &[("kernel", "(3,3)"), ("pad", "(1,1)"), ("num_group", "2")],
+        ),
+        (
+            "7x7 stride-2 convolution",
+            &[("kernel", "(7,7)"), ("pad", "(3,3)"), ("stride", "(2,2)")],
+        ),
+    ] {
+        nets.push((what, conv(attrs), vec![("x", vec![2, 4 * s, 9, 8])]));
+    }
+    nets.push((
+        "3x3 convolution without padding: a sum of shifted products",
+        conv(&[("kernel", "(3,3)")]),
+        vec![("x", vec![1, 2 * s, 6, 6])],
     ));
     for (ta, tb) in [
         ("False", "False"),
@@ -102,10 +127,10 @@ fn networks() -> Vec<Network> {
         ("True", "True"),
     ] {
         let (sa, sb) = match (ta, tb) {
-            ("False", "False") => (vec![4, 6], vec![6, 5]),
-            ("True", "False") => (vec![6, 4], vec![6, 5]),
-            ("False", "True") => (vec![4, 6], vec![5, 6]),
-            _ => (vec![6, 4], vec![5, 6]),
+            ("False", "False") => (vec![4 * s, 6 * s], vec![6 * s, 5 * s]),
+            ("True", "False") => (vec![6 * s, 4 * s], vec![6 * s, 5 * s]),
+            ("False", "True") => (vec![4 * s, 6 * s], vec![5 * s, 6 * s]),
+            _ => (vec![6 * s, 4 * s], vec![5 * s, 6 * s]),
         };
         nets.push((
             "dot",
@@ -116,7 +141,7 @@ fn networks() -> Vec<Network> {
             ),
             vec![("x", sa.clone()), ("y", sb.clone())],
         ));
-        let batched = |s: &[usize]| [&[3][..], s].concat();
+        let batched = |v: &[usize]| [&[3][..], v].concat();
         nets.push((
             "batch_dot",
             call(
@@ -130,13 +155,29 @@ fn networks() -> Vec<Network> {
     nets.push((
         "dot of a 3-d and a 2-d array",
         call("dot", &[&x, &y], &[]),
-        vec![("x", vec![2, 3, 4]), ("y", vec![4, 5])],
+        vec![("x", vec![2, 3 * s, 4 * s]), ("y", vec![4 * s, 5 * s])],
     ));
     nets
 }
 
 /// `mm` run naively on `inputs`, then its epilogue on the IR interpreter.
 fn run_as_product(mm: &MatMul, k: &Kernel, inputs: &[&Tensor], out_shape: &[usize]) -> Tensor {
+    let run = |k: &Kernel, inputs: &[&Tensor], shape: Vec<usize>| {
+        let nest = lower(k, &Schedule::cpu(k)).unwrap();
+        kir::interp::run(&nest, inputs, &[], &[shape])
+            .unwrap()
+            .remove(0)
+    };
+    // Packed operands first, on the interpreter.
+    let packed: Vec<Tensor> = mm
+        .packs
+        .iter()
+        .map(|p| {
+            let n = kir::interp::extent(&p.outputs[0].len, &[]).unwrap() as usize;
+            run(p, inputs, vec![n])
+        })
+        .collect();
+    let inputs: Vec<&Tensor> = inputs.iter().copied().chain(&packed).collect();
     let mut out = Tensor::zeros(mm.dtype, out_shape.to_vec());
     // Outer loops, then the summed loops, as one odometer.
     let all: Vec<_> = mm.loops.iter().chain(&mm.sums).collect();
@@ -179,7 +220,7 @@ fn run_as_product(mm: &MatMul, k: &Kernel, inputs: &[&Tensor], out_shape: &[usiz
 #[test]
 fn products_recognized_in_the_ir_compute_what_their_kernels_compute() {
     let mut recognized = 0;
-    for (what, net, shapes) in networks() {
+    for (what, net, shapes) in networks(1) {
         let loss = call("MakeLoss", &[&call("sum", &[&net], &[])], &[]);
         let g = loss.to_graph().unwrap();
         let reqs: HashMap<String, GradReq> = g
@@ -223,15 +264,14 @@ fn products_recognized_in_the_ir_compute_what_their_kernels_compute() {
             }
         }
     }
-    // Each network's forward product and both gradients: FullyConnected (2 × 3), the
-    // convolutions (1x1: 3; 3x3: the forward and the weight gradient), dot and batch_dot
-    // (8 × 3), dot of a 3-d array (3).
-    assert!(recognized >= 38, "only {recognized} products recognized");
+    // The forward products and the data and weight gradients of the 17 networks.
+    assert!(recognized >= 51, "only {recognized} products recognized");
 }
 
 #[test]
-fn a_padded_convolution_is_not_a_plain_product() {
-    // Its reads of the data are guarded (zero outside), not plain loads.
+fn a_padded_convolution_packs_its_windows() {
+    // Its reads of the data are guarded (zero outside the image): they are packed into
+    // a (rows, window) matrix first, im2col; the weight is read where it is.
     let (x, w) = (Symbol::var("x"), Symbol::var("w"));
     let conv = call(
         "Convolution",
@@ -248,5 +288,57 @@ fn a_padded_convolution_is_not_a_plain_product() {
     let inferred = infer(&g, &shapes, &HashMap::new()).unwrap();
     let group = &fuse(&g).groups[0];
     let kernels = from_group(&g, &inferred, &group.nodes, "conv").unwrap();
-    assert!(recognize(&kernels[0].kernel).is_none());
+    let mm = recognize(&kernels[0].kernel).unwrap();
+    assert_eq!(mm.packs.len(), 1);
+    // 6x6 output positions by 2 channels × 3 × 3 taps.
+    assert_eq!(mm.packs[0].outputs[0].len, kir::Idx::Const(36 * 18));
+    assert_eq!((mm.m, mm.n, mm.k), (36, 4, 18));
+}
+
+/// Every network (8× larger) bound for training on the JIT, its products on gemm:
+/// outputs and gradients as the interpreter computes them, relative to their scale.
+#[cfg(feature = "llvm")]
+#[test]
+fn executors_run_products_on_gemm_as_the_interpreter_computes_them() {
+    use kiln_runtime::{Backend, Device, Executor, GradReqs, NDArray};
+    let mut products = 0;
+    for (what, net, shapes) in networks(8) {
+        let loss = call(
+            "MakeLoss",
+            &[&call("sum", &[&call("tanh", &[&net], &[])], &[])],
+            &[],
+        );
+        let shapes: Vec<(&str, &[usize])> = shapes.iter().map(|(n, s)| (*n, &s[..])).collect();
+        let exe = Executor::simple_bind(&loss, Device::Cpu, &shapes, GradReqs::All(GradReq::Write))
+            .unwrap()
+            .rebind(Backend::Jit)
+            .unwrap();
+        products += exe.backend().1.products;
+        for (i, a) in exe.arg_arrays().iter().enumerate() {
+            let t = tensor(DType::F32, a.shape(), i as f64 + 0.5);
+            a.copy_from(&NDArray::from_tensor(&t, Device::Cpu).unwrap())
+                .unwrap();
+        }
+        let reference = exe.rebind(Backend::Interpreter).unwrap();
+        let mut results = Vec::new();
+        for e in [&exe, &reference] {
+            e.forward(true);
+            e.backward(&[]).unwrap();
+            let mut r = vec![e.outputs()[0].to_tensor().unwrap()];
+            let grads = e.grad_dict();
+            let mut names: Vec<&String> = grads.keys().collect();
+            names.sort();
+            r.extend(names.iter().map(|n| grads[n.as_str()].to_tensor().unwrap()));
+            results.push(r);
+        }
+        // f32 sums of up to a few thousand products (gemm's order) against f64.
+        let worst = results[0]
+            .iter()
+            .zip(&results[1])
+            .map(|(got, want)| got.max_rel_diff(want))
+            .fold(0.0, f64::max);
+        println!("{what}: {worst:.1e} from the interpreter");
+        assert!(worst <= 1e-4, "{what}: {worst:e} from the interpreter");
+    }
+    assert!(products >= 40, "only {products} products ran on gemm");
 }

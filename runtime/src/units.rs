@@ -79,6 +79,8 @@ pub struct KernelUnit {
 pub struct MatMulUnit {
     pub name: String,
     pub product: kiln_compiler::kir::matmul::MatMul,
+    /// The kernels packing operands (inputs: the kernel's) and their dimensions.
+    pub packs: Vec<(Arc<crate::cpu::CompiledKernel>, Vec<i64>)>,
     /// The epilogue kernel (inputs: the kernel's, then the output) and its dimensions.
     pub epilogue: Option<(Arc<crate::cpu::CompiledKernel>, Vec<i64>)>,
     pub inputs: Vec<Entry>,
@@ -269,9 +271,19 @@ fn jit_units(
                         }
                         None => None,
                     };
+                    let packs = (product.packs.iter().enumerate())
+                        .map(|(j, p)| {
+                            let pack_of = |k: &kiln_compiler::kir::Kernel| {
+                                matmul::recognize(k)?.packs.get(j).cloned()
+                            };
+                            let (ir, dims) = general(index, p.clone(), &pack_of);
+                            Ok((compile(&ir)?, dims))
+                        })
+                        .collect::<Result<Vec<_>, String>>()?;
                     units.push(Unit::MatMul(Box::new(MatMulUnit {
                         name: l.kernel.name.clone(),
                         product,
+                        packs,
                         epilogue,
                         inputs: l.inputs,
                         outputs: l.outputs,

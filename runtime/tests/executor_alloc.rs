@@ -3,8 +3,9 @@
 //! gradients are copied byte for byte. A counting allocator checks ten steps.
 //!
 //! The network is all compiled kernels (library calls still run reference kernels, which
-//! build tensors), once at a size that runs on the calling thread and once at one whose
-//! kernels split over the pool.
+//! build tensors, and the gemm crate allocates its packing buffers per product), once at
+//! a size that runs on the calling thread and once at one whose kernels split over the
+//! pool.
 
 #![cfg(feature = "llvm")]
 

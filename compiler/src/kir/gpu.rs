@@ -94,17 +94,7 @@ fn combine(c: Combiner, a: Val, b: Val) -> Val {
 
 /// Replaces reduction coordinates with `red(k)`.
 fn substitute(v: &Val, red: &dyn Fn(usize) -> Idx) -> Val {
-    fn idx(i: &Idx, red: &dyn Fn(usize) -> Idx) -> Idx {
-        match i {
-            Idx::Red(k) => red(*k),
-            Idx::Const(_) | Idx::Coord(_) | Idx::Dim(_) => i.clone(),
-            Idx::Add(a, b) => idx(a, red) + idx(b, red),
-            Idx::Mul(a, b) => idx(a, red) * idx(b, red),
-            Idx::Div(a, b) => idx(a, red) / idx(b, red),
-            Idx::Mod(a, b) => idx(a, red) % idx(b, red),
-        }
-    }
-    v.map_idx(&|i| idx(i, red))
+    v.map_idx(&|i| i.substitute(&Idx::Coord, red))
 }
 
 /// Coordinates `axes` of a row-major point, from its linear index `lin`.

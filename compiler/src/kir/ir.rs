@@ -145,6 +145,21 @@ pub struct Kernel {
 }
 
 impl Idx {
+    /// The expression with domain coordinates replaced by `coord(axis)` and reduction
+    /// coordinates by `red(axis)`.
+    pub fn substitute(&self, coord: &dyn Fn(usize) -> Idx, red: &dyn Fn(usize) -> Idx) -> Idx {
+        let s = |i: &Idx| i.substitute(coord, red);
+        match self {
+            Idx::Coord(a) => coord(*a),
+            Idx::Red(k) => red(*k),
+            Idx::Const(_) | Idx::Dim(_) => self.clone(),
+            Idx::Add(a, b) => s(a) + s(b),
+            Idx::Mul(a, b) => s(a) * s(b),
+            Idx::Div(a, b) => s(a) / s(b),
+            Idx::Mod(a, b) => s(a) % s(b),
+        }
+    }
+
     /// Whether a reduction coordinate occurs in the expression.
     pub fn mentions_reduction(&self) -> bool {
         match self {

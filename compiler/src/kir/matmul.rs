@@ -4,6 +4,10 @@
 //! operands, outer loops, and the rest of the kernel as an element-wise epilogue that
 //! reads the product back from the output.
 //!
+//! An operand that is not a plain strided load (a padded convolution's guarded window,
+//! a gradient's gather) is packed first: a kernel of its own evaluates it over the axes it
+//! depends on, reduction axes innermost — im2col, derived from the IR.
+//!
 //! Nothing about operators is restated here: FullyConnected, dot, batch_dot and their
 //! gradients (and any other contraction of the same shape) are recognized from the IR
 //! their declarations lower to. Domain axes take roles from the operands that vary along
@@ -69,6 +73,11 @@ pub struct MatMul {
     /// Extent of domain axis 0.
     pub split_extent: i64,
     pub dtype: DType,
+    /// Operands that are not plain strided loads (a convolution's guarded window reads,
+    /// a gradient's gathers), each materialized first by its own kernel over the axes it
+    /// depends on, reduction axes innermost (im2col); operand input `inputs.len() + j`
+    /// is `packs[j]`'s output.
+    pub packs: Vec<Kernel>,
     /// The kernel with the product read from its output (input `inputs.len() − 1`, the
     /// output itself, at the point being stored); `None` when it only stores the product.
     pub epilogue: Option<Kernel>,
@@ -393,12 +402,21 @@ pub fn recognize(k: &Kernel) -> Option<MatMul> {
         domain: &domain,
         reduction: &extents,
     };
-    let load = |v: &Val| match v {
-        Val::Load { buffer, index } => Some((*buffer, affine(index, &ranges)?)),
-        _ => None,
+    let mut packs = Vec::new();
+    let mut operand = |v: &Val| -> Option<(usize, Affine)> {
+        if let Val::Load { buffer, index } = v {
+            let plain = affine(index, &ranges)
+                .filter(|a| (0..extents.len()).all(|r| extents[r] == 1 || a.red[r] != 0));
+            if let Some(a) = plain {
+                return Some((*buffer, a));
+            }
+        }
+        let (pack, a) = pack(k, v, &domain, &extents, packs.len())?;
+        packs.push(pack);
+        Some((k.inputs.len() + packs.len() - 1, a))
     };
-    let ((a_in, a), (b_in, b)) = (load(x)?, load(y)?);
-    // Row-major output strides.
+    let (a_in, a) = operand(x)?;
+    let (b_in, b) = operand(y)?; // Row-major output strides.
     let mut out = vec![1i64; rank];
     for i in (0..rank.saturating_sub(1)).rev() {
         out[i] = out[i + 1].checked_mul(domain[i + 1])?;
@@ -499,8 +517,94 @@ pub fn recognize(k: &Kernel) -> Option<MatMul> {
         split,
         split_extent: domain.first().copied().unwrap_or(1),
         dtype,
+        packs,
         epilogue: epilogue(k, t),
     })
+}
+
+/// Elements a packed operand may have (a bound on the scratch memory it takes).
+const MAX_PACK: i64 = 1 << 28;
+
+/// The domain and reduction coordinates `v` reads, or `None` where it reads temporaries.
+fn mentions(v: &Val, rank: usize, reds: usize) -> Option<(Vec<bool>, Vec<bool>)> {
+    if v.any(&mut |x| matches!(x, Val::Temp(_) | Val::Shared(_) | Val::Reduce { .. })) {
+        return None;
+    }
+    let seen = std::cell::RefCell::new((vec![false; rank], vec![false; reds]));
+    v.map_idx(&|i| {
+        i.substitute(
+            &|a| {
+                if let Some(c) = seen.borrow_mut().0.get_mut(a) {
+                    *c = true;
+                }
+                Idx::Coord(a)
+            },
+            &|r| {
+                if let Some(c) = seen.borrow_mut().1.get_mut(r) {
+                    *c = true;
+                }
+                Idx::Red(r)
+            },
+        )
+    });
+    Some(seen.into_inner())
+}
+
+/// The kernel that packs operand `v` (pack number `j`): over the domain axes `v` reads,
+/// in order, then every reduction axis, row-major; and the operand's affine index into
+/// what it stores.
+fn pack(
+    k: &Kernel,
+    v: &Val,
+    domain: &[i64],
+    extents: &[i64],
+    j: usize,
+) -> Option<(Kernel, Affine)> {
+    let (coords, _) = mentions(v, domain.len(), extents.len())?;
+    let axes: Vec<usize> = (0..domain.len()).filter(|&i| coords[i]).collect();
+    let sizes: Vec<i64> = axes
+        .iter()
+        .map(|&i| domain[i])
+        .chain(extents.iter().copied())
+        .collect();
+    let total = sizes.iter().try_fold(1i64, |acc, &e| acc.checked_mul(e))?;
+    if total > MAX_PACK {
+        return None;
+    }
+    let mut strides = vec![1i64; sizes.len()];
+    for p in (0..sizes.len().saturating_sub(1)).rev() {
+        strides[p] = strides[p + 1] * sizes[p + 1];
+    }
+    let position = |a: usize| axes.iter().position(|&i| i == a);
+    let value = v.map_idx(&|i| {
+        i.substitute(&|a| position(a).map_or(Idx::Const(0), Idx::Coord), &|r| {
+            Idx::Coord(axes.len() + r)
+        })
+    });
+    let affine = Affine {
+        offset: 0,
+        coord: (0..domain.len())
+            .map(|a| position(a).map_or(0, |p| strides[p]))
+            .collect(),
+        red: (0..extents.len())
+            .map(|r| strides[axes.len() + r])
+            .collect(),
+    };
+    let out = &k.outputs[0];
+    let kernel = Kernel {
+        name: format!("{}_pack{j}", k.name),
+        domain: sizes.iter().map(|&e| Idx::Const(e)).collect(),
+        inputs: k.inputs.clone(),
+        outputs: vec![Buffer {
+            name: format!("{}_pack{j}", out.name),
+            dtype: k.compute,
+            len: Idx::Const(total),
+        }],
+        temps: vec![],
+        values: vec![value],
+        compute: k.compute,
+    };
+    Some((kernel, affine))
 }
 
 /// The epilogue of a kernel [`recognize`] accepts (`None`: it stores the product as it

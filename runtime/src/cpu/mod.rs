@@ -10,6 +10,7 @@ pub mod matmul;
 #[cfg(feature = "llvm")]
 mod orc;
 pub mod pool;
+pub mod scratch;
 
 #[cfg(feature = "llvm")]
 pub use jit::{CompiledKernel, Jit, Origin};

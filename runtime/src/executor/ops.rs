@@ -112,8 +112,8 @@ pub(super) fn kernel_operator(
     })
 }
 
-/// The engine operation of a matrix product: gemm into the output array, block by block,
-/// each block's epilogue right after it.
+/// The engine operation of a matrix product: its packed operands into scratch memory,
+/// then gemm into the output array block by block, each block's epilogue right after it.
 #[cfg(feature = "llvm")]
 pub(super) fn matmul_operator(
     m: &crate::units::MatMulUnit,
@@ -128,17 +128,31 @@ pub(super) fn matmul_operator(
         .chain(&outputs)
         .map(|a| unsafe { a.bytes_mut().as_mut_ptr() })
         .collect();
+    let n = inputs.len();
     // The epilogue reads the output as its last input and writes it in place.
     let mut epilogue_pointers = pointers.clone();
-    epilogue_pointers.push(pointers[pointers.len() - 1]);
+    epilogue_pointers.push(pointers[n]);
+    let pack_bytes = m
+        .product
+        .packs
+        .iter()
+        .map(|p| {
+            let len = kiln_compiler::kir::interp::extent(&p.outputs[0].len, &[]).unwrap_or(0);
+            len as usize * m.product.dtype.size()
+        })
+        .collect();
+    // Operands: the inputs, then one slot per packed operand (filled per run).
+    let mut operands: Vec<*const u8> = pointers[..n].iter().map(|&p| p as *const u8).collect();
+    operands.resize(n + m.packs.len(), std::ptr::null());
+    let mut pack_pointers = pointers[..n].to_vec();
+    pack_pointers.push(std::ptr::null_mut());
     let call = ProductCall {
         product: m.product.clone(),
+        packs: m.packs.clone(),
+        pack_bytes,
         epilogue: m.epilogue.clone(),
-        inputs: pointers[..inputs.len()]
-            .iter()
-            .map(|&p| p as *const u8)
-            .collect(),
-        out: pointers[inputs.len()],
+        slots: std::sync::Mutex::new((operands, pack_pointers)),
+        out: pointers[n],
         epilogue_pointers,
         _arrays: inputs.into_iter().chain(outputs).collect(),
     };
@@ -148,12 +162,19 @@ pub(super) fn matmul_operator(
     })
 }
 
+#[cfg(feature = "llvm")]
+type Compiled = (Arc<crate::cpu::CompiledKernel>, Vec<i64>);
+
 /// What a product operation holds.
 #[cfg(feature = "llvm")]
 struct ProductCall {
     product: kiln_compiler::kir::matmul::MatMul,
-    epilogue: Option<(Arc<crate::cpu::CompiledKernel>, Vec<i64>)>,
-    inputs: Vec<*const u8>,
+    packs: Vec<Compiled>,
+    pack_bytes: Vec<usize>,
+    epilogue: Option<Compiled>,
+    /// The product's operand pointers (inputs, then packed operands) and a pack kernel's
+    /// buffers (inputs, then its output), rewritten per run without allocating.
+    slots: std::sync::Mutex<(Vec<*const u8>, Vec<*mut u8>)>,
     out: *mut u8,
     /// Inputs, the output, the output.
     epilogue_pointers: Vec<*mut u8>,
@@ -163,6 +184,20 @@ struct ProductCall {
 #[cfg(feature = "llvm")]
 impl ProductCall {
     fn run(&self) {
+        use crate::cpu::scratch::Scratch;
+        let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+        let (operands, pack_buffers) = &mut *slots;
+        let n = pack_buffers.len() - 1;
+        // At most a few packs per product: scratch for each, held until the product ends.
+        let mut scratch: [Option<Scratch>; 2] = [None, None];
+        for (j, ((kernel, dims), &bytes)) in self.packs.iter().zip(&self.pack_bytes).enumerate() {
+            let s = scratch[j].insert(Scratch::take(bytes));
+            pack_buffers[n] = s.as_mut_ptr();
+            operands[n + j] = pack_buffers[n];
+            // SAFETY: the pack kernel reads the held inputs and writes its scratch buffer,
+            // sized for its output. Its buffer count is the pack's by construction.
+            let _ = unsafe { kernel.run(pack_buffers, dims) };
+        }
         let whole = self.product.split_extent;
         let epilogue = |lo, hi| {
             let Some((kernel, dims)) = &self.epilogue else {
@@ -180,13 +215,14 @@ impl ProductCall {
                 }
             }
         };
-        // SAFETY: the pointers hold the kernel's buffers; the arena never places a
-        // product's output over its operands.
-        unsafe { crate::cpu::matmul::run(&self.product, &self.inputs, self.out, &epilogue) };
+        // SAFETY: the pointers hold the kernel's buffers and the packed operands; the
+        // arena never places a product's output over its operands.
+        unsafe { crate::cpu::matmul::run(&self.product, operands, self.out, &epilogue) };
     }
 }
 
-// SAFETY: the pointers address the held arrays, whose accesses the engine orders.
+// SAFETY: the pointers address the held arrays and scratch buffers, whose accesses the
+// engine orders.
 #[cfg(feature = "llvm")]
 unsafe impl Send for ProductCall {}
 #[cfg(feature = "llvm")]
