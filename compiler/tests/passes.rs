@@ -318,7 +318,11 @@ fn softmax_expands_into_operators_that_compute_the_same() {
     })
     .collect();
     let g = Symbol::group(&heads).to_graph().unwrap();
-    let out = Expand.run(&g).unwrap();
+    let expand = Expand {
+        training: true,
+        inferred: None,
+    };
+    let out = expand.run(&g).unwrap();
     let ops: Vec<&str> = out
         .graph
         .node_ids()
@@ -350,9 +354,76 @@ fn softmax_expands_into_operators_that_compute_the_same() {
         .build()
         .unwrap();
     let g = typed.to_graph().unwrap();
-    let kept = Expand.run(&g).unwrap();
+    let kept = expand.run(&g).unwrap();
     assert!(kept
         .graph
         .node_ids()
         .any(|id| kept.graph.node(id).op_name() == "softmax"));
+}
+
+#[test]
+fn batch_norm_expands_in_inference_only() {
+    use kiln_compiler::infer::infer;
+    use kiln_compiler::passes::Expand;
+    let x = Symbol::var("x");
+    for (fix_gamma, axis, shape) in [("True", "1", vec![2, 3, 4, 5]), ("False", "-1", vec![4, 6])] {
+        let bn = Symbol::op("BatchNorm")
+            .arg(&x)
+            .attr("fix_gamma", fix_gamma)
+            .attr("axis", axis)
+            .attr("eps", "0.01")
+            .attr("output_mean_var", "True")
+            .build()
+            .unwrap();
+        let g = bn.to_graph().unwrap();
+        let c = shape[if axis == "1" { 1 } else { shape.len() - 1 }];
+        let values = |name: &str, shape: &[usize], offset: f64| {
+            let n: usize = shape.iter().product();
+            let data = (0..n)
+                .map(|i| (i as f64 * 0.37 + offset).sin() + offset)
+                .collect();
+            (
+                name.to_string(),
+                Tensor::new(DType::F64, shape.to_vec(), data),
+            )
+        };
+        let prefix = g.node(g.heads[0].node).name.clone();
+        let inputs: HashMap<String, Tensor> = [
+            values("x", &shape, 0.0),
+            values(&format!("{prefix}_gamma"), &[c], 1.5),
+            values(&format!("{prefix}_beta"), &[c], 0.3),
+            values(&format!("{prefix}_moving_mean"), &[c], 0.2),
+            values(&format!("{prefix}_moving_var"), &[c], 2.0),
+        ]
+        .into();
+        let shapes = inputs
+            .iter()
+            .map(|(k, t)| (k.clone(), t.shape.clone()))
+            .collect();
+        let dtypes = inputs.iter().map(|(k, t)| (k.clone(), t.dtype)).collect();
+        let inferred = infer(&g, &shapes, &dtypes).unwrap();
+        let expand = |training| Expand {
+            training,
+            inferred: Some(&inferred),
+        };
+        // Training with batch statistics keeps the operator.
+        assert_eq!(expand(true).expand(&g).unwrap().1, 0);
+        let (out, expanded) = expand(false).expand(&g).unwrap();
+        assert_eq!(expanded, 1);
+        let ops: Vec<&str> = out
+            .graph
+            .node_ids()
+            .map(|id| out.graph.node(id).op_name())
+            .collect();
+        assert!(!ops.contains(&"BatchNorm"), "{ops:?}");
+        let want = interpret(&g, &inputs, RunOptions::default()).unwrap();
+        let got = interpret(&out.graph, &inputs, RunOptions::default()).unwrap();
+        assert_eq!(want.len(), got.len());
+        for (w, h) in want.iter().zip(&got) {
+            assert_eq!(w.shape, h.shape);
+            for (a, b) in w.data.iter().zip(&h.data) {
+                assert!((a - b).abs() <= 1e-12 * (1.0 + a.abs()), "{a} vs {b}");
+            }
+        }
+    }
 }

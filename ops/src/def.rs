@@ -245,8 +245,19 @@ pub struct OpDef {
     pub expand: Option<ExpandFn>,
 }
 
-/// Builds an operator's outputs from other operators, given its attributes and inputs.
-pub type ExpandFn = fn(&mut dyn GradGraph, &Attrs, &[Handle]) -> Result<Vec<Handle>, OpError>;
+/// What an expansion may depend on besides attributes: the mode (training or inference:
+/// BatchNorm computes different things) and the inputs' shapes and dtypes where they are
+/// known (empty where not).
+pub struct ExpandCtx<'a> {
+    pub training: bool,
+    pub shapes: &'a [Shape],
+    pub dtypes: &'a [Option<DType>],
+}
+
+/// Builds an operator's outputs (every output, hidden ones too) from other operators,
+/// given its attributes and inputs; an error declines (the operator stays).
+pub type ExpandFn =
+    fn(&mut dyn GradGraph, &Attrs, &[Handle], &ExpandCtx) -> Result<Vec<Handle>, OpError>;
 
 fn output_elems(_: &Attrs, _: &[Shape], outs: &[Shape]) -> u64 {
     outs.iter()

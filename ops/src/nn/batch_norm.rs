@@ -94,6 +94,7 @@ static BATCH_NORM: OpDef = OpDef {
     cost: bn_cost,
     grad: Grad::Rule(bn_grad),
     aux_update: Some(bn_aux_update),
+    expand: Some(bn_expand),
     ..OpDef::new(
         OP,
         Pattern::Opaque,
@@ -103,6 +104,63 @@ static BATCH_NORM: OpDef = OpDef {
         },
     )
 };
+
+/// With the moving statistics (inference, or use_global_stats), BatchNorm is a
+/// per-channel scale and shift, `x·s + t` with `s = gamma/sqrt(moving_var + eps)` and
+/// `t = beta − moving_mean·s`: element-wise operators that fuse into the producer's
+/// epilogue. The hidden outputs are the statistics used, as the library kernel's.
+/// Declines in training with batch statistics, and where the data's rank or dtypes are
+/// unknown or mixed (half-precision data with f32 statistics).
+fn bn_expand(
+    g: &mut dyn GradGraph,
+    a: &Attrs,
+    ins: &[Handle],
+    ctx: &crate::ExpandCtx,
+) -> Result<Vec<Handle>, OpError> {
+    let decline = |why: &str| Err(OpError::Invalid(format!("BatchNorm expansion: {why}")));
+    if ctx.training && !a.bool("use_global_stats") {
+        return decline("training uses batch statistics");
+    }
+    let (Some(data), Some(d), Some(p)) = (
+        ctx.shapes.first(),
+        ctx.dtypes.first().copied().flatten(),
+        ctx.dtypes.get(1).copied().flatten(),
+    ) else {
+        return decline("the data's shape or dtype is unknown");
+    };
+    if d != p || data.is_empty() {
+        return decline("the data and the statistics differ in dtype");
+    }
+    let ax = channel_axis(a, data)?;
+    let along_axis: Vec<String> = (0..data.len())
+        .map(|i| {
+            if i == ax {
+                data[ax].to_string()
+            } else {
+                "1".into()
+            }
+        })
+        .collect();
+    let shape = format!("({})", along_axis.join(","));
+    let (x, gamma, beta, moving_mean, moving_var) = (ins[0], ins[1], ins[2], ins[3], ins[4]);
+    let eps = py_float(a.float("eps"));
+    let var_eps = g.op("_plus_scalar", &[moving_var], &[("scalar", &eps)])?[0];
+    let invstd = g.op("rsqrt", &[var_eps], &[])?[0];
+    let scale = if a.bool("fix_gamma") {
+        invstd
+    } else {
+        g.op("elemwise_mul", &[gamma, invstd], &[])?[0]
+    };
+    let mean_scaled = g.op("elemwise_mul", &[moving_mean, scale], &[])?[0];
+    let shift = g.op("elemwise_sub", &[beta, mean_scaled], &[])?[0];
+    let as_axis = |g: &mut dyn GradGraph, v| -> Result<Handle, OpError> {
+        Ok(g.op("Reshape", &[v], &[("shape", shape.as_str())])?[0])
+    };
+    let (s, t) = (as_axis(g, scale)?, as_axis(g, shift)?);
+    let scaled = g.op("broadcast_mul", &[x, s], &[])?[0];
+    let out = g.op("broadcast_add", &[scaled, t], &[])?[0];
+    Ok(vec![out, moving_mean, invstd])
+}
 
 fn bn_outputs(a: &Attrs) -> (Vec<String>, usize) {
     let names = ["output", "mean", "var"].map(String::from).to_vec();

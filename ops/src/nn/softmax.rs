@@ -87,7 +87,7 @@ fn expand(
 }
 
 static SOFTMAX: OpDef = OpDef {
-    expand: Some(|g, a, ins| expand(g, a, ins, false)),
+    expand: Some(|g, a, ins, _| expand(g, a, ins, false)),
     ..softmax_op(
         "softmax",
         &["_npx_softmax"],
@@ -104,7 +104,7 @@ static SOFTMAX: OpDef = OpDef {
 };
 
 static LOG_SOFTMAX: OpDef = OpDef {
-    expand: Some(|g, a, ins| expand(g, a, ins, true)),
+    expand: Some(|g, a, ins, _| expand(g, a, ins, true)),
     ..softmax_op(
         "log_softmax",
         &["_npx_log_softmax"],

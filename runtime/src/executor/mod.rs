@@ -57,8 +57,10 @@ pub struct Executor {
     outputs: Vec<NDArray>,
     head_grads: Vec<Option<NDArray>>,
     plan: Arc<Plan>,
-    /// What the operations run.
+    /// What the operations run, and what the inference forward pass runs (it differs
+    /// where BatchNorm expands with its moving statistics).
     units: UnitCounts,
+    inference_units: UnitCounts,
     /// Bytes of the arena and of the heads' own arrays.
     memory: (usize, usize),
 }
@@ -254,9 +256,16 @@ impl Executor {
         self.memory
     }
 
-    /// The backend the operations run on, and what they run.
+    /// The backend the operations run on, and what they run (in training).
     pub fn backend(&self) -> (Backend, UnitCounts) {
         (self.binding.backend, self.units)
+    }
+
+    /// What the inference forward pass runs: on the JIT, operators that compute something
+    /// else in inference (BatchNorm with its moving statistics) expand and compile there,
+    /// in a plan of their own with its own arena.
+    pub fn inference_units(&self) -> UnitCounts {
+        self.inference_units
     }
 
     fn build(
@@ -267,19 +276,58 @@ impl Executor {
         aux: Vec<NDArray>,
         binding: Binding,
     ) -> Result<Executor> {
-        let reqs = &binding.reqs;
+        Executor::build_for(symbol, device, args, grads, aux, binding, None)
+    }
+
+    /// [`Executor::build`]; with `inference_outputs`, the plan of an inference-only forward
+    /// pass (operators expanded as inference computes them) writing those arrays.
+    fn build_for(
+        symbol: &Symbol,
+        device: Device,
+        args: Vec<NDArray>,
+        grads: Vec<Option<NDArray>>,
+        aux: Vec<NDArray>,
+        binding: Binding,
+        inference_outputs: Option<&[NDArray]>,
+    ) -> Result<Executor> {
+        let null = GradReqs::All(GradReq::Null);
+        let reqs = match inference_outputs {
+            Some(_) => &null,
+            None => &binding.reqs,
+        };
         let arg_names = symbol.list_arguments();
         let aux_names = symbol.list_auxiliary_states();
         let backend = match device {
             Device::Cpu => binding.backend,
             Device::Cuda(_) => Backend::Interpreter,
         };
+        // Shapes and dtypes of the variables, from the bound arrays.
+        let variables = || {
+            arg_names
+                .iter()
+                .zip(&args)
+                .chain(aux_names.iter().zip(&aux))
+        };
+        let shapes: HashMap<String, Shape> = variables()
+            .map(|(n, a)| (n.clone(), a.shape().to_vec()))
+            .collect();
+        let dtypes: HashMap<String, DType> =
+            variables().map(|(n, a)| (n.clone(), a.dtype())).collect();
         let mut forward = symbol.to_graph()?;
+        // Whether inference needs a plan of its own: it expands more operators.
+        let mut separate_inference = false;
         if backend == Backend::Jit {
-            // Operators that expand into ones the JIT compiles (softmax) do so before
-            // differentiation, so their gradients compile too.
-            use kiln_compiler::passes::Pass;
-            forward = kiln_compiler::passes::Expand.run(&forward)?.graph;
+            // Operators that expand into ones the JIT compiles (softmax; BatchNorm in
+            // inference) do so before differentiation, so their gradients compile too.
+            let inferred = infer(&forward, &shapes, &dtypes)?;
+            let expand = |training| kiln_compiler::passes::Expand {
+                training,
+                inferred: Some(&inferred),
+            };
+            let (out, expanded) = expand(inference_outputs.is_none()).expand(&forward)?;
+            separate_inference =
+                inference_outputs.is_none() && expand(false).expand(&forward)?.1 > expanded;
+            forward = out.graph;
         }
         let req_map: HashMap<String, GradReq> =
             arg_names.iter().map(|n| (n.clone(), reqs.get(n))).collect();
@@ -296,29 +344,15 @@ impl Executor {
             }
         };
         let g = &training.graph;
-        // Every variable's array, by node.
+        // Every variable's array, by node, matched by name (an expansion may turn an aux
+        // state into a plain input, which moves it among the graph's arguments).
+        let by_name: HashMap<&String, &NDArray> = variables().collect();
         let mut bound: HashMap<NodeId, NDArray> = HashMap::new();
-        for (id, a) in g
-            .argument_ids()
-            .into_iter()
-            .zip(&args)
-            .chain(g.aux_state_ids().into_iter().zip(&aux))
-        {
-            bound.insert(id, a.clone());
+        for id in g.node_ids().filter(|&id| g.node(id).is_variable()) {
+            if let Some(a) = by_name.get(&g.node(id).name) {
+                bound.insert(id, (*a).clone());
+            }
         }
-        // Shapes and dtypes of every entry, from the bound arrays.
-        let shapes: HashMap<String, Shape> = g
-            .node_ids()
-            .filter_map(|id| {
-                bound
-                    .get(&id)
-                    .map(|a| (g.node(id).name.clone(), a.shape().to_vec()))
-            })
-            .collect();
-        let dtypes = g
-            .node_ids()
-            .filter_map(|id| bound.get(&id).map(|a| (g.node(id).name.clone(), a.dtype())))
-            .collect();
         let inferred = infer(g, &shapes, &dtypes)?;
         let mut head_arrays: Vec<Option<NDArray>> = Vec::new();
         for h in &training.head_grads {
@@ -371,6 +405,11 @@ impl Executor {
                 Error::Input(format!("bind: variable `{}` has no array", g.node(id).name))
             })?;
             arrays.insert(Entry { node: id, index: 0 }, a);
+        }
+        if let Some(given) = inference_outputs {
+            for (e, a) in g.heads.iter().zip(given) {
+                arrays.insert(*e, a.clone());
+            }
         }
         let entry = |e: &Entry| -> Result<NDArray> {
             arrays.get(e).cloned().ok_or_else(|| {
@@ -441,18 +480,15 @@ impl Executor {
                 }
             }
         }
-        let grad_slot: HashMap<NodeId, usize> = g
-            .argument_ids()
-            .into_iter()
-            .enumerate()
-            .map(|(i, id)| (id, i))
-            .collect();
         for (k, &(id, req)) in training.grads.iter().enumerate() {
-            let target = grads[grad_slot[&id]].clone().ok_or_else(|| {
-                Error::Input(format!("no gradient array for `{}`", g.node(id).name))
-            })?;
+            let name = &g.node(id).name;
+            let target = arg_names
+                .iter()
+                .position(|n| n == name)
+                .and_then(|i| grads[i].clone())
+                .ok_or_else(|| Error::Input(format!("no gradient array for `{name}`")))?;
             backward.push(store(
-                &format!("grad {}", g.node(id).name),
+                &format!("grad {name}"),
                 &entry(&training.grad_entry(k))?,
                 &target,
                 req == GradReq::Add,
@@ -466,6 +502,22 @@ impl Executor {
                 &target,
                 false,
             )?);
+        }
+        let mut memory = memory;
+        let mut inference_units = counts;
+        if separate_inference {
+            let inference = Executor::build_for(
+                symbol,
+                device,
+                args.clone(),
+                vec![None; args.len()],
+                aux.clone(),
+                binding.clone(),
+                Some(&outputs),
+            )?;
+            forward_infer = inference.plan.forward_infer.clone();
+            memory.0 += inference.memory.0;
+            inference_units = inference.units;
         }
         let plan = Plan {
             forward_train,
@@ -485,6 +537,7 @@ impl Executor {
             head_grads: head_arrays,
             plan: Arc::new(plan),
             units: counts,
+            inference_units,
             memory,
         })
     }
