@@ -8,6 +8,7 @@
 //!   one arena.
 //! - [`cpu`]: the kernels' thread pool and (feature `llvm`) the LLVM JIT that compiles
 //!   kernel IR for the host CPU.
+//! - [`optim`]: optimizer updates as pre-created engine operations.
 //! - [`checkpoint`]: MXNet checkpoints (`prefix-symbol.json`, `prefix-%04d.params`).
 //!
 //! The `cuda` feature gates nothing yet: CUDA kernels are rendered and checked (NVRTC,
@@ -20,6 +21,7 @@ pub mod device;
 pub mod engine;
 pub mod executor;
 pub mod ndarray;
+pub mod optim;
 pub mod storage;
 pub mod units;
 

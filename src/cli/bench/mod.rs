@@ -7,11 +7,17 @@
 //!   against the machine's copy bandwidth measured in the same run (target: ≥ 0.9×).
 //! - `jit`: compile latency per fused kernel of a zoo model's training graph, cold and
 //!   cached (target: ≤ 20 ms cold).
+//! - `mlp-train` (W2: 784-512-512-10 ReLU MLP, batch 128), `lenet-train` (W3: LeNet,
+//!   batch 64): one whole SGD training step; `resnet18-infer` (W4: resnet18_v1 at
+//!   224×224, `--batch N`, default 1). Peers run the same workloads in
+//!   `benches/peers/compare.sh`.
 
 mod elementwise;
 mod engine;
+mod infer;
 #[cfg(feature = "llvm")]
 mod jit;
+mod train;
 
 use kiln::{Error, Result};
 use serde_json::{json, Value};
@@ -19,7 +25,8 @@ use std::time::Instant;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// What to measure: `engine`, `elementwise` or `jit`.
+    /// What to measure: `engine`, `elementwise`, `jit`, `mlp-train`, `lenet-train` or
+    /// `resnet18-infer`.
     workload: String,
     /// One JSON object per line instead of a table.
     #[arg(long)]
@@ -30,6 +37,9 @@ pub struct Args {
     /// The zoo model whose kernels `jit` compiles.
     #[arg(long, default_value = "resnet18_v1")]
     model: String,
+    /// Batch size (default: 128 for mlp-train, 64 for lenet-train, 1 for resnet18-infer).
+    #[arg(long)]
+    batch: Option<usize>,
 }
 
 /// Median and minimum of `runs` timed calls of `f` (in seconds), after one warm-up call.
@@ -56,8 +66,18 @@ pub fn run(args: Args) -> Result<()> {
         "jit" => Err(Error::Input(
             "`bench jit` needs kiln built with the `llvm` feature".into(),
         )),
+        "mlp-train" => {
+            let batch = args.batch.unwrap_or(128);
+            train::run(&args, &train::mlp()?, &[batch, 784], 10)
+        }
+        "lenet-train" => {
+            let batch = args.batch.unwrap_or(64);
+            train::run(&args, &kiln::models::get("lenet")?, &[batch, 1, 28, 28], 10)
+        }
+        "resnet18-infer" => infer::run(&args),
         other => Err(Error::Input(format!(
-            "unknown workload `{other}` (known: engine, elementwise, jit)"
+            "unknown workload `{other}` (known: engine, elementwise, jit, mlp-train, \
+             lenet-train, resnet18-infer)"
         ))),
     }
 }

@@ -1,0 +1,60 @@
+//! Inference (W4 `resnet18-infer`): a forward pass of the zoo's resnet18_v1 at 224×224 in
+//! inference mode through a bound executor, `--batch N` images (default 1).
+
+use super::{report, time, Args};
+use kiln::compiler::{infer, summary};
+use kiln::runtime::{random, Device, Executor, GradReqs};
+use kiln::{DType, Result};
+use serde_json::json;
+use std::collections::{HashMap, HashSet};
+
+pub fn run(args: &Args) -> Result<()> {
+    let batch = args.batch.unwrap_or(1);
+    let net = kiln::models::get("resnet18_v1")?;
+    let data = [batch, 3, 224, 224];
+    let exe = Executor::simple_bind(
+        &net,
+        Device::Cpu,
+        &[("data", &data)],
+        GradReqs::All(kiln::compiler::autodiff::GradReq::Null),
+    )?;
+    random::seed(7);
+    for (name, a) in exe.arg_dict().into_iter().chain(exe.aux_dict()) {
+        let v = if name.ends_with("_var") {
+            random::uniform(0.5, 1.5, a.shape(), DType::F32)?
+        } else {
+            random::uniform(-0.1, 0.1, a.shape(), DType::F32)?
+        };
+        a.copy_from(&v)?;
+    }
+    let mut failed = None;
+    let timing = time(args.runs, || {
+        exe.forward(false);
+        if let Err(e) = exe.outputs()[0].wait_to_read() {
+            failed.get_or_insert(e);
+        }
+    });
+    if let Some(e) = failed {
+        return Err(kiln::Error::Input(e.to_string()));
+    }
+    let g = net.to_graph()?;
+    let shapes = HashMap::from([("data".to_string(), data.to_vec())]);
+    let inferred = infer::infer(&g, &shapes, &HashMap::new())?;
+    let flops =
+        summary::summarize(&g, &inferred, &HashSet::from(["data".to_string()])).flops as f64;
+    let units = exe.inference_units();
+    let rate = batch as f64 / timing.0;
+    report(
+        args,
+        "kiln",
+        timing,
+        json!({ "batch": batch, "images_per_s": rate, "gflops": flops / timing.0 / 1e9,
+                "kernels": units.kernels, "products": units.products,
+                "reference_nodes": units.nodes }),
+        &format!(
+            "{rate:8.1} images/s, {:.1} GFLOP/s, batch {batch} ({units})",
+            flops / timing.0 / 1e9
+        ),
+    );
+    Ok(())
+}

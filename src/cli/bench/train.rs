@@ -1,0 +1,98 @@
+//! Training steps (W2 `mlp-train`, W3 `lenet-train`): forward in training mode, backward,
+//! and an SGD update of every parameter (lr 0.1, gradients rescaled by 1/batch as MXNet's
+//! Module does), all pushed to the engine; a run is one whole step, waited for.
+
+use super::{report, time, Args};
+use kiln::compiler::autodiff::GradReq;
+use kiln::runtime::optim::Sgd;
+use kiln::runtime::{random, Device, Engine, Executor, GradReqs, NDArray};
+use kiln::{DType, Error, Result, Symbol};
+use serde_json::json;
+
+/// W2: 784-512-512-10, ReLU, softmax cross-entropy.
+pub fn mlp() -> Result<Symbol> {
+    let mut x = Symbol::var("data");
+    for (i, hidden) in [(1, 512), (2, 512)] {
+        x = Symbol::op("FullyConnected")
+            .name(&format!("fc{i}"))
+            .arg(&x)
+            .attr("num_hidden", hidden)
+            .build()?;
+        x = Symbol::op("Activation")
+            .name(&format!("relu{i}"))
+            .arg(&x)
+            .attr("act_type", "relu")
+            .build()?;
+    }
+    let x = Symbol::op("FullyConnected")
+        .name("fc3")
+        .arg(&x)
+        .attr("num_hidden", 10)
+        .build()?;
+    Symbol::op("SoftmaxOutput").name("softmax").arg(&x).build()
+}
+
+/// Times one training step of `net` on random data of `data` shape with random labels in
+/// `0..classes`.
+pub fn run(args: &Args, net: &Symbol, data: &[usize], classes: usize) -> Result<()> {
+    let batch = data[0];
+    let exe = Executor::simple_bind(
+        net,
+        Device::Cpu,
+        &[("data", data), ("softmax_label", &[batch])],
+        GradReqs::All(GradReq::Write),
+    )?;
+    let params: Vec<String> = net
+        .list_arguments()
+        .into_iter()
+        .filter(|n| n != "data" && n != "softmax_label")
+        .collect();
+    let args_by_name = exe.arg_dict();
+    random::seed(7);
+    for name in &params {
+        let a = &args_by_name[name];
+        let fan_in = a.shape().iter().skip(1).product::<usize>().max(1) as f64;
+        let bound = (3.0 / fan_in).sqrt();
+        a.copy_from(&random::uniform(-bound, bound, a.shape(), DType::F32)?)?;
+    }
+    args_by_name["data"].copy_from(&random::uniform(0.0, 1.0, data, DType::F32)?)?;
+    let labels: Vec<f32> = (0..batch).map(|i| ((i * 7) % classes) as f32).collect();
+    args_by_name["softmax_label"].copy_from(&NDArray::from_slice(&labels, &[batch])?)?;
+    let sgd = Sgd {
+        lr: 0.1,
+        wd: 0.0,
+        rescale_grad: 1.0 / batch as f64,
+    };
+    let grads = exe.grad_dict();
+    let updates = params
+        .iter()
+        .map(|n| sgd.operator(&args_by_name[n], &grads[n]))
+        .collect::<Result<Vec<_>>>()?;
+    let mut failed = None;
+    let timing = time(args.runs, || {
+        exe.forward(true);
+        if let Err(e) = exe.backward(&[]) {
+            failed.get_or_insert(e);
+        }
+        for u in &updates {
+            Engine::global().push(u, 0);
+        }
+        if let Err(e) = Engine::global().wait_all() {
+            failed.get_or_insert(Error::Input(e.to_string()));
+        }
+    });
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    let units = exe.backend().1;
+    let rate = batch as f64 / timing.0;
+    report(
+        args,
+        "kiln",
+        timing,
+        json!({ "batch": batch, "samples_per_s": rate, "kernels": units.kernels,
+                "products": units.products, "reference_nodes": units.nodes }),
+        &format!("{rate:8.0} samples/s, batch {batch} ({units})"),
+    );
+    Ok(())
+}
