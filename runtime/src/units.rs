@@ -273,8 +273,11 @@ fn jit_units(
                     };
                     let packs = (product.packs.iter().enumerate())
                         .map(|(j, p)| {
+                            // Packs generalize only where the larger lowerings pack
+                            // the same operands the same way.
                             let pack_of = |k: &kiln_compiler::kir::Kernel| {
-                                matmul::recognize(k)?.packs.get(j).cloned()
+                                let m = matmul::recognize(k)?;
+                                m.packs_like(&product).then(|| m.packs[j].clone())
                             };
                             let (ir, dims) = general(index, p.clone(), &pack_of);
                             Ok((compile(&ir)?, dims))

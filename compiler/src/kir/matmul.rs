@@ -84,6 +84,19 @@ pub struct MatMul {
 }
 
 impl MatMul {
+    /// Whether `other` (the same kernel lowered at another batch size) packs the same
+    /// operands over the same number of axes: then its packs correspond to these one by
+    /// one, and may be generalized over the batch size together.
+    pub fn packs_like(&self, other: &MatMul) -> bool {
+        (self.a.input, self.b.input) == (other.a.input, other.b.input)
+            && self.packs.len() == other.packs.len()
+            && self
+                .packs
+                .iter()
+                .zip(&other.packs)
+                .all(|(p, q)| p.domain.len() == q.domain.len())
+    }
+
     /// Multiply-adds of the whole product.
     pub fn flops(&self) -> i64 {
         let outer: i64 = self
@@ -405,8 +418,7 @@ pub fn recognize(k: &Kernel) -> Option<MatMul> {
     let mut packs = Vec::new();
     let mut operand = |v: &Val| -> Option<(usize, Affine)> {
         if let Val::Load { buffer, index } = v {
-            let plain = affine(index, &ranges)
-                .filter(|a| (0..extents.len()).all(|r| extents[r] == 1 || a.red[r] != 0));
+            let plain = affine(index, &ranges).filter(|a| own_reduction_merges(a, &extents));
             if let Some(a) = plain {
                 return Some((*buffer, a));
             }
@@ -520,6 +532,19 @@ pub fn recognize(k: &Kernel) -> Option<MatMul> {
         packs,
         epilogue: epilogue(k, t),
     })
+}
+
+/// Whether an operand reads along every reduction axis and its reduction axes merge
+/// into one stride: else it is packed, which costs a copy but makes the reduction one
+/// gemm depth instead of a sum of small products (a convolution without padding).
+fn own_reduction_merges(a: &Affine, extents: &[i64]) -> bool {
+    let mut reds: Vec<usize> = (0..extents.len()).filter(|&r| extents[r] != 1).collect();
+    if reds.iter().any(|&r| a.red[r] == 0) {
+        return false;
+    }
+    reds.sort_by_key(|&r| std::cmp::Reverse(a.red[r].abs()));
+    let axes: Vec<Axis> = reds.iter().map(|&r| (extents[r], vec![a.red[r]])).collect();
+    merge(&axes).is_none_or(|(_, _, left)| left.is_empty())
 }
 
 /// Elements a packed operand may have (a bound on the scratch memory it takes).

@@ -14,12 +14,12 @@ pub fn mlp() -> Result<Symbol> {
     let mut x = Symbol::var("data");
     for (i, hidden) in [(1, 512), (2, 512)] {
         x = Symbol::op("FullyConnected")
-            .name(&format!("fc{i}"))
+            .name(format!("fc{i}"))
             .arg(&x)
             .attr("num_hidden", hidden)
             .build()?;
         x = Symbol::op("Activation")
-            .name(&format!("relu{i}"))
+            .name(format!("relu{i}"))
             .arg(&x)
             .attr("act_type", "relu")
             .build()?;
