@@ -40,17 +40,20 @@ pub struct OuterLoop {
     pub out: i64,
 }
 
-/// How domain axis 0 (the epilogue's outermost loop, which a backend splits over
-/// threads) maps onto the product.
+/// How a backend splits the product over threads: along an outer loop, or along gemm
+/// rows or columns (by the side whose operand is larger, so the threads do not each pack
+/// it). Block `[lo, hi)` of `0..split_extent` covers loop iterations `lo..hi`, or rows
+/// (columns) `lo·inner .. hi·inner`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Split {
-    /// It is outer loop `i`.
     Loop(usize),
-    /// Its coordinate `c` covers gemm rows `c·inner .. (c + 1)·inner`.
-    Rows { inner: i64 },
-    /// The same for gemm columns.
-    Cols { inner: i64 },
-    /// It has extent 1.
+    Rows {
+        inner: i64,
+    },
+    Cols {
+        inner: i64,
+    },
+    /// Every axis has extent 1.
     None,
 }
 
@@ -70,8 +73,11 @@ pub struct MatMul {
     /// (its stride along them is 0).
     pub sums: Vec<OuterLoop>,
     pub split: Split,
-    /// Extent of domain axis 0.
     pub split_extent: i64,
+    /// Whether the split follows the first domain axis longer than 1 (the epilogue's
+    /// outermost loop under `Schedule::cpu`): then each block's epilogue runs right after
+    /// its products, on the same rows; else the epilogue runs once, after all of them.
+    pub split_aligned: bool,
     pub dtype: DType,
     /// Operands that are not plain strided loads (a convolution's guarded window reads,
     /// a gradient's gathers), each materialized first by its own kernel over the axes it
@@ -493,18 +499,33 @@ pub fn recognize(k: &Kernel) -> Option<MatMul> {
             out: out[i],
         })
         .collect();
-    let split = match (rank, loop_axes.iter().position(|&i| i == 0)) {
-        (0, _) => Split::None,
-        (_, Some(l)) => Split::Loop(l),
-        _ => match roles[0] {
-            Role::Unit => Split::None,
-            Role::Rows => Split::Rows {
-                inner: m / domain[0],
-            },
-            _ => Split::Cols {
-                inner: n / domain[0],
-            },
-        },
+    let first = (0..rank).find(|&i| domain[i] != 1);
+    let role_of_first = first.map(|f| (f, loop_axes.iter().position(|&i| i == f), roles[f]));
+    // An outer loop splits without duplicated work; else the larger operand's side.
+    let (split, split_extent, split_aligned) = match role_of_first {
+        None => (Split::None, 1, true),
+        Some((f, Some(l), _)) => (Split::Loop(l), domain[f], true),
+        Some((f, None, role)) => {
+            let rows = m >= n;
+            match (rows, role) {
+                (true, Role::Rows) => (
+                    Split::Rows {
+                        inner: m / domain[f],
+                    },
+                    domain[f],
+                    true,
+                ),
+                (false, Role::Cols) => (
+                    Split::Cols {
+                        inner: n / domain[f],
+                    },
+                    domain[f],
+                    true,
+                ),
+                (true, _) => (Split::Rows { inner: 1 }, m, false),
+                (false, _) => (Split::Cols { inner: 1 }, n, false),
+            }
+        }
     };
     Some(MatMul {
         m,
@@ -527,7 +548,8 @@ pub fn recognize(k: &Kernel) -> Option<MatMul> {
         loops,
         sums,
         split,
-        split_extent: domain.first().copied().unwrap_or(1),
+        split_extent,
+        split_aligned,
         dtype,
         packs,
         epilogue: epilogue(k, t),

@@ -1,5 +1,5 @@
 //! Matrix products ([`MatMul`], recognized in the kernel IR) on the gemm crate, split over
-//! the kernels' pool along domain axis 0, each block's epilogue applied right after its
+//! the kernels' pool along the first domain axis longer than 1, each block's epilogue applied right after its
 //! products are stored, while they are still in cache.
 
 use super::pool;
@@ -29,7 +29,7 @@ pub fn pays(mm: &MatMul) -> bool {
     mm.m * mm.n * mm.k >= LEAST_CALL_FLOPS
 }
 
-/// The blocks of domain axis 0 a run splits into.
+/// The blocks of the split axis a run splits into.
 pub fn tasks(mm: &MatMul) -> usize {
     if matches!(mm.split, Split::None) || mm.flops() < PARALLEL_FLOPS {
         return 1;
@@ -37,8 +37,9 @@ pub fn tasks(mm: &MatMul) -> usize {
     (2 * pool::global().threads()).min(mm.split_extent as usize)
 }
 
-/// Runs `mm`: `inputs` are its kernel's input buffers, `out` its output; after the
-/// products of block `[lo, hi)` of domain axis 0 are stored, `epilogue(lo, hi)` runs.
+/// Runs `mm`: `inputs` are its kernel's input buffers, `out` its output. Where the split
+/// is aligned with the epilogue's outer loop, `epilogue(Some((lo, hi)))` runs after the
+/// products of block `[lo, hi)` are stored; else `epilogue(None)` runs once at the end.
 ///
 /// # Safety
 /// Every pointer must hold its buffer (the kernel's lengths, in `mm.dtype`), and `out`
@@ -47,7 +48,7 @@ pub unsafe fn run(
     mm: &MatMul,
     inputs: &[*const u8],
     out: *mut u8,
-    epilogue: &(dyn Fn(i64, i64) + Sync),
+    epilogue: &(dyn Fn(Option<(i64, i64)>) + Sync),
 ) {
     let bufs = Buffers {
         a: inputs[mm.a.input],
@@ -69,11 +70,16 @@ pub unsafe fn run(
                 _ => block::<f32>(mm, bufs, lo, hi, 1.0),
             }
         }
-        epilogue(lo, hi);
+        if mm.split_aligned && tasks > 1 {
+            epilogue(Some((lo, hi)));
+        }
     });
+    if !mm.split_aligned || tasks == 1 {
+        epilogue(None);
+    }
 }
 
-/// The products of block `[lo, hi)` of domain axis 0.
+/// The products of block `[lo, hi)` of the split axis.
 unsafe fn block<T: 'static + Copy>(mm: &MatMul, bufs: &Buffers, lo: i64, hi: i64, one: T) {
     let (a, b, out) = (bufs.a as *const T, bufs.b as *const T, bufs.out as *mut T);
     let (mut rows, mut cols) = ((0, mm.m), (0, mm.n));

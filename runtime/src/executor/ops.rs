@@ -198,20 +198,17 @@ impl ProductCall {
             // sized for its output. Its buffer count is the pack's by construction.
             let _ = unsafe { kernel.run(pack_buffers, dims) };
         }
-        let whole = self.product.split_extent;
-        let epilogue = |lo, hi| {
+        let epilogue = |block: Option<(i64, i64)>| {
             let Some((kernel, dims)) = &self.epilogue else {
                 return;
             };
-            // SAFETY: the epilogue's buffers are the held arrays; blocks are disjoint. A
-            // product run as one block has its epilogue run whole (its outermost loop
-            // need not be domain axis 0 then, and it may split over the pool itself).
+            // SAFETY: the epilogue's buffers are the held arrays; blocks are disjoint. Run
+            // whole, it may split over the pool itself.
             unsafe {
-                if (lo, hi) == (0, whole) {
+                match block {
+                    Some((lo, hi)) => kernel.run_range(&self.epilogue_pointers, dims, lo, hi),
                     // Its buffer count is the epilogue's by construction.
-                    let _ = kernel.run(&self.epilogue_pointers, dims);
-                } else {
-                    kernel.run_range(&self.epilogue_pointers, dims, lo, hi);
+                    None => drop(kernel.run(&self.epilogue_pointers, dims)),
                 }
             }
         };
