@@ -421,20 +421,36 @@ pub fn recognize(k: &Kernel) -> Option<MatMul> {
         domain: &domain,
         reduction: &extents,
     };
-    let mut packs = Vec::new();
-    let mut operand = |v: &Val| -> Option<(usize, Affine)> {
+    // Each operand a plain strided load, or a value to pack: first which axes it reads.
+    let analyze = |v: &Val| -> Option<Result<(usize, Affine), Vec<bool>>> {
         if let Val::Load { buffer, index } = v {
             let plain = affine(index, &ranges).filter(|a| own_reduction_merges(a, &extents));
             if let Some(a) = plain {
-                return Some((*buffer, a));
+                return Some(Ok((*buffer, a)));
             }
         }
-        let (pack, a) = pack(k, v, &domain, &extents, packs.len())?;
-        packs.push(pack);
-        Some((k.inputs.len() + packs.len() - 1, a))
+        Some(Err(mentions(v, rank, extents.len())?.0))
     };
-    let (a_in, a) = operand(x)?;
-    let (b_in, b) = operand(y)?; // Row-major output strides.
+    let (ax, bx) = (analyze(x)?, analyze(y)?);
+    let reads = |o: &Result<(usize, Affine), Vec<bool>>, i: usize| match o {
+        Ok((_, a)) => a.coord[i] != 0,
+        Err(coords) => coords[i],
+    };
+    // Axes both operands read are outer loops: a pack puts them outermost, then the
+    // reduction, then its own axes (contiguous gemm rows or columns).
+    let both: Vec<bool> = (0..rank).map(|i| reads(&ax, i) && reads(&bx, i)).collect();
+    let mut packs = Vec::new();
+    let mut operand = |o: Result<(usize, Affine), Vec<bool>>, v: &Val| match o {
+        Ok(plain) => Some(plain),
+        Err(coords) => {
+            let (pack, a) = pack(k, v, &domain, &extents, &coords, &both, packs.len())?;
+            packs.push(pack);
+            Some((k.inputs.len() + packs.len() - 1, a))
+        }
+    };
+    let (a_in, a) = operand(ax, x)?;
+    let (b_in, b) = operand(bx, y)?;
+    // Row-major output strides.
     let mut out = vec![1i64; rank];
     for i in (0..rank.saturating_sub(1)).rev() {
         out[i] = out[i + 1].checked_mul(domain[i + 1])?;
@@ -597,22 +613,35 @@ fn mentions(v: &Val, rank: usize, reds: usize) -> Option<(Vec<bool>, Vec<bool>)>
     Some(seen.into_inner())
 }
 
-/// The kernel that packs operand `v` (pack number `j`): over the domain axes `v` reads,
-/// in order, then every reduction axis, row-major; and the operand's affine index into
-/// what it stores.
+/// The kernel that packs operand `v` (pack number `j`), which reads domain axes
+/// `coords`: row-major over the axes both operands read (`both`: outer loops), then
+/// every reduction axis, then its own axes (so gemm reads its rows or columns
+/// contiguously); and the operand's affine index into what it stores.
 fn pack(
     k: &Kernel,
     v: &Val,
     domain: &[i64],
     extents: &[i64],
+    coords: &[bool],
+    both: &[bool],
     j: usize,
 ) -> Option<(Kernel, Affine)> {
-    let (coords, _) = mentions(v, domain.len(), extents.len())?;
-    let axes: Vec<usize> = (0..domain.len()).filter(|&i| coords[i]).collect();
-    let sizes: Vec<i64> = axes
+    let rank = domain.len();
+    let outer: Vec<usize> = (0..rank).filter(|&i| coords[i] && both[i]).collect();
+    let own: Vec<usize> = (0..rank).filter(|&i| coords[i] && !both[i]).collect();
+    // Pack axes: domain axis `i` as `Ok(i)`, reduction axis `r` as `Err(r)`.
+    let layout: Vec<Result<usize, usize>> = outer
         .iter()
-        .map(|&i| domain[i])
-        .chain(extents.iter().copied())
+        .map(|&i| Ok(i))
+        .chain((0..extents.len()).map(Err))
+        .chain(own.iter().map(|&i| Ok(i)))
+        .collect();
+    let sizes: Vec<i64> = layout
+        .iter()
+        .map(|&l| match l {
+            Ok(i) => domain[i],
+            Err(r) => extents[r],
+        })
         .collect();
     let total = sizes.iter().try_fold(1i64, |acc, &e| acc.checked_mul(e))?;
     if total > MAX_PACK {
@@ -622,19 +651,20 @@ fn pack(
     for p in (0..sizes.len().saturating_sub(1)).rev() {
         strides[p] = strides[p + 1] * sizes[p + 1];
     }
-    let position = |a: usize| axes.iter().position(|&i| i == a);
+    let position = |l: Result<usize, usize>| layout.iter().position(|&x| x == l);
     let value = v.map_idx(&|i| {
-        i.substitute(&|a| position(a).map_or(Idx::Const(0), Idx::Coord), &|r| {
-            Idx::Coord(axes.len() + r)
-        })
+        i.substitute(
+            &|a| position(Ok(a)).map_or(Idx::Const(0), Idx::Coord),
+            &|r| position(Err(r)).map_or(Idx::Const(0), Idx::Coord),
+        )
     });
     let affine = Affine {
         offset: 0,
-        coord: (0..domain.len())
-            .map(|a| position(a).map_or(0, |p| strides[p]))
+        coord: (0..rank)
+            .map(|a| position(Ok(a)).map_or(0, |p| strides[p]))
             .collect(),
         red: (0..extents.len())
-            .map(|r| strides[axes.len() + r])
+            .map(|r| position(Err(r)).map_or(0, |p| strides[p]))
             .collect(),
     };
     let out = &k.outputs[0];
