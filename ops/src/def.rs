@@ -243,6 +243,8 @@ pub struct OpDef {
     /// The same computation built from other operators, for compilers that fuse those
     /// (softmax as max, exp, sum and a division); an error where it does not apply.
     pub expand: Option<ExpandFn>,
+    /// The reference algorithm on f32 buffers, for CPU backends (`crate::native`).
+    pub native: Option<crate::native::Native>,
 }
 
 /// What an expansion may depend on besides attributes: the mode (training or inference:
@@ -298,6 +300,7 @@ impl OpDef {
             loss: false,
             aux_update: None,
             contraction: None,
+            native: None,
             expand: None,
         }
     }

@@ -317,3 +317,47 @@ pub fn check_contraction(name: &str, kv: &[(&str, &str)], inputs: &[Tensor]) {
         assert_close(&got.data, &w.data, 1e-12);
     }
 }
+
+/// Runs `name`'s native kernel on f32 copies of `inputs` and checks it against the
+/// reference kernel on the same (f32-rounded) values, within `tol` of each output's
+/// largest magnitude; the native kernel must cover the configuration.
+pub fn check_native(name: &str, kv: &[(&str, &str)], inputs: &[Tensor], is_train: bool, tol: f64) {
+    let op = op(name);
+    let native = op.native.unwrap_or_else(|| panic!("{name} has no native kernel"));
+    let a = attrs(op, kv);
+    let inputs: Vec<Tensor> = inputs.iter().map(|t| t.cast(DType::F32)).collect();
+    let in_shapes: Vec<Shape> = inputs.iter().map(|t| t.shape.clone()).collect();
+    assert!((native.supports)(&a, &in_shapes), "{name} {kv:?}: not covered");
+    let want = run(name, kv, &inputs, is_train).unwrap();
+    let data: Vec<Vec<f32>> = inputs
+        .iter()
+        .map(|t| t.data.iter().map(|&v| v as f32).collect())
+        .collect();
+    let ins: Vec<&[f32]> = data.iter().map(Vec::as_slice).collect();
+    let mut outs: Vec<Vec<f32>> = want.iter().map(|t| vec![f32::NAN; t.len()]).collect();
+    let out_shapes: Vec<Shape> = want.iter().map(|t| t.shape.clone()).collect();
+    let out_dtypes = vec![DType::F32; want.len()];
+    let ctx = KernelCtx {
+        attrs: &a,
+        is_train,
+        out_shapes: &out_shapes,
+        out_dtypes: &out_dtypes,
+        rng_key: crate::random::key(42, 3),
+    };
+    let mut slots: Vec<&mut [f32]> = outs.iter_mut().map(Vec::as_mut_slice).collect();
+    let io = crate::native::NativeIo {
+        inputs: &ins,
+        in_shapes: &in_shapes,
+        outputs: &mut slots,
+    };
+    (native.run)(&ctx, io).unwrap_or_else(|e| panic!("{name} {kv:?}: {e}"));
+    for (o, (w, g)) in want.iter().zip(&outs).enumerate() {
+        let scale = w.data.iter().fold(1e-30f64, |m, v| m.max(v.abs()));
+        for (i, (a, b)) in w.data.iter().zip(g).enumerate() {
+            assert!(
+                (a - *b as f64).abs() <= tol * scale,
+                "{name} {kv:?}: output {o}, element {i}: native {b} != reference {a}"
+            );
+        }
+    }
+}

@@ -50,9 +50,9 @@ fn overwrites(unit: &Unit, input: Entry, out: Entry) -> bool {
             let o = k.outputs.iter().position(|&e| e == out);
             matches!((i, o), (Some(i), Some(o)) if k.ir.may_overwrite(i, o))
         }
-        // gemm reads its operands while it writes the output.
+        // gemm and the native kernels read their inputs while they write their outputs.
         #[cfg(feature = "llvm")]
-        Unit::MatMul(_) => false,
+        Unit::MatMul(_) | Unit::Native(_) => false,
     }
 }
 

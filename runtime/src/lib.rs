@@ -9,6 +9,7 @@
 //! - [`cpu`]: the kernels' thread pool and (feature `llvm`) the LLVM JIT that compiles
 //!   kernel IR for the host CPU.
 //! - [`optim`]: optimizer updates as pre-created engine operations.
+//! - [`profiler`]: `KILN_PROFILE=trace.json`, a Chrome trace of the engine's operations.
 //! - [`checkpoint`]: MXNet checkpoints (`prefix-symbol.json`, `prefix-%04d.params`).
 //!
 //! The `cuda` feature gates nothing yet: CUDA kernels are rendered and checked (NVRTC,
@@ -22,6 +23,7 @@ pub mod engine;
 pub mod executor;
 pub mod ndarray;
 pub mod optim;
+pub mod profiler;
 pub mod storage;
 pub mod units;
 

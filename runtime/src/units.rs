@@ -45,6 +45,9 @@ impl Backend {
 /// One engine operation's worth of work.
 pub enum Unit {
     Node(NodeId),
+    /// A library node on its native f32 kernel (`kiln_ops::native`).
+    #[cfg(feature = "llvm")]
+    Native(NodeId),
     #[cfg(feature = "llvm")]
     Kernel(Box<KernelUnit>),
     #[cfg(feature = "llvm")]
@@ -93,6 +96,8 @@ impl Unit {
         match self {
             Unit::Node(id) => std::slice::from_ref(id),
             #[cfg(feature = "llvm")]
+            Unit::Native(id) => std::slice::from_ref(id),
+            #[cfg(feature = "llvm")]
             Unit::Kernel(k) => &k.nodes,
             #[cfg(feature = "llvm")]
             Unit::MatMul(m) => &m.nodes,
@@ -103,6 +108,8 @@ impl Unit {
         match self {
             Unit::Node(id) => g.node(*id).inputs.clone(),
             #[cfg(feature = "llvm")]
+            Unit::Native(id) => g.node(*id).inputs.clone(),
+            #[cfg(feature = "llvm")]
             Unit::Kernel(k) => k.inputs.clone(),
             #[cfg(feature = "llvm")]
             Unit::MatMul(m) => m.inputs.clone(),
@@ -111,9 +118,9 @@ impl Unit {
 
     pub fn outputs(&self, inferred: &Inferred) -> Vec<Entry> {
         match self {
-            Unit::Node(id) => (0..inferred.shapes[id.index()].len())
-                .map(|index| Entry { node: *id, index })
-                .collect(),
+            Unit::Node(id) => node_outputs(*id, inferred),
+            #[cfg(feature = "llvm")]
+            Unit::Native(id) => node_outputs(*id, inferred),
             #[cfg(feature = "llvm")]
             Unit::Kernel(k) => k.outputs.clone(),
             #[cfg(feature = "llvm")]
@@ -124,6 +131,39 @@ impl Unit {
     /// Whether every node is a forward node (ids below `forward_nodes`).
     pub fn is_forward(&self, forward_nodes: usize) -> bool {
         self.nodes().iter().all(|id| id.index() < forward_nodes)
+    }
+}
+
+fn node_outputs(id: NodeId, inferred: &Inferred) -> Vec<Entry> {
+    (0..inferred.shapes[id.index()].len())
+        .map(|index| Entry { node: id, index })
+        .collect()
+}
+
+/// A node on its native kernel where it has one for this configuration (every input and
+/// output f32), else on its reference kernel.
+#[cfg(feature = "llvm")]
+fn node_unit(g: &Graph, inferred: &Inferred, id: NodeId) -> Unit {
+    let n = g.node(id);
+    let f32s = |entries: &[Entry]| {
+        entries
+            .iter()
+            .all(|&e| inferred.dtype(e) == Some(kiln_ops::DType::F32))
+    };
+    let covered = match (n.op.and_then(|op| op.native), &n.params) {
+        (Some(native), Some(attrs)) => {
+            let shapes: Vec<Vec<usize>> =
+                n.inputs.iter().map(|&e| inferred.shape(e).to_vec()).collect();
+            (native.supports)(attrs, &shapes)
+                && f32s(&n.inputs)
+                && f32s(&node_outputs(id, inferred))
+        }
+        _ => false,
+    };
+    if covered {
+        Unit::Native(id)
+    } else {
+        Unit::Node(id)
     }
 }
 
@@ -217,7 +257,7 @@ fn jit_units(
             });
             if library {
                 after_library.insert(id);
-                units.push(Unit::Node(id));
+                units.push(node_unit(g, inferred, id));
                 continue;
             }
             let after = n.inputs.iter().any(|e| after_library.contains(&e.node));
@@ -233,7 +273,7 @@ fn jit_units(
         for (pi, (_, nodes)) in parts.into_iter().enumerate() {
             let name = format!("g{gi}_{pi}");
             let Ok(lowered) = from_group(g, inferred, &nodes, &name) else {
-                units.extend(nodes.into_iter().map(Unit::Node));
+                units.extend(nodes.into_iter().map(|id| node_unit(g, inferred, id)));
                 continue;
             };
             let larger = batch.and_then(|b| at_larger_batches(g, &nodes, &name, lowered.len(), b));

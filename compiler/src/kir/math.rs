@@ -76,23 +76,28 @@ const TANH_POLY: [f64; 5] = [
     -3.33332819422e-1,
 ];
 
+/// Binds a value read more than once to a temporary (returning it), so expansions do
+/// not repeat subexpressions; inside reductions it returns the value itself.
+pub type Bind<'a> = &'a mut dyn FnMut(Val) -> Val;
+
 /// `exp(x)`: x = n·ln2 + r with |r| ≤ ln2/2, exp(r) by a degree-7 polynomial, times 2^n.
-pub fn exp(x: Val) -> Val {
-    let clamped = bin(
+pub fn exp(x: Val, b: Bind) -> Val {
+    let x = b(x);
+    let clamped = b(bin(
         Binary::Max,
         bin(Binary::Min, x.clone(), c(EXP_MAX)),
         c(EXP_MIN),
-    );
-    let n = Val::Unary(Unary::Round, Box::new(mul(clamped.clone(), c(LOG2E))));
-    let r = add(
+    ));
+    let n = b(Val::Unary(Unary::Round, Box::new(mul(clamped.clone(), c(LOG2E)))));
+    let r = b(add(
         add(clamped, mul(n.clone(), c(-LN2_HI))),
         mul(n.clone(), c(-LN2_LO)),
-    );
-    let r2 = mul(r.clone(), r.clone());
+    ));
+    let r2 = b(mul(r.clone(), r.clone()));
     let e_r = add(add(mul(horner(&r, &EXP_POLY), r2), r), c(1.0));
     // 2^n in two halves: each is a normal number where 2^n itself would overflow or be
     // subnormal, and the products round once.
-    let half = Val::Unary(Unary::Floor, Box::new(mul(n.clone(), c(0.5))));
+    let half = b(Val::Unary(Unary::Floor, Box::new(mul(n.clone(), c(0.5)))));
     let rest = add(n, Val::Unary(Unary::Neg, Box::new(half.clone())));
     let scaled = mul(mul(e_r, bits(BitOp::Pow2i, half)), bits(BitOp::Pow2i, rest));
     let nan = bin(Binary::Ne, x.clone(), x.clone());
@@ -122,21 +127,22 @@ const SUBNORMAL_SCALE: f64 = 16_777_216.0;
 
 /// `log(x)`: `x = m·2^e` with `m` in [√½, √2), `log(m)` by a degree-9 polynomial in
 /// `m − 1`, plus `e·ln 2` in two parts; subnormal inputs are scaled by 2^24 first.
-pub fn log(x: Val) -> Val {
-    let tiny = bin(Binary::Lt, x.clone(), c(f32::MIN_POSITIVE as f64));
-    let scaled = select(tiny.clone(), mul(x.clone(), c(SUBNORMAL_SCALE)), x.clone());
+pub fn log(x: Val, b: Bind) -> Val {
+    let x = b(x);
+    let tiny = b(bin(Binary::Lt, x.clone(), c(f32::MIN_POSITIVE as f64)));
+    let scaled = b(select(tiny.clone(), mul(x.clone(), c(SUBNORMAL_SCALE)), x.clone()));
     let shift = select(tiny, c(-24.0), c(0.0));
-    let m = bits(BitOp::Mantissa, scaled.clone());
+    let m = b(bits(BitOp::Mantissa, scaled.clone()));
     let e = add(bits(BitOp::Exponent, scaled), shift);
     // m in [0.5, 1): below √½ use 2m − 1 and e − 1, else m − 1.
-    let low = bin(Binary::Lt, m.clone(), c(SQRT_HALF));
-    let z = select(
+    let low = b(bin(Binary::Lt, m.clone(), c(SQRT_HALF)));
+    let z = b(select(
         low.clone(),
         add(add(m.clone(), m.clone()), c(-1.0)),
         add(m, c(-1.0)),
-    );
-    let e = add(e, select(low, c(-1.0), c(0.0)));
-    let z2 = mul(z.clone(), z.clone());
+    ));
+    let e = b(add(e, select(low, c(-1.0), c(0.0))));
+    let z2 = b(mul(z.clone(), z.clone()));
     let y = add(
         add(
             mul(mul(horner(&z, &LOG_POLY), z.clone()), z2.clone()),
@@ -158,12 +164,13 @@ pub fn log(x: Val) -> Val {
 }
 
 /// `tanh(x)`: an odd polynomial near 0, `1 − 2/(exp(2|x|) + 1)` with x's sign elsewhere.
-pub fn tanh(x: Val) -> Val {
-    let a = Val::Unary(Unary::Abs, Box::new(x.clone()));
-    let z = mul(x.clone(), x.clone());
+pub fn tanh(x: Val, b: Bind) -> Val {
+    let x = b(x);
+    let a = b(Val::Unary(Unary::Abs, Box::new(x.clone())));
+    let z = b(mul(x.clone(), x.clone()));
     let small = add(mul(mul(horner(&z, &TANH_POLY), z), x.clone()), x.clone());
-    let e = exp(mul(a.clone(), c(2.0)));
-    let large = add(c(1.0), bin(Binary::Div, c(-2.0), add(e, c(1.0))));
+    let e = exp(mul(a.clone(), c(2.0)), b);
+    let large = b(add(c(1.0), bin(Binary::Div, c(-2.0), add(e, c(1.0)))));
     let signed = select(
         bin(Binary::Lt, x.clone(), c(0.0)),
         Val::Unary(Unary::Neg, Box::new(large.clone())),
@@ -178,22 +185,23 @@ const EXPM1_MIN: f64 = -25.0;
 /// `expm1(x) = exp(x) − 1` from exp's reduction `x = n·ln2 + r`: `2^n·(e^r − 1) + (2^n − 1)`,
 /// both terms exact enough that nothing cancels (for n = 0 it is the polynomial itself);
 /// for n > 24, where `2^n − 1` rounds to `2^n`, `e^r·2^n − 1` with 2^n in halves as exp.
-pub fn expm1(x: Val) -> Val {
-    let clamped = bin(
+pub fn expm1(x: Val, b: Bind) -> Val {
+    let x = b(x);
+    let clamped = b(bin(
         Binary::Max,
         bin(Binary::Min, x.clone(), c(EXP_MAX)),
         c(EXPM1_MIN),
-    );
-    let n = Val::Unary(Unary::Round, Box::new(mul(clamped.clone(), c(LOG2E))));
-    let r = add(
+    ));
+    let n = b(Val::Unary(Unary::Round, Box::new(mul(clamped.clone(), c(LOG2E)))));
+    let r = b(add(
         add(clamped, mul(n.clone(), c(-LN2_HI))),
         mul(n.clone(), c(-LN2_LO)),
-    );
-    let r2 = mul(r.clone(), r.clone());
-    let em1_r = add(mul(horner(&r, &EXP_POLY), r2), r);
-    let t = bits(BitOp::Pow2i, n.clone());
+    ));
+    let r2 = b(mul(r.clone(), r.clone()));
+    let em1_r = b(add(mul(horner(&r, &EXP_POLY), r2), r));
+    let t = b(bits(BitOp::Pow2i, n.clone()));
     let moderate = add(mul(t.clone(), em1_r.clone()), add(t, c(-1.0)));
-    let half = Val::Unary(Unary::Floor, Box::new(mul(n.clone(), c(0.5))));
+    let half = b(Val::Unary(Unary::Floor, Box::new(mul(n.clone(), c(0.5)))));
     let rest = add(n.clone(), Val::Unary(Unary::Neg, Box::new(half.clone())));
     let large = add(
         mul(
@@ -217,10 +225,11 @@ pub fn expm1(x: Val) -> Val {
 
 /// `log1p(x)`: with `u = 1 + x` rounded, `log(u)·x/(u − 1)`, which cancels the rounding of
 /// `u` (Goldberg's formula); `x` itself where `u` rounds to 1, and ∞ at ∞.
-pub fn log1p(x: Val) -> Val {
-    let u = add(x.clone(), c(1.0));
-    let d = add(u.clone(), c(-1.0));
-    let scaled = mul(log(u), bin(Binary::Div, x.clone(), d.clone()));
+pub fn log1p(x: Val, b: Bind) -> Val {
+    let x = b(x);
+    let u = b(add(x.clone(), c(1.0)));
+    let d = b(add(u.clone(), c(-1.0)));
+    let scaled = mul(log(u, b), bin(Binary::Div, x.clone(), d.clone()));
     let exact = bin(
         Binary::Add,
         bin(Binary::Eq, d, c(0.0)),
@@ -258,16 +267,17 @@ const ERF_TAIL: [f64; 5] = [
 
 /// `erf(x)`: the odd series below |x| = 1 (no cancellation near 0), Abramowitz and
 /// Stegun's rational form times `exp(−x²)` above, with x's sign.
-pub fn erf(x: Val) -> Val {
-    let a = Val::Unary(Unary::Abs, Box::new(x.clone()));
-    let z = mul(x.clone(), x.clone());
+pub fn erf(x: Val, b: Bind) -> Val {
+    let x = b(x);
+    let a = b(Val::Unary(Unary::Abs, Box::new(x.clone())));
+    let z = b(mul(x.clone(), x.clone()));
     let series = mul(horner(&z, &ERF_SERIES), x.clone());
-    let t = bin(Binary::Div, c(1.0), add(mul(a.clone(), c(ERF_P)), c(1.0)));
+    let t = b(bin(Binary::Div, c(1.0), add(mul(a.clone(), c(ERF_P)), c(1.0))));
     let tail = mul(
         mul(horner(&t, &ERF_TAIL), t),
-        exp(Val::Unary(Unary::Neg, Box::new(z))),
+        exp(Val::Unary(Unary::Neg, Box::new(z)), b),
     );
-    let large = add(c(1.0), Val::Unary(Unary::Neg, Box::new(tail)));
+    let large = b(add(c(1.0), Val::Unary(Unary::Neg, Box::new(tail))));
     let signed = select(
         bin(Binary::Lt, x, c(0.0)),
         Val::Unary(Unary::Neg, Box::new(large.clone())),
@@ -276,9 +286,9 @@ pub fn erf(x: Val) -> Val {
     select(bin(Binary::Lt, a, c(1.0)), series, signed)
 }
 
-/// Rewrites values, binding each expanded function's argument to a new temporary (the
-/// polynomial reads it several times) except inside reductions, whose body runs per
-/// reduced element (there the argument is repeated; LLVM merges the copies).
+/// Rewrites values, binding the values an expansion reads several times (its argument,
+/// the range reduction's parts) to new temporaries, except inside reductions, whose body
+/// runs per reduced element (there they are repeated; LLVM merges the copies).
 struct Expander {
     next_temp: usize,
     lets: Vec<Stmt>,
@@ -310,14 +320,14 @@ impl Expander {
                 a,
             ) => {
                 let a = self.val(a, in_reduce);
-                let a = self.bind(a, in_reduce);
+                let b: Bind = &mut |v| self.bind(v, in_reduce);
                 match op {
-                    Unary::Exp => exp(a),
-                    Unary::Expm1 => expm1(a),
-                    Unary::Tanh => tanh(a),
-                    Unary::Log => log(a),
-                    Unary::Log1p => log1p(a),
-                    _ => erf(a),
+                    Unary::Exp => exp(a, b),
+                    Unary::Expm1 => expm1(a, b),
+                    Unary::Tanh => tanh(a, b),
+                    Unary::Log => log(a, b),
+                    Unary::Log1p => log1p(a, b),
+                    _ => erf(a, b),
                 }
             }
             Val::Unary(op, a) => Val::Unary(*op, Box::new(self.val(a, in_reduce))),

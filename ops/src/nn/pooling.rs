@@ -8,6 +8,7 @@ use super::common::{
     rank_error, spatial, to_ncx, Through, LAYOUTS, MAX_WINDOW,
 };
 use crate::contraction::{Contraction, Read};
+use crate::native::{Native, Real};
 use crate::param::{param, ParamDef, ParamType};
 use crate::shape::{fmt_shape, invalid, set_in, set_out, OpError, Shape};
 use crate::{c, x, Combiner, IndexExpr};
@@ -403,6 +404,7 @@ static POOLING_BACKWARD: OpDef = OpDef {
         visible: 1,
     },
     infer_shape: pool_backward_shape,
+    native: Some(POOL_BACKWARD_NATIVE),
     inplace: &[],
     cost: |a, ins, _| match ins {
         [og, data, ..] => pool_cost(a, std::slice::from_ref(data), std::slice::from_ref(og)),
@@ -433,39 +435,71 @@ fn pool_backward_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, Op
     let og = channels_first(ins[0], w.last);
     let x = channels_first(ins[1], w.last);
     let y = channels_first(ins[2], w.last);
-    let o_plane: usize = og.shape[2..].iter().product();
-    let x_plane: usize = x.shape[2..].iter().product();
-    let kind = kind(ctx.attrs);
     let mut dx = vec![0.0; x.len()];
-    for_each_window(&w, &x.shape, &og.shape, |plane, o, taps, padded| {
-        let (gv, yv) = (og.data[plane * o_plane + o], y.data[plane * o_plane + o]);
+    let shapes = [og.shape.as_slice(), &x.shape];
+    pool_backward(&w, kind(ctx.attrs), shapes, [&og.data, &x.data, &y.data], &mut dx);
+    Ok(vec![channels_last(Tensor { data: dx, ..x }, w.last)])
+}
+
+/// The gradient into `dx` (channel-first), from the output gradient, input and output
+/// (`ins`) of shapes `[output, input]`: shared by the reference (f64) and the native
+/// kernel (f32).
+fn pool_backward<T: Real>(
+    w: &Window,
+    kind: Kind,
+    [o_shape, x_shape]: [&[usize]; 2],
+    [og, x, y]: [&[T]; 3],
+    dx: &mut [T],
+) {
+    let o_plane: usize = o_shape[2..].iter().product();
+    let x_plane: usize = x_shape[2..].iter().product();
+    dx.fill(T::from_f64(0.0));
+    for_each_window(w, x_shape, o_shape, |plane, o, taps, padded| {
+        let (gv, yv) = (og[plane * o_plane + o].to_f64(), y[plane * o_plane + o].to_f64());
         let at = |t: usize| plane * x_plane + t;
+        let mut add = |i: usize, v: f64| dx[i] = T::from_f64(dx[i].to_f64() + v);
         match kind {
             // The first input equal to the maximum takes it all; MXNet falls back to the
             // window's last input when none is (NaN).
             Kind::Max => {
-                let hit = taps.iter().find(|&&t| x.data[at(t)] == yv).or(taps.last());
+                let hit = taps.iter().find(|&&t| x[at(t)].to_f64() == yv).or(taps.last());
                 if let Some(&t) = hit {
-                    dx[at(t)] += gv;
+                    add(at(t), gv);
                 }
             }
             _ => {
                 for &t in taps {
-                    let xv = x.data[at(t)];
-                    dx[at(t)] += gv
-                        * match kind {
+                    let xv = x[at(t)].to_f64();
+                    add(
+                        at(t),
+                        gv * match kind {
                             Kind::Avg(true) => 1.0 / padded as f64,
                             Kind::Avg(false) => 1.0 / taps.len() as f64,
                             Kind::Lp(2) => xv / yv,
                             Kind::Lp(3) => (xv / yv).powi(2),
                             _ => 1.0, // sum, lp with p = 1
-                        };
+                        },
+                    );
                 }
             }
         }
     });
-    Ok(vec![channels_last(Tensor { data: dx, ..x }, w.last)])
 }
+
+/// The native kernel: channel-first layouts.
+const POOL_BACKWARD_NATIVE: Native = Native {
+    supports: |a, shapes| {
+        shapes.len() == 3
+            && Window::new(a, shapes[1].len()).is_ok_and(|w| !w.last)
+    },
+    run: |ctx, io| {
+        let w = Window::new(ctx.attrs, io.in_shapes[1].len())?;
+        let shapes = [io.in_shapes[0].as_slice(), &io.in_shapes[1]];
+        let ins = [io.inputs[0], io.inputs[1], io.inputs[2]];
+        pool_backward(&w, kind(ctx.attrs), shapes, ins, io.outputs[0]);
+        Ok(())
+    },
+};
 
 pub fn register(r: &mut Registry) {
     r.add(&POOLING);
@@ -769,5 +803,38 @@ mod tests {
             infer_err("_backward_Pooling", &kv, &[&[1, 1, 3], &[1, 1, 5]]),
             "input `ograd` has shape (1, 1, 3) but (1, 1, 2) is required"
         );
+    }
+
+    #[test]
+    fn the_native_backward_computes_what_the_reference_computes() {
+        let cases: [(&[(&str, &str)], &[usize]); 5] = [
+            (&[("kernel", "(2, 2)"), ("stride", "(2, 2)")], &[2, 3, 8, 6]),
+            (
+                &[("kernel", "(3, 3)"), ("stride", "(2, 2)"), ("pad", "(1, 1)")],
+                &[1, 2, 7, 9],
+            ),
+            (
+                &[
+                    ("kernel", "(3, 3)"),
+                    ("pool_type", "avg"),
+                    ("pooling_convention", "full"),
+                    ("count_include_pad", "False"),
+                ],
+                &[2, 2, 6, 5],
+            ),
+            (&[("kernel", "(2,)"), ("pool_type", "sum")], &[2, 3, 9]),
+            (&[("global_pool", "True"), ("kernel", "(1, 1)")], &[2, 3, 4, 5]),
+        ];
+        for (kv, shape) in cases {
+            let x = randn(shape, 11);
+            let y = run(POOL, kv, &[&x], false).unwrap().remove(0);
+            // Ties: a window of equal values routes its gradient to the first.
+            let mut tied = x.clone();
+            tied.data.iter_mut().step_by(3).for_each(|v| *v = 0.5);
+            let y_tied = run(POOL, kv, &[&tied], false).unwrap().remove(0);
+            let og = randn(&y.shape, 12);
+            check_native("_backward_Pooling", kv, &[og.clone(), x, y], false, 1e-6);
+            check_native("_backward_Pooling", kv, &[og, tied, y_tied], false, 1e-6);
+        }
     }
 }

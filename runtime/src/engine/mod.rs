@@ -78,7 +78,11 @@ impl Operator {
     }
 
     fn run(&self) -> Result<(), EngineError> {
+        let start = crate::profiler::enabled().then(std::time::Instant::now);
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (self.f)()));
+        if let Some(start) = start {
+            crate::profiler::record(&self.name, start);
+        }
         let message = match result {
             Ok(Ok(())) => return Ok(()),
             Ok(Err(msg)) => msg,
@@ -257,6 +261,9 @@ impl Engine {
     /// error any of them raised.
     pub fn wait_all(&self) -> Result<(), EngineError> {
         self.inner.wait_idle();
+        if let Err(e) = crate::profiler::write() {
+            eprintln!("KILN_PROFILE: cannot write the trace: {e}");
+        }
         self.inner.take_first_error()
     }
 

@@ -66,11 +66,14 @@ pub struct Executor {
 }
 
 /// How many of an executor's operations are compiled kernels, gemm products (with
-/// compiled epilogues) and nodes on their reference kernels.
+/// compiled epilogues), library nodes on native kernels and nodes on their reference
+/// kernels.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct UnitCounts {
     pub kernels: usize,
     pub products: usize,
+    /// Library nodes on their native f32 kernels.
+    pub native: usize,
     pub nodes: usize,
 }
 
@@ -80,6 +83,8 @@ impl UnitCounts {
         for u in units {
             match u {
                 Unit::Node(_) => c.nodes += 1,
+                #[cfg(feature = "llvm")]
+                Unit::Native(_) => c.native += 1,
                 #[cfg(feature = "llvm")]
                 Unit::Kernel(_) => c.kernels += 1,
                 #[cfg(feature = "llvm")]
@@ -94,8 +99,8 @@ impl std::fmt::Display for UnitCounts {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{} compiled kernels, {} gemm products, {} reference nodes",
-            self.kernels, self.products, self.nodes
+            "{} compiled kernels, {} gemm products, {} native nodes, {} reference nodes",
+            self.kernels, self.products, self.native, self.nodes
         )
     }
 }
@@ -446,6 +451,25 @@ impl Executor {
                         inputs: inputs.clone(),
                         outputs: outputs.clone(),
                         is_train,
+                        native: false,
+                        seed,
+                        rng: &rng,
+                    };
+                    if forward {
+                        forward_train.push(node_operator(g, &inferred, op(true)));
+                        forward_infer.push(node_operator(g, &inferred, op(false)));
+                    } else {
+                        backward.push(node_operator(g, &inferred, op(true)));
+                    }
+                }
+                #[cfg(feature = "llvm")]
+                Unit::Native(id) => {
+                    let op = |is_train| NodeRun {
+                        id: *id,
+                        inputs: inputs.clone(),
+                        outputs: outputs.clone(),
+                        is_train,
+                        native: true,
                         seed,
                         rng: &rng,
                     };

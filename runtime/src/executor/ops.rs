@@ -18,6 +18,8 @@ pub(super) struct NodeRun<'a> {
     pub inputs: Vec<NDArray>,
     pub outputs: Vec<NDArray>,
     pub is_train: bool,
+    /// Runs the operator's native f32 kernel (the caller checked it covers the node).
+    pub native: bool,
     pub seed: [u32; 2],
     pub rng: &'a Var,
 }
@@ -31,6 +33,7 @@ pub(super) fn node_operator(g: &Graph, inferred: &Inferred, run: NodeRun) -> Arc
         inputs,
         outputs,
         is_train,
+        native,
         seed,
         rng,
     } = run;
@@ -43,6 +46,7 @@ pub(super) fn node_operator(g: &Graph, inferred: &Inferred, run: NodeRun) -> Arc
         .map(|d| d.unwrap_or(DType::F32))
         .collect();
     let (in_names, out_names) = (n.input_names(), n.output_names().0);
+    let in_shapes: Vec<Vec<usize>> = inputs.iter().map(|a| a.shape().to_vec()).collect();
     let reads: Vec<Var> = inputs.iter().map(|a| a.var().clone()).collect();
     let mut writes: Vec<Var> = outputs.iter().map(|a| a.var().clone()).collect();
     let random = op.resources.contains(&Resource::Random);
@@ -74,6 +78,19 @@ pub(super) fn node_operator(g: &Graph, inferred: &Inferred, run: NodeRun) -> Arc
             out_dtypes: &out_dtypes,
             rng_key,
         };
+        if let Some(kernel) = op.native.filter(|_| native) {
+            // SAFETY: as below; the arrays are f32 (checked at bind) and distinct (the
+            // arena never places a native node's output over its inputs).
+            let ins: Vec<&[f32]> = inputs.iter().map(|a| unsafe { a.as_f32() }).collect();
+            let mut outs: Vec<&mut [f32]> =
+                outputs.iter().map(|a| unsafe { a.as_f32_mut() }).collect();
+            let io = kiln_ops::native::NativeIo {
+                inputs: &ins,
+                in_shapes: &in_shapes,
+                outputs: &mut outs,
+            };
+            return (kernel.run)(&ctx, io).map_err(|e| e.render(&in_names, &out_names));
+        }
         let values =
             kiln_ops::evaluate(op, &ctx, &refs).map_err(|e| e.render(&in_names, &out_names))?;
         for (a, t) in outputs.iter().zip(&values) {
@@ -129,7 +146,8 @@ pub(super) fn matmul_operator(
         .map(|a| unsafe { a.bytes_mut().as_mut_ptr() })
         .collect();
     let n = inputs.len();
-    // The epilogue reads the output as its last input and writes it in place.
+    // The epilogue reads the product as its last input (a scratch buffer filled per
+    // run; reading the output it writes would keep LLVM from vectorizing it).
     let mut epilogue_pointers = pointers.clone();
     epilogue_pointers.push(pointers[n]);
     let pack_bytes = m
@@ -151,9 +169,10 @@ pub(super) fn matmul_operator(
         packs: m.packs.clone(),
         pack_bytes,
         epilogue: m.epilogue.clone(),
-        slots: std::sync::Mutex::new((operands, pack_pointers)),
+        phases: ["pack0", "pack1", "gemm", "epilogue"].map(|p| Arc::from(format!("{}/{p}", m.name))),
+        slots: std::sync::Mutex::new((operands, pack_pointers, epilogue_pointers)),
         out: pointers[n],
-        epilogue_pointers,
+        out_bytes: outputs[0].len() * outputs[0].dtype().size(),
         _arrays: inputs.into_iter().chain(outputs).collect(),
     };
     engine().new_operator(&m.name, &reads, &writes, FnProperty::Normal, move || {
@@ -164,6 +183,8 @@ pub(super) fn matmul_operator(
 
 #[cfg(feature = "llvm")]
 type Compiled = (Arc<crate::cpu::CompiledKernel>, Vec<i64>);
+#[cfg(feature = "llvm")]
+type Slots = (Vec<*const u8>, Vec<*mut u8>, Vec<*mut u8>);
 
 /// What a product operation holds.
 #[cfg(feature = "llvm")]
@@ -172,12 +193,14 @@ struct ProductCall {
     packs: Vec<Compiled>,
     pack_bytes: Vec<usize>,
     epilogue: Option<Compiled>,
-    /// The product's operand pointers (inputs, then packed operands) and a pack kernel's
-    /// buffers (inputs, then its output), rewritten per run without allocating.
-    slots: std::sync::Mutex<(Vec<*const u8>, Vec<*mut u8>)>,
+    /// Profile names of the packs and of the products with their epilogues.
+    phases: [Arc<str>; 4],
+    /// The product's operand pointers (inputs, then packed operands), a pack kernel's
+    /// buffers (inputs, then its output) and the epilogue's (inputs, the product, the
+    /// output), rewritten per run without allocating.
+    slots: std::sync::Mutex<Slots>,
     out: *mut u8,
-    /// Inputs, the output, the output.
-    epilogue_pointers: Vec<*mut u8>,
+    out_bytes: usize,
     _arrays: Vec<NDArray>,
 }
 
@@ -186,35 +209,72 @@ impl ProductCall {
     fn run(&self) {
         use crate::cpu::scratch::Scratch;
         let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
-        let (operands, pack_buffers) = &mut *slots;
+        let (operands, pack_buffers, epilogue_buffers) = &mut *slots;
         let n = pack_buffers.len() - 1;
-        // At most a few packs per product: scratch for each, held until the product ends.
+        // Scratch for each pack (at most two) and the product, held until the end.
         let mut scratch: [Option<Scratch>; 2] = [None, None];
+        let mut product = None;
+        let dst = match self.epilogue {
+            Some(_) => {
+                let p = product.insert(Scratch::take(self.out_bytes)).as_mut_ptr();
+                epilogue_buffers[n] = p;
+                p
+            }
+            None => self.out,
+        };
         for (j, ((kernel, dims), &bytes)) in self.packs.iter().zip(&self.pack_bytes).enumerate() {
             let s = scratch[j].insert(Scratch::take(bytes));
             pack_buffers[n] = s.as_mut_ptr();
             operands[n + j] = pack_buffers[n];
+            let start = crate::profiler::enabled().then(std::time::Instant::now);
             // SAFETY: the pack kernel reads the held inputs and writes its scratch buffer,
             // sized for its output. Its buffer count is the pack's by construction.
             let _ = unsafe { kernel.run(pack_buffers, dims) };
+            if let Some(start) = start {
+                crate::profiler::record(&self.phases[j], start);
+            }
         }
+        let start = crate::profiler::enabled().then(std::time::Instant::now);
+        let epilogue_buffers = SharedPointers(epilogue_buffers);
         let epilogue = |block: Option<(i64, i64)>| {
+            let epilogue_buffers = epilogue_buffers.get();
             let Some((kernel, dims)) = &self.epilogue else {
                 return;
             };
+            let start = crate::profiler::enabled().then(std::time::Instant::now);
             // SAFETY: the epilogue's buffers are the held arrays; blocks are disjoint. Run
             // whole, it may split over the pool itself.
             unsafe {
                 match block {
-                    Some((lo, hi)) => kernel.run_range(&self.epilogue_pointers, dims, lo, hi),
+                    Some((lo, hi)) => kernel.run_range(epilogue_buffers, dims, lo, hi),
                     // Its buffer count is the epilogue's by construction.
-                    None => drop(kernel.run(&self.epilogue_pointers, dims)),
+                    None => drop(kernel.run(epilogue_buffers, dims)),
                 }
+            }
+            if let Some(start) = start {
+                crate::profiler::record(&self.phases[3], start);
             }
         };
         // SAFETY: the pointers hold the kernel's buffers and the packed operands; the
         // arena never places a product's output over its operands.
-        unsafe { crate::cpu::matmul::run(&self.product, operands, self.out, &epilogue) };
+        unsafe { crate::cpu::matmul::run(&self.product, operands, dst, &epilogue) };
+        if let Some(start) = start {
+            crate::profiler::record(&self.phases[2], start);
+        }
+    }
+}
+
+/// Buffer pointers the pool's tasks read (each writes its own block through them).
+#[cfg(feature = "llvm")]
+struct SharedPointers<'a>(&'a [*mut u8]);
+// SAFETY: see `ProductCall::run`: tasks write disjoint blocks.
+#[cfg(feature = "llvm")]
+unsafe impl Sync for SharedPointers<'_> {}
+
+#[cfg(feature = "llvm")]
+impl SharedPointers<'_> {
+    fn get(&self) -> &[*mut u8] {
+        self.0
     }
 }
 

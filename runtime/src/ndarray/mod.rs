@@ -323,6 +323,27 @@ impl NDArray {
     /// Nothing else may use the array: call it inside an engine operation that writes it,
     /// or on an array no operation has seen yet.
     #[allow(clippy::mut_from_ref)] // exclusivity comes from the engine, not the borrow
+    /// The f32 elements of an f32 array.
+    ///
+    /// # Safety
+    /// As [`NDArray::bytes`]; the array's dtype is f32.
+    pub(crate) unsafe fn as_f32(&self) -> &[f32] {
+        // SAFETY: storage is aligned for its dtype; any bits are a valid f32.
+        let (_, v, _) = unsafe { self.bytes().align_to::<f32>() };
+        v
+    }
+
+    /// The f32 elements of an f32 array, to write.
+    ///
+    /// # Safety
+    /// As [`NDArray::bytes_mut`]; the array's dtype is f32.
+    #[allow(clippy::mut_from_ref)]
+    pub(crate) unsafe fn as_f32_mut(&self) -> &mut [f32] {
+        // SAFETY: as `as_f32`.
+        let (_, v, _) = unsafe { self.bytes_mut().align_to_mut::<f32>() };
+        v
+    }
+
     pub(crate) unsafe fn bytes_mut(&self) -> &mut [u8] {
         let size = self.dtype().size();
         // SAFETY: offset and length lie inside the chunk's storage.

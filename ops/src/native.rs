@@ -1,0 +1,48 @@
+//! Native kernels: a library operator's reference algorithm also compiled for f32 buffers,
+//! so a CPU backend runs it on its arrays in place — no conversion to f64 tensors, no
+//! allocation of whole tensors per call — while it stays the one definition of what the
+//! operator computes (the reference kernel calls the same code at f64). The registry test
+//! checks each native kernel against its reference.
+
+use crate::shape::{OpError, Shape};
+use crate::{Attrs, KernelCtx};
+
+/// A float type the shared algorithms run in.
+pub trait Real: Copy + Send + Sync + 'static {
+    fn to_f64(self) -> f64;
+    fn from_f64(v: f64) -> Self;
+}
+
+impl Real for f32 {
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    fn from_f64(v: f64) -> f32 {
+        v as f32
+    }
+}
+
+impl Real for f64 {
+    fn to_f64(self) -> f64 {
+        self
+    }
+    fn from_f64(v: f64) -> f64 {
+        v
+    }
+}
+
+/// The buffers of one call: inputs (with their shapes) and outputs (in the context's
+/// output shapes), all f32.
+pub struct NativeIo<'a> {
+    pub inputs: &'a [&'a [f32]],
+    pub in_shapes: &'a [Shape],
+    pub outputs: &'a mut [&'a mut [f32]],
+}
+
+/// An operator's native kernel: whether it covers a configuration (attributes and input
+/// shapes; f32 everywhere is the caller's check), and the kernel.
+#[derive(Clone, Copy)]
+pub struct Native {
+    pub supports: fn(&Attrs, &[Shape]) -> bool,
+    pub run: fn(&KernelCtx, NativeIo) -> Result<(), OpError>,
+}
