@@ -323,11 +323,16 @@ pub fn check_contraction(name: &str, kv: &[(&str, &str)], inputs: &[Tensor]) {
 /// largest magnitude; the native kernel must cover the configuration.
 pub fn check_native(name: &str, kv: &[(&str, &str)], inputs: &[Tensor], is_train: bool, tol: f64) {
     let op = op(name);
-    let native = op.native.unwrap_or_else(|| panic!("{name} has no native kernel"));
+    let native = op
+        .native
+        .unwrap_or_else(|| panic!("{name} has no native kernel"));
     let a = attrs(op, kv);
     let inputs: Vec<Tensor> = inputs.iter().map(|t| t.cast(DType::F32)).collect();
     let in_shapes: Vec<Shape> = inputs.iter().map(|t| t.shape.clone()).collect();
-    assert!((native.supports)(&a, &in_shapes), "{name} {kv:?}: not covered");
+    assert!(
+        (native.supports)(&a, &in_shapes),
+        "{name} {kv:?}: not covered"
+    );
     let want = run(name, kv, &inputs, is_train).unwrap();
     let data: Vec<Vec<f32>> = inputs
         .iter()

@@ -53,7 +53,12 @@ pub(crate) fn record(name: &Arc<str>, start: Instant) {
     let thread = THREAD.with(|t| {
         *t.get().get_or_insert_with(|| {
             let mut names = p.threads.lock().unwrap_or_else(|e| e.into_inner());
-            names.push(std::thread::current().name().unwrap_or("thread").to_string());
+            names.push(
+                std::thread::current()
+                    .name()
+                    .unwrap_or("thread")
+                    .to_string(),
+            );
             let id = names.len() - 1;
             t.set(Some(id));
             id

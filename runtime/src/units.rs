@@ -152,8 +152,11 @@ fn node_unit(g: &Graph, inferred: &Inferred, id: NodeId) -> Unit {
     };
     let covered = match (n.op.and_then(|op| op.native), &n.params) {
         (Some(native), Some(attrs)) => {
-            let shapes: Vec<Vec<usize>> =
-                n.inputs.iter().map(|&e| inferred.shape(e).to_vec()).collect();
+            let shapes: Vec<Vec<usize>> = n
+                .inputs
+                .iter()
+                .map(|&e| inferred.shape(e).to_vec())
+                .collect();
             (native.supports)(attrs, &shapes)
                 && f32s(&n.inputs)
                 && f32s(&node_outputs(id, inferred))

@@ -88,7 +88,10 @@ pub fn exp(x: Val, b: Bind) -> Val {
         bin(Binary::Min, x.clone(), c(EXP_MAX)),
         c(EXP_MIN),
     ));
-    let n = b(Val::Unary(Unary::Round, Box::new(mul(clamped.clone(), c(LOG2E)))));
+    let n = b(Val::Unary(
+        Unary::Round,
+        Box::new(mul(clamped.clone(), c(LOG2E))),
+    ));
     let r = b(add(
         add(clamped, mul(n.clone(), c(-LN2_HI))),
         mul(n.clone(), c(-LN2_LO)),
@@ -130,7 +133,11 @@ const SUBNORMAL_SCALE: f64 = 16_777_216.0;
 pub fn log(x: Val, b: Bind) -> Val {
     let x = b(x);
     let tiny = b(bin(Binary::Lt, x.clone(), c(f32::MIN_POSITIVE as f64)));
-    let scaled = b(select(tiny.clone(), mul(x.clone(), c(SUBNORMAL_SCALE)), x.clone()));
+    let scaled = b(select(
+        tiny.clone(),
+        mul(x.clone(), c(SUBNORMAL_SCALE)),
+        x.clone(),
+    ));
     let shift = select(tiny, c(-24.0), c(0.0));
     let m = b(bits(BitOp::Mantissa, scaled.clone()));
     let e = add(bits(BitOp::Exponent, scaled), shift);
@@ -192,7 +199,10 @@ pub fn expm1(x: Val, b: Bind) -> Val {
         bin(Binary::Min, x.clone(), c(EXP_MAX)),
         c(EXPM1_MIN),
     ));
-    let n = b(Val::Unary(Unary::Round, Box::new(mul(clamped.clone(), c(LOG2E)))));
+    let n = b(Val::Unary(
+        Unary::Round,
+        Box::new(mul(clamped.clone(), c(LOG2E))),
+    ));
     let r = b(add(
         add(clamped, mul(n.clone(), c(-LN2_HI))),
         mul(n.clone(), c(-LN2_LO)),
@@ -272,7 +282,11 @@ pub fn erf(x: Val, b: Bind) -> Val {
     let a = b(Val::Unary(Unary::Abs, Box::new(x.clone())));
     let z = b(mul(x.clone(), x.clone()));
     let series = mul(horner(&z, &ERF_SERIES), x.clone());
-    let t = b(bin(Binary::Div, c(1.0), add(mul(a.clone(), c(ERF_P)), c(1.0))));
+    let t = b(bin(
+        Binary::Div,
+        c(1.0),
+        add(mul(a.clone(), c(ERF_P)), c(1.0)),
+    ));
     let tail = mul(
         mul(horner(&t, &ERF_TAIL), t),
         exp(Val::Unary(Unary::Neg, Box::new(z)), b),

@@ -437,7 +437,13 @@ fn pool_backward_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, Op
     let y = channels_first(ins[2], w.last);
     let mut dx = vec![0.0; x.len()];
     let shapes = [og.shape.as_slice(), &x.shape];
-    pool_backward(&w, kind(ctx.attrs), shapes, [&og.data, &x.data, &y.data], &mut dx);
+    pool_backward(
+        &w,
+        kind(ctx.attrs),
+        shapes,
+        [&og.data, &x.data, &y.data],
+        &mut dx,
+    );
     Ok(vec![channels_last(Tensor { data: dx, ..x }, w.last)])
 }
 
@@ -455,14 +461,20 @@ fn pool_backward<T: Real>(
     let x_plane: usize = x_shape[2..].iter().product();
     dx.fill(T::from_f64(0.0));
     for_each_window(w, x_shape, o_shape, |plane, o, taps, padded| {
-        let (gv, yv) = (og[plane * o_plane + o].to_f64(), y[plane * o_plane + o].to_f64());
+        let (gv, yv) = (
+            og[plane * o_plane + o].to_f64(),
+            y[plane * o_plane + o].to_f64(),
+        );
         let at = |t: usize| plane * x_plane + t;
         let mut add = |i: usize, v: f64| dx[i] = T::from_f64(dx[i].to_f64() + v);
         match kind {
             // The first input equal to the maximum takes it all; MXNet falls back to the
             // window's last input when none is (NaN).
             Kind::Max => {
-                let hit = taps.iter().find(|&&t| x[at(t)].to_f64() == yv).or(taps.last());
+                let hit = taps
+                    .iter()
+                    .find(|&&t| x[at(t)].to_f64() == yv)
+                    .or(taps.last());
                 if let Some(&t) = hit {
                     add(at(t), gv);
                 }
@@ -489,8 +501,7 @@ fn pool_backward<T: Real>(
 /// The native kernel: channel-first layouts.
 const POOL_BACKWARD_NATIVE: Native = Native {
     supports: |a, shapes| {
-        shapes.len() == 3
-            && Window::new(a, shapes[1].len()).is_ok_and(|w| !w.last)
+        shapes.len() == 3 && Window::new(a, shapes[1].len()).is_ok_and(|w| !w.last)
     },
     run: |ctx, io| {
         let w = Window::new(ctx.attrs, io.in_shapes[1].len())?;
@@ -810,7 +821,11 @@ mod tests {
         let cases: [(&[(&str, &str)], &[usize]); 5] = [
             (&[("kernel", "(2, 2)"), ("stride", "(2, 2)")], &[2, 3, 8, 6]),
             (
-                &[("kernel", "(3, 3)"), ("stride", "(2, 2)"), ("pad", "(1, 1)")],
+                &[
+                    ("kernel", "(3, 3)"),
+                    ("stride", "(2, 2)"),
+                    ("pad", "(1, 1)"),
+                ],
                 &[1, 2, 7, 9],
             ),
             (
@@ -823,7 +838,10 @@ mod tests {
                 &[2, 2, 6, 5],
             ),
             (&[("kernel", "(2,)"), ("pool_type", "sum")], &[2, 3, 9]),
-            (&[("global_pool", "True"), ("kernel", "(1, 1)")], &[2, 3, 4, 5]),
+            (
+                &[("global_pool", "True"), ("kernel", "(1, 1)")],
+                &[2, 3, 4, 5],
+            ),
         ];
         for (kv, shape) in cases {
             let x = randn(shape, 11);

@@ -169,7 +169,8 @@ pub(super) fn matmul_operator(
         packs: m.packs.clone(),
         pack_bytes,
         epilogue: m.epilogue.clone(),
-        phases: ["pack0", "pack1", "gemm", "epilogue"].map(|p| Arc::from(format!("{}/{p}", m.name))),
+        phases: ["pack0", "pack1", "gemm", "epilogue"]
+            .map(|p| Arc::from(format!("{}/{p}", m.name))),
         slots: std::sync::Mutex::new((operands, pack_pointers, epilogue_pointers)),
         out: pointers[n],
         out_bytes: outputs[0].len() * outputs[0].dtype().size(),

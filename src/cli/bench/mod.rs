@@ -40,6 +40,10 @@ pub struct Args {
     /// Batch size (default: 128 for mlp-train, 64 for lenet-train, 1 for resnet18-infer).
     #[arg(long)]
     batch: Option<usize>,
+    /// Writes a Chrome trace of the engine's operations to this file (as
+    /// `KILN_PROFILE=FILE`).
+    #[arg(long)]
+    profile: Option<std::path::PathBuf>,
 }
 
 /// Median and minimum of `runs` timed calls of `f` (in seconds), after one warm-up call.
@@ -57,24 +61,38 @@ fn time(runs: usize, mut f: impl FnMut()) -> (f64, f64) {
 }
 
 pub fn run(args: Args) -> Result<()> {
+    if let Some(path) = &args.profile {
+        // Before the first engine operation, which reads it.
+        std::env::set_var("KILN_PROFILE", path);
+    }
+    workload(&args)?;
+    match kiln::runtime::profiler::write() {
+        Ok(Some(path)) => eprintln!("profile written to {}", path.display()),
+        Ok(None) => {}
+        Err(e) => return Err(Error::Input(format!("writing the profile: {e}"))),
+    }
+    Ok(())
+}
+
+fn workload(args: &Args) -> Result<()> {
     match args.workload.as_str() {
-        "engine" => engine::run(&args),
-        "elementwise" => elementwise::run(&args),
+        "engine" => engine::run(args),
+        "elementwise" => elementwise::run(args),
         #[cfg(feature = "llvm")]
-        "jit" => jit::run(&args),
+        "jit" => jit::run(args),
         #[cfg(not(feature = "llvm"))]
         "jit" => Err(Error::Input(
             "`bench jit` needs kiln built with the `llvm` feature".into(),
         )),
         "mlp-train" => {
             let batch = args.batch.unwrap_or(128);
-            train::run(&args, &train::mlp()?, &[batch, 784], 10)
+            train::run(args, &train::mlp()?, &[batch, 784], 10)
         }
         "lenet-train" => {
             let batch = args.batch.unwrap_or(64);
-            train::run(&args, &kiln::models::get("lenet")?, &[batch, 1, 28, 28], 10)
+            train::run(args, &kiln::models::get("lenet")?, &[batch, 1, 28, 28], 10)
         }
-        "resnet18-infer" => infer::run(&args),
+        "resnet18-infer" => infer::run(args),
         other => Err(Error::Input(format!(
             "unknown workload `{other}` (known: engine, elementwise, jit, mlp-train, \
              lenet-train, resnet18-infer)"
