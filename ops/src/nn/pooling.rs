@@ -818,7 +818,8 @@ mod tests {
 
     #[test]
     fn the_native_backward_computes_what_the_reference_computes() {
-        let cases: [(&[(&str, &str)], &[usize]); 5] = [
+        type Case<'a> = (&'a [(&'a str, &'a str)], &'a [usize]);
+        let cases: [Case; 5] = [
             (&[("kernel", "(2, 2)"), ("stride", "(2, 2)")], &[2, 3, 8, 6]),
             (
                 &[

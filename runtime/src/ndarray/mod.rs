@@ -317,12 +317,6 @@ impl NDArray {
         }
     }
 
-    /// This array's bytes, writable.
-    ///
-    /// # Safety
-    /// Nothing else may use the array: call it inside an engine operation that writes it,
-    /// or on an array no operation has seen yet.
-    #[allow(clippy::mut_from_ref)] // exclusivity comes from the engine, not the borrow
     /// The f32 elements of an f32 array.
     ///
     /// # Safety
@@ -344,6 +338,12 @@ impl NDArray {
         v
     }
 
+    /// This array's bytes, writable.
+    ///
+    /// # Safety
+    /// Nothing else may use the array: call it inside an engine operation that writes it,
+    /// or on an array no operation has seen yet.
+    #[allow(clippy::mut_from_ref)] // exclusivity comes from the engine, not the borrow
     pub(crate) unsafe fn bytes_mut(&self) -> &mut [u8] {
         let size = self.dtype().size();
         // SAFETY: offset and length lie inside the chunk's storage.
