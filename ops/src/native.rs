@@ -31,12 +31,22 @@ impl Real for f64 {
     }
 }
 
+/// Runs `task(i)` for every `i < n`, possibly at once on several threads (the backend's
+/// pool).
+pub type ParallelFor<'a> = &'a (dyn Fn(usize, &(dyn Fn(usize) + Sync)) + Sync);
+
+/// [`ParallelFor`] on the calling thread.
+pub fn serial(n: usize, task: &(dyn Fn(usize) + Sync)) {
+    (0..n).for_each(task)
+}
+
 /// The buffers of one call: inputs (with their shapes) and outputs (in the context's
-/// output shapes), all f32.
+/// output shapes), all f32; and the backend's parallel loop.
 pub struct NativeIo<'a> {
     pub inputs: &'a [&'a [f32]],
     pub in_shapes: &'a [Shape],
     pub outputs: &'a mut [&'a mut [f32]],
+    pub parallel: ParallelFor<'a>,
 }
 
 /// An operator's native kernel: whether it covers a configuration (attributes and input

@@ -350,10 +350,19 @@ pub fn check_native(name: &str, kv: &[(&str, &str)], inputs: &[Tensor], is_train
         rng_key: crate::random::key(42, 3),
     };
     let mut slots: Vec<&mut [f32]> = outs.iter_mut().map(Vec::as_mut_slice).collect();
+    // Every task on a thread of its own, in whatever order they finish.
+    let parallel = |n: usize, task: &(dyn Fn(usize) + Sync)| {
+        std::thread::scope(|s| {
+            for t in 0..n {
+                s.spawn(move || task(t));
+            }
+        })
+    };
     let io = crate::native::NativeIo {
         inputs: &ins,
         in_shapes: &in_shapes,
         outputs: &mut slots,
+        parallel: &parallel,
     };
     (native.run)(&ctx, io).unwrap_or_else(|e| panic!("{name} {kv:?}: {e}"));
     for (o, (w, g)) in want.iter().zip(&outs).enumerate() {

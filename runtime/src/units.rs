@@ -307,9 +307,15 @@ fn jit_units(
             for (index, l) in lowered.into_iter().enumerate() {
                 if let Some(product) = matmul::recognize(&l.kernel).filter(crate::cpu::matmul::pays)
                 {
+                    let mut product = product;
                     let epilogue = match &product.epilogue {
                         Some(e) => {
                             let (ir, dims) = general(index, e.clone(), &matmul::epilogue_of);
+                            // Blocks of the split axis run the epilogue's outermost loop
+                            // only if that loop is the split axis (a kernel generalized
+                            // over the batch loops over it first, even at a batch of 1).
+                            let outer = Schedule::cpu(&ir).order.first().map(|&(a, _)| a);
+                            product.split_aligned &= outer == product.split_axis;
                             Some((compile(&ir)?, dims))
                         }
                         None => None,

@@ -8,7 +8,7 @@ use super::common::{
     rank_error, spatial, to_ncx, Through, LAYOUTS, MAX_WINDOW,
 };
 use crate::contraction::{Contraction, Read};
-use crate::native::{Native, Real};
+use crate::native::{serial, Native, ParallelFor, Real};
 use crate::param::{param, ParamDef, ParamType};
 use crate::shape::{fmt_shape, invalid, set_in, set_out, OpError, Shape};
 use crate::{c, x, Combiner, IndexExpr};
@@ -247,10 +247,13 @@ fn window(o: usize, k: usize, stride: usize, pad: usize, len: usize) -> (usize, 
 /// in-plane indices of the input elements its window covers (clipped to the input, in
 /// row-major order), `padded` the window's size clipped to the padded input (the
 /// count_include_pad divisor). The one loop nest of the forward and backward kernels.
+/// Calls `f(plane, output position, taps, padded window size)` for every window of the
+/// planes `planes` (all of them: `0..n·c`).
 fn for_each_window(
     w: &Window,
     x_shape: &[usize],
     o_shape: &[usize],
+    planes: std::ops::Range<usize>,
     mut f: impl FnMut(usize, usize, &[usize], usize),
 ) {
     let kernel = if w.kernel.is_empty() {
@@ -262,7 +265,7 @@ fn for_each_window(
     let (k, s, p) = (dims3(&kernel, 1), dims3(&w.stride, 1), dims3(&w.pad, 0));
     let o_plane = od.iter().product::<usize>();
     let mut taps = Vec::new();
-    for plane in 0..x_shape[0] * x_shape[1] {
+    for plane in planes {
         for o in 0..o_plane {
             let pos = [o / (od[1] * od[2]), o / od[2] % od[1], o % od[2]];
             let win: [_; 3] = std::array::from_fn(|i| window(pos[i], k[i], s[i], p[i], xd[i]));
@@ -367,18 +370,25 @@ fn pool_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
     let x_plane: usize = x.shape[2..].iter().product();
     let kind = kind(ctx.attrs);
     let mut out = vec![0.0; out_shape.iter().product()];
-    for_each_window(&w, &x.shape, &out_shape, |plane, o, taps, padded| {
-        let vals = taps.iter().map(|&t| x.data[plane * x_plane + t]);
-        out[plane * o_plane + o] = match kind {
-            // An empty window (all padding) stays at the lowest value.
-            Kind::Max => vals.fold(f64::NEG_INFINITY, |m, v| if v > m { v } else { m }),
-            Kind::Avg(true) => vals.sum::<f64>() / padded as f64,
-            Kind::Avg(false) => vals.sum::<f64>() / taps.len() as f64,
-            Kind::Sum | Kind::Lp(1) => vals.sum(),
-            Kind::Lp(2) => vals.map(|v| v * v).sum::<f64>().sqrt(),
-            Kind::Lp(_) => vals.map(|v| v.powi(3)).sum::<f64>().cbrt(),
-        };
-    });
+    let planes = 0..x.shape[0] * x.shape[1];
+    for_each_window(
+        &w,
+        &x.shape,
+        &out_shape,
+        planes,
+        |plane, o, taps, padded| {
+            let vals = taps.iter().map(|&t| x.data[plane * x_plane + t]);
+            out[plane * o_plane + o] = match kind {
+                // An empty window (all padding) stays at the lowest value.
+                Kind::Max => vals.fold(f64::NEG_INFINITY, |m, v| if v > m { v } else { m }),
+                Kind::Avg(true) => vals.sum::<f64>() / padded as f64,
+                Kind::Avg(false) => vals.sum::<f64>() / taps.len() as f64,
+                Kind::Sum | Kind::Lp(1) => vals.sum(),
+                Kind::Lp(2) => vals.map(|v| v * v).sum::<f64>().sqrt(),
+                Kind::Lp(_) => vals.map(|v| v.powi(3)).sum::<f64>().cbrt(),
+            };
+        },
+    );
     let out = Tensor {
         dtype: x.dtype,
         shape: out_shape,
@@ -437,64 +447,77 @@ fn pool_backward_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, Op
     let y = channels_first(ins[2], w.last);
     let mut dx = vec![0.0; x.len()];
     let shapes = [og.shape.as_slice(), &x.shape];
-    pool_backward(
-        &w,
-        kind(ctx.attrs),
-        shapes,
-        [&og.data, &x.data, &y.data],
-        &mut dx,
-    );
+    let ins = [og.data.as_slice(), &x.data, &y.data];
+    pool_backward(&w, kind(ctx.attrs), shapes, ins, &mut dx, &serial);
     Ok(vec![channels_last(Tensor { data: dx, ..x }, w.last)])
 }
 
 /// The gradient into `dx` (channel-first), from the output gradient, input and output
-/// (`ins`) of shapes `[output, input]`: shared by the reference (f64) and the native
-/// kernel (f32).
+/// (`ins`) of shapes `[output, input]`, planes split over `parallel`: shared by the
+/// reference (f64, serial) and the native kernel (f32).
 fn pool_backward<T: Real>(
     w: &Window,
     kind: Kind,
     [o_shape, x_shape]: [&[usize]; 2],
     [og, x, y]: [&[T]; 3],
     dx: &mut [T],
+    parallel: ParallelFor,
 ) {
     let o_plane: usize = o_shape[2..].iter().product();
-    let x_plane: usize = x_shape[2..].iter().product();
-    dx.fill(T::from_f64(0.0));
-    for_each_window(w, x_shape, o_shape, |plane, o, taps, padded| {
-        let (gv, yv) = (
-            og[plane * o_plane + o].to_f64(),
-            y[plane * o_plane + o].to_f64(),
-        );
-        let at = |t: usize| plane * x_plane + t;
-        let mut add = |i: usize, v: f64| dx[i] = T::from_f64(dx[i].to_f64() + v);
-        match kind {
-            // The first input equal to the maximum takes it all; MXNet falls back to the
-            // window's last input when none is (NaN).
-            Kind::Max => {
-                let hit = taps
-                    .iter()
-                    .find(|&&t| x[at(t)].to_f64() == yv)
-                    .or(taps.last());
-                if let Some(&t) = hit {
-                    add(at(t), gv);
+    let x_plane: usize = x_shape[2..].iter().product::<usize>().max(1);
+    let planes = x_shape[0] * x_shape[1];
+    // Blocks of whole planes, each task writing its own.
+    let per_task = planes.div_ceil(16).max(1);
+    let blocks: Vec<std::sync::Mutex<&mut [T]>> = dx
+        .chunks_mut(per_task * x_plane)
+        .map(std::sync::Mutex::new)
+        .collect();
+    parallel(blocks.len(), &|b| {
+        let mut guard = blocks[b].lock().unwrap_or_else(|e| e.into_inner());
+        let dx = &mut **guard;
+        dx.fill(T::from_f64(0.0));
+        let first = b * per_task;
+        let mine = first..(first + per_task).min(planes);
+        for_each_window(w, x_shape, o_shape, mine, |plane, o, taps, padded| {
+            let (gv, yv) = (
+                og[plane * o_plane + o].to_f64(),
+                y[plane * o_plane + o].to_f64(),
+            );
+            let at = |t: usize| plane * x_plane + t;
+            let local = |t: usize| (plane - first) * x_plane + t;
+            let mut add = |t: usize, v: f64| {
+                let i = local(t);
+                dx[i] = T::from_f64(dx[i].to_f64() + v)
+            };
+            match kind {
+                // The first input equal to the maximum takes it all; MXNet falls back to
+                // the window's last input when none is (NaN).
+                Kind::Max => {
+                    let hit = taps
+                        .iter()
+                        .find(|&&t| x[at(t)].to_f64() == yv)
+                        .or(taps.last());
+                    if let Some(&t) = hit {
+                        add(t, gv);
+                    }
+                }
+                _ => {
+                    for &t in taps {
+                        let xv = x[at(t)].to_f64();
+                        add(
+                            t,
+                            gv * match kind {
+                                Kind::Avg(true) => 1.0 / padded as f64,
+                                Kind::Avg(false) => 1.0 / taps.len() as f64,
+                                Kind::Lp(2) => xv / yv,
+                                Kind::Lp(3) => (xv / yv).powi(2),
+                                _ => 1.0, // sum, lp with p = 1
+                            },
+                        );
+                    }
                 }
             }
-            _ => {
-                for &t in taps {
-                    let xv = x[at(t)].to_f64();
-                    add(
-                        at(t),
-                        gv * match kind {
-                            Kind::Avg(true) => 1.0 / padded as f64,
-                            Kind::Avg(false) => 1.0 / taps.len() as f64,
-                            Kind::Lp(2) => xv / yv,
-                            Kind::Lp(3) => (xv / yv).powi(2),
-                            _ => 1.0, // sum, lp with p = 1
-                        },
-                    );
-                }
-            }
-        }
+        });
     });
 }
 
@@ -507,7 +530,7 @@ const POOL_BACKWARD_NATIVE: Native = Native {
         let w = Window::new(ctx.attrs, io.in_shapes[1].len())?;
         let shapes = [io.in_shapes[0].as_slice(), &io.in_shapes[1]];
         let ins = [io.inputs[0], io.inputs[1], io.inputs[2]];
-        pool_backward(&w, kind(ctx.attrs), shapes, ins, io.outputs[0]);
+        pool_backward(&w, kind(ctx.attrs), shapes, ins, io.outputs[0], io.parallel);
         Ok(())
     },
 };

@@ -106,12 +106,15 @@ impl CompiledKernel {
     ///
     /// # Safety
     /// As [`CompiledKernel::run`]; `lo..hi` within the outermost loop's extent.
+    /// Iterations beyond the loop's extent are not run.
     pub unsafe fn run_range(&self, buffers: &[*mut u8], dims: &[i64], lo: i64, hi: i64) {
         debug_assert_eq!(buffers.len(), self.num_buffers);
-        let (lo, hi) = if self.split.is_some() {
-            (lo, hi)
-        } else {
-            (0, 1)
+        let (lo, hi) = match &self.split {
+            Some(split) => {
+                let rows = interp::extent(split, dims).unwrap_or(0);
+                (lo.min(rows), hi.min(rows))
+            }
+            None => (0, 1),
         };
         unsafe { (self.f)(buffers.as_ptr(), dims.as_ptr(), lo, hi) };
     }

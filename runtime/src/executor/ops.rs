@@ -84,10 +84,13 @@ pub(super) fn node_operator(g: &Graph, inferred: &Inferred, run: NodeRun) -> Arc
             let ins: Vec<&[f32]> = inputs.iter().map(|a| unsafe { a.as_f32() }).collect();
             let mut outs: Vec<&mut [f32]> =
                 outputs.iter().map(|a| unsafe { a.as_f32_mut() }).collect();
+            let parallel =
+                |n: usize, task: &(dyn Fn(usize) + Sync)| crate::cpu::pool::global().run(n, task);
             let io = kiln_ops::native::NativeIo {
                 inputs: &ins,
                 in_shapes: &in_shapes,
                 outputs: &mut outs,
+                parallel: &parallel,
             };
             return (kernel.run)(&ctx, io).map_err(|e| e.render(&in_names, &out_names));
         }
