@@ -416,6 +416,23 @@ impl Executor {
                 arrays.insert(*e, a.clone());
             }
         }
+        // A written (not added) gradient that a unit computes, and that is no other
+        // head, is computed straight into the caller's gradient array: no copy.
+        let grad_array = |id: NodeId| {
+            let name = &g.node(id).name;
+            let slot = arg_names.iter().position(|n| n == name);
+            slot.and_then(|i| grads[i].clone())
+                .ok_or_else(|| Error::Input(format!("no gradient array for `{name}`")))
+        };
+        let mut direct = vec![false; training.grads.len()];
+        for (k, &(id, req)) in training.grads.iter().enumerate() {
+            let e = training.grad_entry(k);
+            let once = g.heads.iter().filter(|&&h| h == e).count() == 1;
+            if req == GradReq::Write && once && !g.node(e.node).is_variable() {
+                arrays.insert(e, grad_array(id)?);
+                direct[k] = true;
+            }
+        }
         let entry = |e: &Entry| -> Result<NDArray> {
             arrays.get(e).cloned().ok_or_else(|| {
                 Error::Input(format!(
@@ -505,16 +522,13 @@ impl Executor {
             }
         }
         for (k, &(id, req)) in training.grads.iter().enumerate() {
-            let name = &g.node(id).name;
-            let target = arg_names
-                .iter()
-                .position(|n| n == name)
-                .and_then(|i| grads[i].clone())
-                .ok_or_else(|| Error::Input(format!("no gradient array for `{name}`")))?;
+            if direct[k] {
+                continue;
+            }
             backward.push(store(
-                &format!("grad {name}"),
+                &format!("grad {}", g.node(id).name),
                 &entry(&training.grad_entry(k))?,
-                &target,
+                &grad_array(id)?,
                 req == GradReq::Add,
             )?);
         }
