@@ -92,7 +92,7 @@ pub struct MatMulUnit {
 }
 
 impl Unit {
-    fn nodes(&self) -> &[NodeId] {
+    pub(crate) fn nodes(&self) -> &[NodeId] {
         match self {
             Unit::Node(id) => std::slice::from_ref(id),
             #[cfg(feature = "llvm")]

@@ -80,13 +80,14 @@ const TANH_POLY: [f64; 5] = [
 /// not repeat subexpressions; inside reductions it returns the value itself.
 pub type Bind<'a> = &'a mut dyn FnMut(Val) -> Val;
 
-/// `exp(x)`: x = n·ln2 + r with |r| ≤ ln2/2, exp(r) by a degree-7 polynomial, times 2^n.
-pub fn exp(x: Val, b: Bind) -> Val {
+/// exp's range reduction of `x` clamped to `[min, EXP_MAX]`: `(x, n, r, r²)` with
+/// `x = n·ln2 + r`, |r| ≤ ln2/2, `n` integral, `x` and the parts bound.
+fn reduce_exp(x: Val, min: f64, b: Bind) -> (Val, Val, Val, Val) {
     let x = b(x);
     let clamped = b(bin(
         Binary::Max,
         bin(Binary::Min, x.clone(), c(EXP_MAX)),
-        c(EXP_MIN),
+        c(min),
     ));
     let n = b(Val::Unary(
         Unary::Round,
@@ -97,6 +98,12 @@ pub fn exp(x: Val, b: Bind) -> Val {
         mul(n.clone(), c(-LN2_LO)),
     ));
     let r2 = b(mul(r.clone(), r.clone()));
+    (x, n, r, r2)
+}
+
+/// `exp(x)`: x = n·ln2 + r with |r| ≤ ln2/2, exp(r) by a degree-7 polynomial, times 2^n.
+pub fn exp(x: Val, b: Bind) -> Val {
+    let (x, n, r, r2) = reduce_exp(x, EXP_MIN, b);
     let e_r = add(add(mul(horner(&r, &EXP_POLY), r2), r), c(1.0));
     // 2^n in two halves: each is a normal number where 2^n itself would overflow or be
     // subnormal, and the products round once.
@@ -193,21 +200,7 @@ const EXPM1_MIN: f64 = -25.0;
 /// both terms exact enough that nothing cancels (for n = 0 it is the polynomial itself);
 /// for n > 24, where `2^n − 1` rounds to `2^n`, `e^r·2^n − 1` with 2^n in halves as exp.
 pub fn expm1(x: Val, b: Bind) -> Val {
-    let x = b(x);
-    let clamped = b(bin(
-        Binary::Max,
-        bin(Binary::Min, x.clone(), c(EXP_MAX)),
-        c(EXPM1_MIN),
-    ));
-    let n = b(Val::Unary(
-        Unary::Round,
-        Box::new(mul(clamped.clone(), c(LOG2E))),
-    ));
-    let r = b(add(
-        add(clamped, mul(n.clone(), c(-LN2_HI))),
-        mul(n.clone(), c(-LN2_LO)),
-    ));
-    let r2 = b(mul(r.clone(), r.clone()));
+    let (x, n, r, r2) = reduce_exp(x, EXPM1_MIN, b);
     let em1_r = b(add(mul(horner(&r, &EXP_POLY), r2), r));
     let t = b(bits(BitOp::Pow2i, n.clone()));
     let moderate = add(mul(t.clone(), em1_r.clone()), add(t, c(-1.0)));

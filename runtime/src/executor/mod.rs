@@ -124,24 +124,6 @@ struct Plan {
     backward: Vec<Arc<Operator>>,
 }
 
-/// A forward operation that runs the same in training and inference goes into both
-/// forward lists; a backward one into the backward list.
-#[cfg(feature = "llvm")]
-fn plan_both(
-    forward: bool,
-    op: Arc<Operator>,
-    train: &mut Vec<Arc<Operator>>,
-    infer: &mut Vec<Arc<Operator>>,
-    backward: &mut Vec<Arc<Operator>>,
-) {
-    if forward {
-        train.push(op.clone());
-        infer.push(op);
-    } else {
-        backward.push(op);
-    }
-}
-
 fn engine() -> &'static Engine {
     Engine::global()
 }
@@ -184,7 +166,7 @@ impl Executor {
             backend: Backend::from_env(),
             batch_inputs: shapes.iter().map(|(n, _)| n.to_string()).collect(),
         };
-        Executor::build(symbol, device, args, grads, aux, binding)
+        Executor::build(symbol, device, args, grads, aux, binding, None)
     }
 
     /// Binds to the caller's arrays (every argument and aux state by name; gradient arrays
@@ -235,7 +217,15 @@ impl Executor {
             backend: Backend::from_env(),
             batch_inputs,
         };
-        Executor::build(symbol, device, arg_arrays, grad_arrays, aux_arrays, binding)
+        Executor::build(
+            symbol,
+            device,
+            arg_arrays,
+            grad_arrays,
+            aux_arrays,
+            binding,
+            None,
+        )
     }
 
     /// The same arrays bound again with another backend (to compare them, or to time
@@ -252,6 +242,7 @@ impl Executor {
             self.grads.clone(),
             self.aux.clone(),
             binding,
+            None,
         )
     }
 
@@ -273,20 +264,10 @@ impl Executor {
         self.inference_units
     }
 
+    /// The executor of `symbol` on these arrays; with `inference_outputs`, the plan of an
+    /// inference-only forward pass (operators expanded as inference computes them)
+    /// writing those arrays.
     fn build(
-        symbol: &Symbol,
-        device: Device,
-        args: Vec<NDArray>,
-        grads: Vec<Option<NDArray>>,
-        aux: Vec<NDArray>,
-        binding: Binding,
-    ) -> Result<Executor> {
-        Executor::build_for(symbol, device, args, grads, aux, binding, None)
-    }
-
-    /// [`Executor::build`]; with `inference_outputs`, the plan of an inference-only forward
-    /// pass (operators expanded as inference computes them) writing those arrays.
-    fn build_for(
         symbol: &Symbol,
         device: Device,
         args: Vec<NDArray>,
@@ -461,63 +442,46 @@ impl Executor {
                 .iter()
                 .map(entry)
                 .collect::<Result<Vec<_>>>()?;
+            // A forward operation goes into both forward lists, made for its mode (a node
+            // runs its kernel in the mode it is pushed in; a compiled one is the same);
+            // a backward one into the backward list.
+            let mut plan = |op: &dyn Fn(bool) -> Arc<Operator>| {
+                if forward {
+                    forward_train.push(op(true));
+                    forward_infer.push(op(false));
+                } else {
+                    backward.push(op(true));
+                }
+            };
+            let node = |native: bool| {
+                let id = unit.nodes()[0];
+                let (inputs, outputs, rng, inferred) = (&inputs, &outputs, &rng, &inferred);
+                move |is_train| {
+                    let run = NodeRun {
+                        id,
+                        inputs: inputs.clone(),
+                        outputs: outputs.clone(),
+                        is_train,
+                        native,
+                        seed,
+                        rng,
+                    };
+                    node_operator(g, inferred, run)
+                }
+            };
             match unit {
-                Unit::Node(id) => {
-                    let op = |is_train| NodeRun {
-                        id: *id,
-                        inputs: inputs.clone(),
-                        outputs: outputs.clone(),
-                        is_train,
-                        native: false,
-                        seed,
-                        rng: &rng,
-                    };
-                    if forward {
-                        forward_train.push(node_operator(g, &inferred, op(true)));
-                        forward_infer.push(node_operator(g, &inferred, op(false)));
-                    } else {
-                        backward.push(node_operator(g, &inferred, op(true)));
-                    }
-                }
+                Unit::Node(_) => plan(&node(false)),
                 #[cfg(feature = "llvm")]
-                Unit::Native(id) => {
-                    let op = |is_train| NodeRun {
-                        id: *id,
-                        inputs: inputs.clone(),
-                        outputs: outputs.clone(),
-                        is_train,
-                        native: true,
-                        seed,
-                        rng: &rng,
-                    };
-                    if forward {
-                        forward_train.push(node_operator(g, &inferred, op(true)));
-                        forward_infer.push(node_operator(g, &inferred, op(false)));
-                    } else {
-                        backward.push(node_operator(g, &inferred, op(true)));
-                    }
-                }
+                Unit::Native(_) => plan(&node(true)),
                 #[cfg(feature = "llvm")]
                 Unit::Kernel(k) => {
-                    let op = kernel_operator(k, inputs, outputs);
-                    plan_both(
-                        forward,
-                        op,
-                        &mut forward_train,
-                        &mut forward_infer,
-                        &mut backward,
-                    );
+                    let op = kernel_operator(k, inputs.clone(), outputs.clone());
+                    plan(&|_| op.clone())
                 }
                 #[cfg(feature = "llvm")]
                 Unit::MatMul(m) => {
-                    let op = matmul_operator(m, inputs, outputs);
-                    plan_both(
-                        forward,
-                        op,
-                        &mut forward_train,
-                        &mut forward_infer,
-                        &mut backward,
-                    );
+                    let op = matmul_operator(m, inputs.clone(), outputs.clone());
+                    plan(&|_| op.clone())
                 }
             }
         }
@@ -544,7 +508,7 @@ impl Executor {
         let mut memory = memory;
         let mut inference_units = counts;
         if separate_inference {
-            let inference = Executor::build_for(
+            let inference = Executor::build(
                 symbol,
                 device,
                 args.clone(),
@@ -727,7 +691,7 @@ impl Executor {
             batch_inputs: shapes.iter().map(|(n, _)| n.to_string()).collect(),
             ..self.binding.clone()
         };
-        Executor::build(&self.symbol, self.device, args, grads, aux, binding)
+        Executor::build(&self.symbol, self.device, args, grads, aux, binding, None)
     }
 }
 

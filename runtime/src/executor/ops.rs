@@ -104,6 +104,25 @@ pub(super) fn node_operator(g: &Graph, inferred: &Inferred, run: NodeRun) -> Arc
     })
 }
 
+/// The engine variables an operation reads and writes, and the arrays' addresses (inputs
+/// then outputs), taken once at bind.
+#[cfg(feature = "llvm")]
+fn variables_and_pointers(
+    inputs: &[NDArray],
+    outputs: &[NDArray],
+) -> (Vec<Var>, Vec<Var>, Vec<*mut u8>) {
+    let reads = inputs.iter().map(|a| a.var().clone()).collect();
+    let writes = outputs.iter().map(|a| a.var().clone()).collect();
+    // SAFETY: the operation holds the arrays, so they live as long as it does; the
+    // engine orders every access to them.
+    let pointers = inputs
+        .iter()
+        .chain(outputs)
+        .map(|a| unsafe { a.bytes_mut().as_mut_ptr() })
+        .collect();
+    (reads, writes, pointers)
+}
+
 /// The engine operation of a compiled kernel: reads its input arrays and writes its
 /// output arrays in place, through pointers taken once at bind.
 #[cfg(feature = "llvm")]
@@ -112,15 +131,7 @@ pub(super) fn kernel_operator(
     inputs: Vec<NDArray>,
     outputs: Vec<NDArray>,
 ) -> Arc<Operator> {
-    let reads: Vec<Var> = inputs.iter().map(|a| a.var().clone()).collect();
-    let writes: Vec<Var> = outputs.iter().map(|a| a.var().clone()).collect();
-    // SAFETY: the arrays live as long as the operation (it holds them); the engine orders
-    // every access to them.
-    let pointers: Vec<*mut u8> = inputs
-        .iter()
-        .chain(&outputs)
-        .map(|a| unsafe { a.bytes_mut().as_mut_ptr() })
-        .collect();
+    let (reads, writes, pointers) = variables_and_pointers(&inputs, &outputs);
     let call = KernelCall {
         kernel: k.kernel.clone(),
         dims: k.dims.clone(),
@@ -140,14 +151,7 @@ pub(super) fn matmul_operator(
     inputs: Vec<NDArray>,
     outputs: Vec<NDArray>,
 ) -> Arc<Operator> {
-    let reads: Vec<Var> = inputs.iter().map(|a| a.var().clone()).collect();
-    let writes: Vec<Var> = outputs.iter().map(|a| a.var().clone()).collect();
-    // SAFETY: as in `kernel_operator`.
-    let pointers: Vec<*mut u8> = inputs
-        .iter()
-        .chain(&outputs)
-        .map(|a| unsafe { a.bytes_mut().as_mut_ptr() })
-        .collect();
+    let (reads, writes, pointers) = variables_and_pointers(&inputs, &outputs);
     let n = inputs.len();
     // The epilogue reads the product as its last input (a scratch buffer filled per
     // run; reading the output it writes would keep LLVM from vectorizing it).
