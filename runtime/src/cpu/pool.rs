@@ -87,16 +87,19 @@ impl Pool {
             finished: AtomicUsize::new(0),
             panicked: AtomicBool::new(false),
         });
-        for i in 1..threads.max(1) {
-            let shared = shared.clone();
-            std::thread::Builder::new()
-                .name(format!("kiln-cpu-{i}"))
-                .spawn(move || worker(&shared))
-                .expect("spawning a kernel thread");
-        }
+        // A thread the system refuses only makes the pool smaller.
+        let spawned = (1..threads.max(1))
+            .filter(|i| {
+                let shared = shared.clone();
+                std::thread::Builder::new()
+                    .name(format!("kiln-cpu-{i}"))
+                    .spawn(move || worker(&shared))
+                    .is_ok()
+            })
+            .count();
         Pool {
             shared,
-            threads: threads.max(1),
+            threads: 1 + spawned,
             caller: Mutex::new(()),
         }
     }
