@@ -116,6 +116,11 @@ fn networks(s: usize) -> Vec<Network> {
         nets.push((what, conv(attrs), vec![("x", vec![2, 4 * s, 9, 8])]));
     }
     nets.push((
+        "channel-last padded 3x3 convolution",
+        conv(&[("kernel", "(3,3)"), ("pad", "(1,1)"), ("layout", "NHWC")]),
+        vec![("x", vec![2, 9, 8, 4 * s])],
+    ));
+    nets.push((
         "3x3 convolution without padding: a sum of shifted products",
         conv(&[("kernel", "(3,3)")]),
         vec![("x", vec![1, 2 * s, 6, 6])],
@@ -264,8 +269,9 @@ fn products_recognized_in_the_ir_compute_what_their_kernels_compute() {
             }
         }
     }
-    // The forward products and the data and weight gradients of the 17 networks.
-    assert!(recognized >= 51, "only {recognized} products recognized");
+    // The forward products and the data and weight gradients of the 17 channel-first
+    // networks, and the channel-last convolution's forward product.
+    assert!(recognized >= 52, "only {recognized} products recognized");
 }
 
 #[test]

@@ -301,10 +301,10 @@ pub(super) fn for_each_tap(
     }
 }
 
-/// Direct convolution in channel-first order.
-/// Channel-first convolution as a contraction: output (n, f, o...) sums, over the group's
-/// input channels c and the taps t..., data (n, group(f)·Cg + c, o·stride + t·dilate − pad)
-/// (zero outside) times weight (f, c, t...), plus the bias at f.
+/// Convolution as a contraction: output (n, f, o...) sums, over the group's input channels
+/// c and the taps t..., data (n, group(f)·Cg + c, o·stride + t·dilate − pad) (zero
+/// outside) times weight (f, c, t...), plus the bias at f; channel-last layouts hold the
+/// channel last in the output, data and weight alike.
 fn conv_contraction(
     a: &Attrs,
     ins: &[Shape],
@@ -312,28 +312,47 @@ fn conv_contraction(
     _: usize,
 ) -> Result<Contraction, OpError> {
     let g = Geometry::new(a)?;
-    if g.last {
-        return invalid("Convolution: channel-last layouts are not declared as a contraction");
-    }
-    let (rank, cg) = (outs[0].len(), ins[1][1]);
+    let rank = outs[0].len();
+    // Channel-first (N, C, spatial...) or channel-last (N, spatial..., C), the weight
+    // (F, C/g, kernel...) or (F, kernel..., C/g) alike.
+    let (f_axis, first_spatial) = if g.last { (rank - 1, 1) } else { (1, 2) };
+    let cg = ins[1][if g.last { ins[1].len() - 1 } else { 1 }];
     let fg = (g.filters / g.groups) as i64;
     let out = IndexExpr::Out;
     let red = |j: usize| IndexExpr::Out(rank + j);
-    let mut data = vec![out(0), (out(1) / fg) * cg as i64 + red(0)];
-    let mut weight = vec![out(1), red(0)];
-    for d in 0..g.kernel.len() {
-        data.push(
-            out(2 + d) * g.stride[d] as i64
+    let channel = (out(f_axis) / fg) * cg as i64 + red(0);
+    let spatial: Vec<IndexExpr> = (0..g.kernel.len())
+        .map(|d| {
+            out(first_spatial + d) * g.stride[d] as i64
                 + red(1 + d) * g.dilate[d] as i64
-                + IndexExpr::Const(-(g.pad[d] as i64)),
-        );
-        weight.push(red(1 + d));
-    }
+                + IndexExpr::Const(-(g.pad[d] as i64))
+        })
+        .collect();
+    let taps = (0..g.kernel.len()).map(|d| red(1 + d));
+    let (data, weight): (Vec<IndexExpr>, Vec<IndexExpr>) = if g.last {
+        (
+            [out(0)]
+                .into_iter()
+                .chain(spatial)
+                .chain([channel])
+                .collect(),
+            [out(f_axis)]
+                .into_iter()
+                .chain(taps)
+                .chain([red(0)])
+                .collect(),
+        )
+    } else {
+        (
+            [out(0), channel].into_iter().chain(spatial).collect(),
+            [out(f_axis), red(0)].into_iter().chain(taps).collect(),
+        )
+    };
     let mut epilogue = vec![];
     if !a.bool("no_bias") {
         epilogue.push(Read {
             input: 2,
-            coords: vec![out(1)],
+            coords: vec![out(f_axis)],
             padding: None,
         });
     }
@@ -614,6 +633,46 @@ mod tests {
         let (x, w) = (randn(&[1, 3, 9, 8], 7), randn(&[2, 3, 3, 2], 8));
         let og = randn(&[1, 2, 4, 3], 9);
         check_contraction("_backward_Convolution", &kv, &[og, x, w]);
+    }
+
+    #[test]
+    fn channel_last_convolutions_are_contractions_too() {
+        // 2-D grouped, strided, dilated with bias; 1-D and 3-D without.
+        let kv = [
+            ("kernel", "(3, 2)"),
+            ("stride", "(2, 1)"),
+            ("pad", "(1, 1)"),
+            ("dilate", "(1, 2)"),
+            ("num_filter", "4"),
+            ("num_group", "2"),
+            ("layout", "NHWC"),
+        ];
+        let (x, w, b) = (
+            randn(&[2, 7, 6, 4], 1),
+            randn(&[4, 3, 2, 2], 2),
+            randn(&[4], 3),
+        );
+        check_contraction("Convolution", &kv, &[x, w, b]);
+        let kv = [
+            ("kernel", "(3,)"),
+            ("pad", "(1,)"),
+            ("num_filter", "3"),
+            ("no_bias", "True"),
+            ("layout", "NWC"),
+        ];
+        check_contraction(
+            "Convolution",
+            &kv,
+            &[randn(&[2, 8, 2], 4), randn(&[3, 3, 2], 5)],
+        );
+        let kv = [
+            ("kernel", "(2, 2, 2)"),
+            ("num_filter", "2"),
+            ("no_bias", "True"),
+            ("layout", "NDHWC"),
+        ];
+        let (x, w) = (randn(&[1, 3, 4, 3, 2], 6), randn(&[2, 2, 2, 2, 2], 7));
+        check_contraction("Convolution", &kv, &[x, w]);
     }
 
     #[test]
