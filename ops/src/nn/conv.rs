@@ -475,23 +475,38 @@ fn conv_backward_contraction(
     k: usize,
 ) -> Result<Contraction, OpError> {
     let g = Geometry::new(a)?;
-    if g.last {
-        return invalid("Convolution: channel-last layouts are not declared as a contraction");
-    }
     let (og, w) = (&ins[0], &ins[2]);
     let spatial = g.kernel.len();
-    let (cg, fg) = (w[1] as i64, (g.filters / g.groups) as i64);
-    let out = IndexExpr::Out;
     let rank = outs.get(k).map(Vec::len).unwrap_or(0);
+    // Written channel-first — (batch, channel, spatial...) — and laid out per layout:
+    // channel-last moves the channel axis after the spatial ones, in the output
+    // coordinates and in every read alike.
+    let last = g.last;
+    let axis = |i: usize| match (last && rank > 1, i) {
+        (true, 1) => rank - 1,
+        (true, i) if i >= 2 => i - 1,
+        _ => i,
+    };
+    let out = |i: usize| IndexExpr::Out(axis(i));
+    let layout = |mut v: Vec<IndexExpr>| {
+        if last {
+            let channel = v.remove(1);
+            v.push(channel);
+        }
+        v
+    };
+    let og_spatial = |d: usize| og[if last { 1 + d } else { 2 + d }];
+    let cg = w[if last { w.len() - 1 } else { 1 }] as i64;
+    let fg = (g.filters / g.groups) as i64;
     let red = |j: usize| IndexExpr::Out(rank + j);
     let read = |input, coords, padding| Read {
         input,
-        coords,
+        coords: layout(coords),
         padding,
     };
     // Reductions over the batch and the output positions (weight and bias gradients).
     let over_outputs: Vec<usize> = std::iter::once(og[0])
-        .chain(og[2..].iter().copied())
+        .chain((0..spatial).map(og_spatial))
         .collect();
     let (extents, reads, body) = match k {
         0 => {
@@ -505,7 +520,7 @@ fn conv_backward_contraction(
                 let num = out(2 + d)
                     + red(1 + d) * -(g.dilate[d] as i64)
                     + IndexExpr::Const(g.pad[d] as i64);
-                let past = og[2 + d] as i64 + reach / s + 2;
+                let past = og_spatial(d) as i64 + reach / s + 2;
                 o.push(num.clone() / s + (num % s) * past);
                 wt.push(red(1 + d));
             }
@@ -673,6 +688,33 @@ mod tests {
         ];
         let (x, w) = (randn(&[1, 3, 4, 3, 2], 6), randn(&[2, 2, 2, 2, 2], 7));
         check_contraction("Convolution", &kv, &[x, w]);
+        // Their gradients: grouped and strided with bias in 2-D, plain in 1-D.
+        let kv = [
+            ("kernel", "(3, 2)"),
+            ("stride", "(2, 1)"),
+            ("pad", "(1, 1)"),
+            ("num_filter", "4"),
+            ("num_group", "2"),
+            ("layout", "NHWC"),
+        ];
+        let (x, w, og) = (
+            randn(&[2, 7, 6, 4], 8),
+            randn(&[4, 3, 2, 2], 9),
+            randn(&[2, 4, 7, 4], 10),
+        );
+        check_contraction("_backward_Convolution", &kv, &[og, x, w]);
+        let kv = [
+            ("kernel", "(3,)"),
+            ("num_filter", "3"),
+            ("no_bias", "True"),
+            ("layout", "NWC"),
+        ];
+        let (x, w, og) = (
+            randn(&[2, 8, 2], 11),
+            randn(&[3, 3, 2], 12),
+            randn(&[2, 6, 3], 13),
+        );
+        check_contraction("_backward_Convolution", &kv, &[og, x, w]);
     }
 
     #[test]
