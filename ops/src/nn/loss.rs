@@ -13,7 +13,8 @@
 //! node gets no head-gradient variable for it.
 
 use super::common::{elems, numel, Through};
-use super::softmax::softmax_along;
+use super::softmax::softmax_into;
+use crate::native::{Native, Real};
 use crate::param::{param, ParamDef, ParamType};
 use crate::shape::{fmt_shape, invalid, is_known, same_shape, set_in, unify, OpError, Shape, Slot};
 use crate::{
@@ -87,6 +88,7 @@ static SOFTMAX_OUTPUT: OpDef = OpDef {
     infer_shape: softmax_output_shape,
     cost: |_, ins, _| elems(&ins[0]).saturating_mul(5),
     grad: Grad::Rule(softmax_output_grad),
+    native: Some(SOFTMAX_OUTPUT_NATIVE),
     loss: true,
     ..OpDef::new(
         SO,
@@ -140,28 +142,57 @@ fn softmax_output_shape(a: &Attrs, ins: &mut [Shape], outs: &mut [Shape]) -> Res
 }
 
 fn softmax_output_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
-    let a = ctx.attrs;
     let x = ins[0];
-    let nd = x.shape.len();
-    let data = if a.bool("multi_output") && nd >= 2 {
-        let (n, k) = (x.shape[0], x.shape[1]);
-        let view = Tensor {
-            shape: vec![n, k, x.len() / (n * k).max(1)],
-            ..x.clone()
-        };
-        softmax_along(&view, 1, 1.0, false, None)
-    } else if a.bool("preserve_shape") {
-        softmax_along(x, nd - 1, 1.0, false, None)
-    } else {
-        let n = x.shape[0];
-        let view = Tensor {
-            shape: vec![n, x.len() / n.max(1)],
-            ..x.clone()
-        };
-        softmax_along(&view, 1, 1.0, false, None)
-    };
+    let mut data = vec![0.0; x.len()];
+    softmax_into(
+        &x.data,
+        view(ctx.attrs, &x.shape),
+        1.0,
+        false,
+        None,
+        &mut data,
+    );
     Ok(vec![Tensor { data, ..x.clone() }])
 }
+
+/// The softmax's view of data of `shape`: n rows of k classes at s positions, class
+/// stride s.
+fn view(a: &Attrs, shape: &[usize]) -> (usize, usize, usize) {
+    let len = numel(shape);
+    if a.bool("multi_output") && shape.len() >= 2 {
+        let (n, k) = (shape[0], shape[1]);
+        (n, k, len / (n * k).max(1))
+    } else if a.bool("preserve_shape") {
+        let k = shape.last().copied().unwrap_or(1);
+        (len / k.max(1), k, 1)
+    } else {
+        let n = shape.first().copied().unwrap_or(1);
+        (n, len / n.max(1), 1)
+    }
+}
+
+/// SoftmaxOutput's native kernels: every configuration.
+const SOFTMAX_OUTPUT_NATIVE: Native = Native {
+    supports: |_, shapes| !shapes.is_empty(),
+    run: |ctx, io| {
+        let out = &mut *io.outputs[0];
+        out.fill(0.0);
+        let view = view(ctx.attrs, &io.in_shapes[0]);
+        softmax_into(io.inputs[0], view, 1.0, false, None, out);
+        Ok(())
+    },
+};
+const SOFTMAX_OUTPUT_BACKWARD_NATIVE: Native = Native {
+    supports: |_, shapes| shapes.len() == 2,
+    run: |ctx, io| {
+        let (p, label) = (
+            (io.inputs[0], &io.in_shapes[0]),
+            (io.inputs[1], &io.in_shapes[1]),
+        );
+        softmax_output_backward(ctx.attrs, p, label, io.outputs[0]);
+        Ok(())
+    },
+};
 
 fn softmax_output_grad(
     g: &mut dyn GradGraph,
@@ -201,6 +232,7 @@ static SOFTMAX_OUTPUT_BACKWARD: OpDef = OpDef {
     },
     cost: |_, ins, _| elems(&ins[0]).saturating_mul(2),
     grad: Grad::NotDifferentiable,
+    native: Some(SOFTMAX_OUTPUT_BACKWARD_NATIVE),
     ..OpDef::new(
         "_backward_SoftmaxOutput",
         Pattern::Opaque,
@@ -212,50 +244,41 @@ static SOFTMAX_OUTPUT_BACKWARD: OpDef = OpDef {
 };
 
 fn softmax_output_backward_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
-    let a = ctx.attrs;
     let (p, label) = (ins[0], ins[1]);
-    let scale = a.float("grad_scale");
     let mut dx = p.clone();
-    if label.shape == p.shape {
-        for (d, l) in dx.data.iter_mut().zip(&label.data) {
-            *d = (*d - l) * scale;
+    let ins = (
+        (p.data.as_slice(), &p.shape),
+        (label.data.as_slice(), &label.shape),
+    );
+    softmax_output_backward(ctx.attrs, ins.0, ins.1, &mut dx.data);
+    Ok(vec![dx])
+}
+
+/// The gradient into `dx` from the output `p` and the label, each with its shape:
+/// shared by the reference (f64) and the native kernel (f32).
+fn softmax_output_backward<T: Real>(
+    a: &Attrs,
+    (p, p_shape): (&[T], &Shape),
+    (label, label_shape): (&[T], &Shape),
+    dx: &mut [T],
+) {
+    let scale = a.float("grad_scale");
+    if label_shape == p_shape {
+        for ((d, &pv), &l) in dx.iter_mut().zip(p).zip(label) {
+            *d = T::from_f64((pv.to_f64() - l.to_f64()) * scale);
         }
-        return Ok(vec![dx]);
+        return;
     }
-    // The softmax's view: n rows of k classes at s positions, class stride s.
-    let multi = a.bool("multi_output") && p.shape.len() >= 2;
-    let (n, k, s) = if multi {
-        let (n, k) = (p.shape[0], p.shape[1]);
-        (n, k, p.len() / (n * k).max(1))
-    } else if a.bool("preserve_shape") {
-        let k = p.shape.last().copied().unwrap_or(1);
-        (p.len() / k.max(1), k, 1)
-    } else {
-        let n = p.shape.first().copied().unwrap_or(1);
-        (n, p.len() / n.max(1), 1)
-    };
+    let multi = a.bool("multi_output") && p_shape.len() >= 2;
+    let (n, k, s) = view(a, p_shape);
     let ignore = a.float("ignore_label") as i64;
     let use_ignore = a.bool("use_ignore");
     let alpha = a.float("smooth_alpha");
     let off_label = if k > 1 { alpha / (k - 1) as f64 } else { 0.0 };
-    for b in 0..n {
-        for pos in 0..s {
-            // Row (b, pos) reads the flattened label's entry b·s + pos, as MXNet.
-            let class = label.data.get(b * s + pos).map_or(-1, |&l| l as i64);
-            let ignored = use_ignore && class == ignore;
-            for j in 0..k {
-                let i = (b * k + j) * s + pos;
-                dx.data[i] = if ignored {
-                    0.0
-                } else if j as i64 == class {
-                    p.data[i] - 1.0 + alpha
-                } else {
-                    p.data[i] - off_label
-                };
-            }
-        }
-    }
-    let valid = label.data.iter().filter(|&&l| l as i64 != ignore).count();
+    let valid = label
+        .iter()
+        .filter(|&&l| l.to_f64() as i64 != ignore)
+        .count();
     let norm = match a.str("normalization") {
         "valid" => valid.max(1),
         "batch" if multi => n * s,
@@ -264,8 +287,25 @@ fn softmax_output_backward_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<T
         _ => 1,
     };
     let factor = scale / norm.max(1) as f64;
-    dx.data.iter_mut().for_each(|v| *v *= factor);
-    Ok(vec![dx])
+    for b in 0..n {
+        for pos in 0..s {
+            // Row (b, pos) reads the flattened label's entry b·s + pos, as MXNet.
+            let class = label.get(b * s + pos).map_or(-1, |&l| l.to_f64() as i64);
+            let ignored = use_ignore && class == ignore;
+            for j in 0..k {
+                let i = (b * k + j) * s + pos;
+                let pv = p[i].to_f64();
+                let g = if ignored {
+                    0.0
+                } else if j as i64 == class {
+                    pv - 1.0 + alpha
+                } else {
+                    pv - off_label
+                };
+                dx[i] = T::from_f64(g * factor);
+            }
+        }
+    }
 }
 
 const REGRESSION_PARAMS: &[ParamDef] = &[param(
@@ -734,5 +774,55 @@ mod tests {
         assert_eq!((ins[1].clone(), outs), (vec![4], vec![vec![4, 10]]));
         let (ins, outs) = infer("_backward_MAERegressionOutput", &[], &[&[], &[4, 1]]).unwrap();
         assert_eq!((ins[0].clone(), outs), (vec![4], vec![vec![4, 1]]));
+    }
+
+    #[test]
+    fn softmax_output_natives_compute_what_the_references_compute() {
+        let x = randn(&[4, 5], 1);
+        let labels = t(&[4], vec![0.0, 3.0, 4.0, 1.0]);
+        let configs: [&[(&str, &str)]; 4] = [
+            &[],
+            &[("normalization", "batch"), ("grad_scale", "2.5")],
+            &[
+                ("use_ignore", "True"),
+                ("ignore_label", "3"),
+                ("normalization", "valid"),
+            ],
+            &[("smooth_alpha", "0.1")],
+        ];
+        for kv in configs {
+            check_native(
+                "SoftmaxOutput",
+                kv,
+                &[x.clone(), labels.clone()],
+                true,
+                1e-6,
+            );
+            let p = run("SoftmaxOutput", kv, &[&x, &labels], true)
+                .unwrap()
+                .remove(0);
+            check_native(
+                "_backward_SoftmaxOutput",
+                kv,
+                &[p, labels.clone()],
+                true,
+                1e-6,
+            );
+        }
+        // multi_output over (n, k, spatial) with a (n, spatial) label.
+        let kv = [("multi_output", "True")];
+        let x = randn(&[2, 3, 4], 2);
+        let labels = t(&[2, 4], vec![0.0, 1.0, 2.0, 0.0, 2.0, 2.0, 1.0, 0.0]);
+        check_native(
+            "SoftmaxOutput",
+            &kv,
+            &[x.clone(), labels.clone()],
+            true,
+            1e-6,
+        );
+        let p = run("SoftmaxOutput", &kv, &[&x, &labels], true)
+            .unwrap()
+            .remove(0);
+        check_native("_backward_SoftmaxOutput", &kv, &[p, labels], true, 1e-6);
     }
 }

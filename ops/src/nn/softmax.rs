@@ -7,6 +7,7 @@
 //! are in play (the gradient has the data's dtype); lengths get no gradient.
 
 use super::common::{all_grads, axis_of, elems, rank_error, split_at_axis, strings, Through};
+use crate::native::Real;
 use crate::param::{param, ParamDef, ParamType};
 use crate::shape::{invalid, same_dtype, same_shape, set_in, OpError, Shape, Slot};
 use crate::{
@@ -209,29 +210,43 @@ pub(super) fn softmax_along(
     log: bool,
     lengths: Option<&Tensor>,
 ) -> Vec<f64> {
-    let (outer, m, inner) = split_at_axis(&x.shape, ax);
     let mut out = vec![0.0; x.len()];
+    let view = split_at_axis(&x.shape, ax);
+    let lengths = lengths.map(|l| l.data.as_slice());
+    softmax_into(&x.data, view, temperature, log, lengths, &mut out);
+    out
+}
+
+/// Softmax of `x` viewed as `(outer, m, inner)` along `m`, into `out` (untouched past a
+/// row's length): shared by the reference (f64) and native kernels (f32).
+pub(super) fn softmax_into<T: Real>(
+    x: &[T],
+    (outer, m, inner): (usize, usize, usize),
+    temperature: f64,
+    log: bool,
+    lengths: Option<&[T]>,
+    out: &mut [T],
+) {
     for o in 0..outer {
         for i in 0..inner {
             let at = |j: usize| (o * m + j) * inner + i;
             // Out-of-range lengths are clipped to the axis.
-            let len = lengths.map_or(m, |l| (l.data[o * inner + i].max(0.0) as usize).min(m));
+            let len = lengths.map_or(m, |l| (l[o * inner + i].to_f64().max(0.0) as usize).min(m));
             if len == 0 {
                 continue;
             }
             let max = (0..len)
-                .map(|j| x.data[at(j)])
+                .map(|j| x[at(j)].to_f64())
                 .fold(f64::NEG_INFINITY, f64::max);
             let sum: f64 = (0..len)
-                .map(|j| ((x.data[at(j)] - max) / temperature).exp())
+                .map(|j| ((x[at(j)].to_f64() - max) / temperature).exp())
                 .sum();
             for j in 0..len {
-                let z = (x.data[at(j)] - max) / temperature;
-                out[at(j)] = if log { z - sum.ln() } else { z.exp() / sum };
+                let z = (x[at(j)].to_f64() - max) / temperature;
+                out[at(j)] = T::from_f64(if log { z - sum.ln() } else { z.exp() / sum });
             }
         }
     }
-    out
 }
 
 fn softmax_ref(ctx: &KernelCtx, ins: &[&Tensor], log: bool) -> Result<Vec<Tensor>, OpError> {
