@@ -17,6 +17,7 @@
 //! ignored even when output_mean_var makes them visible.
 
 use super::common::{axis_of, elems, split_at_axis, Through};
+use crate::native::{Native, Real};
 use crate::param::{param, py_float, ParamDef, ParamType};
 use crate::shape::{same_shape, set_in, set_out, OpError, Shape, Slot};
 use crate::{
@@ -95,6 +96,7 @@ static BATCH_NORM: OpDef = OpDef {
     grad: Grad::Rule(bn_grad),
     aux_update: Some(bn_aux_update),
     expand: Some(bn_expand),
+    native: Some(BN_NATIVE),
     ..OpDef::new(
         OP,
         Pattern::Opaque,
@@ -248,22 +250,41 @@ fn bn_cost(_: &Attrs, ins: &[Shape], _: &[Shape]) -> u64 {
 }
 
 fn bn_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
+    let (x, gamma) = (ins[0], ins[1]);
+    let c = x.shape[channel_axis(ctx.attrs, &x.shape)?];
+    let mut out = x.clone();
+    let (mut means, mut invstds) = (vec![0.0; c], vec![0.0; c]);
+    let data: [&[f64]; 5] = std::array::from_fn(|i| ins[i].data.as_slice());
+    let outs = [out.data.as_mut_slice(), &mut means, &mut invstds];
+    bn_forward(ctx, &x.shape, data, outs)?;
+    let vector = |data| Tensor {
+        dtype: gamma.dtype,
+        shape: vec![c],
+        data,
+    };
+    Ok(vec![out, vector(means), vector(invstds)])
+}
+
+/// The forward pass into `[out, mean, invstd]` from `[data, gamma, beta, moving_mean,
+/// moving_var]`, data of `shape`: shared by the reference (f64) and native (f32) kernels.
+fn bn_forward<T: Real>(
+    ctx: &KernelCtx,
+    shape: &[usize],
+    [x, gamma, beta, moving_mean, moving_var]: [&[T]; 5],
+    [out, means, invstds]: [&mut [T]; 3],
+) -> Result<(), OpError> {
     let a = ctx.attrs;
-    let x = ins[0];
-    let (gamma, beta, moving_mean, moving_var) = (ins[1], ins[2], ins[3], ins[4]);
     let eps = a.float("eps");
     let batch_stats = ctx.is_train && !a.bool("use_global_stats");
-    let (outer, c, inner) = split_at_axis(&x.shape, channel_axis(a, &x.shape)?);
+    let (outer, c, inner) = split_at_axis(shape, channel_axis(a, shape)?);
     let m = (outer * inner) as f64;
     // The elements of channel `ch`, by linear index.
     let channel =
         |ch: usize| (0..outer).flat_map(move |o| (0..inner).map(move |i| (o * c + ch) * inner + i));
-    let mut out = x.clone();
-    let (mut means, mut invstds) = (vec![0.0; c], vec![0.0; c]);
     for ch in 0..c {
         let (mean, invstd) = if batch_stats {
-            let mean = channel(ch).map(|i| x.data[i]).sum::<f64>() / m;
-            let sq: f64 = channel(ch).map(|i| (x.data[i] - mean).powi(2)).sum();
+            let mean = channel(ch).map(|i| x[i].to_f64()).sum::<f64>() / m;
+            let sq: f64 = channel(ch).map(|i| (x[i].to_f64() - mean).powi(2)).sum();
             // MXNet avoids 1/0 for a constant channel without eps.
             let invstd = if sq == 0.0 && eps == 0.0 {
                 0.0
@@ -273,28 +294,48 @@ fn bn_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
             (mean, invstd)
         } else {
             (
-                moving_mean.data[ch],
-                1.0 / (moving_var.data[ch] + eps).sqrt(),
+                moving_mean[ch].to_f64(),
+                1.0 / (moving_var[ch].to_f64() + eps).sqrt(),
             )
         };
         let g = if a.bool("fix_gamma") {
             1.0
         } else {
-            gamma.data[ch]
+            gamma[ch].to_f64()
         };
+        let b = beta[ch].to_f64();
         for i in channel(ch) {
-            out.data[i] = (x.data[i] - mean) * invstd * g + beta.data[ch];
+            out[i] = T::from_f64((x[i].to_f64() - mean) * invstd * g + b);
         }
-        means[ch] = mean;
-        invstds[ch] = invstd;
+        means[ch] = T::from_f64(mean);
+        invstds[ch] = T::from_f64(invstd);
     }
-    let vector = |data| Tensor {
-        dtype: gamma.dtype,
-        shape: vec![c],
-        data,
-    };
-    Ok(vec![out, vector(means), vector(invstds)])
+    Ok(())
 }
+
+/// BatchNorm's native kernels: every configuration.
+const BN_NATIVE: Native = Native {
+    supports: |_, shapes| shapes.len() == 5 && !shapes[0].is_empty(),
+    run: |ctx, io| {
+        let ins: [&[f32]; 5] = std::array::from_fn(|i| io.inputs[i]);
+        let [out, mean, var] = io.outputs else {
+            return Err(OpError::Invalid("BatchNorm: three outputs expected".into()));
+        };
+        bn_forward(ctx, &io.in_shapes[0], ins, [out, mean, var])
+    },
+};
+const BN_BACKWARD_NATIVE: Native = Native {
+    supports: |_, shapes| shapes.len() == 5 && !shapes[1].is_empty(),
+    run: |ctx, io| {
+        let ins: [&[f32]; 5] = std::array::from_fn(|i| io.inputs[i]);
+        let [dx, dgamma, dbeta] = io.outputs else {
+            return Err(OpError::Invalid(
+                "_backward_BatchNorm: three outputs expected".into(),
+            ));
+        };
+        bn_backward(ctx, &io.in_shapes[1], ins, [dx, dgamma, dbeta])
+    },
+};
 
 fn bn_grad(g: &mut dyn GradGraph, ctx: &GradCtx) -> Result<Vec<Option<Handle>>, OpError> {
     let (i, o) = (ctx.inputs, ctx.outputs);
@@ -359,6 +400,7 @@ static BATCH_NORM_BACKWARD: OpDef = OpDef {
     },
     infer_shape: |a, ins, outs| BN_THROUGH.shapes(bn_shape, a, ins, outs),
     infer_dtype: |a, ins, outs| BN_THROUGH.dtypes(bn_dtype, a, ins, outs),
+    native: Some(BN_BACKWARD_NATIVE),
     inplace: &[],
     // About twice the forward's passes over the data.
     cost: |_, ins, _| ins.get(1).map_or(0, |d| elems(d).saturating_mul(8)),
@@ -382,40 +424,55 @@ const BN_THROUGH: Through = Through {
 };
 
 fn bn_backward_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
-    let a = ctx.attrs;
-    let (og, x, gamma, mean, invstd) = (ins[0], ins[1], ins[2], ins[3], ins[4]);
-    let batch_stats = ctx.is_train && !a.bool("use_global_stats");
-    let fix_gamma = a.bool("fix_gamma");
-    let (outer, c, inner) = split_at_axis(&x.shape, channel_axis(a, &x.shape)?);
-    let m = (outer * inner) as f64;
-    let channel =
-        |ch: usize| (0..outer).flat_map(move |o| (0..inner).map(move |i| (o * c + ch) * inner + i));
+    let (x, gamma) = (ins[1], ins[2]);
+    let c = x.shape[channel_axis(ctx.attrs, &x.shape)?];
     let mut dx = x.clone();
     let (mut dgamma, mut dbeta) = (vec![0.0; c], vec![0.0; c]);
-    for ch in 0..c {
-        let g = if fix_gamma { 1.0 } else { gamma.data[ch] };
-        let xhat = |i: usize| (x.data[i] - mean.data[ch]) * invstd.data[ch];
-        let sum_dy: f64 = channel(ch).map(|i| og.data[i]).sum();
-        let sum_dy_xhat: f64 = channel(ch).map(|i| og.data[i] * xhat(i)).sum();
-        for i in channel(ch) {
-            let direct = og.data[i];
-            // Through the batch mean and variance: −mean(dy) − x̂·mean(dy·x̂).
-            let through_stats = if batch_stats {
-                -sum_dy / m - xhat(i) * sum_dy_xhat / m
-            } else {
-                0.0
-            };
-            dx.data[i] = g * invstd.data[ch] * (direct + through_stats);
-        }
-        dgamma[ch] = if fix_gamma { 0.0 } else { sum_dy_xhat };
-        dbeta[ch] = sum_dy;
-    }
+    let data: [&[f64]; 5] = std::array::from_fn(|i| ins[i].data.as_slice());
+    bn_backward(ctx, &x.shape, data, [&mut dx.data, &mut dgamma, &mut dbeta])?;
     let vector = |data| Tensor {
         dtype: gamma.dtype,
         shape: vec![c],
         data,
     };
     Ok(vec![dx, vector(dgamma), vector(dbeta)])
+}
+
+/// The gradient into `[dx, dgamma, dbeta]` from `[ograd, data, gamma, mean, invstd]`,
+/// data of `shape`: shared by the reference (f64) and native (f32) kernels.
+fn bn_backward<T: Real>(
+    ctx: &KernelCtx,
+    shape: &[usize],
+    [og, x, gamma, mean, invstd]: [&[T]; 5],
+    [dx, dgamma, dbeta]: [&mut [T]; 3],
+) -> Result<(), OpError> {
+    let a = ctx.attrs;
+    let batch_stats = ctx.is_train && !a.bool("use_global_stats");
+    let fix_gamma = a.bool("fix_gamma");
+    let (outer, c, inner) = split_at_axis(shape, channel_axis(a, shape)?);
+    let m = (outer * inner) as f64;
+    let channel =
+        |ch: usize| (0..outer).flat_map(move |o| (0..inner).map(move |i| (o * c + ch) * inner + i));
+    for ch in 0..c {
+        let g = if fix_gamma { 1.0 } else { gamma[ch].to_f64() };
+        let (mu, s) = (mean[ch].to_f64(), invstd[ch].to_f64());
+        let xhat = |i: usize| (x[i].to_f64() - mu) * s;
+        let sum_dy: f64 = channel(ch).map(|i| og[i].to_f64()).sum();
+        let sum_dy_xhat: f64 = channel(ch).map(|i| og[i].to_f64() * xhat(i)).sum();
+        for i in channel(ch) {
+            let direct = og[i].to_f64();
+            // Through the batch mean and variance: −mean(dy) − x̂·mean(dy·x̂).
+            let through_stats = if batch_stats {
+                -sum_dy / m - xhat(i) * sum_dy_xhat / m
+            } else {
+                0.0
+            };
+            dx[i] = T::from_f64(g * s * (direct + through_stats));
+        }
+        dgamma[ch] = T::from_f64(if fix_gamma { 0.0 } else { sum_dy_xhat });
+        dbeta[ch] = T::from_f64(sum_dy);
+    }
+    Ok(())
 }
 
 pub fn register(r: &mut Registry) {
@@ -683,5 +740,31 @@ mod tests {
         // use_global_stats leaves them as they are.
         let new = aux_update(&[("use_global_stats", "True")], &ins);
         assert_eq!((&new[0], &new[1]), (&ins[3], &ins[4]));
+    }
+
+    #[test]
+    fn the_native_kernels_compute_what_the_references_compute() {
+        // Four channels along axis 1 and along the last axis.
+        let x = randn(&[3, 4, 5, 4], 1);
+        let (gamma, beta) = (randn(&[4], 2), randn(&[4], 3));
+        let (mm, mv) = (randn(&[4], 4), t(&[4], vec![0.5, 1.0, 1.5, 2.0]));
+        let ins = [x.clone(), gamma.clone(), beta, mm, mv];
+        for (kv, train) in [
+            (&[("fix_gamma", "False")][..], true),
+            (&[("fix_gamma", "True"), ("eps", "0.01")][..], true),
+            (&[("fix_gamma", "False")][..], false),
+            (
+                &[("fix_gamma", "False"), ("use_global_stats", "True")][..],
+                true,
+            ),
+            (&[("fix_gamma", "False"), ("axis", "-1")][..], true),
+        ] {
+            check_native(BN, kv, &ins, train, 1e-5);
+            let refs: Vec<&Tensor> = ins.iter().collect();
+            let fwd = run(BN, kv, &refs, train).unwrap();
+            let og = randn(&x.shape, 5);
+            let back = [og, x.clone(), gamma.clone(), fwd[1].clone(), fwd[2].clone()];
+            check_native("_backward_BatchNorm", kv, &back, train, 1e-5);
+        }
     }
 }
