@@ -1,6 +1,7 @@
 //! Matrix products ([`MatMul`], recognized in the kernel IR) on the gemm crate, split over
-//! the kernels' pool along the first domain axis longer than 1, each block's epilogue applied right after its
-//! products are stored, while they are still in cache.
+//! the kernels' pool (along an outer loop, or the larger operand's side), each block's
+//! epilogue applied right after its products are stored where the split follows the
+//! epilogue's outer loop, else once after all of them.
 
 use super::pool;
 use gemm::Parallelism;
