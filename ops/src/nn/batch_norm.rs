@@ -17,9 +17,9 @@
 //! ignored even when output_mean_var makes them visible.
 
 use super::common::{axis_of, elems, split_at_axis, Through};
-use crate::native::{Native, Real};
+use crate::native::{Native, NativeIo, Real};
 use crate::param::{param, py_float, ParamDef, ParamType};
-use crate::shape::{same_shape, set_in, set_out, OpError, Shape, Slot};
+use crate::shape::{invalid, same_shape, set_in, set_out, OpError, Shape, Slot};
 use crate::{
     Attrs, Compute, DType, Grad, GradCtx, GradGraph, Handle, Inputs, KernelCtx, OpDef, Outputs,
     Pattern, Registry, Tensor,
@@ -250,19 +250,46 @@ fn bn_cost(_: &Attrs, ins: &[Shape], _: &[Shape]) -> u64 {
 }
 
 fn bn_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
-    let (x, gamma) = (ins[0], ins[1]);
+    on_tensors(ctx, ins, 0, bn_forward)
+}
+
+/// Both directions' kernels: `[f(data-shaped), per-channel, per-channel] = core([5
+/// inputs])`, the data being input `data`.
+type Core<T> = fn(&KernelCtx, &[usize], [&[T]; 5], [&mut [T]; 3]) -> Result<(), OpError>;
+
+/// `core` on the reference's f64 tensors; the per-channel outputs in gamma's dtype.
+fn on_tensors(
+    ctx: &KernelCtx,
+    ins: &[&Tensor],
+    data: usize,
+    core: Core<f64>,
+) -> Result<Vec<Tensor>, OpError> {
+    let (x, gamma) = (ins[data], ins[data + 1]);
     let c = x.shape[channel_axis(ctx.attrs, &x.shape)?];
-    let mut out = x.clone();
-    let (mut means, mut invstds) = (vec![0.0; c], vec![0.0; c]);
-    let data: [&[f64]; 5] = std::array::from_fn(|i| ins[i].data.as_slice());
-    let outs = [out.data.as_mut_slice(), &mut means, &mut invstds];
-    bn_forward(ctx, &x.shape, data, outs)?;
+    let mut full = x.clone();
+    let (mut first, mut second) = (vec![0.0; c], vec![0.0; c]);
+    let values: [&[f64]; 5] = std::array::from_fn(|i| ins[i].data.as_slice());
+    core(
+        ctx,
+        &x.shape,
+        values,
+        [&mut full.data, &mut first, &mut second],
+    )?;
     let vector = |data| Tensor {
         dtype: gamma.dtype,
         shape: vec![c],
         data,
     };
-    Ok(vec![out, vector(means), vector(invstds)])
+    Ok(vec![full, vector(first), vector(second)])
+}
+
+/// `core` on a native call's f32 buffers.
+fn on_buffers(ctx: &KernelCtx, io: NativeIo, data: usize, core: Core<f32>) -> Result<(), OpError> {
+    let ins: [&[f32]; 5] = std::array::from_fn(|i| io.inputs[i]);
+    match io.outputs {
+        [a, b, c] => core(ctx, &io.in_shapes[data], ins, [a, b, c]),
+        _ => invalid(format!("{OP}: three outputs expected")),
+    }
 }
 
 /// The forward pass into `[out, mean, invstd]` from `[data, gamma, beta, moving_mean,
@@ -316,25 +343,11 @@ fn bn_forward<T: Real>(
 /// BatchNorm's native kernels: every configuration.
 const BN_NATIVE: Native = Native {
     supports: |_, shapes| shapes.len() == 5 && !shapes[0].is_empty(),
-    run: |ctx, io| {
-        let ins: [&[f32]; 5] = std::array::from_fn(|i| io.inputs[i]);
-        let [out, mean, var] = io.outputs else {
-            return Err(OpError::Invalid("BatchNorm: three outputs expected".into()));
-        };
-        bn_forward(ctx, &io.in_shapes[0], ins, [out, mean, var])
-    },
+    run: |ctx, io| on_buffers(ctx, io, 0, bn_forward),
 };
 const BN_BACKWARD_NATIVE: Native = Native {
     supports: |_, shapes| shapes.len() == 5 && !shapes[1].is_empty(),
-    run: |ctx, io| {
-        let ins: [&[f32]; 5] = std::array::from_fn(|i| io.inputs[i]);
-        let [dx, dgamma, dbeta] = io.outputs else {
-            return Err(OpError::Invalid(
-                "_backward_BatchNorm: three outputs expected".into(),
-            ));
-        };
-        bn_backward(ctx, &io.in_shapes[1], ins, [dx, dgamma, dbeta])
-    },
+    run: |ctx, io| on_buffers(ctx, io, 1, bn_backward),
 };
 
 fn bn_grad(g: &mut dyn GradGraph, ctx: &GradCtx) -> Result<Vec<Option<Handle>>, OpError> {
@@ -424,18 +437,7 @@ const BN_THROUGH: Through = Through {
 };
 
 fn bn_backward_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
-    let (x, gamma) = (ins[1], ins[2]);
-    let c = x.shape[channel_axis(ctx.attrs, &x.shape)?];
-    let mut dx = x.clone();
-    let (mut dgamma, mut dbeta) = (vec![0.0; c], vec![0.0; c]);
-    let data: [&[f64]; 5] = std::array::from_fn(|i| ins[i].data.as_slice());
-    bn_backward(ctx, &x.shape, data, [&mut dx.data, &mut dgamma, &mut dbeta])?;
-    let vector = |data| Tensor {
-        dtype: gamma.dtype,
-        shape: vec![c],
-        data,
-    };
-    Ok(vec![dx, vector(dgamma), vector(dbeta)])
+    on_tensors(ctx, ins, 1, bn_backward)
 }
 
 /// The gradient into `[dx, dgamma, dbeta]` from `[ograd, data, gamma, mean, invstd]`,
