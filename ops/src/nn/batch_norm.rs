@@ -253,7 +253,7 @@ fn bn_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
     on_tensors(ctx, ins, 0, bn_forward)
 }
 
-/// Both directions' kernels: `[f(data-shaped), per-channel, per-channel] = core([5
+/// Both directions' kernels: `[data-shaped, per-channel, per-channel] = core([5
 /// inputs])`, the data being input `data`.
 type Core<T> = fn(&KernelCtx, &[usize], [&[T]; 5], [&mut [T]; 3]) -> Result<(), OpError>;
 
