@@ -300,13 +300,14 @@ fn a_padded_convolution_packs_its_windows() {
     assert_eq!((mm.m, mm.n, mm.k), (36, 4, 18));
 }
 
-/// Every network (8× larger) bound for training on the JIT, its products on gemm:
-/// outputs and gradients as the interpreter computes them, relative to their scale.
+/// Every network (8× larger) bound for training on the JIT, its products on gemm (the
+/// padded 3x3 convolutions with Winograd's algorithm): outputs and gradients as the
+/// interpreter computes them, relative to their scale.
 #[cfg(feature = "llvm")]
 #[test]
 fn executors_run_products_on_gemm_as_the_interpreter_computes_them() {
     use kiln_runtime::{Backend, Device, Executor, GradReqs, NDArray};
-    let mut products = 0;
+    let (mut products, mut winograd) = (0, 0);
     for (what, net, shapes) in networks(8) {
         let loss = call(
             "MakeLoss",
@@ -319,6 +320,7 @@ fn executors_run_products_on_gemm_as_the_interpreter_computes_them() {
             .rebind(Backend::Jit)
             .unwrap();
         products += exe.backend().1.products;
+        winograd += exe.backend().1.winograd;
         for (i, a) in exe.arg_arrays().iter().enumerate() {
             let t = tensor(DType::F32, a.shape(), i as f64 + 0.5);
             a.copy_from(&NDArray::from_tensor(&t, Device::Cpu).unwrap())
@@ -346,4 +348,7 @@ fn executors_run_products_on_gemm_as_the_interpreter_computes_them() {
         assert!(worst <= 1e-4, "{what}: {worst:e} from the interpreter");
     }
     assert!(products >= 40, "only {products} products ran on gemm");
+    // The 3x3 convolutions of stride 1 and one group: padded channel-first and
+    // channel-last, and unpadded.
+    assert_eq!(winograd, 3, "Winograd convolutions");
 }

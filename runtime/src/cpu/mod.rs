@@ -11,6 +11,7 @@ pub mod matmul;
 mod orc;
 pub mod pool;
 pub mod scratch;
+pub mod winograd;
 
 #[cfg(feature = "llvm")]
 pub use jit::{CompiledKernel, Jit, Origin};

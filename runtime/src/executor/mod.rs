@@ -72,6 +72,8 @@ pub struct Executor {
 pub struct UnitCounts {
     pub kernels: usize,
     pub products: usize,
+    /// Of the products, convolutions run with Winograd's algorithm.
+    pub winograd: usize,
     /// Library nodes on their native f32 kernels.
     pub native: usize,
     pub nodes: usize,
@@ -88,7 +90,10 @@ impl UnitCounts {
                 #[cfg(feature = "llvm")]
                 Unit::Kernel(_) => c.kernels += 1,
                 #[cfg(feature = "llvm")]
-                Unit::MatMul(_) => c.products += 1,
+                Unit::MatMul(m) => {
+                    c.products += 1;
+                    c.winograd += usize::from(m.winograd.is_some());
+                }
             }
         }
         c
@@ -99,8 +104,9 @@ impl std::fmt::Display for UnitCounts {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{} compiled kernels, {} gemm products, {} native nodes, {} reference nodes",
-            self.kernels, self.products, self.native, self.nodes
+            "{} compiled kernels, {} gemm products ({} Winograd), {} native nodes, {} \
+             reference nodes",
+            self.kernels, self.products, self.winograd, self.native, self.nodes
         )
     }
 }

@@ -171,7 +171,17 @@ pub(super) fn matmul_operator(
     operands.resize(n + m.packs.len(), std::ptr::null());
     let mut pack_pointers = pointers[..n].to_vec();
     pack_pointers.push(std::ptr::null_mut());
+    let winograd = m.winograd.as_ref().map(|plan| WinogradCall {
+        conv: plan.conv,
+        data: plan.data,
+        weight: plan.weight,
+        weight_var: plan
+            .weight_is_variable
+            .then(|| inputs[plan.weight].var().clone()),
+        transformed: std::sync::Mutex::new((vec![], None)),
+    });
     let call = ProductCall {
+        winograd,
         product: m.product.clone(),
         packs: m.packs.clone(),
         pack_bytes,
@@ -194,9 +204,55 @@ type Compiled = (Arc<crate::cpu::CompiledKernel>, Vec<i64>);
 #[cfg(feature = "llvm")]
 type Slots = (Vec<*const u8>, Vec<*mut u8>, Vec<*mut u8>);
 
+/// A product run as a Winograd convolution: the geometry, which operands are the data
+/// and the weight, and the transformed weights with the (variable id, version) of the
+/// weights they were made from (`None`: remade every run).
+#[cfg(feature = "llvm")]
+struct WinogradCall {
+    conv: crate::cpu::winograd::Conv3x3,
+    data: usize,
+    weight: usize,
+    weight_var: Option<crate::engine::Var>,
+    transformed: std::sync::Mutex<TransformedWeights>,
+}
+
+/// Transformed weights and the (variable id, version) they were made from.
+#[cfg(feature = "llvm")]
+type TransformedWeights = (Vec<f32>, Option<(u64, u64)>);
+
+#[cfg(feature = "llvm")]
+impl WinogradCall {
+    /// The convolution of the operands into `dst`.
+    ///
+    /// # Safety
+    /// `operands` must hold the kernel's input buffers and `dst` the convolution's output.
+    unsafe fn run(&self, operands: &[*const u8], dst: *mut u8) {
+        let c = &self.conv;
+        let data_len = c.batch * c.channels * c.height * c.width;
+        let [ho, wo] = c.out_dims();
+        let data = std::slice::from_raw_parts(operands[self.data] as *const f32, data_len);
+        let weight = std::slice::from_raw_parts(
+            operands[self.weight] as *const f32,
+            c.filters * c.channels * 9,
+        );
+        let out = std::slice::from_raw_parts_mut(dst as *mut f32, c.batch * c.filters * ho * wo);
+        let mut transformed = self.transformed.lock().unwrap_or_else(|p| p.into_inner());
+        let (u, made_from) = &mut *transformed;
+        // The weights cannot change while this operation reads them.
+        let version = self.weight_var.as_ref().map(|v| (v.id(), v.version()));
+        if u.is_empty() || version.is_none() || *made_from != version {
+            u.resize(c.weights_len(), 0.0);
+            c.transform_weights(weight, u);
+            *made_from = version;
+        }
+        c.run(data, u, out);
+    }
+}
+
 /// What a product operation holds.
 #[cfg(feature = "llvm")]
 struct ProductCall {
+    winograd: Option<WinogradCall>,
     product: kiln_compiler::kir::matmul::MatMul,
     packs: Vec<Compiled>,
     pack_bytes: Vec<usize>,
@@ -263,9 +319,16 @@ impl ProductCall {
                 crate::profiler::record(&self.phases[3], start);
             }
         };
-        // SAFETY: the pointers hold the kernel's buffers and the packed operands; the
-        // arena never places a product's output over its operands.
-        unsafe { crate::cpu::matmul::run(&self.product, operands, dst, &epilogue) };
+        match &self.winograd {
+            // SAFETY: the operands are the held inputs; `dst` holds the output's bytes.
+            Some(w) => unsafe {
+                w.run(operands, dst);
+                epilogue(None);
+            },
+            // SAFETY: the pointers hold the kernel's buffers and the packed operands; the
+            // arena never places a product's output over its operands.
+            None => unsafe { crate::cpu::matmul::run(&self.product, operands, dst, &epilogue) },
+        }
         if let Some(start) = start {
             crate::profiler::record(&self.phases[2], start);
         }

@@ -12,31 +12,26 @@ pub fn run(args: &Args) -> Result<()> {
     let batch = args.batch.unwrap_or(1);
     let net = kiln::models::get("resnet18_v1")?;
     let data = [batch, 3, 224, 224];
-    let exe = Executor::simple_bind(
-        &net,
-        Device::Cpu,
-        &[("data", &data)],
-        GradReqs::All(kiln::compiler::autodiff::GradReq::Null),
-    )?;
-    random::seed(7);
-    for (name, a) in exe.arg_dict().into_iter().chain(exe.aux_dict()) {
-        let v = if name.ends_with("_var") {
-            random::uniform(0.5, 1.5, a.shape(), DType::F32)?
-        } else {
-            random::uniform(-0.1, 0.1, a.shape(), DType::F32)?
-        };
-        a.copy_from(&v)?;
-    }
     let g = net.to_graph()?;
     let shapes = HashMap::from([("data".to_string(), data.to_vec())]);
     let inferred = infer::infer(&g, &shapes, &HashMap::new())?;
     let flops =
         summary::summarize(&g, &inferred, &HashSet::from(["data".to_string()])).flops as f64;
-    let units = exe.inference_units();
-    // The ablation: each product's epilogue (bias, batch norm, ReLU, residual add) as a
-    // second pass over its whole output instead of on each block while it is in cache.
-    for (variant, fused) in [("kiln", true), ("kiln, epilogues as a second pass", false)] {
+    // The ablations: each product's epilogue (bias, batch norm, ReLU, residual add) as a
+    // second pass over its whole output instead of on each block while it is in cache;
+    // 3x3 convolutions on im2col and gemm instead of Winograd's algorithm.
+    let variants = [
+        ("kiln", true, true),
+        ("kiln, epilogues as a second pass", false, true),
+        ("kiln, 3x3 convolutions on im2col + gemm", true, false),
+    ];
+    for (variant, fused, winograd) in variants {
         kiln::runtime::cpu::matmul::set_fused_epilogues(fused);
+        kiln::runtime::cpu::winograd::set_enabled(winograd);
+        let exe = bind(&net, &data);
+        kiln::runtime::cpu::winograd::set_enabled(true);
+        let exe = exe?;
+        let units = exe.inference_units();
         let mut failed = None;
         let timing = time(args.runs, || {
             exe.forward(false);
@@ -54,7 +49,7 @@ pub fn run(args: &Args) -> Result<()> {
             timing,
             json!({ "batch": batch, "images_per_s": rate, "gflops": flops / timing.0 / 1e9,
                     "kernels": units.kernels, "products": units.products,
-                    "reference_nodes": units.nodes }),
+                    "winograd": units.winograd, "reference_nodes": units.nodes }),
             &format!(
                 "{rate:8.1} images/s, {:.1} GFLOP/s, batch {batch} ({units})",
                 flops / timing.0 / 1e9
@@ -63,4 +58,25 @@ pub fn run(args: &Args) -> Result<()> {
     }
     kiln::runtime::cpu::matmul::set_fused_epilogues(true);
     Ok(())
+}
+
+/// resnet18 bound for inference at `data`'s shape, with the same random weights on
+/// every call.
+fn bind(net: &kiln::Symbol, data: &[usize]) -> Result<Executor> {
+    let exe = Executor::simple_bind(
+        net,
+        Device::Cpu,
+        &[("data", data)],
+        GradReqs::All(kiln::compiler::autodiff::GradReq::Null),
+    )?;
+    random::seed(7);
+    for (name, a) in exe.arg_dict().into_iter().chain(exe.aux_dict()) {
+        let v = if name.ends_with("_var") {
+            random::uniform(0.5, 1.5, a.shape(), DType::F32)?
+        } else {
+            random::uniform(-0.1, 0.1, a.shape(), DType::F32)?
+        };
+        a.copy_from(&v)?;
+    }
+    Ok(exe)
 }
