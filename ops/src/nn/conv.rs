@@ -322,11 +322,7 @@ fn conv_contraction(
     let red = |j: usize| IndexExpr::Out(rank + j);
     let channel = (out(f_axis) / fg) * cg as i64 + red(0);
     let spatial: Vec<IndexExpr> = (0..g.kernel.len())
-        .map(|d| {
-            out(first_spatial + d) * g.stride[d] as i64
-                + red(1 + d) * g.dilate[d] as i64
-                + IndexExpr::Const(-(g.pad[d] as i64))
-        })
+        .map(|d| window(&g, &g.pad, d, out(first_spatial + d), red(1 + d)))
         .collect();
     let taps = (0..g.kernel.len()).map(|d| red(1 + d));
     let (data, weight): (Vec<IndexExpr>, Vec<IndexExpr>) = if g.last {
@@ -463,6 +459,89 @@ fn conv_backward_cost(a: &Attrs, ins: &[Shape], _: &[Shape]) -> u64 {
     }
 }
 
+/// Coordinates written channel-first — (batch, channel, spatial...) — over an output of
+/// `rank` axes followed by the reduction axes, and laid out per layout: channel-last moves
+/// the channel axis after the spatial ones, in the output coordinates and in every read
+/// alike.
+pub(super) struct ChannelFirst {
+    pub rank: usize,
+    pub last: bool,
+}
+
+impl ChannelFirst {
+    /// Output axis `i` of the channel-first order.
+    pub(super) fn out(&self, i: usize) -> IndexExpr {
+        IndexExpr::Out(match (self.last && self.rank > 1, i) {
+            (true, 1) => self.rank - 1,
+            (true, i) if i >= 2 => i - 1,
+            _ => i,
+        })
+    }
+
+    pub(super) fn red(&self, j: usize) -> IndexExpr {
+        IndexExpr::Out(self.rank + j)
+    }
+
+    /// A read of `input` at channel-first `coords` (at least two).
+    pub(super) fn read(
+        &self,
+        input: usize,
+        mut coords: Vec<IndexExpr>,
+        padding: Option<f64>,
+    ) -> Read {
+        if self.last {
+            let channel = coords.remove(1);
+            coords.push(channel);
+        }
+        Read {
+            input,
+            coords,
+            padding,
+        }
+    }
+}
+
+/// Where a convolution reads along spatial axis `d` for output position `o` and tap `t`:
+/// `o·stride + t·dilate − pad`.
+pub(super) fn window(
+    g: &Geometry,
+    pad: &[usize],
+    d: usize,
+    o: IndexExpr,
+    t: IndexExpr,
+) -> IndexExpr {
+    o * g.stride[d] as i64 + t * g.dilate[d] as i64 + IndexExpr::Const(-(pad[d] as i64))
+}
+
+/// The transposed direction: the position `p` with `p·stride + t·dilate − pad = i` along
+/// spatial axis `d` of a source of length `len`; where the stride does not divide, the
+/// remainder pushes the coordinate past the source, onto the padding.
+pub(super) fn transposed_window(
+    g: &Geometry,
+    pad: &[usize],
+    d: usize,
+    len: usize,
+    i: IndexExpr,
+    t: IndexExpr,
+) -> IndexExpr {
+    let (s, reach) = (g.stride[d] as i64, ((g.kernel[d] - 1) * g.dilate[d]) as i64);
+    let num = i + t * -(g.dilate[d] as i64) + IndexExpr::Const(pad[d] as i64);
+    let past = len as i64 + reach / s + 2;
+    num.clone() / s + (num % s) * past
+}
+
+/// A sum over `extents` of the product of two reads (or of one).
+pub(super) fn sum_of(extents: Vec<usize>, reads: Vec<Read>) -> Contraction {
+    Contraction {
+        combiner: Combiner::Sum,
+        extents,
+        body: if reads.len() == 2 { x(0) * x(1) } else { x(0) },
+        reads,
+        epilogue: vec![],
+        post: x(0),
+    }
+}
+
 /// The gradients as contractions (channel-first): weight_grad (f, c, t...) sums ograd
 /// (n, f, o...) · data (n, group(f)·Cg + c, o·stride + t·dilate − pad) over n and o...;
 /// bias_grad (f) sums ograd over n and o...; data_grad (n, c, i...) sums ograd (n, f,
@@ -477,60 +556,41 @@ fn conv_backward_contraction(
     let g = Geometry::new(a)?;
     let (og, w) = (&ins[0], &ins[2]);
     let spatial = g.kernel.len();
-    let rank = outs.get(k).map(Vec::len).unwrap_or(0);
-    // Written channel-first — (batch, channel, spatial...) — and laid out per layout:
-    // channel-last moves the channel axis after the spatial ones, in the output
-    // coordinates and in every read alike.
     let last = g.last;
-    let axis = |i: usize| match (last && rank > 1, i) {
-        (true, 1) => rank - 1,
-        (true, i) if i >= 2 => i - 1,
-        _ => i,
+    let cf = ChannelFirst {
+        rank: outs.get(k).map(Vec::len).unwrap_or(0),
+        last,
     };
-    let out = |i: usize| IndexExpr::Out(axis(i));
-    let layout = |mut v: Vec<IndexExpr>| {
-        if last {
-            let channel = v.remove(1);
-            v.push(channel);
-        }
-        v
-    };
+    let (out, red) = (|i| cf.out(i), |j| cf.red(j));
     let og_spatial = |d: usize| og[if last { 1 + d } else { 2 + d }];
     let cg = w[if last { w.len() - 1 } else { 1 }] as i64;
     let fg = (g.filters / g.groups) as i64;
-    let red = |j: usize| IndexExpr::Out(rank + j);
-    let read = |input, coords, padding| Read {
-        input,
-        coords: layout(coords),
-        padding,
-    };
     // Reductions over the batch and the output positions (weight and bias gradients).
     let over_outputs: Vec<usize> = std::iter::once(og[0])
         .chain((0..spatial).map(og_spatial))
         .collect();
-    let (extents, reads, body) = match k {
+    Ok(match k {
         0 => {
             let f = (out(1) / cg) * fg + red(0);
             let mut o = vec![out(0), f.clone()];
             let mut wt = vec![f, out(1) % cg];
             for d in 0..spatial {
-                // Output position (i + pad − t·dilate) / stride; where the stride skips
-                // i, the remainder pushes the coordinate past the ograd, onto the padding.
-                let (s, reach) = (g.stride[d] as i64, ((g.kernel[d] - 1) * g.dilate[d]) as i64);
-                let num = out(2 + d)
-                    + red(1 + d) * -(g.dilate[d] as i64)
-                    + IndexExpr::Const(g.pad[d] as i64);
-                let past = og_spatial(d) as i64 + reach / s + 2;
-                o.push(num.clone() / s + (num % s) * past);
+                o.push(transposed_window(
+                    &g,
+                    &g.pad,
+                    d,
+                    og_spatial(d),
+                    out(2 + d),
+                    red(1 + d),
+                ));
                 wt.push(red(1 + d));
             }
             let extents = std::iter::once(fg as usize)
                 .chain(g.kernel.iter().copied())
                 .collect();
-            (
+            sum_of(
                 extents,
-                vec![read(0, o, Some(0.0)), read(2, wt, None)],
-                x(0) * x(1),
+                vec![cf.read(0, o, Some(0.0)), cf.read(2, wt, None)],
             )
         }
         1 => {
@@ -538,33 +598,20 @@ fn conv_backward_contraction(
             let mut data = vec![red(0), (out(0) / fg) * cg + out(1)];
             for d in 0..spatial {
                 o.push(red(1 + d));
-                data.push(
-                    red(1 + d) * g.stride[d] as i64
-                        + out(2 + d) * g.dilate[d] as i64
-                        + IndexExpr::Const(-(g.pad[d] as i64)),
-                );
+                data.push(window(&g, &g.pad, d, red(1 + d), out(2 + d)));
             }
-            (
+            sum_of(
                 over_outputs,
-                vec![read(0, o, None), read(1, data, Some(0.0))],
-                x(0) * x(1),
+                vec![cf.read(0, o, None), cf.read(1, data, Some(0.0))],
             )
         }
         _ => {
-            let o = std::iter::once(red(0))
-                .chain(std::iter::once(out(0)))
+            let o = [red(0), out(0)]
+                .into_iter()
                 .chain((0..spatial).map(|d| red(1 + d)))
                 .collect();
-            (over_outputs, vec![read(0, o, None)], x(0))
+            sum_of(over_outputs, vec![cf.read(0, o, None)])
         }
-    };
-    Ok(Contraction {
-        combiner: Combiner::Sum,
-        extents,
-        reads,
-        body,
-        epilogue: vec![],
-        post: x(0),
     })
 }
 

@@ -17,7 +17,10 @@ use super::common::{
     all_grads, channels_first, channels_last, elems, flops, from_ncx, rank_error, spatial, to_ncx,
     weight_bias_inputs, Through,
 };
-use super::conv::{for_each_tap, Geometry};
+use super::conv::{for_each_tap, sum_of, transposed_window, window, ChannelFirst, Geometry};
+use crate::contraction::{Contraction, Read};
+use crate::expr::x as arg;
+use crate::index::IndexExpr;
 use crate::param::{param, ParamDef, ParamType};
 use crate::shape::{fmt_shape, invalid, set_in, set_out, OpError, Shape};
 use crate::{
@@ -123,6 +126,7 @@ static DECONVOLUTION: OpDef = OpDef {
     inplace: &[],
     cost: deconv_cost,
     grad: Grad::Rule(deconv_grad),
+    contraction: Some(deconv_contraction),
     ..OpDef::new(
         OP,
         Pattern::OutEWiseFusable,
@@ -318,6 +322,58 @@ pub(super) fn deconvolve(
     out
 }
 
+/// The deconvolution's geometry, its padding (resolved for the data's spatial sizes), the
+/// data's channels per group and the filters per group, for data of shape `x`.
+fn resolved(a: &Attrs, x: &[usize]) -> Result<(Geometry, Vec<usize>, usize, usize), OpError> {
+    let dc = Deconv::new(a)?;
+    let x = to_ncx(x, dc.g.last);
+    let (pad, _) = dc.resolve(&x[2..])?;
+    let (cg, fg) = (x[1] / dc.g.groups, dc.g.filters / dc.g.groups);
+    Ok((dc.g, pad, cg, fg))
+}
+
+/// Deconvolution as a contraction (written channel-first): output (n, f, i...) sums, over
+/// the group's data channels c and the taps t..., data (n, group(f)·Cg + c, (i + pad −
+/// t·dilate) / stride) — where the stride divides, else the zero padding — times weight
+/// (group(f)·Cg + c, f mod Fg, t...), plus the bias at f.
+fn deconv_contraction(
+    a: &Attrs,
+    ins: &[Shape],
+    outs: &[Shape],
+    _: usize,
+) -> Result<Contraction, OpError> {
+    let (g, pad, cg, fg) = resolved(a, &ins[0])?;
+    let cf = ChannelFirst {
+        rank: outs[0].len(),
+        last: g.last,
+    };
+    let x_spatial = to_ncx(&ins[0], g.last);
+    let channel = (cf.out(1) / fg as i64) * cg as i64 + cf.red(0);
+    let mut data = vec![cf.out(0), channel.clone()];
+    let mut weight = vec![channel, cf.out(1) % fg as i64];
+    for d in 0..g.kernel.len() {
+        let (i, t) = (cf.out(2 + d), cf.red(1 + d));
+        data.push(transposed_window(&g, &pad, d, x_spatial[2 + d], i, t));
+        weight.push(cf.red(1 + d));
+    }
+    let extents = std::iter::once(cg)
+        .chain(g.kernel.iter().copied())
+        .collect();
+    let mut c = sum_of(
+        extents,
+        vec![cf.read(0, data, Some(0.0)), cf.read(1, weight, None)],
+    );
+    if !a.bool("no_bias") {
+        c.epilogue.push(Read {
+            input: 2,
+            coords: vec![cf.out(1)],
+            padding: None,
+        });
+        c.post = arg(0) + arg(1);
+    }
+    Ok(c)
+}
+
 fn deconv_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
     let dc = Deconv::new(ctx.attrs)?;
     let x = channels_first(ins[0], dc.g.last);
@@ -349,6 +405,7 @@ static DECONVOLUTION_BACKWARD: OpDef = OpDef {
     inplace: &[],
     cost: deconv_backward_cost,
     grad: Grad::NotDifferentiable,
+    contraction: Some(deconv_backward_contraction),
     ..OpDef::new(
         "_backward_Deconvolution",
         Pattern::Opaque,
@@ -418,6 +475,67 @@ pub(super) fn deconvolve_backward(
         });
     }
     grads
+}
+
+/// The gradients as contractions (written channel-first): data_grad (n, c, j...) sums
+/// ograd (n, group(c)·Fg + f, j·stride + t·dilate − pad) · weight (c, f, t...) over the
+/// group's filters f and the taps — a convolution of ograd; weight_grad (c, f, t...) sums
+/// data (n, c, j...) · ograd (n, group(c)·Fg + f, j·stride + t·dilate − pad) over n and
+/// j...; bias_grad (f) sums ograd over n and its positions.
+fn deconv_backward_contraction(
+    a: &Attrs,
+    ins: &[Shape],
+    outs: &[Shape],
+    k: usize,
+) -> Result<Contraction, OpError> {
+    let (g, pad, cg, fg) = resolved(a, &ins[1])?;
+    let cf = ChannelFirst {
+        rank: outs.get(k).map(Vec::len).unwrap_or(0),
+        last: g.last,
+    };
+    let (out, red) = (|i| cf.out(i), |j| cf.red(j));
+    let spatial = g.kernel.len();
+    let (og, x) = (to_ncx(&ins[0], g.last), to_ncx(&ins[1], g.last));
+    let filter = |c: IndexExpr, f: IndexExpr| (c / cg as i64) * fg as i64 + f;
+    Ok(match k {
+        0 => {
+            let mut o = vec![out(0), filter(out(1), red(0))];
+            let mut w = vec![out(1), red(0)];
+            for d in 0..spatial {
+                o.push(window(&g, &pad, d, out(2 + d), red(1 + d)));
+                w.push(red(1 + d));
+            }
+            let extents = std::iter::once(fg)
+                .chain(g.kernel.iter().copied())
+                .collect();
+            sum_of(extents, vec![cf.read(0, o, Some(0.0)), cf.read(2, w, None)])
+        }
+        1 => {
+            let mut data = vec![red(0), out(0)];
+            let mut o = vec![red(0), filter(out(0), out(1))];
+            for d in 0..spatial {
+                data.push(red(1 + d));
+                o.push(window(&g, &pad, d, red(1 + d), out(2 + d)));
+            }
+            let extents = std::iter::once(x[0])
+                .chain(x[2..].iter().copied())
+                .collect();
+            sum_of(
+                extents,
+                vec![cf.read(1, data, None), cf.read(0, o, Some(0.0))],
+            )
+        }
+        _ => {
+            let o = [red(0), out(0)]
+                .into_iter()
+                .chain((0..spatial).map(|d| red(1 + d)))
+                .collect();
+            let extents = std::iter::once(og[0])
+                .chain(og[2..].iter().copied())
+                .collect();
+            sum_of(extents, vec![cf.read(0, o, None)])
+        }
+    })
 }
 
 fn deconv_backward_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
@@ -588,6 +706,70 @@ mod tests {
         let b = t(&[1], vec![0.5]);
         let out = run(DC, &kv, &[x, w, b], false).unwrap();
         assert_close(&out[0].data, &[1.5, 2.5, 13.5, 20.5, 30.5], 0.0);
+    }
+
+    #[test]
+    fn contractions_match_the_reference_kernels() {
+        // Strided, grouped, dilated, padded with an adjustment and a bias; 1-D with a
+        // target shape; channel-last; 3-D.
+        let cases: [(&[(&str, &str)], &[usize], &[usize]); 4] = [
+            (
+                &[
+                    ("kernel", "(3, 2)"),
+                    ("num_filter", "4"),
+                    ("num_group", "2"),
+                    ("stride", "(2, 1)"),
+                    ("pad", "(1, 1)"),
+                    ("dilate", "(1, 2)"),
+                    ("adj", "(1, 0)"),
+                    ("no_bias", "False"),
+                ],
+                &[2, 6, 3, 4],
+                &[6, 2, 3, 2],
+            ),
+            (
+                &[
+                    ("kernel", "(3,)"),
+                    ("num_filter", "3"),
+                    ("stride", "(3,)"),
+                    ("target_shape", "(10,)"),
+                ],
+                &[2, 2, 4],
+                &[2, 3, 3],
+            ),
+            (
+                &[
+                    ("kernel", "(2, 3)"),
+                    ("num_filter", "2"),
+                    ("stride", "(2, 2)"),
+                    ("pad", "(0, 1)"),
+                    ("layout", "NHWC"),
+                ],
+                &[1, 3, 2, 3],
+                &[3, 2, 3, 2],
+            ),
+            (
+                &[
+                    ("kernel", "(2, 2, 2)"),
+                    ("num_filter", "2"),
+                    ("stride", "(2, 1, 1)"),
+                ],
+                &[1, 2, 2, 3, 2],
+                &[2, 2, 2, 2, 2],
+            ),
+        ];
+        for (i, (kv, x, w)) in cases.into_iter().enumerate() {
+            let seed = 10 * i as u64;
+            let (x, w) = (randn(x, seed), randn(w, seed + 1));
+            let mut ins = vec![x.clone(), w.clone()];
+            if kv.contains(&("no_bias", "False")) {
+                ins.push(randn(&[4], seed + 2));
+            }
+            check_contraction(DC, kv, &ins);
+            let out = run(DC, kv, &ins.iter().collect::<Vec<_>>(), false).unwrap();
+            let og = randn(&out[0].shape, seed + 3);
+            check_contraction("_backward_Deconvolution", kv, &[og, x, w]);
+        }
     }
 
     #[test]
