@@ -1021,3 +1021,82 @@ fn library_operators_lower_through_their_contractions() {
     assert!(lowered >= 7, "{lowered} kernels:\n{text}");
     assert!(text.matches("reduce_").count() >= 7, "{text}");
 }
+
+#[test]
+fn library_gradients_lower_through_their_contractions() {
+    // The training graph of a strided, grouped Deconvolution with a bias (forward too),
+    // a strided, padded Convolution and a FullyConnected layer: their forward and backward
+    // operators lower to kernels every backend runs like the interpreter.
+    use kiln_compiler::autodiff::{differentiate, GradReq};
+    let x = Symbol::var("x");
+    let deconv = call(
+        "Deconvolution",
+        &[&x, &Symbol::var("dw"), &Symbol::var("db")],
+        &[
+            ("kernel", "(3, 2)"),
+            ("stride", "(2, 1)"),
+            ("pad", "(1, 0)"),
+            ("adj", "(1, 0)"),
+            ("num_filter", "4"),
+            ("num_group", "2"),
+            ("no_bias", "False"),
+        ],
+    );
+    let conv = call(
+        "Convolution",
+        &[&x, &Symbol::var("w")],
+        &[
+            ("kernel", "(3, 3)"),
+            ("stride", "(2, 2)"),
+            ("pad", "(1, 1)"),
+            ("num_filter", "3"),
+            ("no_bias", "True"),
+        ],
+    );
+    let fc = call(
+        "FullyConnected",
+        &[&conv, &Symbol::var("fw"), &Symbol::var("fb")],
+        &[("num_hidden", "5")],
+    );
+    let loss = |s: &Symbol| {
+        call(
+            "MakeLoss",
+            &[&call("sum", &[&call("tanh", &[s], &[])], &[])],
+            &[],
+        )
+    };
+    let heads = Symbol::group(&[loss(&deconv), loss(&fc)]);
+    let g = heads.to_graph().unwrap();
+    let reqs: HashMap<String, GradReq> = g
+        .argument_ids()
+        .into_iter()
+        .map(|id| (g.node(id).name.clone(), GradReq::Write))
+        .collect();
+    let g = differentiate(&g, &reqs, true).unwrap().graph;
+    let inputs = HashMap::from([
+        ("x".to_string(), tensor(DType::F32, &[2, 4, 5, 4], 0.1)),
+        ("dw".to_string(), tensor(DType::F32, &[4, 2, 3, 2], 0.2)),
+        ("db".to_string(), tensor(DType::F32, &[4], 0.3)),
+        ("w".to_string(), tensor(DType::F32, &[3, 4, 3, 3], 0.4)),
+        ("fw".to_string(), tensor(DType::F32, &[5, 18], 0.5)),
+        ("fb".to_string(), tensor(DType::F32, &[5], 0.6)),
+    ]);
+    let groups: Vec<Vec<NodeId>> = fuse(&g).groups.into_iter().map(|grp| grp.nodes).collect();
+    let (lowered, text) = check_groups(&g, &groups, &inputs, 1e-5, false);
+    // Forward: the two layers and the FullyConnected; backward: data, weight and bias
+    // gradients of each.
+    for op in [
+        "_backward_Deconvolution",
+        "_backward_Convolution",
+        "_backward_FullyConnected",
+    ] {
+        assert!(
+            groups
+                .iter()
+                .flatten()
+                .any(|&id| g.node(id).op.is_some_and(|o| o.name == op)),
+            "{op} missing"
+        );
+    }
+    assert!(lowered >= 10, "{lowered} kernels:\n{text}");
+}

@@ -712,7 +712,8 @@ mod tests {
     fn contractions_match_the_reference_kernels() {
         // Strided, grouped, dilated, padded with an adjustment and a bias; 1-D with a
         // target shape; channel-last; 3-D.
-        let cases: [(&[(&str, &str)], &[usize], &[usize]); 4] = [
+        type Case<'a> = (&'a [(&'a str, &'a str)], &'a [usize], &'a [usize]);
+        let cases: [Case; 4] = [
             (
                 &[
                     ("kernel", "(3, 2)"),

@@ -2,9 +2,13 @@
 //! backward operator `_backward_LRN` (as MXNet), which reuses the forward's hidden
 //! normalizer.
 
+use std::ops::Range;
+use std::sync::Mutex;
+
 use super::common::{all_grads, elems, flops, positive, rank_error, Through};
+use crate::native::{serial, Native, ParallelFor, Real};
 use crate::param::{param, ParamDef, ParamType};
-use crate::shape::{same_shape, OpError, Shape};
+use crate::shape::{invalid, same_shape, OpError, Shape};
 use crate::{
     Attrs, Compute, Grad, GradCtx, GradGraph, Handle, Inputs, KernelCtx, OpDef, Outputs, Pattern,
     Registry, Tensor,
@@ -48,6 +52,7 @@ static LRN: OpDef = OpDef {
     inplace: &[],
     cost: lrn_cost,
     grad: Grad::Rule(lrn_grad),
+    native: Some(LRN_NATIVE),
     ..OpDef::new(
         OP,
         Pattern::Opaque,
@@ -72,30 +77,139 @@ fn lrn_cost(a: &Attrs, ins: &[Shape], _: &[Shape]) -> u64 {
     flops(&[elems(&ins[0]), window.saturating_add(3)])
 }
 
-fn lrn_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
-    let a = ctx.attrs;
-    let x = ins[0];
-    let nsize = positive(a, OP, "nsize")?;
-    let half = nsize / 2;
-    let salpha = a.float("alpha") / nsize as f64;
-    let (knorm, beta) = (a.float("knorm"), a.float("beta"));
-    let (n, c) = (x.shape[0], x.shape[1]);
-    let inner: usize = x.shape[2..].iter().product();
-    let mut norm = x.clone();
-    let mut out = x.clone();
-    for b in 0..n {
-        for ch in 0..c {
-            let window = ch.saturating_sub(half)..(ch + half + 1).min(c);
-            for p in 0..inner {
-                let at = |j: usize| (b * c + j) * inner + p;
-                let sq: f64 = window.clone().map(|j| x.data[at(j)].powi(2)).sum();
-                let i = at(ch);
-                norm.data[i] = knorm + salpha * sq;
-                out.data[i] = x.data[i] * norm.data[i].powf(-beta);
-            }
+/// LRN's parameters, resolved.
+struct Lrn {
+    half: usize,
+    /// alpha/nsize.
+    salpha: f64,
+    knorm: f64,
+    beta: f64,
+}
+
+impl Lrn {
+    fn new(a: &Attrs) -> Result<Lrn, OpError> {
+        let nsize = positive(a, OP, "nsize")?;
+        Ok(Lrn {
+            half: nsize / 2,
+            salpha: a.float("alpha") / nsize as f64,
+            knorm: a.float("knorm"),
+            beta: a.float("beta"),
+        })
+    }
+
+    /// The channels of channel `ch`'s window, clipped to `c` channels.
+    fn window(&self, ch: usize, c: usize) -> Range<usize> {
+        ch.saturating_sub(self.half)..ch.saturating_add(self.half + 1).min(c)
+    }
+}
+
+/// Tasks a call splits into at least (where there are as many pixels).
+const TASKS: usize = 16;
+/// Pixels of one task at most, so its f64 buffers (one row per channel) stay small.
+const MAX_BLOCK: usize = 512;
+
+/// NCHW data cut into tasks of one image's block of consecutive pixels, all channels: the
+/// windows run across channels, so a task has all it reads, and a batch of one still
+/// splits.
+struct Tiles {
+    n: usize,
+    c: usize,
+    inner: usize,
+    /// Pixels per task (the image's last task may have fewer).
+    block: usize,
+    /// Tasks per image.
+    per_image: usize,
+}
+
+impl Tiles {
+    fn new(shape: &[usize]) -> Tiles {
+        let (n, c) = (shape[0], shape[1]);
+        let inner = shape[2..].iter().product::<usize>();
+        let block = inner.div_ceil(TASKS.div_ceil(n.max(1))).clamp(1, MAX_BLOCK);
+        let per_image = inner.div_ceil(block);
+        Tiles {
+            n,
+            c,
+            inner,
+            block,
+            per_image,
         }
     }
+
+    /// Task `t`'s pixels.
+    fn pixels(&self, t: usize) -> Range<usize> {
+        let start = t % self.per_image * self.block;
+        start..(start + self.block).min(self.inner)
+    }
+
+    /// Channel `ch` of task `t`'s pixels in `data`.
+    fn row<'a, T>(&self, data: &'a [T], t: usize, ch: usize) -> &'a [T] {
+        let first = (t / self.per_image * self.c + ch) * self.inner;
+        let pixels = self.pixels(t);
+        &data[first + pixels.start..first + pixels.end]
+    }
+
+    /// `buf` cut into the tasks' disjoint parts, one slice per channel (`row`'s).
+    fn split<'a, T>(&self, buf: &'a mut [T]) -> Vec<Vec<&'a mut [T]>> {
+        let mut parts: Vec<Vec<&mut [T]>> = (0..self.n * self.per_image)
+            .map(|_| Vec::with_capacity(self.c))
+            .collect();
+        for (r, row) in buf.chunks_mut(self.inner.max(1)).enumerate() {
+            let first = r / self.c * self.per_image;
+            for (k, piece) in row.chunks_mut(self.block).enumerate() {
+                parts[first + k].push(piece);
+            }
+        }
+        parts
+    }
+}
+
+fn lrn_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
+    let x = ins[0];
+    let (mut out, mut norm) = (x.clone(), x.clone());
+    let outs = [&mut out.data[..], &mut norm.data];
+    lrn_forward(&Lrn::new(ctx.attrs)?, &x.shape, &x.data, outs, &serial);
     Ok(vec![out, norm])
+}
+
+/// LRN of `x` (NCHW of `shape`) into `[out, tmp_norm]`, tasks over `parallel`: shared by
+/// the reference (f64, serial) and the native kernel (f32). Each window's sum of squares
+/// is summed afresh in f64 (nsize adds, as the reference): a running sum would lose a
+/// small channel's square next to a huge one that has left the window.
+fn lrn_forward<T: Real>(
+    p: &Lrn,
+    shape: &[usize],
+    x: &[T],
+    [out, norm]: [&mut [T]; 2],
+    parallel: ParallelFor,
+) {
+    let tiles = Tiles::new(shape);
+    let c = tiles.c;
+    let parts: Vec<Mutex<_>> = tiles
+        .split(out)
+        .into_iter()
+        .zip(tiles.split(norm))
+        .map(Mutex::new)
+        .collect();
+    parallel(parts.len(), &|t| {
+        let mut guard = parts[t].lock().unwrap_or_else(|e| e.into_inner());
+        let (out, norm) = &mut *guard;
+        let mut sums = vec![0.0; tiles.block];
+        for ch in 0..c {
+            sums.fill(0.0);
+            for j in p.window(ch, c) {
+                for (s, v) in sums.iter_mut().zip(tiles.row(x, t, j)) {
+                    *s += v.to_f64().powi(2);
+                }
+            }
+            let row = out[ch].iter_mut().zip(&mut *norm[ch]);
+            for (((o, n), v), s) in row.zip(tiles.row(x, t, ch)).zip(&sums) {
+                let nv = p.knorm + p.salpha * s;
+                *n = T::from_f64(nv);
+                *o = T::from_f64(v.to_f64() * nv.powf(-p.beta));
+            }
+        }
+    });
 }
 
 fn lrn_grad(g: &mut dyn GradGraph, ctx: &GradCtx) -> Result<Vec<Option<Handle>>, OpError> {
@@ -124,6 +238,7 @@ static LRN_BACKWARD: OpDef = OpDef {
     inplace: &[],
     cost: |a, ins, outs| lrn_cost(a, ins, outs).saturating_mul(2),
     grad: Grad::NotDifferentiable,
+    native: Some(LRN_BACKWARD_NATIVE),
     ..OpDef::new(
         "_backward_LRN",
         Pattern::Opaque,
@@ -135,34 +250,80 @@ static LRN_BACKWARD: OpDef = OpDef {
 };
 
 fn lrn_backward_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
-    let a = ctx.attrs;
-    let (og, x, norm) = (ins[0], ins[1], ins[2]);
-    let nsize = positive(a, OP, "nsize")?;
-    let half = nsize / 2;
-    let salpha = a.float("alpha") / nsize as f64;
-    let beta = a.float("beta");
-    let (n, c) = (x.shape[0], x.shape[1]);
-    let inner: usize = x.shape[2..].iter().product();
+    let x = ins[1];
     let mut dx = x.clone();
-    for b in 0..n {
-        for p in 0..inner {
-            let at = |j: usize| (b * c + j) * inner + p;
-            // g_c·x_c·N_c^(−beta−1) of every channel of this pixel.
-            let through_norm: Vec<f64> = (0..c)
-                .map(|j| og.data[at(j)] * x.data[at(j)] * norm.data[at(j)].powf(-beta - 1.0))
-                .collect();
-            for ch in 0..c {
-                // The windows are symmetric: channel ch is in c's window iff c is in ch's.
-                let window = ch.saturating_sub(half)..(ch + half + 1).min(c);
-                let i = at(ch);
-                let cross: f64 = through_norm[window].iter().sum();
-                dx.data[i] =
-                    og.data[i] * norm.data[i].powf(-beta) - 2.0 * beta * salpha * x.data[i] * cross;
-            }
-        }
-    }
+    let ins = [&ins[0].data[..], &x.data, &ins[2].data];
+    lrn_backward(&Lrn::new(ctx.attrs)?, &x.shape, ins, &mut dx.data, &serial);
     Ok(vec![dx])
 }
+
+/// LRN's gradient into `dx` from `[ograd, data, tmp_norm]` (NCHW of `shape`), tasks over
+/// `parallel`: shared by the reference (f64, serial) and the native kernel (f32).
+fn lrn_backward<T: Real>(
+    p: &Lrn,
+    shape: &[usize],
+    [og, x, norm]: [&[T]; 3],
+    dx: &mut [T],
+    parallel: ParallelFor,
+) {
+    let tiles = Tiles::new(shape);
+    let c = tiles.c;
+    let parts: Vec<Mutex<_>> = tiles.split(dx).into_iter().map(Mutex::new).collect();
+    parallel(parts.len(), &|t| {
+        let mut dx = parts[t].lock().unwrap_or_else(|e| e.into_inner());
+        let len = tiles.pixels(t).len();
+        // Ograd, data and tmp_norm of channel j at these pixels.
+        let values = |j| {
+            let (g, xs, ns) = (
+                tiles.row(og, t, j),
+                tiles.row(x, t, j),
+                tiles.row(norm, t, j),
+            );
+            (g.iter().zip(xs).zip(ns)).map(|((g, x), n)| (g.to_f64(), x.to_f64(), n.to_f64()))
+        };
+        // g_c·x_c·N_c^(−beta−1) of every channel at these pixels, by channel: each is in
+        // nsize windows.
+        let mut through = Vec::with_capacity(c * len);
+        for j in 0..c {
+            through.extend(values(j).map(|(g, x, n)| g * x * n.powf(-p.beta - 1.0)));
+        }
+        let mut cross = vec![0.0; len];
+        for ch in 0..c {
+            cross.fill(0.0);
+            // The windows are symmetric: channel ch is in c's window iff c is in ch's.
+            for j in p.window(ch, c) {
+                for (s, v) in cross.iter_mut().zip(&through[j * len..]) {
+                    *s += v;
+                }
+            }
+            for (d, ((g, x, n), s)) in dx[ch].iter_mut().zip(values(ch).zip(&cross)) {
+                *d = T::from_f64(g * n.powf(-p.beta) - 2.0 * p.beta * p.salpha * x * s);
+            }
+        }
+    });
+}
+
+/// LRN's native kernels: 4-D data, every parameter.
+const LRN_NATIVE: Native = Native {
+    supports: |_, shapes| matches!(shapes, [x] if x.len() == 4),
+    run: |ctx, io| match io.outputs {
+        [out, norm] => {
+            let p = Lrn::new(ctx.attrs)?;
+            lrn_forward(&p, &io.in_shapes[0], io.inputs[0], [out, norm], io.parallel);
+            Ok(())
+        }
+        _ => invalid(format!("{OP}: two outputs expected")),
+    },
+};
+const LRN_BACKWARD_NATIVE: Native = Native {
+    supports: |_, shapes| matches!(shapes, [og, x, n] if x.len() == 4 && og == x && n == x),
+    run: |ctx, io| {
+        let ins = [io.inputs[0], io.inputs[1], io.inputs[2]];
+        let p = Lrn::new(ctx.attrs)?;
+        lrn_backward(&p, &io.in_shapes[1], ins, io.outputs[0], io.parallel);
+        Ok(())
+    },
+};
 
 pub fn register(r: &mut Registry) {
     r.add(&LRN);
@@ -247,5 +408,33 @@ mod tests {
             false,
             &[],
         );
+    }
+
+    #[test]
+    fn the_native_kernels_compute_what_the_references_compute() {
+        // Fewer channels than the window, one image split into pixel blocks (the last
+        // shorter), one pixel per image, and images split at MAX_BLOCK.
+        let shapes: [&[usize]; 4] = [
+            &[2, 4, 3, 5],
+            &[1, 2, 7, 9],
+            &[17, 7, 1, 1],
+            &[16, 3, 1, 600],
+        ];
+        for (seed, shape) in (1..).zip(shapes) {
+            let x = randn(shape, seed);
+            let og = randn(shape, seed + 10);
+            for nsize in ["1", "3", "5"] {
+                let kv = [
+                    ("nsize", nsize),
+                    ("alpha", "2"),
+                    ("beta", "0.6"),
+                    ("knorm", "1.5"),
+                ];
+                check_native("LRN", &kv, std::slice::from_ref(&x), false, 1e-6);
+                let norm = run("LRN", &kv, &[&x], false).unwrap().remove(1);
+                let back = [og.clone(), x.clone(), norm];
+                check_native("_backward_LRN", &kv, &back, false, 1e-5);
+            }
+        }
     }
 }
