@@ -16,8 +16,10 @@
 //! moving statistics get none, and the head gradients of the `mean`/`var` outputs are
 //! ignored even when output_mean_var makes them visible.
 
+use std::sync::Mutex;
+
 use super::common::{axis_of, elems, split_at_axis, Through};
-use crate::native::{Native, NativeIo, Real};
+use crate::native::{serial, Native, NativeIo, ParallelFor, Real};
 use crate::param::{param, py_float, ParamDef, ParamType};
 use crate::shape::{invalid, same_shape, set_in, set_out, OpError, Shape, Slot};
 use crate::{
@@ -254,8 +256,9 @@ fn bn_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
 }
 
 /// Both directions' kernels: `[data-shaped, per-channel, per-channel] = core([5
-/// inputs])`, the data being input `data`.
-type Core<T> = fn(&KernelCtx, &[usize], [&[T]; 5], [&mut [T]; 3]) -> Result<(), OpError>;
+/// inputs])`, the data being input `data`, tasks over the parallel loop.
+type Core<T> =
+    fn(&KernelCtx, &[usize], [&[T]; 5], [&mut [T]; 3], ParallelFor) -> Result<(), OpError>;
 
 /// `core` on the reference's f64 tensors; the per-channel outputs in gamma's dtype.
 fn on_tensors(
@@ -274,6 +277,7 @@ fn on_tensors(
         &x.shape,
         values,
         [&mut full.data, &mut first, &mut second],
+        &serial,
     )?;
     let vector = |data| Tensor {
         dtype: gamma.dtype,
@@ -287,29 +291,79 @@ fn on_tensors(
 fn on_buffers(ctx: &KernelCtx, io: NativeIo, data: usize, core: Core<f32>) -> Result<(), OpError> {
     let ins: [&[f32]; 5] = std::array::from_fn(|i| io.inputs[i]);
     match io.outputs {
-        [a, b, c] => core(ctx, &io.in_shapes[data], ins, [a, b, c]),
+        [a, b, c] => core(ctx, &io.in_shapes[data], ins, [a, b, c], io.parallel),
         _ => invalid(format!("{OP}: three outputs expected")),
     }
 }
 
+/// Tasks a call splits into at least (where there are as many channels or planes).
+const TASKS: usize = 16;
+
+/// `f(ch)` for every channel `ch < c` (its statistics or sums, each independent), blocks
+/// of channels over `parallel`, each block writing its own slots.
+fn per_channel(
+    c: usize,
+    parallel: ParallelFor,
+    f: impl Fn(usize) -> (f64, f64) + Sync,
+) -> Vec<(f64, f64)> {
+    let mut slots = vec![(0.0, 0.0); c];
+    let per = c.div_ceil(TASKS).max(1);
+    let blocks: Vec<Mutex<&mut [(f64, f64)]>> = slots.chunks_mut(per).map(Mutex::new).collect();
+    parallel(blocks.len(), &|b| {
+        let mut block = blocks[b].lock().unwrap_or_else(|e| e.into_inner());
+        for (j, slot) in block.iter_mut().enumerate() {
+            *slot = f(b * per + j);
+        }
+    });
+    drop(blocks);
+    slots
+}
+
+/// `f(ch, start, plane)` for every plane of `inner` consecutive elements of the
+/// data-shaped `out` (outer × c × inner), `ch` its channel and `start` its first index,
+/// blocks of planes over `parallel`: a channel's elements interleave with the others' in
+/// memory, but the planes are disjoint.
+fn per_plane<T: Send>(
+    out: &mut [T],
+    c: usize,
+    inner: usize,
+    parallel: ParallelFor,
+    f: impl Fn(usize, usize, &mut [T]) + Sync,
+) {
+    let inner = inner.max(1);
+    let per = (out.len() / inner).div_ceil(TASKS).max(1);
+    let blocks: Vec<Mutex<&mut [T]>> = out.chunks_mut(per * inner).map(Mutex::new).collect();
+    parallel(blocks.len(), &|b| {
+        let mut block = blocks[b].lock().unwrap_or_else(|e| e.into_inner());
+        for (j, plane) in block.chunks_mut(inner).enumerate() {
+            let r = b * per + j;
+            f(r % c, r * inner, plane);
+        }
+    });
+}
+
 /// The forward pass into `[out, mean, invstd]` from `[data, gamma, beta, moving_mean,
-/// moving_var]`, data of `shape`: shared by the reference (f64) and native (f32) kernels.
+/// moving_var]`, data of `shape`, tasks over `parallel`: shared by the reference (f64,
+/// serial) and native (f32) kernels. The statistics first, by channel, then the outputs,
+/// by plane.
 fn bn_forward<T: Real>(
     ctx: &KernelCtx,
     shape: &[usize],
     [x, gamma, beta, moving_mean, moving_var]: [&[T]; 5],
     [out, means, invstds]: [&mut [T]; 3],
+    parallel: ParallelFor,
 ) -> Result<(), OpError> {
     let a = ctx.attrs;
     let eps = a.float("eps");
     let batch_stats = ctx.is_train && !a.bool("use_global_stats");
+    let fix_gamma = a.bool("fix_gamma");
     let (outer, c, inner) = split_at_axis(shape, channel_axis(a, shape)?);
     let m = (outer * inner) as f64;
     // The elements of channel `ch`, by linear index.
     let channel =
         |ch: usize| (0..outer).flat_map(move |o| (0..inner).map(move |i| (o * c + ch) * inner + i));
-    for ch in 0..c {
-        let (mean, invstd) = if batch_stats {
+    let stats = per_channel(c, parallel, |ch| {
+        if batch_stats {
             let mean = channel(ch).map(|i| x[i].to_f64()).sum::<f64>() / m;
             let sq: f64 = channel(ch).map(|i| (x[i].to_f64() - mean).powi(2)).sum();
             // MXNet avoids 1/0 for a constant channel without eps.
@@ -324,18 +378,19 @@ fn bn_forward<T: Real>(
                 moving_mean[ch].to_f64(),
                 1.0 / (moving_var[ch].to_f64() + eps).sqrt(),
             )
-        };
-        let g = if a.bool("fix_gamma") {
-            1.0
-        } else {
-            gamma[ch].to_f64()
-        };
-        let b = beta[ch].to_f64();
-        for i in channel(ch) {
-            out[i] = T::from_f64((x[i].to_f64() - mean) * invstd * g + b);
         }
-        means[ch] = T::from_f64(mean);
-        invstds[ch] = T::from_f64(invstd);
+    });
+    per_plane(out, c, inner, parallel, |ch, start, plane| {
+        let (mean, invstd) = stats[ch];
+        let g = if fix_gamma { 1.0 } else { gamma[ch].to_f64() };
+        let b = beta[ch].to_f64();
+        for (o, v) in plane.iter_mut().zip(&x[start..]) {
+            *o = T::from_f64((v.to_f64() - mean) * invstd * g + b);
+        }
+    });
+    for ((mean, invstd), &(mu, s)) in means.iter_mut().zip(invstds).zip(&stats) {
+        *mean = T::from_f64(mu);
+        *invstd = T::from_f64(s);
     }
     Ok(())
 }
@@ -441,12 +496,14 @@ fn bn_backward_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpEr
 }
 
 /// The gradient into `[dx, dgamma, dbeta]` from `[ograd, data, gamma, mean, invstd]`,
-/// data of `shape`: shared by the reference (f64) and native (f32) kernels.
+/// data of `shape`, tasks over `parallel`: shared by the reference (f64, serial) and
+/// native (f32) kernels. The sums first, by channel, then dx, by plane.
 fn bn_backward<T: Real>(
     ctx: &KernelCtx,
     shape: &[usize],
     [og, x, gamma, mean, invstd]: [&[T]; 5],
     [dx, dgamma, dbeta]: [&mut [T]; 3],
+    parallel: ParallelFor,
 ) -> Result<(), OpError> {
     let a = ctx.attrs;
     let batch_stats = ctx.is_train && !a.bool("use_global_stats");
@@ -455,24 +512,32 @@ fn bn_backward<T: Real>(
     let m = (outer * inner) as f64;
     let channel =
         |ch: usize| (0..outer).flat_map(move |o| (0..inner).map(move |i| (o * c + ch) * inner + i));
-    for ch in 0..c {
-        let g = if fix_gamma { 1.0 } else { gamma[ch].to_f64() };
-        let (mu, s) = (mean[ch].to_f64(), invstd[ch].to_f64());
-        let xhat = |i: usize| (x[i].to_f64() - mu) * s;
+    let xhat = |ch: usize, i: usize| (x[i].to_f64() - mean[ch].to_f64()) * invstd[ch].to_f64();
+    // Σ dy and Σ dy·x̂ of each channel.
+    let sums = per_channel(c, parallel, |ch| {
         let sum_dy: f64 = channel(ch).map(|i| og[i].to_f64()).sum();
-        let sum_dy_xhat: f64 = channel(ch).map(|i| og[i].to_f64() * xhat(i)).sum();
-        for i in channel(ch) {
+        let sum_dy_xhat: f64 = channel(ch).map(|i| og[i].to_f64() * xhat(ch, i)).sum();
+        (sum_dy, sum_dy_xhat)
+    });
+    per_plane(dx, c, inner, parallel, |ch, start, plane| {
+        let g = if fix_gamma { 1.0 } else { gamma[ch].to_f64() };
+        let s = invstd[ch].to_f64();
+        let (sum_dy, sum_dy_xhat) = sums[ch];
+        for (k, d) in plane.iter_mut().enumerate() {
+            let i = start + k;
             let direct = og[i].to_f64();
             // Through the batch mean and variance: −mean(dy) − x̂·mean(dy·x̂).
             let through_stats = if batch_stats {
-                -sum_dy / m - xhat(i) * sum_dy_xhat / m
+                -sum_dy / m - xhat(ch, i) * sum_dy_xhat / m
             } else {
                 0.0
             };
-            dx[i] = T::from_f64(g * s * (direct + through_stats));
+            *d = T::from_f64(g * s * (direct + through_stats));
         }
-        dgamma[ch] = T::from_f64(if fix_gamma { 0.0 } else { sum_dy_xhat });
-        dbeta[ch] = T::from_f64(sum_dy);
+    });
+    for ((dg, db), &(sum_dy, sum_dy_xhat)) in dgamma.iter_mut().zip(dbeta).zip(&sums) {
+        *dg = T::from_f64(if fix_gamma { 0.0 } else { sum_dy_xhat });
+        *db = T::from_f64(sum_dy);
     }
     Ok(())
 }
@@ -768,5 +833,20 @@ mod tests {
             let back = [og, x.clone(), gamma.clone(), fwd[1].clone(), fwd[2].clone()];
             check_native("_backward_BatchNorm", kv, &back, train, 1e-5);
         }
+        // More channels and planes than tasks: blocks of several, the last shorter.
+        let x = randn(&[2, 37, 3], 6);
+        let mut ins = vec![x.clone(), randn(&[37], 7), randn(&[37], 8), randn(&[37], 9)];
+        ins.push(t(&[37], vec![1.5; 37]));
+        let kv = [("fix_gamma", "False")];
+        check_native(BN, &kv, &ins, true, 1e-5);
+        let fwd = run(BN, &kv, &ins, true).unwrap();
+        let back = [
+            randn(&x.shape, 10),
+            x,
+            ins[1].clone(),
+            fwd[1].clone(),
+            fwd[2].clone(),
+        ];
+        check_native("_backward_BatchNorm", &kv, &back, true, 1e-5);
     }
 }

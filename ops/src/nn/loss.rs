@@ -12,9 +12,12 @@
 //! the backward operator), but the flag is per operator, so a graph that ends in such a
 //! node gets no head-gradient variable for it.
 
+use std::ops::Range;
+use std::sync::Mutex;
+
 use super::common::{elems, numel, Through};
 use super::softmax::softmax_into;
-use crate::native::{Native, Real};
+use crate::native::{serial, Native, ParallelFor, Real};
 use crate::param::{param, ParamDef, ParamType};
 use crate::shape::{fmt_shape, invalid, is_known, same_shape, set_in, unify, OpError, Shape, Slot};
 use crate::{
@@ -144,15 +147,46 @@ fn softmax_output_shape(a: &Attrs, ins: &mut [Shape], outs: &mut [Shape]) -> Res
 fn softmax_output_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
     let x = ins[0];
     let mut data = vec![0.0; x.len()];
-    softmax_into(
-        &x.data,
-        view(ctx.attrs, &x.shape),
-        1.0,
-        false,
-        None,
-        &mut data,
-    );
+    softmax_output_forward(ctx.attrs, (&x.data, &x.shape), &mut data, &serial);
     Ok(vec![Tensor { data, ..x.clone() }])
+}
+
+/// The softmax of `x` (with its shape) into `out`, tasks over `parallel`: shared by the
+/// reference (f64, serial) and the native kernel (f32).
+fn softmax_output_forward<T: Real>(
+    a: &Attrs,
+    (x, shape): (&[T], &[usize]),
+    out: &mut [T],
+    parallel: ParallelFor,
+) {
+    let (n, k, s) = view(a, shape);
+    per_sample(out, n, k * s, parallel, |items, out| {
+        out.fill(T::from_f64(0.0));
+        let x = &x[items.start * k * s..];
+        softmax_into(x, (items.len(), k, s), 1.0, false, None, out);
+    });
+}
+
+/// Tasks a call splits into at least (where there are as many items).
+const TASKS: usize = 16;
+
+/// `f(items, chunk)` for blocks of the `n` items of `buf` (the view's n, of `len` = k·s
+/// consecutive elements each), over `parallel`: the items' softmaxes and gradients are
+/// independent, and each block writes its own chunk.
+fn per_sample<T: Send>(
+    buf: &mut [T],
+    n: usize,
+    len: usize,
+    parallel: ParallelFor,
+    f: impl Fn(Range<usize>, &mut [T]) + Sync,
+) {
+    let per = n.div_ceil(TASKS).max(1);
+    let chunks: Vec<Mutex<&mut [T]>> = buf.chunks_mut((per * len).max(1)).map(Mutex::new).collect();
+    parallel(chunks.len(), &|t| {
+        let mut chunk = chunks[t].lock().unwrap_or_else(|e| e.into_inner());
+        let first = t * per;
+        f(first..(first + per).min(n), &mut chunk);
+    });
 }
 
 /// The softmax's view of data of `shape`: n rows of k classes at s positions, class
@@ -175,10 +209,8 @@ fn view(a: &Attrs, shape: &[usize]) -> (usize, usize, usize) {
 const SOFTMAX_OUTPUT_NATIVE: Native = Native {
     supports: |_, shapes| !shapes.is_empty(),
     run: |ctx, io| {
-        let out = &mut *io.outputs[0];
-        out.fill(0.0);
-        let view = view(ctx.attrs, &io.in_shapes[0]);
-        softmax_into(io.inputs[0], view, 1.0, false, None, out);
+        let x = (io.inputs[0], io.in_shapes[0].as_slice());
+        softmax_output_forward(ctx.attrs, x, io.outputs[0], io.parallel);
         Ok(())
     },
 };
@@ -189,7 +221,7 @@ const SOFTMAX_OUTPUT_BACKWARD_NATIVE: Native = Native {
             (io.inputs[0], &io.in_shapes[0]),
             (io.inputs[1], &io.in_shapes[1]),
         );
-        softmax_output_backward(ctx.attrs, p, label, io.outputs[0]);
+        softmax_output_backward(ctx.attrs, p, label, io.outputs[0], io.parallel);
         Ok(())
     },
 };
@@ -250,27 +282,32 @@ fn softmax_output_backward_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<T
         (p.data.as_slice(), &p.shape),
         (label.data.as_slice(), &label.shape),
     );
-    softmax_output_backward(ctx.attrs, ins.0, ins.1, &mut dx.data);
+    softmax_output_backward(ctx.attrs, ins.0, ins.1, &mut dx.data, &serial);
     Ok(vec![dx])
 }
 
-/// The gradient into `dx` from the output `p` and the label, each with its shape:
-/// shared by the reference (f64) and the native kernel (f32).
+/// The gradient into `dx` from the output `p` and the label, each with its shape, tasks
+/// over `parallel`: shared by the reference (f64, serial) and the native kernel (f32).
+/// The normalization counts over the whole label first, then the items split.
 fn softmax_output_backward<T: Real>(
     a: &Attrs,
     (p, p_shape): (&[T], &Shape),
     (label, label_shape): (&[T], &Shape),
     dx: &mut [T],
+    parallel: ParallelFor,
 ) {
     let scale = a.float("grad_scale");
+    let (n, k, s) = view(a, p_shape);
     if label_shape == p_shape {
-        for ((d, &pv), &l) in dx.iter_mut().zip(p).zip(label) {
-            *d = T::from_f64((pv.to_f64() - l.to_f64()) * scale);
-        }
+        per_sample(dx, n, k * s, parallel, |items, dx| {
+            let at = items.start * k * s;
+            for ((d, &pv), &l) in dx.iter_mut().zip(&p[at..]).zip(&label[at..]) {
+                *d = T::from_f64((pv.to_f64() - l.to_f64()) * scale);
+            }
+        });
         return;
     }
     let multi = a.bool("multi_output") && p_shape.len() >= 2;
-    let (n, k, s) = view(a, p_shape);
     let ignore = a.float("ignore_label") as i64;
     let use_ignore = a.bool("use_ignore");
     let alpha = a.float("smooth_alpha");
@@ -287,25 +324,28 @@ fn softmax_output_backward<T: Real>(
         _ => 1,
     };
     let factor = scale / norm.max(1) as f64;
-    for b in 0..n {
-        for pos in 0..s {
-            // Row (b, pos) reads the flattened label's entry b·s + pos, as MXNet.
-            let class = label.get(b * s + pos).map_or(-1, |&l| l.to_f64() as i64);
-            let ignored = use_ignore && class == ignore;
-            for j in 0..k {
-                let i = (b * k + j) * s + pos;
-                let pv = p[i].to_f64();
-                let g = if ignored {
-                    0.0
-                } else if j as i64 == class {
-                    pv - 1.0 + alpha
-                } else {
-                    pv - off_label
-                };
-                dx[i] = T::from_f64(g * factor);
+    per_sample(dx, n, k * s, parallel, |items, dx| {
+        let first = items.start * k * s;
+        for b in items {
+            for pos in 0..s {
+                // Row (b, pos) reads the flattened label's entry b·s + pos, as MXNet.
+                let class = label.get(b * s + pos).map_or(-1, |&l| l.to_f64() as i64);
+                let ignored = use_ignore && class == ignore;
+                for j in 0..k {
+                    let i = (b * k + j) * s + pos;
+                    let pv = p[i].to_f64();
+                    let g = if ignored {
+                        0.0
+                    } else if j as i64 == class {
+                        pv - 1.0 + alpha
+                    } else {
+                        pv - off_label
+                    };
+                    dx[i - first] = T::from_f64(g * factor);
+                }
             }
         }
-    }
+    });
 }
 
 const REGRESSION_PARAMS: &[ParamDef] = &[param(
@@ -778,8 +818,6 @@ mod tests {
 
     #[test]
     fn softmax_output_natives_compute_what_the_references_compute() {
-        let x = randn(&[4, 5], 1);
-        let labels = t(&[4], vec![0.0, 3.0, 4.0, 1.0]);
         let configs: [&[(&str, &str)]; 4] = [
             &[],
             &[("normalization", "batch"), ("grad_scale", "2.5")],
@@ -790,24 +828,24 @@ mod tests {
             ],
             &[("smooth_alpha", "0.1")],
         ];
-        for kv in configs {
-            check_native(
-                "SoftmaxOutput",
-                kv,
-                &[x.clone(), labels.clone()],
-                true,
-                1e-6,
-            );
-            let p = run("SoftmaxOutput", kv, &[&x, &labels], true)
-                .unwrap()
-                .remove(0);
-            check_native(
-                "_backward_SoftmaxOutput",
-                kv,
-                &[p, labels.clone()],
-                true,
-                1e-6,
-            );
+        // 4 rows, one a task, and 37, in blocks of 3 with a shorter last one.
+        let labels37 = (0..37).map(|i| (i * 3 % 5) as f64).collect();
+        for (x, labels) in [
+            (randn(&[4, 5], 1), t(&[4], vec![0.0, 3.0, 4.0, 1.0])),
+            (randn(&[37, 5], 3), t(&[37], labels37)),
+        ] {
+            for kv in configs {
+                let ins = [x.clone(), labels.clone()];
+                check_native("SoftmaxOutput", kv, &ins, true, 1e-6);
+                let p = run("SoftmaxOutput", kv, &ins, true).unwrap().remove(0);
+                check_native(
+                    "_backward_SoftmaxOutput",
+                    kv,
+                    &[p, labels.clone()],
+                    true,
+                    1e-6,
+                );
+            }
         }
         // multi_output over (n, k, spatial) with a (n, spatial) label.
         let kv = [("multi_output", "True")];
