@@ -151,6 +151,23 @@ impl EngineKind {
     }
 }
 
+/// Called before anything reaches the engine (a push or a wait): imperative operations
+/// recorded for fusion (`ndarray::lazy`) are pushed first, so the engine sees every
+/// operation in program order.
+static FLUSH_HOOK: OnceLock<fn()> = OnceLock::new();
+
+/// Sets the flush hook, once per process.
+#[cfg(feature = "llvm")]
+pub(crate) fn set_flush_hook(hook: fn()) {
+    let _ = FLUSH_HOOK.set(hook);
+}
+
+fn flush_pending() {
+    if let Some(hook) = FLUSH_HOOK.get() {
+        hook();
+    }
+}
+
 /// The dependency engine. Cheap to clone (a handle).
 #[derive(Clone)]
 pub struct Engine {
@@ -201,6 +218,7 @@ impl Engine {
 
     /// Schedules a pre-created operation. Returns at once.
     pub fn push(&self, op: &Arc<Operator>, priority: i32) {
+        flush_pending();
         self.inner.push(op, priority);
     }
 
@@ -227,6 +245,7 @@ impl Engine {
     /// Blocks until every operation pushed so far that writes `var` has completed; returns
     /// (and clears) the error `var` carries.
     pub fn wait_for_var(&self, var: &Var) -> Result<(), EngineError> {
+        flush_pending();
         if self.inner.kind != EngineKind::Naive {
             let done = Arc::new((Mutex::new(false), std::sync::Condvar::new()));
             let signal = done.clone();
@@ -260,6 +279,7 @@ impl Engine {
     /// Blocks until every pushed operation has completed; returns (and clears) the first
     /// error any of them raised.
     pub fn wait_all(&self) -> Result<(), EngineError> {
+        flush_pending();
         self.inner.wait_idle();
         if let Err(e) = crate::profiler::write() {
             eprintln!("KILN_PROFILE: cannot write the trace: {e}");

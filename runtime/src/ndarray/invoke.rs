@@ -7,7 +7,7 @@ use crate::device::Device;
 use crate::engine::{FnProperty, Var};
 use kiln_compiler::{Error, OpCall, Operand, ResolvedCall, Result};
 use kiln_ops::shape::{fmt_shape, is_known};
-use kiln_ops::{DType, KernelCtx, Resource, Shape, Tensor};
+use kiln_ops::{Attrs, DType, KernelCtx, OpDef, Resource, Shape, Tensor};
 
 impl Operand for NDArray {
     /// The operator's visible outputs.
@@ -32,6 +32,66 @@ impl NDArray {
 /// `elemwise_add` with `out = [a]`.
 pub fn invoke_into(call: OpCall<'_, NDArray>, out: &[NDArray]) -> Result<()> {
     run(call.resolve()?, out).map(drop)
+}
+
+/// What it takes to run one operator application on its reference kernel.
+pub(super) struct Eager {
+    pub op: &'static OpDef,
+    pub params: Attrs,
+    pub input_names: Vec<String>,
+    pub out_names: Vec<String>,
+    pub out_shapes: Vec<Shape>,
+    pub out_dtypes: Vec<DType>,
+}
+
+impl Eager {
+    /// Pushes the operator's reference kernel on the engine, reading `inputs` and writing
+    /// `outputs` (all of them, hidden ones included).
+    pub fn push(self, inputs: Vec<NDArray>, outputs: Vec<NDArray>) {
+        let Eager {
+            op,
+            params,
+            input_names,
+            out_names,
+            out_shapes,
+            out_dtypes,
+        } = self;
+        let mut writes: Vec<Var> = outputs.iter().map(|a| a.var().clone()).collect();
+        writes.extend(
+            op.mutable_inputs
+                .iter()
+                .filter_map(|&i| inputs.get(i))
+                .map(|a| a.var().clone()),
+        );
+        let rng_key = if op.resources.contains(&Resource::Random) {
+            let (key, var) = random::next_key();
+            writes.push(var);
+            key
+        } else {
+            [0, 0]
+        };
+        let reads: Vec<Var> = inputs.iter().map(|a| a.var().clone()).collect();
+        engine().push_fn(op.name, &reads, &writes, FnProperty::Normal, 0, move || {
+            // SAFETY: the engine runs this after every pending write of the inputs and
+            // before any later use of the outputs, which nothing else touches meanwhile.
+            let tensors: Vec<Tensor> = inputs.iter().map(|a| unsafe { a.read_tensor() }).collect();
+            let refs: Vec<&Tensor> = tensors.iter().collect();
+            let ctx = KernelCtx {
+                attrs: &params,
+                is_train: false,
+                out_shapes: &out_shapes,
+                out_dtypes: &out_dtypes,
+                rng_key,
+            };
+            let values = kiln_ops::evaluate(op, &ctx, &refs)
+                .map_err(|e| e.render(&input_names, &out_names))?;
+            for (a, t) in outputs.iter().zip(&values) {
+                // SAFETY: as above.
+                unsafe { a.write_tensor(t) };
+            }
+            Ok(())
+        });
+    }
 }
 
 fn run(call: ResolvedCall<'_, NDArray>, out: &[NDArray]) -> Result<Vec<NDArray>> {
@@ -86,49 +146,22 @@ fn run(call: ResolvedCall<'_, NDArray>, out: &[NDArray]) -> Result<Vec<NDArray>>
         })
         .collect::<Result<_>>()?;
 
-    let mut writes: Vec<Var> = outputs.iter().map(|a| a.var().clone()).collect();
-    writes.extend(
-        op.mutable_inputs
-            .iter()
-            .filter_map(|&i| inputs.get(i))
-            .map(|a| a.var().clone()),
-    );
-    let rng_key = if op.resources.contains(&Resource::Random) {
-        let (key, var) = random::next_key();
-        writes.push(var);
-        key
-    } else {
-        [0, 0]
+    let shown = outputs[..visible].to_vec();
+    let eager = Eager {
+        op,
+        params: call.params.clone(),
+        input_names: call.input_names.clone(),
+        out_names,
+        out_shapes,
+        out_dtypes,
     };
-    let reads: Vec<Var> = inputs.iter().map(|a| a.var().clone()).collect();
-    let (params, input_names, results) = (
-        call.params.clone(),
-        call.input_names.clone(),
-        outputs.clone(),
-    );
-    engine().push_fn(op.name, &reads, &writes, FnProperty::Normal, 0, move || {
-        // SAFETY: the engine runs this after every pending write of the inputs and before
-        // any later use of the outputs, which nothing else touches meanwhile.
-        let tensors: Vec<Tensor> = inputs.iter().map(|a| unsafe { a.read_tensor() }).collect();
-        let refs: Vec<&Tensor> = tensors.iter().collect();
-        let ctx = KernelCtx {
-            attrs: &params,
-            is_train: false,
-            out_shapes: &out_shapes,
-            out_dtypes: &out_dtypes,
-            rng_key,
-        };
-        let values =
-            kiln_ops::evaluate(op, &ctx, &refs).map_err(|e| e.render(&input_names, &out_names))?;
-        for (a, t) in results.iter().zip(&values) {
-            // SAFETY: as above.
-            unsafe { a.write_tensor(t) };
-        }
-        Ok(())
-    });
-    let mut outputs = outputs;
-    outputs.truncate(visible);
-    Ok(outputs)
+    #[cfg(feature = "llvm")]
+    let eager = match super::lazy::record(eager, &inputs, &outputs) {
+        None => return Ok(shown),
+        Some(eager) => eager,
+    };
+    eager.push(inputs, outputs);
+    Ok(shown)
 }
 
 /// An array carrying `error`: arithmetic operators cannot return `Result`, so their errors

@@ -7,13 +7,16 @@
 //! one engine variable; views ([`NDArray::reshape`], [`NDArray::slice`]) share it.
 //!
 //! Every operator of kiln-ops can be applied to arrays through the typed builders
-//! (`kiln_compiler::builders`) or [`NDArray::op`]; the kernels are the operators' reference
-//! kernels until the CPU backend arrives (Codegen issue).
+//! (`kiln_compiler::builders`) or [`NDArray::op`]. Element-wise chains on CPU f32 arrays
+//! are recorded and run as one fused JIT kernel ([`lazy`], feature `llvm`); other
+//! operators run their reference kernels.
 
 mod arith;
 mod element;
 mod invoke;
 mod io;
+#[cfg(feature = "llvm")]
+pub mod lazy;
 pub mod random;
 
 pub use element::Element;

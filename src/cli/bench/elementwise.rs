@@ -54,7 +54,13 @@ pub fn run(args: &Args) -> Result<()> {
     let y = &(&a * &b) + 1.0;
     let values: Vec<f32> = (0..N).map(|i| (i % 1000) as f32 * 1e-3).collect();
     let check = |got: f32| (got - (values[999] * values[999] + 1.0)).abs() <= 1e-6;
-    through_executor(args, "executor", &y, &values, copy_gbps, &check)?;
+    let executor_s = through_executor(args, "executor", &y, &values, copy_gbps, &check)?;
+    #[cfg(feature = "llvm")]
+    if args.imperative {
+        imperative(args, &values, copy_gbps, executor_s, &check)?;
+    }
+    #[cfg(not(feature = "llvm"))]
+    let _ = executor_s;
     // A math function per element (a polynomial on the CPU JIT): still memory bound?
     let t = kiln::sym::tanh().data(&(&a * &b)).build()?;
     let check_tanh = |got: f32| (got - (values[999] * values[999]).tanh()).abs() <= 1e-6;
@@ -66,7 +72,7 @@ pub fn run(args: &Args) -> Result<()> {
 }
 
 /// `y` (of inputs `a` and `b`) through a bound executor, in GB/s of its two reads and one
-/// write; `check` judges element 999 of the output.
+/// write; `check` judges element 999 of the output. Returns the median time.
 fn through_executor(
     args: &Args,
     variant: &str,
@@ -74,7 +80,7 @@ fn through_executor(
     values: &[f32],
     copy_gbps: f64,
     check: &dyn Fn(f32) -> bool,
-) -> Result<()> {
+) -> Result<f64> {
     let exe = Executor::simple_bind(
         y,
         Device::Cpu,
@@ -112,6 +118,58 @@ fn through_executor(
             "kernels": units.kernels, "reference_nodes": units.nodes, "elements": N,
         }),
         &format!("{rate:6.2} GB/s = {:.2}x copy ({units})", rate / copy_gbps),
+    );
+    Ok(timing.0)
+}
+
+/// `a * b + 1.0` written as imperative NDArray code: lazy fusion records the two operators
+/// and runs them as one kernel per call (a new result array each time, from the pool);
+/// its time against the bound executor's `executor_s`.
+#[cfg(feature = "llvm")]
+fn imperative(
+    args: &Args,
+    values: &[f32],
+    copy_gbps: f64,
+    executor_s: f64,
+    check: &dyn Fn(f32) -> bool,
+) -> Result<()> {
+    use kiln::runtime::ndarray::lazy;
+    let (a, b) = (
+        NDArray::from_slice(values, &[N])?,
+        NDArray::from_slice(values, &[N])?,
+    );
+    let before = lazy::stats();
+    let (mut failed, mut last) = (None, None);
+    let timing = time(args.runs, || {
+        let y = &(&a * &b) + 1.0;
+        if let Err(e) = y.wait_to_read() {
+            failed = Some(e);
+        }
+        last = Some(y);
+    });
+    if let Some(e) = failed {
+        return Err(Error::Input(e.to_string()));
+    }
+    let calls = args.runs.max(1) + 1;
+    let kernels = (lazy::stats().fused - before.fused) as f64 / calls as f64;
+    let got = last
+        .map(|y| y.to_vec::<f32>())
+        .transpose()?
+        .unwrap_or_default();
+    if !got.get(999).is_some_and(|&v| check(v)) {
+        return Err(Error::Input(
+            "imperative computed a wrong value at 999".into(),
+        ));
+    }
+    let rate = gbps(3 * N * 4, timing.0);
+    let ratio = timing.0 / executor_s;
+    report(
+        args,
+        "imperative",
+        timing,
+        json!({ "gbps": rate, "copy_gbps": copy_gbps, "executor_ratio": ratio,
+                "kernels_per_call": kernels, "elements": N }),
+        &format!("{rate:6.2} GB/s = {ratio:.2}x the executor's time ({kernels} kernel per call)"),
     );
     Ok(())
 }

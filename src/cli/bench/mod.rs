@@ -44,6 +44,9 @@ pub struct Args {
     /// `KILN_PROFILE=FILE`).
     #[arg(long)]
     profile: Option<std::path::PathBuf>,
+    /// `elementwise` also runs `a * b + 1.0` as imperative NDArray code (lazily fused).
+    #[arg(long)]
+    imperative: bool,
 }
 
 /// Median and minimum of `runs` timed calls of `f` (in seconds), after one warm-up call.

@@ -1,0 +1,149 @@
+//! Lazy fusion of imperative element-wise chains (`ndarray::lazy`): each chain runs as one
+//! fused kernel, plans are reused with other scalars, results equal the operators run one
+//! by one (recording off), and anything else touching the engine sees the chain's results.
+#![cfg(feature = "llvm")]
+
+use kiln_compiler::builders as sym;
+use kiln_runtime::ndarray::lazy::{self, LazyStats};
+use kiln_runtime::{Device, Executor, GradReqs, NDArray};
+use std::sync::Mutex;
+
+/// The counters are process-wide: the tests of this file run one at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn arr(data: &[f32], shape: &[usize]) -> NDArray {
+    NDArray::from_slice(data, shape).unwrap()
+}
+
+fn values(n: usize, seed: f32) -> Vec<f32> {
+    (0..n).map(|i| ((i as f32 + seed) * 0.37).sin()).collect()
+}
+
+/// `f` with recording on and off: the results, and the counters' change with it on.
+fn both(f: impl Fn() -> Vec<NDArray>) -> (Vec<Vec<f32>>, Vec<Vec<f32>>, LazyStats) {
+    let read = |r: Vec<NDArray>| -> Vec<Vec<f32>> {
+        r.iter().map(|a| a.to_vec::<f32>().unwrap()).collect()
+    };
+    let before = lazy::stats();
+    let fused = read(f());
+    let after = lazy::stats();
+    lazy::set_enabled(false);
+    let eager = read(f());
+    lazy::set_enabled(true);
+    let delta = LazyStats {
+        recorded: after.recorded - before.recorded,
+        fused: after.fused - before.fused,
+        cached: after.cached - before.cached,
+        unfused: after.unfused - before.unfused,
+    };
+    (fused, eager, delta)
+}
+
+fn assert_close(got: &[Vec<f32>], want: &[Vec<f32>]) {
+    for (g, w) in got.iter().zip(want) {
+        assert_eq!(g.len(), w.len());
+        for (x, y) in g.iter().zip(w) {
+            assert!(
+                x == y || (x - y).abs() <= 1e-6 * (1.0 + y.abs()),
+                "{x} != {y}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_chain_is_one_kernel_and_its_plan_is_reused_with_other_scalars() {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let (a, b) = (
+        arr(&values(1000, 0.0), &[10, 100]),
+        arr(&values(1000, 5.0), &[10, 100]),
+    );
+    let (got, want, stats) = both(|| vec![&(&a * &b) + 1.0]);
+    assert_close(&got, &want);
+    let (av, bv) = (a.to_vec::<f32>().unwrap(), b.to_vec::<f32>().unwrap());
+    assert!((got[0][7] - (av[7] * bv[7] + 1.0)).abs() < 1e-6);
+    assert_eq!(
+        (stats.recorded, stats.fused, stats.unfused),
+        (2, 1, 0),
+        "{stats:?}"
+    );
+    // The same chain with another scalar: the cached plan, the new number.
+    let (got, want, stats) = both(|| vec![&(&a * &b) + 2.5]);
+    assert_close(&got, &want);
+    assert!((got[0][7] - (av[7] * bv[7] + 2.5)).abs() < 1e-6);
+    assert_eq!((stats.fused, stats.cached), (1, 1), "{stats:?}");
+}
+
+#[test]
+fn in_place_updates_broadcasts_and_several_results() {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let row = arr(&values(4, 1.0), &[1, 4]);
+    let x0 = values(12, 2.0);
+    let (got, want, stats) = both(|| {
+        let mut x = arr(&x0, &[3, 4]);
+        // x = (x + row) * 2 - 1, in place; y = relu(x) kept too; z an intermediate.
+        let z = sym::broadcast_add()
+            .lhs(&x)
+            .rhs(&row)
+            .build()
+            .unwrap()
+            .remove(0);
+        x.clone_from(&z);
+        x *= 2.0;
+        x -= 1.0;
+        let y = sym::relu().data(&x).build().unwrap().remove(0);
+        let w = 3.0 / &y;
+        vec![x, y, w]
+    });
+    assert_close(&got, &want);
+    assert_eq!((stats.fused, stats.unfused), (1, 0), "{stats:?}");
+    // Hand-checked element: x[1][2] = (x0[6] + row[2]) * 2 - 1.
+    let r = values(4, 1.0);
+    assert!((got[0][6] - ((x0[6] + r[2]) * 2.0 - 1.0)).abs() < 1e-6);
+}
+
+#[test]
+fn other_operations_see_the_chains_results() {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let a = arr(&values(6, 3.0), &[2, 3]);
+    let (got, want, stats) = both(|| {
+        // A reduction reads an intermediate nobody else holds; a view of another shape
+        // starts a new segment; an in-place update of a slice overlaps the array.
+        let t = &a * 2.0;
+        let s = sym::sum().data(&t).build().unwrap().remove(0);
+        let v = t.reshape(&[3, 2]).unwrap();
+        let u = &v + 1.0;
+        let mut head = u.slice(0, 1).unwrap();
+        head += 10.0;
+        let e = &u * 1.0;
+        vec![s, u, e]
+    });
+    assert_close(&got, &want);
+    assert_eq!(stats.unfused, 0, "{stats:?}");
+    assert!(stats.fused >= 3, "{stats:?}");
+}
+
+#[test]
+fn an_executor_reads_what_a_chain_wrote() {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let x = kiln_compiler::Symbol::var("x");
+    let net = sym::tanh().data(&x).build().unwrap();
+    let exe = Executor::simple_bind(
+        &net,
+        Device::Cpu,
+        &[("x", &[2, 3])],
+        GradReqs::All(kiln_compiler::autodiff::GradReq::Null),
+    )
+    .unwrap();
+    let input = exe.arg_dict()["x"].clone();
+    let start = values(6, 4.0);
+    input.copy_from(&arr(&start, &[2, 3])).unwrap();
+    let mut bound = input.clone();
+    bound *= 0.5;
+    bound += 1.0;
+    exe.forward(false);
+    let got = exe.outputs()[0].to_vec::<f32>().unwrap();
+    for (g, s) in got.iter().zip(&start) {
+        assert!((g - (s * 0.5 + 1.0).tanh()).abs() < 1e-6, "{g} vs {s}");
+    }
+}
