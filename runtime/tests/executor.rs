@@ -392,3 +392,96 @@ fn entries_share_one_arena_by_lifetime() {
         );
     }
 }
+
+/// Backward is pushed as segments that end where a gradient is complete: an update of the
+/// last layer's weights, pushed after `backward` with a higher priority (as MXNet's
+/// KVStore pushes by layer), runs while the first layer's gradient is still pending.
+#[cfg(feature = "llvm")]
+#[test]
+fn updates_start_while_backward_goes_on() {
+    use kiln_runtime::optim::Sgd;
+    use kiln_runtime::{Backend, Engine, FnProperty};
+    use std::sync::{Arc, Condvar, Mutex};
+    let mut x = Symbol::var("data");
+    for (i, hidden) in [(1, 32), (2, 32), (3, 4)] {
+        x = sym::fully_connected()
+            .data(&x)
+            .num_hidden(hidden)
+            .name(&format!("fc{i}"))
+            .build()
+            .unwrap();
+        if i < 3 {
+            x = sym::relu().data(&x).build().unwrap();
+        }
+    }
+    let net = sym::softmax_output()
+        .data(&x)
+        .name("softmax")
+        .build()
+        .unwrap();
+    let shapes: [(&str, &[usize]); 2] = [("data", &[8, 16]), ("softmax_label", &[8])];
+    let exe = Executor::simple_bind(&net, Device::Cpu, &shapes, GradReqs::All(GradReq::Write))
+        .unwrap()
+        .rebind(Backend::Jit)
+        .unwrap();
+    let (args, grads) = (exe.arg_dict(), exe.grad_dict());
+    for (name, a) in &args {
+        let n = a.len();
+        let v: Vec<f32> = (0..n)
+            .map(|i| ((i * 7 + name.len()) % 11) as f32 * 0.05 - 0.25)
+            .collect();
+        a.copy_from(&arr(&v, a.shape())).unwrap();
+    }
+    let first = grads["fc1_weight"].var().clone();
+    let before = first.version();
+    // A gate holds the engine until everything is pushed, whatever the timing.
+    let gate = Arc::new((Mutex::new(false), Condvar::new()));
+    let held = gate.clone();
+    let data = args["data"].var().clone();
+    Engine::global().push_fn("gate", &[], &[data], FnProperty::Normal, 0, move || {
+        let (open, cv) = &*held;
+        let mut open = open.lock().unwrap();
+        while !*open {
+            open = cv.wait(open).unwrap();
+        }
+        Ok(())
+    });
+    exe.forward(true);
+    exe.backward(&[]).unwrap();
+    // The last layer's update, and a probe beside it: was fc1's gradient written yet?
+    let sgd = Sgd {
+        lr: 0.1,
+        wd: 0.0,
+        rescale_grad: 1.0,
+    };
+    let update = sgd
+        .operator(&args["fc3_weight"], &grads["fc3_weight"])
+        .unwrap();
+    Engine::global().push(&update, 1);
+    let seen = Arc::new(Mutex::new(None));
+    let probe = seen.clone();
+    let fc3_grad = grads["fc3_weight"].var().clone();
+    Engine::global().push_fn(
+        "probe",
+        &[fc3_grad],
+        &[],
+        FnProperty::Normal,
+        1,
+        move || {
+            *probe.lock().unwrap() = Some(first.version());
+            Ok(())
+        },
+    );
+    *gate.0.lock().unwrap() = true;
+    gate.1.notify_all();
+    Engine::global().wait_all().unwrap();
+    let when = seen.lock().unwrap().expect("the probe ran");
+    assert_eq!(
+        when, before,
+        "fc1's gradient was written before the last layer's update"
+    );
+    assert!(
+        grads["fc1_weight"].var().version() > before,
+        "backward wrote fc1's gradient"
+    );
+}

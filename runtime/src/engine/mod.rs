@@ -64,6 +64,8 @@ pub struct Operator {
     prop: FnProperty,
     /// Runs even when a variable it touches carries an error (waits).
     no_skip: bool,
+    /// A segment's operations, run in order in place of `f` ([`Engine::new_segment`]).
+    segment: Vec<Arc<Operator>>,
 }
 
 impl Operator {
@@ -79,6 +81,13 @@ impl Operator {
 
     fn run(&self) -> Result<(), EngineError> {
         let start = crate::profiler::enabled().then(std::time::Instant::now);
+        if !self.segment.is_empty() {
+            let result = self.segment.iter().try_for_each(|op| op.run());
+            if let Some(start) = start {
+                crate::profiler::record(&self.name, start);
+            }
+            return result;
+        }
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (self.f)()));
         if let Some(start) = start {
             crate::profiler::record(&self.name, start);
@@ -213,6 +222,25 @@ impl Engine {
             writes,
             prop,
             no_skip: false,
+            segment: vec![],
+        })
+    }
+
+    /// Pre-creates one operation running `ops` in order (MXNet's bulk execution): one push
+    /// and one dependency check over the union of their variables. A failure stops the
+    /// segment and is reported under the failing operation's name.
+    pub fn new_segment(&self, name: &str, ops: Vec<Arc<Operator>>) -> Arc<Operator> {
+        let reads: Vec<Var> = ops.iter().flat_map(|o| o.reads.iter().cloned()).collect();
+        let writes: Vec<Var> = ops.iter().flat_map(|o| o.writes.iter().cloned()).collect();
+        let (reads, writes) = dedup(&reads, &writes);
+        Arc::new(Operator {
+            name: name.into(),
+            f: Box::new(|| Ok(())),
+            reads,
+            writes,
+            prop: FnProperty::Normal,
+            no_skip: false,
+            segment: ops,
         })
     }
 
@@ -262,6 +290,7 @@ impl Engine {
                 writes,
                 prop: FnProperty::Prioritized,
                 no_skip: true,
+                segment: vec![],
             });
             self.inner.push(&op, i32::MAX);
             let (lock, cv) = &*done;

@@ -2,11 +2,13 @@
 //!
 //! Binding infers every shape and dtype, builds the training graph when gradients are
 //! requested ([`kiln_compiler::autodiff`]), allocates an array per entry, and pre-creates
-//! one engine operation per node (MXNet's `NewOperator`), reading its input arrays and
-//! writing its outputs. [`Executor::forward`] and [`Executor::backward`] push them and
-//! return at once, so imperative updates of the same arrays (`w -= lr * g`) interleave in
-//! the right order. Kernels are the operators' reference kernels until the CPU backend
-//! arrives (Codegen issue); this interface is the one backends serve.
+//! one engine operation per unit (a compiled kernel, a product, a native or reference
+//! node; MXNet's `NewOperator`), reading its input arrays and writing its outputs, grouped
+//! into segments of up to 16 (MXNet's bulk execution); backward segments end where a
+//! gradient or aux state is complete. [`Executor::forward`] and [`Executor::backward`]
+//! push them and return at once, so imperative updates of the same arrays (`w -= lr * g`)
+//! interleave in the right order, and an update pushed with a higher priority runs as
+//! soon as its gradient is ready, while backward goes on.
 
 mod ops;
 
@@ -132,6 +134,30 @@ struct Plan {
 
 fn engine() -> &'static Engine {
     Engine::global()
+}
+
+/// Operations per engine segment at most (MXNet's default bulk size is 15).
+const SEGMENT_OPS: usize = 16;
+
+/// `ops` as segments of consecutive operations (MXNet's bulk execution: fewer pushes and
+/// dependency checks), each ending after an operation that writes a variable of `ends` or
+/// after [`SEGMENT_OPS`] operations; a segment of one is the operation itself.
+fn segments(name: &str, ops: Vec<Arc<Operator>>, ends: &[u64]) -> Vec<Arc<Operator>> {
+    let mut out = Vec::new();
+    let mut current: Vec<Arc<Operator>> = Vec::new();
+    let count = ops.len();
+    for (i, op) in ops.into_iter().enumerate() {
+        let end = op.writes().iter().any(|v| ends.contains(&v.id()));
+        current.push(op);
+        if end || current.len() == SEGMENT_OPS || i + 1 == count {
+            let mut ops = std::mem::take(&mut current);
+            out.push(match ops.len() {
+                1 => ops.remove(0),
+                n => engine().new_segment(&format!("{name}[{}..{}]", i + 1 - n, i + 1), ops),
+            });
+        }
+    }
+    out
 }
 
 impl Executor {
@@ -527,10 +553,19 @@ impl Executor {
             memory.0 += inference.memory.0;
             inference_units = inference.units;
         }
+        // Backward segments end where a gradient or an aux state is complete, so work
+        // waiting for it (an update, a copy, a push) can start while backward goes on.
+        let done: Vec<u64> = (grads.iter().flatten().chain(&aux))
+            .map(|a| a.var().id())
+            .collect();
         let plan = Plan {
-            forward_train,
-            forward_infer,
-            backward,
+            forward_train: segments("forward", forward_train, &[]),
+            forward_infer: if separate_inference {
+                forward_infer
+            } else {
+                segments("forward", forward_infer, &[])
+            },
+            backward: segments("backward", backward, &done),
         };
         Ok(Executor {
             symbol: symbol.clone(),
