@@ -256,3 +256,63 @@ fn plan_prints_kernels_as_loops_and_cuda() {
     let cuda = run("cuda");
     assert!(cuda.contains("extern \"C\" __global__ void kernel0(const float* __restrict__ in0, float* __restrict__ out0, long long n)"), "{cuda}");
 }
+
+/// `kiln bench ... --profile FILE` writes a Chrome trace: thread names, then one complete
+/// event per operation with its thread, start and duration — segments, the kernels and
+/// products inside them with the bytes they move, and the products' phases.
+#[cfg(feature = "llvm")]
+#[test]
+fn bench_profiles_are_chrome_traces_of_operations_and_kernels() {
+    let dir = std::env::temp_dir().join(format!("kiln-profile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("trace.json");
+    let out = kiln(&[
+        "bench",
+        "mlp-train",
+        "--runs",
+        "1",
+        "--profile",
+        path.to_str().unwrap(),
+    ]);
+    stdout(&out);
+    let trace: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let events = trace["traceEvents"].as_array().unwrap();
+    let threads: Vec<&str> = (events.iter())
+        .filter(|e| e["ph"] == "M")
+        .filter_map(|e| e["args"]["name"].as_str())
+        .collect();
+    assert!(
+        threads.iter().any(|t| t.starts_with("kiln-engine-worker")),
+        "{threads:?}"
+    );
+    let complete: Vec<&serde_json::Value> = events.iter().filter(|e| e["ph"] == "X").collect();
+    for e in &complete {
+        assert!(e["name"].is_string() && e["tid"].is_u64(), "{e}");
+        assert!(
+            e["ts"].as_f64().unwrap() >= 0.0 && e["dur"].as_f64().unwrap() >= 0.0,
+            "{e}"
+        );
+    }
+    let named = |p: &str| {
+        complete
+            .iter()
+            .filter(|e| e["name"].as_str().unwrap().contains(p))
+            .count()
+    };
+    assert!(named("backward[") > 0, "no backward segment");
+    assert!(
+        named("/gemm") > 0 && named("sgd_update") > 0,
+        "no product phase or update"
+    );
+    // FullyConnected's weight gradient reads 128×512 and 128×784 floats at least.
+    let most = (complete.iter())
+        .filter_map(|e| e["args"]["bytes"].as_u64())
+        .max()
+        .unwrap_or(0);
+    assert!(
+        most >= 4 * 128 * (784 + 512),
+        "largest operation moves {most} bytes"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -41,23 +41,26 @@ impl Sgd {
         let (w, g, sgd) = (weight.clone(), grad.clone(), *self);
         let reads = [grad.var().clone()];
         let writes = [weight.var().clone()];
-        Ok(crate::engine::Engine::global().new_operator(
-            "sgd_update",
-            &reads,
-            &writes,
-            FnProperty::Normal,
-            move || {
-                // SAFETY: the engine runs this after the gradient's writes and exclusively
-                // for the weight; the two are distinct arrays of one shape and dtype.
-                unsafe {
-                    match w.dtype() {
-                        DType::F64 => sgd.apply::<f64>(w.bytes_mut(), g.bytes()),
-                        _ => sgd.apply::<f32>(w.bytes_mut(), g.bytes()),
+        let bytes = 2 * weight.nbytes() + grad.nbytes();
+        Ok(crate::engine::Engine::global()
+            .new_operator(
+                "sgd_update",
+                &reads,
+                &writes,
+                FnProperty::Normal,
+                move || {
+                    // SAFETY: the engine runs this after the gradient's writes and exclusively
+                    // for the weight; the two are distinct arrays of one shape and dtype.
+                    unsafe {
+                        match w.dtype() {
+                            DType::F64 => sgd.apply::<f64>(w.bytes_mut(), g.bytes()),
+                            _ => sgd.apply::<f32>(w.bytes_mut(), g.bytes()),
+                        }
                     }
-                }
-                Ok(())
-            },
-        ))
+                    Ok(())
+                },
+            )
+            .with_bytes(bytes))
     }
 
     fn apply<T: Float>(&self, w: &mut [u8], g: &[u8]) {

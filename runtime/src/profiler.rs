@@ -1,6 +1,7 @@
 //! `KILN_PROFILE=trace.json`: a Chrome trace (the trace-event JSON format, viewable in
-//! chrome://tracing or Perfetto) of every engine operation: name, thread, start and
-//! duration. Recording starts with the first operation; the file is rewritten with every
+//! chrome://tracing or Perfetto) of every engine operation — segments and the operations
+//! inside them, kernels, products and their pack/gemm/epilogue phases: name, thread,
+//! start, duration and, where known, the bytes of the arrays it reads and writes. Recording starts with the first operation; the file is rewritten with every
 //! event so far whenever the engine is waited on ([`Engine::wait_all`]) and by [`write`].
 //!
 //! [`Engine::wait_all`]: crate::Engine::wait_all
@@ -15,6 +16,8 @@ struct Event {
     thread: usize,
     start: Instant,
     end: Instant,
+    /// 0: not known.
+    bytes: usize,
 }
 
 struct Profile {
@@ -46,8 +49,9 @@ pub fn enabled() -> bool {
 
 thread_local!(static THREAD: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) });
 
-/// Records one operation that ran on this thread from `start` to now.
-pub(crate) fn record(name: &Arc<str>, start: Instant) {
+/// Records one operation that ran on this thread from `start` to now, reading and writing
+/// `bytes` of arrays (0: not known).
+pub(crate) fn record(name: &Arc<str>, start: Instant, bytes: usize) {
     let Some(p) = profile() else { return };
     let end = Instant::now();
     let thread = THREAD.with(|t| {
@@ -72,6 +76,7 @@ pub(crate) fn record(name: &Arc<str>, start: Instant) {
             thread,
             start,
             end,
+            bytes,
         });
 }
 
@@ -93,9 +98,13 @@ pub fn write() -> std::io::Result<Option<PathBuf>> {
     }
     for (i, e) in events.iter().enumerate() {
         let comma = if i + 1 < events.len() { "," } else { "" };
+        let args = match e.bytes {
+            0 => String::new(),
+            b => format!(", \"args\": {{\"bytes\": {b}}}"),
+        };
         writeln!(
             out,
-            "{{\"ph\": \"X\", \"name\": {}, \"cat\": \"operator\", \"pid\": 1, \"tid\": {}, \"ts\": {:.3}, \"dur\": {:.3}}}{comma}",
+            "{{\"ph\": \"X\", \"name\": {}, \"cat\": \"operator\", \"pid\": 1, \"tid\": {}, \"ts\": {:.3}, \"dur\": {:.3}{args}}}{comma}",
             serde_json::to_string(&*e.name).unwrap_or_default(),
             e.thread,
             us(e.start),

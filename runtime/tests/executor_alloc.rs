@@ -1,6 +1,7 @@
 //! A bound executor's training step allocates nothing once warm: its operations are
-//! pre-created, its entries live in the arena, its kernels are compiled at bind, and
-//! gradients are copied byte for byte. A counting allocator checks ten steps.
+//! pre-created (and grouped into engine segments), its entries live in the arena, its
+//! kernels are compiled at bind, gradients are copied byte for byte, and the weights'
+//! SGD updates are pre-created operations too. A counting allocator checks ten steps.
 //!
 //! The network is all compiled kernels (library calls still run reference kernels, which
 //! build tensors, and the gemm crate allocates its packing buffers per product), once at
@@ -67,9 +68,25 @@ fn steps_allocate_nothing(rows: usize) {
     exe.arg_dict()["w"]
         .copy_from(&NDArray::from_slice(&[0.5f32; 32], &[32]).unwrap())
         .unwrap();
+    // The weights' SGD updates, pushed each step to run as soon as their gradients are
+    // complete (b's gradient accumulates, and updates with it).
+    let sgd = kiln_runtime::optim::Sgd {
+        lr: 0.01,
+        wd: 1e-4,
+        rescale_grad: 1.0 / rows as f64,
+    };
+    let (args, grads) = (exe.arg_dict(), exe.grad_dict());
+    let updates: Vec<_> = ["w", "b"]
+        .iter()
+        .map(|n| sgd.operator(&args[*n], &grads[*n]).unwrap())
+        .collect();
+    let w_before = args["w"].to_vec::<f32>().unwrap();
     let push = || {
         exe.forward(true);
         exe.backward(&[]).unwrap();
+        for u in &updates {
+            Engine::global().push(u, 1);
+        }
     };
     let step = || {
         push();
@@ -103,7 +120,13 @@ fn steps_allocate_nothing(rows: usize) {
         allocations, 0,
         "{allocations} allocations in ten steps over {rows} rows"
     );
-    // The steps computed something: b's gradient accumulated over 13 steps.
+    // The steps computed something: b's gradient accumulated over 13 steps, and the
+    // updates moved w.
     let gb = exe.grad_dict()["b"].to_vec::<f32>().unwrap();
     assert!(gb.iter().any(|v| v.abs() > 1e-3), "{gb:?}");
+    let w = exe.arg_dict()["w"].to_vec::<f32>().unwrap();
+    assert!(
+        w.iter().zip(&w_before).any(|(a, b)| a != b),
+        "w did not move"
+    );
 }

@@ -66,6 +66,8 @@ pub struct Operator {
     no_skip: bool,
     /// A segment's operations, run in order in place of `f` ([`Engine::new_segment`]).
     segment: Vec<Arc<Operator>>,
+    /// Bytes of the arrays it reads and writes, where its creator said (for the profile).
+    bytes: usize,
 }
 
 impl Operator {
@@ -79,18 +81,26 @@ impl Operator {
         &self.writes
     }
 
+    /// This operation, profiled as moving `bytes` (the arrays it reads and writes).
+    pub fn with_bytes(mut self: Arc<Self>, bytes: usize) -> Arc<Self> {
+        if let Some(op) = Arc::get_mut(&mut self) {
+            op.bytes = bytes;
+        }
+        self
+    }
+
     fn run(&self) -> Result<(), EngineError> {
         let start = crate::profiler::enabled().then(std::time::Instant::now);
         if !self.segment.is_empty() {
             let result = self.segment.iter().try_for_each(|op| op.run());
             if let Some(start) = start {
-                crate::profiler::record(&self.name, start);
+                crate::profiler::record(&self.name, start, self.bytes);
             }
             return result;
         }
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (self.f)()));
         if let Some(start) = start {
-            crate::profiler::record(&self.name, start);
+            crate::profiler::record(&self.name, start, self.bytes);
         }
         let message = match result {
             Ok(Ok(())) => return Ok(()),
@@ -223,6 +233,7 @@ impl Engine {
             prop,
             no_skip: false,
             segment: vec![],
+            bytes: 0,
         })
     }
 
@@ -240,6 +251,7 @@ impl Engine {
             writes,
             prop: FnProperty::Normal,
             no_skip: false,
+            bytes: ops.iter().map(|o| o.bytes).sum(),
             segment: ops,
         })
     }
@@ -248,6 +260,19 @@ impl Engine {
     pub fn push(&self, op: &Arc<Operator>, priority: i32) {
         flush_pending();
         self.inner.push(op, priority);
+    }
+
+    /// Creates and pushes a one-shot operation, profiled as moving `bytes`.
+    pub fn push_fn_bytes(
+        &self,
+        name: &str,
+        reads: &[Var],
+        writes: &[Var],
+        bytes: usize,
+        f: impl FnOnce() -> Result<(), String> + Send + 'static,
+    ) {
+        let op = self.one_shot(name, reads, writes, FnProperty::Normal, f);
+        self.push(&op.with_bytes(bytes), 0);
     }
 
     /// Creates and pushes a one-shot operation.
@@ -260,14 +285,24 @@ impl Engine {
         priority: i32,
         f: impl FnOnce() -> Result<(), String> + Send + 'static,
     ) {
+        self.push(&self.one_shot(name, reads, writes, prop, f), priority);
+    }
+
+    fn one_shot(
+        &self,
+        name: &str,
+        reads: &[Var],
+        writes: &[Var],
+        prop: FnProperty,
+        f: impl FnOnce() -> Result<(), String> + Send + 'static,
+    ) -> Arc<Operator> {
         let once = Mutex::new(Some(f));
-        let op = self.new_operator(name, reads, writes, prop, move || {
+        self.new_operator(name, reads, writes, prop, move || {
             match once.lock().map(|mut f| f.take()) {
                 Ok(Some(f)) => f(),
                 _ => Err("a one-shot operation ran twice".into()),
             }
-        });
-        self.push(&op, priority);
+        })
     }
 
     /// Blocks until every operation pushed so far that writes `var` has completed; returns
@@ -291,6 +326,7 @@ impl Engine {
                 prop: FnProperty::Prioritized,
                 no_skip: true,
                 segment: vec![],
+                bytes: 0,
             });
             self.inner.push(&op, i32::MAX);
             let (lock, cv) = &*done;

@@ -55,53 +55,62 @@ pub(super) fn node_operator(g: &Graph, inferred: &Inferred, run: NodeRun) -> Arc
     }
     let runs = AtomicU64::new(0);
     let node_index = id.index() as u64;
-    engine().new_operator(&n.name, &reads, &writes, FnProperty::Normal, move || {
-        // Random operators run in push order (they all write `rng`), so the run count
-        // gives the same key sequence whatever the thread count.
-        let rng_key = if random {
-            let k = runs.fetch_add(1, Ordering::Relaxed);
-            kiln_ops::random::key(
-                ((seed[0] as u64) << 32) | seed[1] as u64,
-                (node_index << 32) | k,
-            )
-        } else {
-            [0, 0]
-        };
-        // SAFETY: the engine runs this after pending writes of the inputs and exclusively
-        // for the outputs.
-        let tensors: Vec<Tensor> = inputs.iter().map(|a| unsafe { a.read_tensor() }).collect();
-        let refs: Vec<&Tensor> = tensors.iter().collect();
-        let ctx = KernelCtx {
-            attrs: &params,
-            is_train,
-            out_shapes: &out_shapes,
-            out_dtypes: &out_dtypes,
-            rng_key,
-        };
-        if let Some(kernel) = op.native.filter(|_| native) {
-            // SAFETY: as below; the arrays are f32 (checked at bind) and distinct (the
-            // arena never places a native node's output over its inputs).
-            let ins: Vec<&[f32]> = inputs.iter().map(|a| unsafe { a.as_f32() }).collect();
-            let mut outs: Vec<&mut [f32]> =
-                outputs.iter().map(|a| unsafe { a.as_f32_mut() }).collect();
-            let parallel =
-                |n: usize, task: &(dyn Fn(usize) + Sync)| crate::cpu::pool::global().run(n, task);
-            let io = kiln_ops::native::NativeIo {
-                inputs: &ins,
-                in_shapes: &in_shapes,
-                outputs: &mut outs,
-                parallel: &parallel,
+    let bytes = io_bytes(&inputs, &outputs);
+    engine()
+        .new_operator(&n.name, &reads, &writes, FnProperty::Normal, move || {
+            // Random operators run in push order (they all write `rng`), so the run count
+            // gives the same key sequence whatever the thread count.
+            let rng_key = if random {
+                let k = runs.fetch_add(1, Ordering::Relaxed);
+                kiln_ops::random::key(
+                    ((seed[0] as u64) << 32) | seed[1] as u64,
+                    (node_index << 32) | k,
+                )
+            } else {
+                [0, 0]
             };
-            return (kernel.run)(&ctx, io).map_err(|e| e.render(&in_names, &out_names));
-        }
-        let values =
-            kiln_ops::evaluate(op, &ctx, &refs).map_err(|e| e.render(&in_names, &out_names))?;
-        for (a, t) in outputs.iter().zip(&values) {
-            // SAFETY: as above.
-            unsafe { a.write_tensor(t) };
-        }
-        Ok(())
-    })
+            let ctx = KernelCtx {
+                attrs: &params,
+                is_train,
+                out_shapes: &out_shapes,
+                out_dtypes: &out_dtypes,
+                rng_key,
+            };
+            if let Some(kernel) = op.native.filter(|_| native) {
+                // SAFETY: as below; the arrays are f32 (checked at bind) and distinct (the
+                // arena never places a native node's output over its inputs).
+                let ins: Vec<&[f32]> = inputs.iter().map(|a| unsafe { a.as_f32() }).collect();
+                let mut outs: Vec<&mut [f32]> =
+                    outputs.iter().map(|a| unsafe { a.as_f32_mut() }).collect();
+                let parallel = |n: usize, task: &(dyn Fn(usize) + Sync)| {
+                    crate::cpu::pool::global().run(n, task)
+                };
+                let io = kiln_ops::native::NativeIo {
+                    inputs: &ins,
+                    in_shapes: &in_shapes,
+                    outputs: &mut outs,
+                    parallel: &parallel,
+                };
+                return (kernel.run)(&ctx, io).map_err(|e| e.render(&in_names, &out_names));
+            }
+            // SAFETY: the engine runs this after pending writes of the inputs and exclusively
+            // for the outputs.
+            let tensors: Vec<Tensor> = inputs.iter().map(|a| unsafe { a.read_tensor() }).collect();
+            let refs: Vec<&Tensor> = tensors.iter().collect();
+            let values =
+                kiln_ops::evaluate(op, &ctx, &refs).map_err(|e| e.render(&in_names, &out_names))?;
+            for (a, t) in outputs.iter().zip(&values) {
+                // SAFETY: as above.
+                unsafe { a.write_tensor(t) };
+            }
+            Ok(())
+        })
+        .with_bytes(bytes)
+}
+
+/// Bytes of the arrays an operation reads and writes.
+fn io_bytes(inputs: &[NDArray], outputs: &[NDArray]) -> usize {
+    inputs.iter().chain(outputs).map(NDArray::nbytes).sum()
 }
 
 /// The engine variables an operation reads and writes, and the arrays' addresses (inputs
@@ -132,15 +141,18 @@ pub(super) fn kernel_operator(
     outputs: Vec<NDArray>,
 ) -> Arc<Operator> {
     let (reads, writes, pointers) = variables_and_pointers(&inputs, &outputs);
+    let bytes = io_bytes(&inputs, &outputs);
     let call = KernelCall {
         kernel: k.kernel.clone(),
         dims: k.dims.clone(),
         pointers,
         _arrays: inputs.into_iter().chain(outputs).collect(),
     };
-    engine().new_operator(&k.name, &reads, &writes, FnProperty::Normal, move || {
-        call.run()
-    })
+    engine()
+        .new_operator(&k.name, &reads, &writes, FnProperty::Normal, move || {
+            call.run()
+        })
+        .with_bytes(bytes)
 }
 
 /// The engine operation of a matrix product: its packed operands into scratch memory,
@@ -152,6 +164,7 @@ pub(super) fn matmul_operator(
     outputs: Vec<NDArray>,
 ) -> Arc<Operator> {
     let (reads, writes, pointers) = variables_and_pointers(&inputs, &outputs);
+    let bytes = io_bytes(&inputs, &outputs);
     let n = inputs.len();
     // The epilogue reads the product as its last input (a scratch buffer filled per
     // run; reading the output it writes would keep LLVM from vectorizing it).
@@ -193,10 +206,12 @@ pub(super) fn matmul_operator(
         out_bytes: outputs[0].len() * outputs[0].dtype().size(),
         _arrays: inputs.into_iter().chain(outputs).collect(),
     };
-    engine().new_operator(&m.name, &reads, &writes, FnProperty::Normal, move || {
-        call.run();
-        Ok(())
-    })
+    engine()
+        .new_operator(&m.name, &reads, &writes, FnProperty::Normal, move || {
+            call.run();
+            Ok(())
+        })
+        .with_bytes(bytes)
 }
 
 #[cfg(feature = "llvm")]
@@ -295,7 +310,7 @@ impl ProductCall {
             // sized for its output. Its buffer count is the pack's by construction.
             let _ = unsafe { kernel.run(pack_buffers, dims) };
             if let Some(start) = start {
-                crate::profiler::record(&self.phases[j], start);
+                crate::profiler::record(&self.phases[j], start, 0);
             }
         }
         let start = crate::profiler::enabled().then(std::time::Instant::now);
@@ -316,7 +331,7 @@ impl ProductCall {
                 }
             }
             if let Some(start) = start {
-                crate::profiler::record(&self.phases[3], start);
+                crate::profiler::record(&self.phases[3], start, 0);
             }
         };
         match &self.winograd {
@@ -330,7 +345,7 @@ impl ProductCall {
             None => unsafe { crate::cpu::matmul::run(&self.product, operands, dst, &epilogue) },
         }
         if let Some(start) = start {
-            crate::profiler::record(&self.phases[2], start);
+            crate::profiler::record(&self.phases[2], start, 0);
         }
     }
 }
@@ -433,11 +448,12 @@ pub(super) fn store(name: &str, src: &NDArray, dst: &NDArray, add: bool) -> Resu
     let (from, to) = (src.clone(), dst.clone());
     let reads = [src.var().clone()];
     let writes = [dst.var().clone()];
-    Ok(
-        engine().new_operator(name, &reads, &writes, FnProperty::Normal, move || {
+    let bytes = src.nbytes() + dst.nbytes();
+    Ok(engine()
+        .new_operator(name, &reads, &writes, FnProperty::Normal, move || {
             // SAFETY: ordered by the engine: after writes of `from`, exclusive for `to`.
             unsafe { store_values(&from, &to, add) };
             Ok(())
-        }),
-    )
+        })
+        .with_bytes(bytes))
 }

@@ -71,7 +71,8 @@ impl Eager {
             [0, 0]
         };
         let reads: Vec<Var> = inputs.iter().map(|a| a.var().clone()).collect();
-        engine().push_fn(op.name, &reads, &writes, FnProperty::Normal, 0, move || {
+        let bytes = inputs.iter().chain(&outputs).map(NDArray::nbytes).sum();
+        engine().push_fn_bytes(op.name, &reads, &writes, bytes, move || {
             // SAFETY: the engine runs this after every pending write of the inputs and
             // before any later use of the outputs, which nothing else touches meanwhile.
             let tensors: Vec<Tensor> = inputs.iter().map(|a| unsafe { a.read_tensor() }).collect();

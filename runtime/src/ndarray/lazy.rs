@@ -19,7 +19,7 @@
 
 use super::invoke::Eager;
 use super::{engine, NDArray};
-use crate::engine::{FnProperty, Var};
+use crate::engine::Var;
 use kiln_compiler::kir::{from_group, lower, Schedule};
 use kiln_compiler::{infer, Entry, Graph, NodeData, NodeId, Provenance};
 use kiln_ops::{Attrs, Compute, DType, OpDef, Resource};
@@ -415,7 +415,8 @@ impl Segment {
         let writes: Vec<Var> = outputs.iter().map(|a| a.var().clone()).collect();
         let (inputs, scalars) = (self.inputs, self.scalars);
         drop(self.steps);
-        engine().push_fn("fused", &reads, &writes, FnProperty::Normal, 0, move || {
+        let bytes = inputs.iter().chain(&outputs).map(NDArray::nbytes).sum();
+        engine().push_fn_bytes("fused", &reads, &writes, bytes, move || {
             let mut scalars = scalars;
             let scalar_base = scalars.as_mut_ptr();
             // SAFETY: the engine orders this after the inputs' writers and before the

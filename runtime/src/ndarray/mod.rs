@@ -181,6 +181,11 @@ impl NDArray {
         self.len() == 0
     }
 
+    /// Bytes of its elements.
+    pub fn nbytes(&self) -> usize {
+        self.len() * self.dtype.size()
+    }
+
     /// The engine variable guarding this array's memory (shared by its views).
     pub fn var(&self) -> &Var {
         &self.chunk.var
