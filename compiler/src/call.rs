@@ -71,6 +71,11 @@ impl<'a, T: Operand> OpCall<'a, T> {
         self.name = Some(name.into());
         self
     }
+    /// Where the call comes from, when not the caller's location (a macro's).
+    pub fn provenance(mut self, provenance: Provenance) -> Self {
+        self.provenance = provenance;
+        self
+    }
     /// The next positional input.
     pub fn arg(mut self, input: &'a T) -> Self {
         self.positional.push(input);

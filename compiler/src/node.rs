@@ -18,6 +18,8 @@ pub enum Provenance {
     Json { id: usize },
     /// Created by the compiler (auto-created variables, passes).
     Generated,
+    /// Declared in a `network!` macro (whose errors point at the call's span).
+    Macro,
     /// Part of the gradient of the named forward node.
     Gradient { of: String },
 }
@@ -28,6 +30,7 @@ impl fmt::Display for Provenance {
             Provenance::Source { file, line, column } => write!(f, "{file}:{line}:{column}"),
             Provenance::Json { id } => write!(f, "JSON node {id}"),
             Provenance::Generated => f.write_str("generated"),
+            Provenance::Macro => f.write_str("network!"),
             Provenance::Gradient { of } => write!(f, "gradient of `{of}`"),
         }
     }

@@ -1,1 +1,109 @@
-//! kiln-macros
+//! `network!` and `include_symbol!`: networks declared in Rust source (or saved by MXNet)
+//! and checked by kiln's compiler while the crate builds.
+//!
+//! The macros build the Symbol with kiln-compiler at expansion and run shape inference at
+//! the declared input shapes, so an unknown operator or parameter, a missing input or a
+//! shape mismatch is a compile error at the offending call, naming the node, the
+//! operator and the shapes. They expand to a unit struct whose associated items hold the
+//! checked network: its MXNet JSON, inputs, parameters (MXNet's names, so checkpoints
+//! interoperate), outputs, and the run-time Symbol. The proc-macro links neither LLVM nor
+//! CUDA: only the compiler runs inside it. Use them through `kiln` (`kiln::network!`),
+//! whose documentation has the examples.
+
+mod build;
+mod emit;
+mod parse;
+
+use proc_macro::TokenStream;
+use quote::quote;
+use syn::parse::{Parse, ParseStream};
+use syn::{parse_macro_input, Ident, LitStr, Token};
+
+/// Declares a network; see `kiln::network!`.
+#[proc_macro]
+pub fn network(input: TokenStream) -> TokenStream {
+    let net = parse_macro_input!(input as parse::Network);
+    match build::build(&net) {
+        Ok(built) => emit::emit(&net.attrs, &net.vis, &net.name, &net.dims, &built).into(),
+        Err(e) => e.to_compile_error().into(),
+    }
+}
+
+/// `include_symbol!([vis Name =] "path-symbol.json", input = [dims], ...)`.
+struct Include {
+    vis: syn::Visibility,
+    name: Ident,
+    path: LitStr,
+    inputs: Vec<(Ident, Vec<usize>)>,
+}
+
+impl Parse for Include {
+    fn parse(input: ParseStream) -> syn::Result<Include> {
+        let (vis, name) = if input.peek(LitStr) {
+            (syn::parse_quote!(pub), Ident::new("Network", input.span()))
+        } else {
+            let vis = input.parse()?;
+            let name = input.parse()?;
+            input.parse::<Token![=]>()?;
+            (vis, name)
+        };
+        let path = input.parse()?;
+        let mut inputs = Vec::new();
+        while !input.is_empty() {
+            input.parse::<Token![,]>()?;
+            if input.is_empty() {
+                break;
+            }
+            let name: Ident = input.parse()?;
+            input.parse::<Token![=]>()?;
+            let content;
+            syn::bracketed!(content in input);
+            let dims = content.parse_terminated(syn::LitInt::parse, Token![,])?;
+            let dims = dims
+                .iter()
+                .map(|d| d.base10_parse())
+                .collect::<syn::Result<_>>()?;
+            inputs.push((name, dims));
+        }
+        Ok(Include {
+            vis,
+            name,
+            path,
+            inputs,
+        })
+    }
+}
+
+/// Includes a saved MXNet symbol; see `kiln::include_symbol!`.
+#[proc_macro]
+pub fn include_symbol(input: TokenStream) -> TokenStream {
+    let inc = parse_macro_input!(input as Include);
+    let dir = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default();
+    let path = std::path::Path::new(&dir).join(inc.path.value());
+    let span = inc.path.span();
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) => {
+            let msg = format!("cannot read {}: {e}", path.display());
+            return syn::Error::new(span, msg).to_compile_error().into();
+        }
+    };
+    let inputs: Vec<(String, Vec<usize>)> = (inc.inputs.iter())
+        .map(|(n, d)| (n.to_string(), d.clone()))
+        .collect();
+    let built = match build::check_json(&text, &inputs) {
+        Ok(b) => b,
+        Err(msg) => {
+            let msg = format!("{}: {msg}", inc.path.value());
+            return syn::Error::new(span, msg).to_compile_error().into();
+        }
+    };
+    let items = emit::emit(&[], &inc.vis, &inc.name, &[], &built);
+    let file = path.to_string_lossy().into_owned();
+    // Editing the file rebuilds the crate.
+    quote! {
+        #items
+        const _: &[u8] = ::std::include_bytes!(#file);
+    }
+    .into()
+}

@@ -44,13 +44,35 @@ impl Registry {
             .keys()
             .filter(|n| {
                 let n = n.to_ascii_lowercase();
-                n == lower || n.contains(&lower) || (lower.len() > 3 && lower.contains(&n))
+                n == lower
+                    || n.contains(&lower)
+                    || (lower.len() > 3 && lower.contains(&n))
+                    || edit_distance(&n, &lower) <= (lower.len() / 6).max(1)
             })
             .copied()
             .collect();
         v.sort_unstable();
         v
     }
+}
+
+/// Levenshtein distance between two ASCII names (typos: a letter missing, extra,
+/// swapped for another).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, &ca) in a.iter().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let next = (diagonal + usize::from(ca != cb))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
+            diagonal = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
 }
 
 /// The registry of every operator kiln knows.

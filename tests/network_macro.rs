@@ -1,0 +1,123 @@
+//! `network!` and `include_symbol!` (the Macro issue): a network declared in Rust is the
+//! network the Symbol API builds — same arguments under MXNet's names, same shapes, same
+//! outputs on the reference interpreter — and an included MXNet file is that file.
+
+use kiln::compiler::{interpret, RunOptions};
+use kiln::{DType, Symbol, Tensor};
+use std::collections::HashMap;
+
+kiln::network! {
+    /// LeNet-5 as MXNet's example declares it (the zoo's `lenet`).
+    pub LeNet(batch = 64) {
+        input data: [batch, 1, 28, 28];
+        input softmax_label: [batch];
+        let conv1 = Convolution(data, kernel = (5, 5), num_filter = 20);
+        let tanh1 = Activation(conv1, act_type = "tanh");
+        let pool1 = Pooling(tanh1, pool_type = "max", kernel = (2, 2), stride = (2, 2));
+        let conv2 = Convolution(pool1, kernel = (5, 5), num_filter = 50);
+        let tanh2 = Activation(conv2, act_type = "tanh");
+        let pool2 = Pooling(tanh2, pool_type = "max", kernel = (2, 2), stride = (2, 2));
+        let flatten = Flatten(pool2);
+        let fc1 = FullyConnected(flatten, num_hidden = 500);
+        let tanh3 = Activation(fc1, act_type = "tanh");
+        let fc2 = FullyConnected(tanh3, num_hidden = 10);
+        output softmax = SoftmaxOutput(fc2, softmax_label);
+    }
+}
+
+kiln::network! {
+    /// Arithmetic, several outputs, a shared weight passed by input name.
+    Shared(batch = 3) {
+        input x: [batch, 4];
+        input w: [4, 4];
+        let h = FullyConnected(x, weight = w, num_hidden = 4, no_bias = true);
+        let g = FullyConnected(h * 0.5 - x, weight = w, num_hidden = 4, no_bias = true);
+        output y = (h + g) / 2.0;
+        output z = Activation(-g, act_type = "relu");
+    }
+}
+
+fn tensor(shape: &[usize], seed: f64) -> Tensor {
+    let n: usize = shape.iter().product();
+    let data = (0..n)
+        .map(|i| ((i as f64 + seed) * 0.37).sin() * 0.5)
+        .collect();
+    Tensor::new(DType::F32, shape.to_vec(), data)
+}
+
+/// `sym`'s outputs on the interpreter, with every argument filled deterministically from
+/// the shapes `shapes` gives.
+fn run(sym: &Symbol, shapes: &[(&str, &[usize])]) -> Vec<Tensor> {
+    let inputs: HashMap<String, Tensor> = (shapes.iter().enumerate())
+        .map(|(i, (n, s))| (n.to_string(), tensor(s, i as f64)))
+        .collect();
+    interpret(&sym.to_graph().unwrap(), &inputs, RunOptions::default()).unwrap()
+}
+
+#[test]
+fn lenet_declared_in_rust_is_the_zoo_lenet() {
+    let zoo = kiln::models::get("lenet").unwrap();
+    let ours = LeNet::symbol();
+    assert_eq!(ours.list_arguments(), zoo.list_arguments());
+    assert_eq!(ours.list_outputs(), zoo.list_outputs());
+    // Parameter shapes as inferred at expansion, and the batch as declared.
+    assert_eq!(LeNet::BATCH, 64);
+    let params: HashMap<&str, &[usize]> = LeNet::PARAMS.iter().copied().collect();
+    assert_eq!(params["conv2_weight"], [50, 20, 5, 5]);
+    assert_eq!(params["fc1_weight"], [500, 800]);
+    assert_eq!(LeNet::OUTPUTS, &[("softmax_output", &[64, 10][..])]);
+    // The same numbers, at another batch size.
+    let mut shapes: Vec<(&str, Vec<usize>)> = LeNet::input_shapes(2);
+    shapes.extend(LeNet::PARAMS.iter().map(|(n, s)| (*n, s.to_vec())));
+    let shapes: Vec<(&str, &[usize])> = shapes.iter().map(|(n, s)| (*n, &s[..])).collect();
+    let (a, b) = (run(&ours, &shapes), run(&zoo, &shapes));
+    assert_eq!(a[0].shape, [2, 10]);
+    assert_eq!(a[0].data, b[0].data);
+}
+
+#[test]
+fn arithmetic_and_shared_weights_build_what_the_symbol_api_builds() {
+    let (x, w) = (Symbol::var("x"), Symbol::var("w"));
+    let fc = |d: &Symbol, name: &str| {
+        kiln::sym::fully_connected()
+            .data(d)
+            .weight(&w)
+            .num_hidden(4)
+            .no_bias(true)
+            .name(name)
+            .build()
+            .unwrap()
+    };
+    let h = fc(&x, "h");
+    let g = fc(&(&(&h * 0.5) - &x), "g");
+    let y = &(&h + &g) / 2.0;
+    let z = kiln::sym::activation()
+        .data(&(-&g))
+        .act_type("relu")
+        .build()
+        .unwrap();
+    let api = Symbol::group(&[y, z]);
+    let ours = Shared::symbol();
+    assert_eq!(ours.list_arguments(), ["x", "w"]);
+    assert_eq!(Shared::PARAMS, &[] as &[(&str, &[usize])]);
+    let shapes: [(&str, &[usize]); 2] = [("x", &[3, 4]), ("w", &[4, 4])];
+    let (a, b) = (run(&ours, &shapes), run(&api, &shapes));
+    assert_eq!(a.len(), 2);
+    for (p, q) in a.iter().zip(&b) {
+        assert_eq!(p.data, q.data);
+    }
+}
+
+kiln::include_symbol!(pub Resnet18 = "tests/fixtures/models/resnet18_v1-symbol.json", data = [1, 3, 224, 224]);
+
+#[test]
+fn an_included_mxnet_file_is_that_file() {
+    let path = "tests/fixtures/models/resnet18_v1-symbol.json";
+    let loaded = Symbol::load(path).unwrap();
+    let ours = Resnet18::symbol();
+    assert_eq!(ours.list_arguments(), loaded.list_arguments());
+    assert_eq!(ours.list_auxiliary_states(), loaded.list_auxiliary_states());
+    assert_eq!(ours.to_json().unwrap(), loaded.to_json().unwrap());
+    assert_eq!(Resnet18::OUTPUTS[0].1, [1, 1000]);
+    assert_eq!(Resnet18::AUX.len(), loaded.list_auxiliary_states().len());
+}
