@@ -252,131 +252,102 @@ fn jit_units(
     forward_nodes: usize,
     batch: Option<&BatchShapes>,
 ) -> Result<Vec<Unit>, String> {
-    use kiln_compiler::kir::{from_group, lower, matmul, Schedule};
+    use kiln_compiler::kir::{lower, matmul, parts, Part, Schedule};
     let jit = crate::cpu::Jit::global()?;
-    let fusion = kiln_compiler::passes::fuse(g);
     let mut units = Vec::new();
-    for (gi, group) in fusion.groups.iter().enumerate() {
-        // Parts keyed by (backward, after a library node); library nodes alone.
-        let mut parts: Vec<((bool, bool), Vec<NodeId>)> = Vec::new();
-        let mut after_library: BTreeSet<NodeId> = BTreeSet::new();
-        let mut sorted = group.nodes.clone();
-        sorted.sort();
-        for &id in &sorted {
-            let n = g.node(id);
-            // Library calls without a contraction for every output run alone.
-            let library = n.op.is_some_and(|op| {
-                matches!(op.compute, kiln_ops::Compute::Library { .. })
-                    && (0..inferred.shapes[id.index()].len()).any(|index| {
-                        kiln_compiler::kir::contraction_of(g, inferred, Entry { node: id, index })
-                            .is_err()
-                    })
-            });
-            if library {
-                after_library.insert(id);
+    for part in parts(g, inferred, forward_nodes) {
+        let (name, nodes, lowered) = match part {
+            Part::Node(id) => {
                 units.push(node_unit(g, inferred, id));
                 continue;
             }
-            let after = n.inputs.iter().any(|e| after_library.contains(&e.node));
-            if after {
-                after_library.insert(id);
-            }
-            let key = (id.index() >= forward_nodes, after);
-            match parts.iter_mut().find(|(k, _)| *k == key) {
-                Some((_, nodes)) => nodes.push(id),
-                None => parts.push((key, vec![id])),
-            }
-        }
-        for (pi, (_, nodes)) in parts.into_iter().enumerate() {
-            let name = format!("g{gi}_{pi}");
-            let Ok(lowered) = from_group(g, inferred, &nodes, &name) else {
-                units.extend(nodes.into_iter().map(|id| node_unit(g, inferred, id)));
-                continue;
-            };
-            let larger = batch.and_then(|b| at_larger_batches(g, &nodes, &name, lowered.len(), b));
-            let compile = |ir: &kiln_compiler::kir::Kernel| {
-                let nest = lower(ir, &Schedule::cpu(ir))?;
-                jit.compile(&nest).map(|(k, _)| k).map_err(|e| {
-                    let names: Vec<&str> =
-                        nodes.iter().map(|&id| g.node(id).name.as_str()).collect();
-                    format!("compiling the kernel of nodes {}: {e}", names.join(", "))
+            Part::Fused {
+                name,
+                nodes,
+                kernels,
+            } => (name, nodes, kernels),
+        };
+        let larger = batch.and_then(|b| at_larger_batches(g, &nodes, &name, lowered.len(), b));
+        let compile = |ir: &kiln_compiler::kir::Kernel| {
+            let nest = lower(ir, &Schedule::cpu(ir))?;
+            jit.compile(&nest).map(|(k, _)| k).map_err(|e| {
+                let names: Vec<&str> = nodes.iter().map(|&id| g.node(id).name.as_str()).collect();
+                format!("compiling the kernel of nodes {}: {e}", names.join(", "))
+            })
+        };
+        // The kernel (or a transform of it, as the epilogue) over a symbolic batch
+        // size where the lowerings at larger sizes generalize.
+        let general = |index: usize,
+                       ir: kiln_compiler::kir::Kernel,
+                       f: &dyn Fn(
+            &kiln_compiler::kir::Kernel,
+        ) -> Option<kiln_compiler::kir::Kernel>| {
+            larger
+                .as_ref()
+                .zip(batch)
+                .and_then(|(ks, b)| {
+                    let [x, y, z] = &ks[index];
+                    over_batch(&[f(x)?, f(y)?, f(z)?], b.batch)
                 })
-            };
-            // The kernel (or a transform of it, as the epilogue) over a symbolic batch
-            // size where the lowerings at larger sizes generalize.
-            let general = |index: usize,
-                           ir: kiln_compiler::kir::Kernel,
-                           f: &dyn Fn(
-                &kiln_compiler::kir::Kernel,
-            ) -> Option<kiln_compiler::kir::Kernel>| {
-                larger
-                    .as_ref()
-                    .zip(batch)
-                    .and_then(|(ks, b)| {
-                        let [x, y, z] = &ks[index];
-                        over_batch(&[f(x)?, f(y)?, f(z)?], b.batch)
-                    })
-                    .unwrap_or((ir, vec![]))
-            };
-            let kernels = lowered.len();
-            for (index, l) in lowered.into_iter().enumerate() {
-                if let Some(product) = matmul::recognize(&l.kernel).filter(crate::cpu::matmul::pays)
-                {
-                    let mut product = product;
-                    let winograd = (kernels == 1 && product.dtype == kiln_compiler::DType::F32)
-                        .then(|| winograd_plan(g, inferred, &nodes, &l))
-                        .flatten();
-                    if winograd.is_some() {
-                        product.packs.clear();
-                    }
-                    let epilogue = match &product.epilogue {
-                        Some(e) => {
-                            let (ir, dims) = general(index, e.clone(), &matmul::epilogue_of);
-                            // Blocks of the split axis run the epilogue's outermost loop
-                            // only if that loop is the split axis (a kernel generalized
-                            // over the batch loops over it first, even at a batch of 1).
-                            let outer = Schedule::cpu(&ir).order.first().map(|&(a, _)| a);
-                            product.split_aligned &= outer == product.split_axis;
-                            Some((compile(&ir)?, dims))
-                        }
-                        None => None,
-                    };
-                    let packs = (product.packs.iter().enumerate())
-                        .map(|(j, p)| {
-                            // Packs generalize only where the larger lowerings pack
-                            // the same operands the same way.
-                            let pack_of = |k: &kiln_compiler::kir::Kernel| {
-                                let m = matmul::recognize(k)?;
-                                m.packs_like(&product).then(|| m.packs[j].clone())
-                            };
-                            let (ir, dims) = general(index, p.clone(), &pack_of);
-                            Ok((compile(&ir)?, dims))
-                        })
-                        .collect::<Result<Vec<_>, String>>()?;
-                    units.push(Unit::MatMul(Box::new(MatMulUnit {
-                        name: l.kernel.name.clone(),
-                        product,
-                        packs,
-                        epilogue,
-                        inputs: l.inputs,
-                        outputs: l.outputs,
-                        nodes: nodes.clone(),
-                        winograd,
-                    })));
-                    continue;
+                .unwrap_or((ir, vec![]))
+        };
+        let kernels = lowered.len();
+        for (index, l) in lowered.into_iter().enumerate() {
+            if let Some(product) = matmul::recognize(&l.kernel).filter(crate::cpu::matmul::pays) {
+                let mut product = product;
+                let winograd = (kernels == 1 && product.dtype == kiln_compiler::DType::F32)
+                    .then(|| winograd_plan(g, inferred, &nodes, &l))
+                    .flatten();
+                if winograd.is_some() {
+                    product.packs.clear();
                 }
-                let (ir, dims) = general(index, l.kernel.clone(), &|k| Some(k.clone()));
-                let kernel = compile(&ir)?;
-                units.push(Unit::Kernel(Box::new(KernelUnit {
+                let epilogue = match &product.epilogue {
+                    Some(e) => {
+                        let (ir, dims) = general(index, e.clone(), &matmul::epilogue_of);
+                        // Blocks of the split axis run the epilogue's outermost loop
+                        // only if that loop is the split axis (a kernel generalized
+                        // over the batch loops over it first, even at a batch of 1).
+                        let outer = Schedule::cpu(&ir).order.first().map(|&(a, _)| a);
+                        product.split_aligned &= outer == product.split_axis;
+                        Some((compile(&ir)?, dims))
+                    }
+                    None => None,
+                };
+                let packs = (product.packs.iter().enumerate())
+                    .map(|(j, p)| {
+                        // Packs generalize only where the larger lowerings pack
+                        // the same operands the same way.
+                        let pack_of = |k: &kiln_compiler::kir::Kernel| {
+                            let m = matmul::recognize(k)?;
+                            m.packs_like(&product).then(|| m.packs[j].clone())
+                        };
+                        let (ir, dims) = general(index, p.clone(), &pack_of);
+                        Ok((compile(&ir)?, dims))
+                    })
+                    .collect::<Result<Vec<_>, String>>()?;
+                units.push(Unit::MatMul(Box::new(MatMulUnit {
                     name: l.kernel.name.clone(),
-                    kernel,
-                    ir,
+                    product,
+                    packs,
+                    epilogue,
                     inputs: l.inputs,
                     outputs: l.outputs,
                     nodes: nodes.clone(),
-                    dims,
+                    winograd,
                 })));
+                continue;
             }
+            let (ir, dims) = general(index, l.kernel.clone(), &|k| Some(k.clone()));
+            let kernel = compile(&ir)?;
+            units.push(Unit::Kernel(Box::new(KernelUnit {
+                name: l.kernel.name.clone(),
+                kernel,
+                ir,
+                inputs: l.inputs,
+                outputs: l.outputs,
+                nodes: nodes.clone(),
+                dims,
+            })));
         }
     }
     Ok(units)
