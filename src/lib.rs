@@ -33,6 +33,12 @@ pub use kiln_compiler::{builders as sym, DType, Error, Result, Symbol, Tensor};
 /// Shape inference runs at the declared shapes: an unknown operator or parameter, a
 /// missing input or a shape mismatch is a compile error at the call, with the shapes.
 ///
+/// The struct also runs the network ahead of time (f32 networks): `new(init)` fills the
+/// parameters, `forward(&[inputs])` runs inference through Rust code generated at build
+/// time — the JIT executor's fused kernels rendered with their shapes as constants, matrix
+/// products on kiln's CPU gemm, library nodes on their native kernels — without LLVM.
+/// Training (`backward`, `train_step`) is not generated yet.
+///
 /// ```
 /// kiln::network! {
 ///     /// A two-layer perceptron.
@@ -57,6 +63,16 @@ pub use kiln_compiler::{builders as sym, DType, Error, Result, Symbol, Tensor};
 /// )?;
 /// exe.forward(false);
 /// assert_eq!(exe.outputs()[0].shape(), [32, 10]);
+/// // Ahead of time, at the declared shapes.
+/// let mut mlp = Mlp::new(|name, shape, values| {
+///     for (i, v) in values.iter_mut().enumerate() {
+///         *v = if name.ends_with("weight") { 0.01 * (i % 7) as f32 } else { 0.0 };
+///     }
+/// });
+/// let (data, labels) = (vec![0.5f32; 32 * 784], vec![0.0f32; 32]);
+/// let probabilities = &mlp.forward(&[&data, &labels])?[0];
+/// let row: f32 = probabilities[..10].iter().sum();
+/// assert!((row - 1.0).abs() < 1e-5);
 /// # Ok::<(), kiln::Error>(())
 /// ```
 ///
@@ -76,15 +92,24 @@ pub use kiln_macros::network;
 /// Includes a saved MXNet symbol (`*-symbol.json`, path relative to the crate's manifest)
 /// and checks it at the given input shapes, as [`network!`] does: `include_symbol!("m.json",
 /// data = [1, 3, 224, 224])` declares `pub struct Network`, `include_symbol!(pub Resnet =
-/// "m.json", data = [..])` names it. Editing the file rebuilds the crate.
+/// "m.json", data = [..])` names it. The arguments given shapes are the inputs (of
+/// `forward`); the others are parameters. Editing the file rebuilds the crate.
 ///
 /// ```
 /// // A symbol MXNet 1.9 saved: FullyConnected, BatchNorm, + 1, SoftmaxOutput.
-/// kiln::include_symbol!(pub FcBn = "tests/fixtures/json/fc_bn_softmax-symbol.json", data = [4, 20]);
-/// assert_eq!(FcBn::INPUTS, &[("data", &[4, 20][..])]);
+/// kiln::include_symbol!(
+///     pub FcBn = "tests/fixtures/json/fc_bn_softmax-symbol.json",
+///     data = [4, 20],
+///     sm_label = [4],
+/// );
+/// assert_eq!(FcBn::INPUTS, &[("data", &[4, 20][..]), ("sm_label", &[4][..])]);
 /// assert!(FcBn::PARAMS.contains(&("fc_weight", &[10, 20][..])));
 /// assert!(FcBn::AUX.contains(&("bn_moving_var", &[10][..])));
 /// assert_eq!(FcBn::symbol().list_outputs(), ["sm_output"]);
+/// let mut net = FcBn::new(|_, _, values| values.fill(0.5));
+/// let out = net.forward(&[&[1.0; 80], &[0.0; 4]])?;
+/// assert_eq!(out[0].len(), 40);
+/// # Ok::<(), kiln::Error>(())
 /// ```
 pub use kiln_macros::include_symbol;
 

@@ -121,3 +121,114 @@ fn an_included_mxnet_file_is_that_file() {
     assert_eq!(Resnet18::OUTPUTS[0].1, [1, 1000]);
     assert_eq!(Resnet18::AUX.len(), loaded.list_auxiliary_states().len());
 }
+
+/// Deterministic parameter values, small enough for tanh and softmax to stay sensitive.
+fn init(name: &str, shape: &[usize], values: &mut [f32]) {
+    let fan_in = shape.iter().skip(1).product::<usize>().max(1) as f32;
+    let seed = name.len() as f32;
+    for (i, v) in values.iter_mut().enumerate() {
+        *v = ((i as f32 * 0.61 + seed).sin()) / fan_in.sqrt();
+        if name.ends_with("_var") || name.ends_with("_gamma") {
+            *v = 1.0 + 0.5 * v.abs();
+        }
+    }
+}
+
+/// The JIT executor's inference outputs for `symbol` with the AOT struct's values.
+fn jit_outputs(
+    symbol: &Symbol,
+    inputs: &[(&str, &[usize])],
+    data: &[Vec<f32>],
+    param: &dyn Fn(&str) -> Vec<f32>,
+) -> Vec<Vec<f32>> {
+    use kiln::runtime::{Device, Executor, GradReqs, NDArray};
+    let exe = Executor::simple_bind(
+        symbol,
+        Device::Cpu,
+        inputs,
+        GradReqs::All(kiln::compiler::autodiff::GradReq::Null),
+    )
+    .unwrap();
+    let by_input: HashMap<&str, &Vec<f32>> = inputs.iter().map(|(n, _)| *n).zip(data).collect();
+    for (name, a) in exe.arg_dict().into_iter().chain(exe.aux_dict()) {
+        let values = match by_input.get(name.as_str()) {
+            Some(v) => v.to_vec(),
+            None => param(&name),
+        };
+        a.copy_from(&NDArray::from_slice(&values, a.shape()).unwrap())
+            .unwrap();
+    }
+    exe.forward(false);
+    exe.outputs()
+        .iter()
+        .map(|o| o.to_vec::<f32>().unwrap())
+        .collect()
+}
+
+fn assert_close(got: &[&[f32]], want: &[Vec<f32>], what: &str) {
+    for (g, w) in got.iter().zip(want) {
+        let scale = w.iter().fold(0f32, |a, v| a.max(v.abs())).max(1e-6);
+        let worst = g
+            .iter()
+            .zip(w)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f32::max);
+        println!("{what}: {worst:.1e} of {scale:.1e}");
+        assert!(worst <= 1e-4 * scale, "{what}: {worst} (scale {scale})");
+    }
+}
+
+#[test]
+fn ahead_of_time_inference_matches_the_jit_executor() {
+    // LeNet: products (convolutions, FullyConnected), pooling and tanh kernels, a
+    // native SoftmaxOutput.
+    let mut lenet = LeNet::new(init);
+    let data: Vec<f32> = (0..64 * 784).map(|i| ((i % 97) as f32) / 97.0).collect();
+    let labels: Vec<f32> = (0..64).map(|i| (i % 10) as f32).collect();
+    let got = lenet.forward(&[&data, &labels]).unwrap();
+    assert_eq!(got[0].len(), 64 * 10);
+    let param = |n: &str| values_of([LeNet::PARAMS, LeNet::AUX], n);
+    let want = jit_outputs(
+        &LeNet::symbol(),
+        LeNet::INPUTS,
+        &[data.clone(), labels.clone()],
+        &param,
+    );
+    assert_close(&got, &want, "lenet");
+    // Wrong input sizes are errors naming the input.
+    let err = LeNet::new(init)
+        .forward(&[&data[..10], &labels])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("`data`"), "{err}");
+}
+
+/// `init`'s values for parameter or aux state `name` of a network's tables.
+fn values_of(tables: [&[(&str, &[usize])]; 2], name: &str) -> Vec<f32> {
+    let shape = tables
+        .concat()
+        .into_iter()
+        .find(|(n, _)| *n == name)
+        .unwrap()
+        .1;
+    let mut v = vec![0.0; shape.iter().product()];
+    init(name, shape, &mut v);
+    v
+}
+
+#[test]
+fn an_included_resnet_runs_ahead_of_time_as_on_the_jit() {
+    let mut net = Resnet18::new(init);
+    let data: Vec<f32> = (0..3 * 224 * 224)
+        .map(|i| ((i % 251) as f32) / 251.0 - 0.5)
+        .collect();
+    let got = net.forward(&[&data]).unwrap();
+    let param = |n: &str| values_of([Resnet18::PARAMS, Resnet18::AUX], n);
+    let want = jit_outputs(
+        &Resnet18::symbol(),
+        Resnet18::INPUTS,
+        std::slice::from_ref(&data),
+        &param,
+    );
+    assert_close(&got, &want, "resnet18_v1");
+}

@@ -2,6 +2,7 @@
 //! network as MXNet JSON (the exact graph the macro checked), its inputs, parameters and
 //! outputs with their inferred shapes, and the run-time Symbol.
 
+use crate::aot::Aot;
 use crate::build::{Built, DimValue};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -19,6 +20,7 @@ pub fn emit(
     name: &Ident,
     dims: &[(Ident, usize)],
     built: &Built,
+    aot: Option<&Aot>,
 ) -> TokenStream {
     let dim_consts = dims.iter().map(|(d, v)| {
         let c = format_ident!("{}", d.to_string().to_uppercase());
@@ -44,9 +46,15 @@ pub fn emit(
         quote! { (#n, ::std::vec![#(#dims),*]) }
     });
     let json = &built.json;
+    let (fields, methods, kernels) = match aot {
+        Some(aot) => ahead_of_time(name, aot),
+        None => (quote! { ; }, quote! {}, quote! {}),
+    };
     quote! {
         #(#attrs)*
-        #vis struct #name;
+        #vis struct #name #fields
+
+        #kernels
 
         #[allow(dead_code)]
         impl #name {
@@ -81,6 +89,104 @@ pub fn emit(
             ) -> ::kiln::Result<::kiln::runtime::Executor> {
                 ::kiln::runtime::Executor::simple_bind(&Self::symbol(), device, Self::INPUTS, reqs)
             }
+
+            #methods
         }
     }
+}
+
+/// The struct's fields, its ahead-of-time methods and its kernels' module.
+fn ahead_of_time(name: &Ident, aot: &Aot) -> (TokenStream, TokenStream, TokenStream) {
+    let kernels_mod = format_ident!("__kiln_kernels_{}", name.to_string().to_lowercase());
+    let Aot {
+        kernels,
+        body,
+        products,
+        nodes,
+        arena_len,
+        outputs,
+    } = aot;
+    let fields = quote! {
+        {
+            params: ::std::vec::Vec<::std::vec::Vec<f32>>,
+            aux: ::std::vec::Vec<::std::vec::Vec<f32>>,
+            arena: ::std::vec::Vec<f32>,
+            products: ::std::vec::Vec<::kiln::compiler::kir::matmul::MatMul>,
+            nodes: ::std::vec::Vec<(&'static ::kiln::ops::OpDef, ::kiln::ops::Attrs)>,
+        }
+    };
+    let methods = quote! {
+        /// The network with every parameter and auxiliary state filled by
+        /// `init(name, shape, values)` (MXNet's names; values start at zero).
+        pub fn new(mut init: impl FnMut(&str, &[usize], &mut [f32])) -> Self {
+            let mut fill = |table: &[(&str, &[usize])]| -> ::std::vec::Vec<::std::vec::Vec<f32>> {
+                table
+                    .iter()
+                    .map(|(n, s)| {
+                        let mut v = ::std::vec![0.0f32; s.iter().product()];
+                        init(n, s, &mut v);
+                        v
+                    })
+                    .collect()
+            };
+            let params = fill(Self::PARAMS);
+            let aux = fill(Self::AUX);
+            Self {
+                params,
+                aux,
+                arena: ::std::vec![0.0f32; #arena_len],
+                products: #products,
+                nodes: #nodes,
+            }
+        }
+
+        /// Parameter or auxiliary state `name`'s values.
+        pub fn param(&self, name: &str) -> ::std::option::Option<&[f32]> {
+            let at = |t: &[(&str, &[usize])]| t.iter().position(|(n, _)| *n == name);
+            at(Self::PARAMS)
+                .map(|i| &self.params[i][..])
+                .or_else(|| at(Self::AUX).map(|i| &self.aux[i][..]))
+        }
+
+        /// Parameter or auxiliary state `name`'s values, to set them.
+        pub fn param_mut(&mut self, name: &str) -> ::std::option::Option<&mut [f32]> {
+            let at = |t: &[(&str, &[usize])]| t.iter().position(|(n, _)| *n == name);
+            match (at(Self::PARAMS), at(Self::AUX)) {
+                (::std::option::Option::Some(i), _) => ::std::option::Option::Some(&mut self.params[i][..]),
+                (_, ::std::option::Option::Some(i)) => ::std::option::Option::Some(&mut self.aux[i][..]),
+                _ => ::std::option::Option::None,
+            }
+        }
+
+        /// The inference forward pass, compiled ahead of time: `inputs` in declaration
+        /// order at the declared shapes; the outputs, in order.
+        #[allow(unused_unsafe, clippy::all)]
+        pub fn forward(&mut self, inputs: &[&[f32]]) -> ::kiln::Result<::std::vec::Vec<&[f32]>> {
+            if inputs.len() != Self::INPUTS.len() {
+                return ::std::result::Result::Err(::kiln::Error::Input(::std::format!(
+                    "forward: {} inputs given, the network takes {}", inputs.len(), Self::INPUTS.len()
+                )));
+            }
+            for (given, (n, s)) in inputs.iter().zip(Self::INPUTS) {
+                if given.len() != s.iter().product::<usize>() {
+                    return ::std::result::Result::Err(::kiln::Error::Input(::std::format!(
+                        "forward: input `{n}` has {} values, its shape {s:?} holds {}",
+                        given.len(), s.iter().product::<usize>()
+                    )));
+                }
+            }
+            let arena = self.arena.as_mut_ptr();
+            use #kernels_mod as kernels;
+            #body
+            ::std::result::Result::Ok(::std::vec![#(#outputs),*])
+        }
+    };
+    let kernels = quote! {
+        #[doc(hidden)]
+        #[allow(clippy::all, unused)]
+        mod #kernels_mod {
+            #kernels
+        }
+    };
+    (fields, methods, kernels)
 }

@@ -10,6 +10,7 @@
 //! CUDA: only the compiler runs inside it. Use them through `kiln` (`kiln::network!`),
 //! whose documentation has the examples.
 
+mod aot;
 mod build;
 mod emit;
 mod parse;
@@ -24,9 +25,34 @@ use syn::{parse_macro_input, Ident, LitStr, Token};
 pub fn network(input: TokenStream) -> TokenStream {
     let net = parse_macro_input!(input as parse::Network);
     match build::build(&net) {
-        Ok(built) => emit::emit(&net.attrs, &net.vis, &net.name, &net.dims, &built).into(),
+        Ok(built) => {
+            let aot = build::ahead_of_time(&built);
+            emit::emit(
+                &net.attrs,
+                &net.vis,
+                &net.name,
+                &net.dims,
+                &built,
+                aot.as_ref(),
+            )
+            .into()
+        }
         Err(e) => e.to_compile_error().into(),
     }
+}
+
+/// The ahead-of-time code of `built` (`None` where it is not generated: not f32); a
+/// failure inside the compiler is a compile error saying so rather than a panic.
+fn generate(built: &build::Built, span: proc_macro2::Span) -> syn::Result<Option<aot::Aot>> {
+    std::panic::catch_unwind(|| build::ahead_of_time(built)).map_err(|panic| {
+        let what = (panic.downcast_ref::<String>().cloned())
+            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default();
+        syn::Error::new(
+            span,
+            format!("kiln's ahead-of-time code generation failed (a bug in kiln): {what}"),
+        )
+    })
 }
 
 /// `include_symbol!([vis Name =] "path-symbol.json", input = [dims], ...)`.
@@ -98,7 +124,11 @@ pub fn include_symbol(input: TokenStream) -> TokenStream {
             return syn::Error::new(span, msg).to_compile_error().into();
         }
     };
-    let items = emit::emit(&[], &inc.vis, &inc.name, &[], &built);
+    let aot = match generate(&built, span) {
+        Ok(aot) => aot,
+        Err(e) => return e.to_compile_error().into(),
+    };
+    let items = emit::emit(&[], &inc.vis, &inc.name, &[], &built, aot.as_ref());
     let file = path.to_string_lossy().into_owned();
     // Editing the file rebuilds the crate.
     quote! {

@@ -15,6 +15,7 @@
 //! The `cuda` feature gates nothing yet: CUDA kernels are rendered and checked (NVRTC,
 //! the SIMT emulator) in kiln-compiler, and launching them is the GPU backend's work.
 
+pub mod aot;
 mod arena;
 pub mod checkpoint;
 pub mod cpu;

@@ -343,7 +343,9 @@ impl Lowering<'_> {
                     .iter()
                     .map(|&i| {
                         let s = self.inferred.shape(i).clone();
-                        let lead = shape.len() - s.len();
+                        let lead = shape.len().checked_sub(s.len()).ok_or_else(|| {
+                            format!("`{}`: an input has more axes than its output", n.name)
+                        })?;
                         let c: Vec<Idx> = s
                             .iter()
                             .enumerate()

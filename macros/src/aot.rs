@@ -1,0 +1,421 @@
+//! Ahead-of-time inference code: the network's inference graph (operators expanded as the
+//! JIT executor expands them in inference) cut into the executor's parts
+//! ([`kiln_compiler::kir::parts`]), each fused kernel rendered to Rust with its shapes as
+//! constants ([`kiln_compiler::kir::rust`]), matrix products run by kiln's CPU gemm
+//! (`kiln::runtime::cpu::matmul`, their pack and epilogue kernels rendered too), and
+//! library nodes on their native kernels (reference kernels where they have none).
+//! Every value lives in one f32 arena, each at its own offset.
+//!
+//! Not yet: training (backward, train_step), memory sharing in the arena, dtypes other
+//! than f32 (such networks get no `forward`).
+
+use kiln_compiler::infer::{infer, Inferred};
+use kiln_compiler::kir::matmul::{recognize, MatMul, Split};
+use kiln_compiler::kir::{lower, parts, rust, Kernel, Part, Schedule};
+use kiln_compiler::passes::Expand;
+use kiln_compiler::{DType, Entry, Graph, Symbol};
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use std::collections::HashMap;
+
+/// Multiply-adds below which a product runs as its compiled kernel (as the JIT decides).
+const LEAST_PRODUCT: i64 = 1 << 14;
+
+/// Where a buffer lives at run time.
+#[derive(Clone, Copy)]
+enum Buf {
+    Input(usize),
+    Param(usize),
+    Aux(usize),
+    /// (offset, length) in the arena, in f32 elements.
+    Arena(usize, usize),
+}
+
+/// The generated code's pieces.
+pub struct Aot {
+    /// Kernel modules.
+    pub kernels: TokenStream,
+    /// The statements of `forward`.
+    pub body: TokenStream,
+    /// Products' descriptions, built once (`Vec<MatMul>`).
+    pub products: TokenStream,
+    /// Library nodes' operators and parsed parameters, built once.
+    pub nodes: TokenStream,
+    pub arena_len: usize,
+    /// The outputs' places.
+    pub outputs: Vec<TokenStream>,
+}
+
+struct Gen<'a> {
+    g: &'a Graph,
+    inferred: &'a Inferred,
+    vars: HashMap<String, Buf>,
+    places: HashMap<(usize, usize), Buf>,
+    arena: usize,
+    kernels: Vec<TokenStream>,
+    /// Each unit's statements, with the entries it reads and writes.
+    steps: Vec<(Vec<Entry>, Vec<Entry>, TokenStream)>,
+    products: Vec<TokenStream>,
+    nodes: Vec<TokenStream>,
+}
+
+/// The inference code of `symbol` with `inputs` (declared shapes), `params` and `aux`
+/// (names in the struct's order); `Err` where it cannot be generated yet.
+pub fn generate(
+    symbol: &Symbol,
+    inputs: &[(String, Vec<usize>)],
+    params: &[String],
+    aux: &[String],
+) -> Result<Aot, String> {
+    let e = |e: kiln_compiler::Error| e.to_string();
+    let shapes: HashMap<String, Vec<usize>> = inputs.iter().cloned().collect();
+    let g0 = symbol.to_graph().map_err(e)?;
+    let inferred0 = infer(&g0, &shapes, &HashMap::new()).map_err(e)?;
+    let expand = Expand {
+        training: false,
+        inferred: Some(&inferred0),
+    };
+    let g = expand.expand(&g0).map_err(e)?.0.graph;
+    // Every variable's shape, as the executor binds them (expansion adds nodes that only
+    // forward inference can shape).
+    let mut shapes = shapes;
+    for id in g0.node_ids().filter(|&id| g0.node(id).is_variable()) {
+        let s = inferred0.shapes[id.index()][0].clone();
+        shapes.entry(g0.node(id).name.clone()).or_insert(s);
+    }
+    let inferred = infer(&g, &shapes, &HashMap::new()).map_err(e)?;
+    if inferred
+        .dtypes
+        .iter()
+        .flatten()
+        .any(|d| *d != Some(DType::F32))
+    {
+        return Err("ahead-of-time code is generated for f32 networks only".into());
+    }
+    let mut vars = HashMap::new();
+    for (i, (n, _)) in inputs.iter().enumerate() {
+        vars.insert(n.clone(), Buf::Input(i));
+    }
+    for (i, n) in params.iter().enumerate() {
+        vars.insert(n.clone(), Buf::Param(i));
+    }
+    for (i, n) in aux.iter().enumerate() {
+        vars.insert(n.clone(), Buf::Aux(i));
+    }
+    let mut gen = Gen {
+        g: &g,
+        inferred: &inferred,
+        vars,
+        places: HashMap::new(),
+        arena: 0,
+        kernels: vec![],
+        steps: vec![],
+        products: vec![],
+        nodes: vec![],
+    };
+    for part in parts(&g, &inferred, g.len()) {
+        match part {
+            Part::Node(id) => gen.node(id)?,
+            Part::Fused { kernels, .. } => {
+                for l in kernels {
+                    gen.fused(&l.kernel, &l.inputs, &l.outputs)?;
+                }
+            }
+        }
+    }
+    let outputs = (g.heads.iter())
+        .map(|&h| gen.buf(h).map(|b| gen.read(b)))
+        .collect::<Result<Vec<_>, String>>()?;
+    let body = in_order(std::mem::take(&mut gen.steps))?;
+    let (kernels, products, nodes) = (&gen.kernels, &gen.products, &gen.nodes);
+    Ok(Aot {
+        kernels: quote! { #(#kernels)* },
+        body,
+        products: quote! { ::std::vec![#(#products),*] },
+        nodes: quote! { ::std::vec![#(#nodes),*] },
+        arena_len: gen.arena,
+        outputs,
+    })
+}
+
+fn usizes(v: &[usize]) -> TokenStream {
+    quote! { ::std::vec![#(#v),*] }
+}
+
+impl Gen<'_> {
+    /// A new arena region of `len` elements.
+    fn alloc(&mut self, len: usize) -> Buf {
+        let b = Buf::Arena(self.arena, len);
+        self.arena += len;
+        b
+    }
+
+    /// Where entry `e` lives: its variable's buffer, or the region of the unit writing it.
+    fn buf(&mut self, e: Entry) -> Result<Buf, String> {
+        let n = self.g.node(e.node);
+        if n.is_variable() {
+            return (self.vars.get(&n.name).copied())
+                .ok_or_else(|| format!("variable `{}` has no buffer", n.name));
+        }
+        let key = (e.node.index(), e.index);
+        if let Some(b) = self.places.get(&key) {
+            return Ok(*b);
+        }
+        let len = self.inferred.shape(e).iter().product();
+        let b = self.alloc(len);
+        self.places.insert(key, b);
+        Ok(b)
+    }
+
+    fn read(&self, b: Buf) -> TokenStream {
+        match b {
+            Buf::Input(i) => quote! { inputs[#i] },
+            Buf::Param(i) => quote! { &self.params[#i][..] },
+            Buf::Aux(i) => quote! { &self.aux[#i][..] },
+            // SAFETY (generated): regions are disjoint and inside the arena.
+            Buf::Arena(o, l) => {
+                quote! { unsafe { ::std::slice::from_raw_parts(arena.add(#o), #l) } }
+            }
+        }
+    }
+
+    fn write(&self, b: Buf) -> Result<TokenStream, String> {
+        match b {
+            Buf::Arena(o, l) => {
+                Ok(quote! { unsafe { ::std::slice::from_raw_parts_mut(arena.add(#o), #l) } })
+            }
+            _ => Err("a unit writes a variable".into()),
+        }
+    }
+
+    fn pointer(&self, b: Buf) -> TokenStream {
+        let r = self.read(b);
+        quote! { (#r).as_ptr() as *const u8 }
+    }
+
+    /// Renders `k` as a kernel module; the call with `ins` and `outs`.
+    fn kernel(&mut self, k: &Kernel, ins: &[Buf], outs: &[Buf]) -> Result<TokenStream, String> {
+        let name = format!("k{}", self.kernels.len());
+        let nest = lower(k, &Schedule::cpu(k))?;
+        let nest = kiln_compiler::kir::LoopNest {
+            name: name.clone(),
+            ..nest
+        };
+        let source = rust::render(&nest)?.replace("kiln_ops::", "::kiln::ops::");
+        let module: TokenStream = source.parse().map_err(|e| format!("{e:?}"))?;
+        self.kernels.push(module);
+        let module = format_ident!("{}", name);
+        let args = (ins.iter().map(|&b| self.read(b))).chain(
+            outs.iter()
+                .map(|&b| self.write(b))
+                .collect::<Result<Vec<_>, _>>()?,
+        );
+        Ok(quote! { kernels::#module::run(#(#args,)* &[]); })
+    }
+
+    /// One kernel of a fused part: a matrix product with its packs and epilogue where one
+    /// is recognized and large enough, else the loops.
+    fn fused(&mut self, k: &Kernel, reads: &[Entry], writes: &[Entry]) -> Result<(), String> {
+        let ins: Vec<Buf> = reads
+            .iter()
+            .map(|&e| self.buf(e))
+            .collect::<Result<_, _>>()?;
+        let outs: Vec<Buf> = writes
+            .iter()
+            .map(|&e| self.buf(e))
+            .collect::<Result<_, _>>()?;
+        let step = |tokens| (reads.to_vec(), writes.to_vec(), tokens);
+        let product = recognize(k).filter(|mm| mm.m * mm.n * mm.k >= LEAST_PRODUCT);
+        let Some(mm) = product.filter(|_| outs.len() == 1) else {
+            let call = self.kernel(k, &ins, &outs)?;
+            self.steps.push(step(call));
+            return Ok(());
+        };
+        let mut operands: Vec<TokenStream> = ins.iter().map(|&b| self.pointer(b)).collect();
+        let mut stmts = Vec::new();
+        for p in &mm.packs {
+            let len = kiln_compiler::kir::interp::extent(&p.outputs[0].len, &[])? as usize;
+            let region = self.alloc(len);
+            stmts.push(self.kernel(p, &ins, &[region])?);
+            operands.push(self.pointer(region));
+        }
+        let out_len = match outs[0] {
+            Buf::Arena(_, l) => l,
+            _ => return Err("a product writes a variable".into()),
+        };
+        let dst = match &mm.epilogue {
+            Some(_) => self.alloc(out_len),
+            None => outs[0],
+        };
+        let Buf::Arena(dst_offset, _) = dst else {
+            return Err("a product writes a variable".into());
+        };
+        let index = self.products.len();
+        self.products.push(matmul_tokens(&mm));
+        stmts.push(quote! {
+            // SAFETY (generated): the operands and the destination are the product's
+            // buffers, of the lengths its kernel declares, and do not overlap.
+            unsafe {
+                ::kiln::runtime::cpu::matmul::run(
+                    &self.products[#index],
+                    &[#(#operands),*],
+                    arena.add(#dst_offset) as *mut u8,
+                    &|_| {},
+                )
+            };
+        });
+        if let Some(e) = &mm.epilogue {
+            let mut e_ins = ins.clone();
+            e_ins.push(dst);
+            stmts.push(self.kernel(e, &e_ins, &outs)?);
+        }
+        self.steps.push(step(quote! { { #(#stmts)* } }));
+        Ok(())
+    }
+
+    /// A library node on its native kernel, else its reference kernel.
+    fn node(&mut self, id: kiln_compiler::NodeId) -> Result<(), String> {
+        let n = self.g.node(id);
+        let op = n.op.ok_or("an operator node without an operator")?;
+        let op_name = op.name;
+        let ins: Vec<Buf> = n
+            .inputs
+            .iter()
+            .map(|&e| self.buf(e))
+            .collect::<Result<_, _>>()?;
+        let count = self.inferred.shapes[id.index()].len();
+        let outs: Vec<Buf> = (0..count)
+            .map(|index| self.buf(Entry { node: id, index }))
+            .collect::<Result<_, _>>()?;
+        let in_shapes: Vec<TokenStream> = (n.inputs.iter())
+            .map(|&e| usizes(self.inferred.shape(e)))
+            .collect();
+        let out_shapes: Vec<TokenStream> = (self.inferred.shapes[id.index()].iter())
+            .map(|s| usizes(s))
+            .collect();
+        let keys = n
+            .attrs
+            .iter()
+            .filter(|(k, _)| !k.starts_with("__"))
+            .map(|(k, _)| k);
+        let values = n
+            .attrs
+            .iter()
+            .filter(|(k, _)| !k.starts_with("__"))
+            .map(|(_, v)| v);
+        let index = self.nodes.len();
+        self.nodes.push(quote! {
+            {
+                let op = ::kiln::ops::lookup(#op_name).expect("a registered operator");
+                let raw = [#((#keys.to_string(), #values.to_string())),*].into_iter().collect();
+                let attrs = ::kiln::ops::Attrs::parse(op.params, &raw).expect("parameters the macro checked");
+                (op, attrs)
+            }
+        });
+        let reads: Vec<TokenStream> = ins.iter().map(|&b| self.read(b)).collect();
+        let writes: Vec<TokenStream> = outs
+            .iter()
+            .map(|&b| self.write(b))
+            .collect::<Result<_, _>>()?;
+        let written = (0..count).map(|index| Entry { node: id, index }).collect();
+        let tokens = quote! {
+            {
+                let (op, attrs) = &self.nodes[#index];
+                let out_shapes: ::std::vec::Vec<::std::vec::Vec<usize>> = ::std::vec![#(#out_shapes),*];
+                let in_shapes: ::std::vec::Vec<::std::vec::Vec<usize>> = ::std::vec![#(#in_shapes),*];
+                let out_dtypes = ::std::vec![::kiln::DType::F32; out_shapes.len()];
+                let ctx = ::kiln::ops::KernelCtx {
+                    attrs,
+                    is_train: false,
+                    out_shapes: &out_shapes,
+                    out_dtypes: &out_dtypes,
+                    rng_key: [0, 0],
+                };
+                let ins: &[&[f32]] = &[#(#reads),*];
+                let outs: &mut [&mut [f32]] = &mut [#(#writes),*];
+                ::kiln::runtime::aot::run_node(op, &ctx, ins, &in_shapes, outs)?;
+            }
+        };
+        self.steps.push((n.inputs.clone(), written, tokens));
+        Ok(())
+    }
+}
+
+/// The steps' statements in an order where each runs after the steps writing what it
+/// reads (Kahn's algorithm, first generated first among the ready).
+fn in_order(steps: Vec<(Vec<Entry>, Vec<Entry>, TokenStream)>) -> Result<TokenStream, String> {
+    let writer: HashMap<Entry, usize> = (steps.iter().enumerate())
+        .flat_map(|(i, (_, writes, _))| writes.iter().map(move |&e| (e, i)))
+        .collect();
+    let mut waiting = vec![0usize; steps.len()];
+    let mut readers: Vec<Vec<usize>> = vec![vec![]; steps.len()];
+    for (i, (reads, _, _)) in steps.iter().enumerate() {
+        let mut deps: Vec<usize> = reads
+            .iter()
+            .filter_map(|e| writer.get(e).copied())
+            .collect();
+        deps.sort_unstable();
+        deps.dedup();
+        waiting[i] = deps.len();
+        for d in deps {
+            readers[d].push(i);
+        }
+    }
+    let mut ready: std::collections::BTreeSet<usize> =
+        (0..steps.len()).filter(|&i| waiting[i] == 0).collect();
+    let mut order = Vec::with_capacity(steps.len());
+    while let Some(i) = ready.pop_first() {
+        order.push(i);
+        for &r in &readers[i] {
+            waiting[r] -= 1;
+            if waiting[r] == 0 {
+                ready.insert(r);
+            }
+        }
+    }
+    if order.len() != steps.len() {
+        return Err("the units depend on each other in a cycle".into());
+    }
+    let mut tokens: Vec<Option<TokenStream>> = steps.into_iter().map(|(_, _, t)| Some(t)).collect();
+    let body = order.into_iter().filter_map(|i| tokens[i].take());
+    Ok(quote! { #(#body)* })
+}
+
+/// `mm` (without its IR parts, which the generated kernels are) as an expression.
+fn matmul_tokens(mm: &MatMul) -> TokenStream {
+    let m = quote! { ::kiln::compiler::kir::matmul };
+    let operand = |o: &kiln_compiler::kir::matmul::Operand| {
+        let (input, offset, stride, depth) = (o.input, o.offset, o.stride, o.depth);
+        quote! { #m::Operand { input: #input, offset: #offset, stride: #stride, depth: #depth } }
+    };
+    let loops = |ls: &[kiln_compiler::kir::matmul::OuterLoop]| {
+        let items = ls.iter().map(|l| {
+            let (extent, a, b, out) = (l.extent, l.a, l.b, l.out);
+            quote! { #m::OuterLoop { extent: #extent, a: #a, b: #b, out: #out } }
+        });
+        quote! { ::std::vec![#(#items),*] }
+    };
+    let split = match mm.split {
+        Split::Loop(l) => quote! { #m::Split::Loop(#l) },
+        Split::Rows { inner } => quote! { #m::Split::Rows { inner: #inner } },
+        Split::Cols { inner } => quote! { #m::Split::Cols { inner: #inner } },
+        Split::None => quote! { #m::Split::None },
+    };
+    let split_axis = match mm.split_axis {
+        Some(a) => quote! { ::std::option::Option::Some(#a) },
+        None => quote! { ::std::option::Option::None },
+    };
+    let (mm_m, n, k, rows, cols, extent) =
+        (mm.m, mm.n, mm.k, mm.out_rows, mm.out_cols, mm.split_extent);
+    let (a, b) = (operand(&mm.a), operand(&mm.b));
+    let (outer, sums) = (loops(&mm.loops), loops(&mm.sums));
+    quote! {
+        #m::MatMul {
+            m: #mm_m, n: #n, k: #k, a: #a, b: #b, out_rows: #rows, out_cols: #cols,
+            loops: #outer, sums: #sums, split: #split, split_extent: #extent,
+            // The epilogue runs whole after the products (a generated kernel).
+            split_aligned: false, split_axis: #split_axis,
+            dtype: ::kiln::DType::F32, packs: ::std::vec![], epilogue: ::std::option::Option::None,
+        }
+    }
+}
