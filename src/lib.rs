@@ -37,7 +37,9 @@ pub use kiln_compiler::{builders as sym, DType, Error, Result, Symbol, Tensor};
 /// parameters, `forward(&[inputs])` runs inference through Rust code generated at build
 /// time — the JIT executor's fused kernels rendered with their shapes as constants, matrix
 /// products on kiln's CPU gemm, library nodes on their native kernels — without LLVM.
-/// Training (`backward`, `train_step`) is not generated yet.
+/// Where every output is a loss, `forward_train`, `backward`, `grad(name)` and
+/// `train_step(inputs, lr)` (SGD, gradients rescaled by the batch) run the training graph
+/// the same way.
 ///
 /// ```
 /// kiln::network! {

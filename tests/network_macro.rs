@@ -232,3 +232,53 @@ fn an_included_resnet_runs_ahead_of_time_as_on_the_jit() {
     );
     assert_close(&got, &want, "resnet18_v1");
 }
+
+#[test]
+fn ahead_of_time_gradients_and_steps_match_the_jit_executor() {
+    use kiln::runtime::{Device, Executor, GradReqs, NDArray};
+    let mut lenet = LeNet::new(init);
+    let data: Vec<f32> = (0..64 * 784).map(|i| ((i % 89) as f32) / 89.0).collect();
+    let labels: Vec<f32> = (0..64).map(|i| ((i * 7) % 10) as f32).collect();
+    lenet.forward_train(&[&data, &labels]).unwrap();
+    lenet.backward().unwrap();
+    // The JIT executor's gradients with the same values.
+    let reqs = LeNet::PARAMS
+        .iter()
+        .map(|(n, _)| (n.to_string(), kiln::compiler::autodiff::GradReq::Write))
+        .collect();
+    let exe = Executor::simple_bind(
+        &LeNet::symbol(),
+        Device::Cpu,
+        LeNet::INPUTS,
+        GradReqs::Each(reqs),
+    )
+    .unwrap();
+    let given: HashMap<&str, &Vec<f32>> = [("data", &data), ("softmax_label", &labels)].into();
+    for (name, a) in exe.arg_dict() {
+        let values = match given.get(name.as_str()) {
+            Some(v) => v.to_vec(),
+            None => values_of([LeNet::PARAMS, LeNet::AUX], &name),
+        };
+        a.copy_from(&NDArray::from_slice(&values, a.shape()).unwrap())
+            .unwrap();
+    }
+    exe.forward(true);
+    exe.backward(&[]).unwrap();
+    let grads = exe.grad_dict();
+    for (name, _) in LeNet::PARAMS {
+        let want = grads[*name].to_vec::<f32>().unwrap();
+        let got = lenet.grad(name).unwrap();
+        assert_close(&[got], &[want], name);
+    }
+    // One SGD step: w − lr·g/batch, from the gradient at the same weights.
+    let g = lenet.grad("fc2_weight").unwrap().to_vec();
+    let w = lenet.param("fc2_weight").unwrap().to_vec();
+    lenet.train_step(&[&data, &labels], 0.1).unwrap();
+    let stepped = lenet.param("fc2_weight").unwrap();
+    for ((s, w), g) in stepped.iter().zip(&w).zip(&g) {
+        assert!(
+            (s - (w - 0.1 * g / 64.0)).abs() <= 1e-6,
+            "{s} vs {w} - step·{g}"
+        );
+    }
+}

@@ -1,14 +1,16 @@
-//! Ahead-of-time inference code: the network's inference graph (operators expanded as the
-//! JIT executor expands them in inference) cut into the executor's parts
+//! Ahead-of-time code: the network's inference graph and its training graph (operators
+//! expanded as the JIT executor expands them, the training graph differentiated for every
+//! parameter), each cut into the executor's parts
 //! ([`kiln_compiler::kir::parts`]), each fused kernel rendered to Rust with its shapes as
 //! constants ([`kiln_compiler::kir::rust`]), matrix products run by kiln's CPU gemm
 //! (`kiln::runtime::cpu::matmul`, their pack and epilogue kernels rendered too), and
 //! library nodes on their native kernels (reference kernels where they have none).
-//! Every value lives in one f32 arena, each at its own offset.
+//! Every value of a graph lives in its f32 arena, each at its own offset.
 //!
-//! Not yet: training (backward, train_step), memory sharing in the arena, dtypes other
-//! than f32 (such networks get no `forward`).
+//! Not yet: memory sharing in the arenas, dtypes other than f32 (such networks get no
+//! `forward`), training of networks with outputs other than losses.
 
+use kiln_compiler::autodiff::{differentiate, GradReq};
 use kiln_compiler::infer::{infer, Inferred};
 use kiln_compiler::kir::matmul::{recognize, MatMul, Split};
 use kiln_compiler::kir::{lower, parts, rust, Kernel, Part, Schedule};
@@ -35,32 +37,59 @@ enum Buf {
 pub struct Aot {
     /// Kernel modules.
     pub kernels: TokenStream,
-    /// The statements of `forward`.
-    pub body: TokenStream,
     /// Products' descriptions, built once (`Vec<MatMul>`).
     pub products: TokenStream,
     /// Library nodes' operators and parsed parameters, built once.
     pub nodes: TokenStream,
+    pub inference: Code,
+    /// Where the network can be trained (every output a loss).
+    pub training: Option<Training>,
+}
+
+/// One graph's code over its own arena.
+pub struct Code {
+    /// Where the inputs are copied first (training keeps them for backward): (offset,
+    /// length) per input; empty where the code reads the caller's slices.
+    pub input_regions: Vec<(usize, usize)>,
+    /// The forward units' statements, then the backward ones'.
+    pub forward: TokenStream,
+    pub backward: TokenStream,
     pub arena_len: usize,
     /// The outputs' places.
     pub outputs: Vec<TokenStream>,
 }
 
-struct Gen<'a> {
-    g: &'a Graph,
-    inferred: &'a Inferred,
-    vars: HashMap<String, Buf>,
-    places: HashMap<(usize, usize), Buf>,
-    arena: usize,
+pub struct Training {
+    pub code: Code,
+    /// Each parameter's gradient (by index in `PARAMS`).
+    pub grads: Vec<TokenStream>,
+    /// Aux states (by index in `AUX`) and their new values after a step.
+    pub aux_updates: Vec<(usize, TokenStream)>,
+}
+
+/// What every graph's code shares: kernel modules, products and library nodes.
+#[derive(Default)]
+struct Shared {
     kernels: Vec<TokenStream>,
-    /// Each unit's statements, with the entries it reads and writes.
-    steps: Vec<(Vec<Entry>, Vec<Entry>, TokenStream)>,
     products: Vec<TokenStream>,
     nodes: Vec<TokenStream>,
 }
 
-/// The inference code of `symbol` with `inputs` (declared shapes), `params` and `aux`
-/// (names in the struct's order); `Err` where it cannot be generated yet.
+struct Gen<'a> {
+    g: &'a Graph,
+    inferred: &'a Inferred,
+    vars: &'a HashMap<String, Buf>,
+    is_train: bool,
+    places: HashMap<(usize, usize), Buf>,
+    arena: usize,
+    shared: Shared,
+    /// Each unit's statements, with the entries it reads and writes, and whether it is
+    /// a forward unit.
+    steps: Vec<(Vec<Entry>, Vec<Entry>, TokenStream, bool)>,
+}
+
+/// The code of `symbol` with `inputs` (declared shapes), `params` and `aux` (names in the
+/// struct's order); `Err` where it cannot be generated yet.
 pub fn generate(
     symbol: &Symbol,
     inputs: &[(String, Vec<usize>)],
@@ -71,11 +100,6 @@ pub fn generate(
     let shapes: HashMap<String, Vec<usize>> = inputs.iter().cloned().collect();
     let g0 = symbol.to_graph().map_err(e)?;
     let inferred0 = infer(&g0, &shapes, &HashMap::new()).map_err(e)?;
-    let expand = Expand {
-        training: false,
-        inferred: Some(&inferred0),
-    };
-    let g = expand.expand(&g0).map_err(e)?.0.graph;
     // Every variable's shape, as the executor binds them (expansion adds nodes that only
     // forward inference can shape).
     let mut shapes = shapes;
@@ -83,15 +107,23 @@ pub fn generate(
         let s = inferred0.shapes[id.index()][0].clone();
         shapes.entry(g0.node(id).name.clone()).or_insert(s);
     }
-    let inferred = infer(&g, &shapes, &HashMap::new()).map_err(e)?;
-    if inferred
-        .dtypes
-        .iter()
-        .flatten()
-        .any(|d| *d != Some(DType::F32))
-    {
-        return Err("ahead-of-time code is generated for f32 networks only".into());
-    }
+    let expanded = |training| -> Result<(Graph, Inferred), String> {
+        let expand = Expand {
+            training,
+            inferred: Some(&inferred0),
+        };
+        let g = expand.expand(&g0).map_err(e)?.0.graph;
+        let inferred = infer(&g, &shapes, &HashMap::new()).map_err(e)?;
+        if inferred
+            .dtypes
+            .iter()
+            .flatten()
+            .any(|d| *d != Some(DType::F32))
+        {
+            return Err("ahead-of-time code is generated for f32 networks only".into());
+        }
+        Ok((g, inferred))
+    };
     let mut vars = HashMap::new();
     for (i, (n, _)) in inputs.iter().enumerate() {
         vars.insert(n.clone(), Buf::Input(i));
@@ -102,40 +134,142 @@ pub fn generate(
     for (i, n) in aux.iter().enumerate() {
         vars.insert(n.clone(), Buf::Aux(i));
     }
-    let mut gen = Gen {
-        g: &g,
-        inferred: &inferred,
-        vars,
-        places: HashMap::new(),
-        arena: 0,
-        kernels: vec![],
-        steps: vec![],
-        products: vec![],
-        nodes: vec![],
+    let (g, inferred) = expanded(false)?;
+    let (shared, inference, _) = code(
+        Shared::default(),
+        &g,
+        &inferred,
+        &vars,
+        g.len(),
+        false,
+        &[],
+        0,
+    )?;
+    // Training keeps its inputs in its arena, for backward.
+    let mut train_vars = vars.clone();
+    let mut input_regions = Vec::new();
+    for (n, s) in inputs {
+        let at = input_regions.last().map_or(0, |(o, l)| o + l);
+        let len = s.iter().product();
+        input_regions.push((at, len));
+        train_vars.insert(n.clone(), Buf::Arena(at, len));
+    }
+    // Training: every parameter gets a gradient; the outputs must all be losses.
+    let (g, _) = expanded(true)?;
+    let reqs = params.iter().map(|n| (n.clone(), GradReq::Write)).collect();
+    let training = differentiate(&g, &reqs, true).map_err(e)?;
+    let (shared, training) = match training.head_grads.iter().all(Option::is_none) {
+        true => {
+            let t = &training;
+            let inferred = infer(&t.graph, &shapes, &HashMap::new()).map_err(e)?;
+            let exposed: Vec<Entry> = (0..t.grads.len())
+                .map(|k| t.grad_entry(k))
+                .chain((0..t.aux_updates.len()).map(|k| t.aux_entry(k)))
+                .collect();
+            let (shared, mut code, reads) = code(
+                shared,
+                &t.graph,
+                &inferred,
+                &train_vars,
+                t.forward_nodes,
+                true,
+                &exposed,
+                input_regions.last().map_or(0, |(o, l)| o + l),
+            )?;
+            code.input_regions = input_regions;
+            let (grad_reads, aux_reads) = reads.split_at(t.grads.len());
+            let mut grads = vec![quote! { &[] }; params.len()];
+            for ((id, _), read) in t.grads.iter().zip(grad_reads) {
+                let name = &t.graph.node(*id).name;
+                if let Some(i) = params.iter().position(|p| p == name) {
+                    grads[i] = read.clone();
+                }
+            }
+            let aux_updates = (t.aux_updates.iter().zip(aux_reads))
+                .filter_map(|(id, read)| {
+                    let name = &t.graph.node(*id).name;
+                    aux.iter()
+                        .position(|a| a == name)
+                        .map(|i| (i, read.clone()))
+                })
+                .collect();
+            (
+                shared,
+                Some(Training {
+                    code,
+                    grads,
+                    aux_updates,
+                }),
+            )
+        }
+        false => (shared, None),
     };
-    for part in parts(&g, &inferred, g.len()) {
+    let Shared {
+        kernels,
+        products,
+        nodes,
+    } = shared;
+    Ok(Aot {
+        kernels: quote! { #(#kernels)* },
+        products: quote! { ::std::vec![#(#products),*] },
+        nodes: quote! { ::std::vec![#(#nodes),*] },
+        inference,
+        training,
+    })
+}
+
+/// The code of graph `g` (forward nodes `0..forward_nodes`), its library nodes run in
+/// training mode where `is_train`, its arena's first `reserved` elements taken; also the
+/// places of the `exposed` entries.
+#[allow(clippy::too_many_arguments)]
+fn code(
+    shared: Shared,
+    g: &Graph,
+    inferred: &Inferred,
+    vars: &HashMap<String, Buf>,
+    forward_nodes: usize,
+    is_train: bool,
+    exposed: &[Entry],
+    reserved: usize,
+) -> Result<(Shared, Code, Vec<TokenStream>), String> {
+    let mut gen = Gen {
+        g,
+        inferred,
+        vars,
+        is_train,
+        places: HashMap::new(),
+        arena: reserved,
+        shared,
+        steps: vec![],
+    };
+    for part in parts(g, inferred, forward_nodes) {
         match part {
-            Part::Node(id) => gen.node(id)?,
-            Part::Fused { kernels, .. } => {
+            Part::Node(id) => gen.node(id, id.index() < forward_nodes)?,
+            Part::Fused { kernels, nodes, .. } => {
+                let forward = nodes.iter().all(|id| id.index() < forward_nodes);
                 for l in kernels {
-                    gen.fused(&l.kernel, &l.inputs, &l.outputs)?;
+                    gen.fused(&l.kernel, &l.inputs, &l.outputs, forward)?;
                 }
             }
         }
     }
-    let outputs = (g.heads.iter())
-        .map(|&h| gen.buf(h).map(|b| gen.read(b)))
-        .collect::<Result<Vec<_>, String>>()?;
-    let body = in_order(std::mem::take(&mut gen.steps))?;
-    let (kernels, products, nodes) = (&gen.kernels, &gen.products, &gen.nodes);
-    Ok(Aot {
-        kernels: quote! { #(#kernels)* },
-        body,
-        products: quote! { ::std::vec![#(#products),*] },
-        nodes: quote! { ::std::vec![#(#nodes),*] },
+    let heads = &g.heads[..g.heads.len() - exposed.len()];
+    let read = |gen: &mut Gen, e: Entry| gen.buf(e).map(|b| gen.read(b));
+    let outputs = (heads.iter().map(|&h| read(&mut gen, h))).collect::<Result<Vec<_>, _>>()?;
+    let exposed = (exposed.iter().map(|&h| read(&mut gen, h))).collect::<Result<Vec<_>, _>>()?;
+    let steps = std::mem::take(&mut gen.steps);
+    let (forward, backward): (Vec<_>, Vec<_>) = steps.into_iter().partition(|s| s.3);
+    let strip = |v: Vec<(Vec<Entry>, Vec<Entry>, TokenStream, bool)>| {
+        v.into_iter().map(|(r, w, t, _)| (r, w, t)).collect()
+    };
+    let code = Code {
+        input_regions: vec![],
+        forward: in_order(strip(forward))?,
+        backward: in_order(strip(backward))?,
         arena_len: gen.arena,
         outputs,
-    })
+    };
+    Ok((gen.shared, code, exposed))
 }
 
 fn usizes(v: &[usize]) -> TokenStream {
@@ -195,7 +329,7 @@ impl Gen<'_> {
 
     /// Renders `k` as a kernel module; the call with `ins` and `outs`.
     fn kernel(&mut self, k: &Kernel, ins: &[Buf], outs: &[Buf]) -> Result<TokenStream, String> {
-        let name = format!("k{}", self.kernels.len());
+        let name = format!("k{}", self.shared.kernels.len());
         let nest = lower(k, &Schedule::cpu(k))?;
         let nest = kiln_compiler::kir::LoopNest {
             name: name.clone(),
@@ -203,7 +337,7 @@ impl Gen<'_> {
         };
         let source = rust::render(&nest)?.replace("kiln_ops::", "::kiln::ops::");
         let module: TokenStream = source.parse().map_err(|e| format!("{e:?}"))?;
-        self.kernels.push(module);
+        self.shared.kernels.push(module);
         let module = format_ident!("{}", name);
         let args = (ins.iter().map(|&b| self.read(b))).chain(
             outs.iter()
@@ -215,7 +349,13 @@ impl Gen<'_> {
 
     /// One kernel of a fused part: a matrix product with its packs and epilogue where one
     /// is recognized and large enough, else the loops.
-    fn fused(&mut self, k: &Kernel, reads: &[Entry], writes: &[Entry]) -> Result<(), String> {
+    fn fused(
+        &mut self,
+        k: &Kernel,
+        reads: &[Entry],
+        writes: &[Entry],
+        forward: bool,
+    ) -> Result<(), String> {
         let ins: Vec<Buf> = reads
             .iter()
             .map(|&e| self.buf(e))
@@ -224,7 +364,7 @@ impl Gen<'_> {
             .iter()
             .map(|&e| self.buf(e))
             .collect::<Result<_, _>>()?;
-        let step = |tokens| (reads.to_vec(), writes.to_vec(), tokens);
+        let step = |tokens| (reads.to_vec(), writes.to_vec(), tokens, forward);
         let product = recognize(k).filter(|mm| mm.m * mm.n * mm.k >= LEAST_PRODUCT);
         let Some(mm) = product.filter(|_| outs.len() == 1) else {
             let call = self.kernel(k, &ins, &outs)?;
@@ -250,8 +390,8 @@ impl Gen<'_> {
         let Buf::Arena(dst_offset, _) = dst else {
             return Err("a product writes a variable".into());
         };
-        let index = self.products.len();
-        self.products.push(matmul_tokens(&mm));
+        let index = self.shared.products.len();
+        self.shared.products.push(matmul_tokens(&mm));
         stmts.push(quote! {
             // SAFETY (generated): the operands and the destination are the product's
             // buffers, of the lengths its kernel declares, and do not overlap.
@@ -274,7 +414,7 @@ impl Gen<'_> {
     }
 
     /// A library node on its native kernel, else its reference kernel.
-    fn node(&mut self, id: kiln_compiler::NodeId) -> Result<(), String> {
+    fn node(&mut self, id: kiln_compiler::NodeId, forward: bool) -> Result<(), String> {
         let n = self.g.node(id);
         let op = n.op.ok_or("an operator node without an operator")?;
         let op_name = op.name;
@@ -303,8 +443,9 @@ impl Gen<'_> {
             .iter()
             .filter(|(k, _)| !k.starts_with("__"))
             .map(|(_, v)| v);
-        let index = self.nodes.len();
-        self.nodes.push(quote! {
+        let index = self.shared.nodes.len();
+        let is_train = self.is_train;
+        self.shared.nodes.push(quote! {
             {
                 let op = ::kiln::ops::lookup(#op_name).expect("a registered operator");
                 let raw = [#((#keys.to_string(), #values.to_string())),*].into_iter().collect();
@@ -326,7 +467,7 @@ impl Gen<'_> {
                 let out_dtypes = ::std::vec![::kiln::DType::F32; out_shapes.len()];
                 let ctx = ::kiln::ops::KernelCtx {
                     attrs,
-                    is_train: false,
+                    is_train: #is_train,
                     out_shapes: &out_shapes,
                     out_dtypes: &out_dtypes,
                     rng_key: [0, 0],
@@ -336,7 +477,8 @@ impl Gen<'_> {
                 ::kiln::runtime::aot::run_node(op, &ctx, ins, &in_shapes, outs)?;
             }
         };
-        self.steps.push((n.inputs.clone(), written, tokens));
+        self.steps
+            .push((n.inputs.clone(), written, tokens, forward));
         Ok(())
     }
 }

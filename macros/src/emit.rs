@@ -100,21 +100,106 @@ fn ahead_of_time(name: &Ident, aot: &Aot) -> (TokenStream, TokenStream, TokenStr
     let kernels_mod = format_ident!("__kiln_kernels_{}", name.to_string().to_lowercase());
     let Aot {
         kernels,
-        body,
         products,
         nodes,
-        arena_len,
-        outputs,
+        inference,
+        training,
     } = aot;
+    let (arena_len, forward, outputs) =
+        (inference.arena_len, &inference.forward, &inference.outputs);
+    let train_len = training.as_ref().map_or(0, |t| t.code.arena_len);
     let fields = quote! {
         {
             params: ::std::vec::Vec<::std::vec::Vec<f32>>,
             aux: ::std::vec::Vec<::std::vec::Vec<f32>>,
             arena: ::std::vec::Vec<f32>,
+            train_arena: ::std::vec::Vec<f32>,
             products: ::std::vec::Vec<::kiln::compiler::kir::matmul::MatMul>,
             nodes: ::std::vec::Vec<(&'static ::kiln::ops::OpDef, ::kiln::ops::Attrs)>,
         }
     };
+    let check_inputs = quote! {
+        if inputs.len() != Self::INPUTS.len() {
+            return ::std::result::Result::Err(::kiln::Error::Input(::std::format!(
+                "{} inputs given, the network takes {}", inputs.len(), Self::INPUTS.len()
+            )));
+        }
+        for (given, (n, s)) in inputs.iter().zip(Self::INPUTS) {
+            if given.len() != s.iter().product::<usize>() {
+                return ::std::result::Result::Err(::kiln::Error::Input(::std::format!(
+                    "input `{n}` has {} values, its shape {s:?} holds {}",
+                    given.len(), s.iter().product::<usize>()
+                )));
+            }
+        }
+    };
+    let train = training.as_ref().map(|t| {
+        let (forward, backward, outputs) = (&t.code.forward, &t.code.backward, &t.code.outputs);
+        let copies = t.code.input_regions.iter().enumerate().map(|(i, (o, l))| {
+            quote! {
+                // SAFETY (generated): the input's region of the training arena.
+                unsafe { ::std::slice::from_raw_parts_mut(arena.add(#o), #l) }.copy_from_slice(inputs[#i]);
+            }
+        });
+        let grads = &t.grads;
+        let count = grads.len();
+        let (aux_index, aux_value): (Vec<usize>, Vec<&TokenStream>) =
+            t.aux_updates.iter().map(|(i, v)| (*i, v)).unzip();
+        quote! {
+            /// The training forward pass (BatchNorm on batch statistics, Dropout drawing),
+            /// keeping what backward needs: the outputs.
+            #[allow(unused_unsafe, clippy::all)]
+            pub fn forward_train(&mut self, inputs: &[&[f32]]) -> ::kiln::Result<::std::vec::Vec<&[f32]>> {
+                #check_inputs
+                let arena = self.train_arena.as_mut_ptr();
+                #(#copies)*
+                use #kernels_mod as kernels;
+                #forward
+                ::std::result::Result::Ok(::std::vec![#(#outputs),*])
+            }
+
+            /// The gradients of every parameter, from the last `forward_train` (the
+            /// outputs are losses: no head gradients).
+            #[allow(unused_unsafe, clippy::all)]
+            pub fn backward(&mut self) -> ::kiln::Result<()> {
+                let arena = self.train_arena.as_mut_ptr();
+                use #kernels_mod as kernels;
+                #backward
+                ::std::result::Result::Ok(())
+            }
+
+            /// Parameter `name`'s gradient from the last `backward`.
+            #[allow(unused_unsafe, clippy::all)]
+            pub fn grad(&self, name: &str) -> ::std::option::Option<&[f32]> {
+                let i = Self::PARAMS.iter().position(|(n, _)| *n == name)?;
+                let arena = self.train_arena.as_ptr() as *mut f32;
+                let grads: [&[f32]; #count] = [#(#grads),*];
+                ::std::option::Option::Some(grads[i])
+            }
+
+            /// One SGD step: forward (training), backward, then every parameter
+            /// `w -= lr · g / batch` (gradients rescaled by the batch size, as MXNet's
+            /// Module does) and the aux states (moving statistics) updated. The outputs
+            /// of the forward pass.
+            #[allow(unused_unsafe, clippy::all)]
+            pub fn train_step(&mut self, inputs: &[&[f32]], lr: f32) -> ::kiln::Result<::std::vec::Vec<&[f32]>> {
+                self.forward_train(inputs)?;
+                self.backward()?;
+                let batch = Self::INPUTS.first().and_then(|(_, s)| s.first()).copied().unwrap_or(1);
+                let step = lr / batch as f32;
+                let arena = self.train_arena.as_mut_ptr();
+                let grads: ::std::vec::Vec<&[f32]> = ::std::vec![#(#grads),*];
+                for (w, g) in self.params.iter_mut().zip(grads) {
+                    for (w, g) in w.iter_mut().zip(g) {
+                        *w -= step * g;
+                    }
+                }
+                #( self.aux[#aux_index].copy_from_slice(#aux_value); )*
+                let arena = self.train_arena.as_mut_ptr();
+                ::std::result::Result::Ok(::std::vec![#(#outputs),*])
+            }
+        }
+    });
     let methods = quote! {
         /// The network with every parameter and auxiliary state filled by
         /// `init(name, shape, values)` (MXNet's names; values start at zero).
@@ -135,6 +220,7 @@ fn ahead_of_time(name: &Ident, aot: &Aot) -> (TokenStream, TokenStream, TokenStr
                 params,
                 aux,
                 arena: ::std::vec![0.0f32; #arena_len],
+                train_arena: ::std::vec![0.0f32; #train_len],
                 products: #products,
                 nodes: #nodes,
             }
@@ -162,24 +248,14 @@ fn ahead_of_time(name: &Ident, aot: &Aot) -> (TokenStream, TokenStream, TokenStr
         /// order at the declared shapes; the outputs, in order.
         #[allow(unused_unsafe, clippy::all)]
         pub fn forward(&mut self, inputs: &[&[f32]]) -> ::kiln::Result<::std::vec::Vec<&[f32]>> {
-            if inputs.len() != Self::INPUTS.len() {
-                return ::std::result::Result::Err(::kiln::Error::Input(::std::format!(
-                    "forward: {} inputs given, the network takes {}", inputs.len(), Self::INPUTS.len()
-                )));
-            }
-            for (given, (n, s)) in inputs.iter().zip(Self::INPUTS) {
-                if given.len() != s.iter().product::<usize>() {
-                    return ::std::result::Result::Err(::kiln::Error::Input(::std::format!(
-                        "forward: input `{n}` has {} values, its shape {s:?} holds {}",
-                        given.len(), s.iter().product::<usize>()
-                    )));
-                }
-            }
+            #check_inputs
             let arena = self.arena.as_mut_ptr();
             use #kernels_mod as kernels;
-            #body
+            #forward
             ::std::result::Result::Ok(::std::vec![#(#outputs),*])
         }
+
+        #train
     };
     let kernels = quote! {
         #[doc(hidden)]
