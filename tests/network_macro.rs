@@ -282,3 +282,57 @@ fn ahead_of_time_gradients_and_steps_match_the_jit_executor() {
         );
     }
 }
+
+kiln::include_symbol!(
+    Resblock = "tests/fixtures/train/ckpt/mxnet_resblock-symbol.json",
+    data = [2, 4, 6, 6],
+    softmax_label = [2],
+);
+
+#[test]
+fn an_mxnet_checkpoint_runs_ahead_of_time_as_in_mxnet() {
+    use kiln::compiler::formats::params::read_params;
+    let dir = "tests/fixtures/train/ckpt";
+    let mut net = Resblock::new(|_, _, _| {});
+    net.load_params(format!("{dir}/mxnet_resblock-0003.params"))
+        .unwrap();
+    let expected = read_params(format!("{dir}/mxnet_resblock-expected.params")).unwrap();
+    let data: Vec<f32> = expected
+        .get("data")
+        .unwrap()
+        .data
+        .iter()
+        .map(|&v| v as f32)
+        .collect();
+    let want: Vec<f32> = expected
+        .get("out:0")
+        .unwrap()
+        .data
+        .iter()
+        .map(|&v| v as f32)
+        .collect();
+    let got = net.forward(&[&data, &[0.0, 0.0]]).unwrap()[0].to_vec();
+    assert_close(&[&got], &[want], "MXNet's resblock checkpoint");
+    // Saved and read back: the same values.
+    let path = std::env::temp_dir().join(format!("kiln-aot-{}.params", std::process::id()));
+    net.save_params(&path).unwrap();
+    let mut again = Resblock::new(|_, _, _| {});
+    again.load_params(&path).unwrap();
+    std::fs::remove_file(&path).ok();
+    for (name, _) in Resblock::PARAMS.iter().chain(Resblock::AUX) {
+        assert_eq!(again.param(name), net.param(name), "{name}");
+    }
+    // A file without the network's arrays is an error naming what is missing.
+    let err = again
+        .load_params(format!("{dir}/mxnet_resblock-expected.params"))
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("no array `arg:conv1_weight`"),
+        "{err}"
+    );
+    let plan = Resblock::memory_plan();
+    assert!(
+        plan.training > plan.inference && plan.inference > 0,
+        "{plan:?}"
+    );
+}

@@ -226,6 +226,31 @@ fn ahead_of_time(name: &Ident, aot: &Aot) -> (TokenStream, TokenStream, TokenStr
             }
         }
 
+        /// Reads parameters and aux states from an MXNet `.params` file (a checkpoint's
+        /// `arg:`/`aux:` keys, or bare names); shapes must match.
+        pub fn load_params(&mut self, path: impl ::std::convert::AsRef<::std::path::Path>) -> ::kiln::Result<()> {
+            ::kiln::runtime::aot::load_params(
+                path.as_ref(),
+                [Self::PARAMS, Self::AUX],
+                [&mut self.params, &mut self.aux],
+            )
+        }
+
+        /// Writes parameters and aux states as an MXNet checkpoint's `.params`.
+        pub fn save_params(&self, path: impl ::std::convert::AsRef<::std::path::Path>) -> ::kiln::Result<()> {
+            ::kiln::runtime::aot::save_params(path.as_ref(), [Self::PARAMS, Self::AUX], [&self.params, &self.aux])
+        }
+
+        /// The bytes the network holds: parameters, and the arenas planned at build time.
+        pub fn memory_plan() -> ::kiln::runtime::aot::MemoryPlan {
+            let count = |t: &[(&str, &[usize])]| t.iter().map(|(_, s)| s.iter().product::<usize>()).sum::<usize>();
+            ::kiln::runtime::aot::MemoryPlan {
+                parameters: 4 * (count(Self::PARAMS) + count(Self::AUX)),
+                inference: 4 * #arena_len,
+                training: 4 * #train_len,
+            }
+        }
+
         /// Parameter or auxiliary state `name`'s values.
         pub fn param(&self, name: &str) -> ::std::option::Option<&[f32]> {
             let at = |t: &[(&str, &[usize])]| t.iter().position(|(n, _)| *n == name);

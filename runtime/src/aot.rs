@@ -44,3 +44,70 @@ pub fn run_node<'a>(
     }
     Ok(())
 }
+
+/// Tables of names and shapes (a network's `PARAMS` and `AUX`).
+pub type Tables<'a> = [&'a [(&'a str, &'a [usize])]; 2];
+
+/// Reads an MXNet `.params` file into parameter and aux values: keys `arg:name` and
+/// `aux:name` (a checkpoint's) or bare names (Gluon's `save_parameters`); other keys are
+/// ignored, as MXNet does. A missing array, or one of another shape, is an error naming it.
+pub fn load_params(
+    path: &std::path::Path,
+    tables: Tables,
+    values: [&mut [Vec<f32>]; 2],
+) -> Result<()> {
+    let file = kiln_compiler::formats::params::read_params(path)?;
+    let named: Vec<(&str, &Tensor)> = file
+        .named()
+        .ok_or_else(|| Error::Input(format!("{}: holds no named arrays", path.display())))?
+        .collect();
+    for ((table, values), prefix) in tables.into_iter().zip(values).zip(["arg:", "aux:"]) {
+        for ((name, shape), slot) in table.iter().zip(values.iter_mut()) {
+            let found = named
+                .iter()
+                .find(|(k, _)| k.strip_prefix(prefix).unwrap_or(k) == *name);
+            let Some((_, t)) = found else {
+                return Err(Error::Input(format!(
+                    "{}: no array `{prefix}{name}`",
+                    path.display()
+                )));
+            };
+            if t.shape != *shape {
+                return Err(Error::Input(format!(
+                    "{}: `{name}` has shape {:?}, the network's is {shape:?}",
+                    path.display(),
+                    t.shape
+                )));
+            }
+            slot.clear();
+            slot.extend(t.data.iter().map(|&v| v as f32));
+        }
+    }
+    Ok(())
+}
+
+/// Writes parameter and aux values as an MXNet checkpoint's `.params` (`arg:` and `aux:`
+/// keys, f32), which MXNet's `load_checkpoint` reads.
+pub fn save_params(path: &std::path::Path, tables: Tables, values: [&[Vec<f32>]; 2]) -> Result<()> {
+    let mut file = kiln_compiler::formats::params::ParamFile::default();
+    for ((table, values), prefix) in tables.into_iter().zip(values).zip(["arg:", "aux:"]) {
+        for ((name, shape), v) in table.iter().zip(values) {
+            file.names.push(format!("{prefix}{name}"));
+            let data = v.iter().map(|&x| x as f64).collect();
+            file.arrays
+                .push(Tensor::new(DType::F32, shape.to_vec(), data));
+        }
+    }
+    kiln_compiler::formats::params::write_params(path, &file)
+}
+
+/// The bytes an ahead-of-time network holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemoryPlan {
+    /// Parameters and aux states.
+    pub parameters: usize,
+    /// The inference arena (every intermediate value of `forward`).
+    pub inference: usize,
+    /// The training arena (inputs, forward values kept for backward, gradients).
+    pub training: usize,
+}
