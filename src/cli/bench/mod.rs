@@ -12,6 +12,7 @@
 //!   224×224, `--batch N`, default 1). Peers run the same workloads in
 //!   `benches/peers/compare.sh`.
 
+mod aot;
 mod elementwise;
 mod engine;
 mod infer;
@@ -47,6 +48,10 @@ pub struct Args {
     /// `elementwise` also runs `a * b + 1.0` as imperative NDArray code (lazily fused).
     #[arg(long)]
     imperative: bool,
+    /// `mlp-train`, `lenet-train` and `resnet18-infer` through code generated ahead of time
+    /// by `network!` (at the declared batch sizes), against the JIT.
+    #[arg(long)]
+    aot: bool,
 }
 
 /// Median and minimum of `runs` timed calls of `f` (in seconds), after one warm-up call.
@@ -78,6 +83,9 @@ pub fn run(args: Args) -> Result<()> {
 }
 
 fn workload(args: &Args) -> Result<()> {
+    if args.aot {
+        return aot::run(args);
+    }
     match args.workload.as_str() {
         "engine" => engine::run(args),
         "elementwise" => elementwise::run(args),
