@@ -106,7 +106,7 @@ fn compare<N: Generated>(args: &Args, mut net: N, train: bool) -> Result<()> {
     let exe = Executor::simple_bind(&N::symbol(), Device::Cpu, N::INPUTS, reqs)?;
     random::seed(7);
     let inputs: Vec<&str> = N::INPUTS.iter().map(|(n, _)| *n).collect();
-    let mut given: Vec<Vec<f32>> = Vec::new();
+    let mut given: std::collections::HashMap<String, Vec<f32>> = Default::default();
     for (name, a) in exe.arg_dict().into_iter().chain(exe.aux_dict()) {
         let values = match name.as_str() {
             "softmax_label" => (0..a.len()).map(|i| (i * 7 % 10) as f32).collect(),
@@ -118,7 +118,9 @@ fn compare<N: Generated>(args: &Args, mut net: N, train: bool) -> Result<()> {
         a.copy_from(&NDArray::from_slice(&values, a.shape())?)?;
         match net.param_mut(&name) {
             Some(p) => p.copy_from_slice(&values),
-            None if inputs.contains(&name.as_str()) => given.push(values),
+            None if inputs.contains(&name.as_str()) => {
+                given.insert(name.clone(), values);
+            }
             None => {
                 return Err(Error::Input(format!(
                     "the generated network has no `{name}`"
@@ -151,7 +153,9 @@ fn compare<N: Generated>(args: &Args, mut net: N, train: bool) -> Result<()> {
             failed.get_or_insert(Error::Input(e.to_string()));
         }
     });
-    let slices: Vec<&[f32]> = given.iter().map(Vec::as_slice).collect();
+    let slices: Vec<&[f32]> = (inputs.iter())
+        .map(|n| given.get(*n).map(Vec::as_slice).unwrap_or_default())
+        .collect();
     let aot = time(args.runs, || {
         if let Err(e) = net.run(&slices, train) {
             failed.get_or_insert(e);
