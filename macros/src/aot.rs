@@ -327,7 +327,8 @@ impl Gen<'_> {
         quote! { (#r).as_ptr() as *const u8 }
     }
 
-    /// Renders `k` as a kernel module; the call with `ins` and `outs`.
+    /// Renders `k` as a kernel module; the call with `ins` and `outs`: its outermost loop
+    /// split over kiln's pool where the nest allows (as the JIT runs kernels), else whole.
     fn kernel(&mut self, k: &Kernel, ins: &[Buf], outs: &[Buf]) -> Result<TokenStream, String> {
         let name = format!("k{}", self.shared.kernels.len());
         let nest = lower(k, &Schedule::cpu(k))?;
@@ -339,12 +340,38 @@ impl Gen<'_> {
         let module: TokenStream = source.parse().map_err(|e| format!("{e:?}"))?;
         self.shared.kernels.push(module);
         let module = format_ident!("{}", name);
-        let args = (ins.iter().map(|&b| self.read(b))).chain(
-            outs.iter()
-                .map(|&b| self.write(b))
-                .collect::<Result<Vec<_>, _>>()?,
+        let reads: Vec<TokenStream> = ins.iter().map(|&b| self.read(b)).collect();
+        let writes = outs
+            .iter()
+            .map(|&b| self.write(b))
+            .collect::<Result<Vec<_>, _>>()?;
+        let Some(rows) = rust::split_extent(&nest) else {
+            return Ok(quote! { kernels::#module::run(#(#reads,)* #(#writes,)* &[]); });
+        };
+        // Element operations: the domain's points.
+        let work: i64 = (k.domain.iter())
+            .map(|d| kiln_compiler::kir::interp::extent(d, &[]).unwrap_or(1))
+            .product();
+        let (ins_at, outs_at): (Vec<_>, Vec<_>) = (
+            (0..ins.len()).map(|i| format_ident!("in{}", i)).collect(),
+            (0..outs.len()).map(|i| format_ident!("out{}", i)).collect(),
         );
-        Ok(quote! { kernels::#module::run(#(#args,)* &[]); })
+        // Addresses as integers, so the tasks' closure is shareable between threads.
+        Ok(quote! {
+            {
+                #(let #ins_at = (#reads).as_ptr() as usize;)*
+                #(let #outs_at = (#writes).as_mut_ptr() as usize;)*
+                ::kiln::runtime::cpu::pool::global().run_rows(#rows, #work, &|lo, hi| {
+                    // SAFETY (generated): the buffers the kernel declares; the blocks of
+                    // its outermost loop write disjoint parts of the outputs.
+                    unsafe {
+                        kernels::#module::run_range(
+                            #(#ins_at as *const f32,)* #(#outs_at as *mut f32,)* &[], lo, hi,
+                        )
+                    }
+                });
+            }
+        })
     }
 
     /// One kernel of a fused part: a matrix product with its packs and epilogue where one

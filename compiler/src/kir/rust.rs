@@ -7,7 +7,7 @@
 //! `kiln_ops::half` slices, so the code needs `kiln_ops` in scope. Loads convert through
 //! the prelude's `Ld` trait; stores round as the interpreter does.
 
-use super::ir::{Buffer, Idx, LoopNest, Stmt, Val};
+use super::ir::{Buffer, Idx, LoopKind, LoopNest, Stmt, Val};
 use kiln_ops::expr::{Binary, Unary};
 use kiln_ops::{Combiner, DType};
 use std::fmt::Write;
@@ -64,9 +64,54 @@ pub fn render(nest: &LoopNest) -> Result<String, String> {
     );
     s += PRELUDE;
     writeln!(s, "    pub fn run({}) {{", params.join(", ")).unwrap();
-    stmts(&mut s, &nest.body, &nest.outputs, 2)?;
-    s += "    }\n}\n";
+    let slices = Mode {
+        raw: false,
+        range: false,
+    };
+    stmts(&mut s, &nest.body, &nest.outputs, 2, slices)?;
+    s += "    }\n";
+    if split_extent(nest).is_some() {
+        // The same loops over raw pointers, the outermost over `lo..hi`: a caller runs
+        // disjoint ranges on several threads.
+        let mut raw = Vec::new();
+        for (i, b) in nest.inputs.iter().enumerate() {
+            raw.push(format!("in{i}: *const {}", storage_type(b)?));
+        }
+        for (i, b) in nest.outputs.iter().enumerate() {
+            raw.push(format!("out{i}: *mut {}", storage_type(b)?));
+        }
+        raw.push("dims: &[i64]".into());
+        raw.push("lo: i64".into());
+        raw.push("hi: i64".into());
+        writeln!(s, "    /// # Safety\n    /// The pointers hold the buffers `run` takes; ranges run at once are disjoint.").unwrap();
+        writeln!(s, "    pub unsafe fn run_range({}) {{", raw.join(", ")).unwrap();
+        let ranged = Mode {
+            raw: true,
+            range: true,
+        };
+        stmts(&mut s, &nest.body, &nest.outputs, 2, ranged)?;
+        s += "    }\n";
+    }
+    s += "}\n";
     Ok(s)
+}
+
+/// The extent of the loop `run_range` splits: where the nest is temporaries and then one
+/// parallel loop of constant extent (each iteration writes its own part of every output:
+/// the CPU schedule's outermost loop), that loop's extent.
+pub fn split_extent(nest: &LoopNest) -> Option<i64> {
+    let (last, before) = nest.body.split_last()?;
+    if !before.iter().all(|st| matches!(st, Stmt::Let { .. })) {
+        return None;
+    }
+    match last {
+        Stmt::Loop {
+            extent: Idx::Const(e),
+            kind: LoopKind::Parallel,
+            ..
+        } => Some(*e),
+        _ => None,
+    }
 }
 
 /// Helpers in the compute type `T`, matching `kiln_ops::expr::eval`'s semantics.
@@ -93,31 +138,53 @@ const PRELUDE: &str =
     impl Ld for kiln_ops::half::bf16 { fn ld(self) -> T { self.to_f64() as T } }
 ";
 
-fn stmts(s: &mut String, body: &[Stmt], outputs: &[Buffer], depth: usize) -> Result<(), String> {
+/// How a kernel reaches its buffers: slices, or raw pointers with the outermost loop over
+/// `lo..hi` (`run_range`).
+#[derive(Clone, Copy)]
+struct Mode {
+    raw: bool,
+    range: bool,
+}
+
+fn stmts(
+    s: &mut String,
+    body: &[Stmt],
+    outputs: &[Buffer],
+    depth: usize,
+    mode: Mode,
+) -> Result<(), String> {
     let pad = "    ".repeat(depth);
     for st in body {
         match st {
             Stmt::Loop {
                 axis, extent, body, ..
             } => {
-                writeln!(s, "{pad}for i{axis} in 0..{} {{", idx(extent)).unwrap();
-                stmts(s, body, outputs, depth + 1)?;
+                let bounds = match mode.range {
+                    true => "lo..hi".to_string(),
+                    false => format!("0..{}", idx(extent)),
+                };
+                writeln!(s, "{pad}for i{axis} in {bounds} {{").unwrap();
+                let inner = Mode {
+                    range: false,
+                    ..mode
+                };
+                stmts(s, body, outputs, depth + 1, inner)?;
                 writeln!(s, "{pad}}}").unwrap();
             }
             Stmt::Let { temp, value } => {
-                writeln!(s, "{pad}let t{temp}: T = {};", val(value)).unwrap()
+                writeln!(s, "{pad}let t{temp}: T = {};", val(value, mode.raw)).unwrap()
             }
             Stmt::Store {
                 output,
                 index,
                 value,
             } => {
-                writeln!(
-                    s,
-                    "{pad}out{output}[({}) as usize] = {};",
-                    idx(index),
-                    stored(&outputs[*output], &val(value))?
-                )
+                let at = idx(index);
+                let value = stored(&outputs[*output], &val(value, mode.raw))?;
+                match mode.raw {
+                    true => writeln!(s, "{pad}*out{output}.add(({at}) as usize) = {value};"),
+                    false => writeln!(s, "{pad}out{output}[({at}) as usize] = {value};"),
+                }
                 .unwrap();
             }
         }
@@ -153,16 +220,19 @@ fn constant(c: f64) -> String {
     }
 }
 
-fn val(v: &Val) -> String {
+fn val(v: &Val, raw: bool) -> String {
     match v {
         Val::Const(c) => constant(*c),
+        Val::Load { buffer, index } if raw => {
+            format!("(*in{buffer}.add(({}) as usize)).ld()", idx(index))
+        }
         Val::Load { buffer, index } => format!("in{buffer}[({}) as usize].ld()", idx(index)),
         Val::Index(i) => format!("({} as T)", idx(i)),
         Val::Temp(t) => format!("t{t}"),
         Val::Bits(op, a) => format!(
             "kiln_ops::expr::bits::{}({} as f64) as T",
             format!("{op:?}").to_lowercase(),
-            val(a)
+            val(a, raw)
         ),
         Val::Shared(_) => "{ compile_error!(\"shared memory is GPU-only\") }".into(),
         Val::Reduce {
@@ -184,17 +254,17 @@ fn val(v: &Val) -> String {
             format!(
                 "{{ let mut acc: T = {}; {open}let v: T = {}; acc = {combine}; {}acc }}",
                 constant(combiner.identity()),
-                val(body),
+                val(body, raw),
                 "} ".repeat(extents.len())
             )
         }
-        Val::Unary(op, a) => unary(*op, &val(a)),
-        Val::Binary(op, a, b) => binary(*op, &val(a), &val(b)),
+        Val::Unary(op, a) => unary(*op, &val(a, raw)),
+        Val::Binary(op, a, b) => binary(*op, &val(a, raw), &val(b, raw)),
         Val::Select(c, a, b) => format!(
             "(if {} != 0.0 {{ {} }} else {{ {} }})",
-            val(c),
-            val(a),
-            val(b)
+            val(c, raw),
+            val(a, raw),
+            val(b, raw)
         ),
     }
 }

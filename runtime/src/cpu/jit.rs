@@ -30,10 +30,6 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// `kiln_kernel(buffers, dims, lo, hi)`.
 type KernelFn = unsafe extern "C" fn(*const *mut u8, *const i64, i64, i64);
 
-/// Element operations below which a kernel runs on the calling thread, and the least
-/// work each parallel task gets.
-const GRAIN: i64 = 1 << 15;
-
 /// A compiled kernel: callable from any thread.
 pub struct CompiledKernel {
     f: KernelFn,
@@ -77,22 +73,8 @@ impl CompiledKernel {
         };
         let rows = interp::extent(split, dims)?;
         let work = rows.saturating_mul(interp::extent(&self.row_cost, dims)?.max(1));
-        // Small kernels never touch the pool (nor start it: its threads allocate as they
-        // start).
-        let tasks = if work < 2 * GRAIN {
-            1
-        } else {
-            let threads = super::pool::global().threads() as i64;
-            (work / GRAIN).clamp(1, 4 * threads).min(rows)
-        };
-        if tasks <= 1 {
-            unsafe { f(buffers.as_ptr(), dims.as_ptr(), 0, rows) };
-            return Ok(());
-        }
         let shared = Buffers(buffers);
-        super::pool::global().run(tasks as usize, &|t| {
-            let t = t as i64;
-            let (lo, hi) = (rows * t / tasks, rows * (t + 1) / tasks);
+        super::pool::global().run_rows(rows, work, &|lo, hi| {
             let bufs = &shared;
             unsafe { f(bufs.0.as_ptr(), dims.as_ptr(), lo, hi) };
         });

@@ -51,6 +51,10 @@ struct Shared {
     panicked: AtomicBool,
 }
 
+/// Element operations below which a kernel runs on the calling thread, and the least
+/// work each parallel task gets.
+const GRAIN: i64 = 1 << 15;
+
 pub struct Pool {
     shared: Arc<Shared>,
     /// Threads that run tasks, the caller included.
@@ -107,6 +111,26 @@ impl Pool {
     /// Threads that run a call's tasks, the caller included.
     pub fn threads(&self) -> usize {
         self.threads
+    }
+
+    /// Runs `rows(lo, hi)` over blocks of `0..rows` whose union is the range, one block
+    /// on the calling thread when the `work` (element operations) is below two grains,
+    /// else about a grain or more per block, at most four per thread: how kernels split
+    /// their outermost loop.
+    pub fn run_rows(&self, rows: i64, work: i64, task: &(dyn Fn(i64, i64) + Sync)) {
+        let tasks = if work < 2 * GRAIN {
+            1
+        } else {
+            (work / GRAIN).clamp(1, 4 * self.threads as i64).min(rows)
+        };
+        if tasks <= 1 {
+            // Small kernels never touch the pool (nor start it).
+            return task(0, rows);
+        }
+        self.run(tasks as usize, &|t| {
+            let t = t as i64;
+            task(rows * t / tasks, rows * (t + 1) / tasks)
+        });
     }
 
     /// Runs `task(i)` for every `i < tasks`, over the pool, and returns when all are done.
