@@ -231,6 +231,28 @@ fn an_included_resnet_runs_ahead_of_time_as_on_the_jit() {
         &param,
     );
     assert_close(&got, &want, "resnet18_v1");
+    // A 3x3 convolution's weight changed (Winograd keeps its transform until the
+    // parameters change): the next pass uses the new one.
+    let changed = "resnetv10_stage1_conv0_weight";
+    net.param_mut(changed)
+        .unwrap()
+        .iter_mut()
+        .for_each(|w| *w *= -0.5);
+    let got = net.forward(&[&data]).unwrap();
+    let param = |n: &str| {
+        let mut v = values_of([Resnet18::PARAMS, Resnet18::AUX], n);
+        if n == changed {
+            v.iter_mut().for_each(|w| *w *= -0.5);
+        }
+        v
+    };
+    let want = jit_outputs(
+        &Resnet18::symbol(),
+        Resnet18::INPUTS,
+        std::slice::from_ref(&data),
+        &param,
+    );
+    assert_close(&got, &want, "resnet18_v1, a weight changed");
 }
 
 #[test]

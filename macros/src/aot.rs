@@ -13,7 +13,7 @@
 use kiln_compiler::autodiff::{differentiate, GradReq};
 use kiln_compiler::infer::{infer, Inferred};
 use kiln_compiler::kir::matmul::{recognize, MatMul, Split};
-use kiln_compiler::kir::{lower, parts, rust, Kernel, Part, Schedule};
+use kiln_compiler::kir::{lower, parts, rust, winograd_plan, Kernel, Part, Schedule, WinogradPlan};
 use kiln_compiler::passes::Expand;
 use kiln_compiler::{DType, Entry, Graph, Symbol};
 use proc_macro2::TokenStream;
@@ -41,6 +41,8 @@ pub struct Aot {
     pub products: TokenStream,
     /// Library nodes' operators and parsed parameters, built once.
     pub nodes: TokenStream,
+    /// Winograd convolutions, each with a slot of transformed weights.
+    pub winograd: usize,
     pub inference: Code,
     /// Where the network can be trained (every output a loss).
     pub training: Option<Training>,
@@ -73,6 +75,8 @@ struct Shared {
     kernels: Vec<TokenStream>,
     products: Vec<TokenStream>,
     nodes: Vec<TokenStream>,
+    /// Winograd convolutions (slots of transformed weights).
+    winograd: usize,
 }
 
 struct Gen<'a> {
@@ -208,8 +212,10 @@ pub fn generate(
         kernels,
         products,
         nodes,
+        winograd,
     } = shared;
     Ok(Aot {
+        winograd,
         kernels: quote! { #(#kernels)* },
         products: quote! { ::std::vec![#(#products),*] },
         nodes: quote! { ::std::vec![#(#nodes),*] },
@@ -247,8 +253,14 @@ fn code(
             Part::Node(id) => gen.node(id, id.index() < forward_nodes)?,
             Part::Fused { kernels, nodes, .. } => {
                 let forward = nodes.iter().all(|id| id.index() < forward_nodes);
-                for l in kernels {
-                    gen.fused(&l.kernel, &l.inputs, &l.outputs, forward)?;
+                // Inference runs 3x3 convolutions with Winograd, as the JIT does (a
+                // training step changes the weights every time, so it keeps gemm).
+                let winograd = |l| match (is_train, &kernels[..]) {
+                    (false, [_]) => winograd_plan(g, inferred, &nodes, l),
+                    _ => None,
+                };
+                for l in &kernels {
+                    gen.fused(&l.kernel, &l.inputs, &l.outputs, forward, winograd(l))?;
                 }
             }
         }
@@ -382,6 +394,7 @@ impl Gen<'_> {
         reads: &[Entry],
         writes: &[Entry],
         forward: bool,
+        winograd: Option<WinogradPlan>,
     ) -> Result<(), String> {
         let ins: Vec<Buf> = reads
             .iter()
@@ -398,20 +411,30 @@ impl Gen<'_> {
             self.steps.push(step(call));
             return Ok(());
         };
-        let mut operands: Vec<TokenStream> = ins.iter().map(|&b| self.pointer(b)).collect();
         let mut stmts = Vec::new();
+        if let Some(plan) = winograd {
+            let dst = match &mm.epilogue {
+                Some(_) => self.alloc(self.len(outs[0])?),
+                None => outs[0],
+            };
+            stmts.push(self.winograd(&plan, &ins, dst)?);
+            if let Some(e) = &mm.epilogue {
+                let mut e_ins = ins.clone();
+                e_ins.push(dst);
+                stmts.push(self.kernel(e, &e_ins, &outs)?);
+            }
+            self.steps.push(step(quote! { { #(#stmts)* } }));
+            return Ok(());
+        }
+        let mut operands: Vec<TokenStream> = ins.iter().map(|&b| self.pointer(b)).collect();
         for p in &mm.packs {
             let len = kiln_compiler::kir::interp::extent(&p.outputs[0].len, &[])? as usize;
             let region = self.alloc(len);
             stmts.push(self.kernel(p, &ins, &[region])?);
             operands.push(self.pointer(region));
         }
-        let out_len = match outs[0] {
-            Buf::Arena(_, l) => l,
-            _ => return Err("a product writes a variable".into()),
-        };
         let dst = match &mm.epilogue {
-            Some(_) => self.alloc(out_len),
+            Some(_) => self.alloc(self.len(outs[0])?),
             None => outs[0],
         };
         let Buf::Arena(dst_offset, _) = dst else {
@@ -438,6 +461,49 @@ impl Gen<'_> {
         }
         self.steps.push(step(quote! { { #(#stmts)* } }));
         Ok(())
+    }
+
+    /// The length of a region a unit writes.
+    fn len(&self, b: Buf) -> Result<usize, String> {
+        match b {
+            Buf::Arena(_, l) => Ok(l),
+            _ => Err("a unit writes a variable".into()),
+        }
+    }
+
+    /// A convolution by Winograd's algorithm into `dst`: its weights transformed once per
+    /// change of the parameters where the weight is one (the struct's `winograd` slot),
+    /// else on every run.
+    fn winograd(
+        &mut self,
+        plan: &WinogradPlan,
+        ins: &[Buf],
+        dst: Buf,
+    ) -> Result<TokenStream, String> {
+        let c = &plan.conv;
+        let (batch, channels, height, width, filters) =
+            (c.batch, c.channels, c.height, c.width, c.filters);
+        let ([py, px], last) = (c.pad, c.channel_last);
+        let slot = self.shared.winograd;
+        self.shared.winograd += 1;
+        let (data, weight) = (self.read(ins[plan.data]), self.read(ins[plan.weight]));
+        let out = self.write(dst)?;
+        let cached = matches!(ins[plan.weight], Buf::Param(_));
+        Ok(quote! {
+            {
+                use ::kiln::runtime::cpu::winograd::Winograd;
+                let conv = ::kiln::compiler::kir::Conv3x3 {
+                    batch: #batch, channels: #channels, height: #height, width: #width,
+                    filters: #filters, pad: [#py, #px], channel_last: #last,
+                };
+                if !(#cached && self.winograd_fresh[#slot]) {
+                    self.winograd[#slot].resize(conv.weights_len(), 0.0);
+                    conv.transform_weights(#weight, &mut self.winograd[#slot]);
+                    self.winograd_fresh[#slot] = true;
+                }
+                conv.run(#data, &self.winograd[#slot], #out);
+            }
+        })
     }
 
     /// A library node on its native kernel, else its reference kernel.

@@ -102,6 +102,7 @@ fn ahead_of_time(name: &Ident, aot: &Aot) -> (TokenStream, TokenStream, TokenStr
         kernels,
         products,
         nodes,
+        winograd,
         inference,
         training,
     } = aot;
@@ -116,6 +117,10 @@ fn ahead_of_time(name: &Ident, aot: &Aot) -> (TokenStream, TokenStream, TokenStr
             train_arena: ::std::vec::Vec<f32>,
             products: ::std::vec::Vec<::kiln::compiler::kir::matmul::MatMul>,
             nodes: ::std::vec::Vec<(&'static ::kiln::ops::OpDef, ::kiln::ops::Attrs)>,
+            /// Transformed weights of the Winograd convolutions, and whether each is up
+            /// to date with the parameters.
+            winograd: ::std::vec::Vec<::std::vec::Vec<f32>>,
+            winograd_fresh: ::std::vec::Vec<bool>,
         }
     };
     let check_inputs = quote! {
@@ -187,6 +192,7 @@ fn ahead_of_time(name: &Ident, aot: &Aot) -> (TokenStream, TokenStream, TokenStr
                 self.backward()?;
                 let batch = Self::INPUTS.first().and_then(|(_, s)| s.first()).copied().unwrap_or(1);
                 let step = lr / batch as f32;
+                self.winograd_fresh.fill(false);
                 let arena = self.train_arena.as_mut_ptr();
                 let grads: ::std::vec::Vec<&[f32]> = ::std::vec![#(#grads),*];
                 for (w, g) in self.params.iter_mut().zip(grads) {
@@ -223,12 +229,15 @@ fn ahead_of_time(name: &Ident, aot: &Aot) -> (TokenStream, TokenStream, TokenStr
                 train_arena: ::std::vec![0.0f32; #train_len],
                 products: #products,
                 nodes: #nodes,
+                winograd: ::std::vec![::std::vec::Vec::new(); #winograd],
+                winograd_fresh: ::std::vec![false; #winograd],
             }
         }
 
         /// Reads parameters and aux states from an MXNet `.params` file (a checkpoint's
         /// `arg:`/`aux:` keys, or bare names); shapes must match.
         pub fn load_params(&mut self, path: impl ::std::convert::AsRef<::std::path::Path>) -> ::kiln::Result<()> {
+            self.winograd_fresh.fill(false);
             ::kiln::runtime::aot::load_params(
                 path.as_ref(),
                 [Self::PARAMS, Self::AUX],
@@ -261,6 +270,7 @@ fn ahead_of_time(name: &Ident, aot: &Aot) -> (TokenStream, TokenStream, TokenStr
 
         /// Parameter or auxiliary state `name`'s values, to set them.
         pub fn param_mut(&mut self, name: &str) -> ::std::option::Option<&mut [f32]> {
+            self.winograd_fresh.fill(false);
             let at = |t: &[(&str, &[usize])]| t.iter().position(|(n, _)| *n == name);
             match (at(Self::PARAMS), at(Self::AUX)) {
                 (::std::option::Option::Some(i), _) => ::std::option::Option::Some(&mut self.params[i][..]),

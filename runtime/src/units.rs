@@ -90,19 +90,7 @@ pub struct MatMulUnit {
     pub outputs: Vec<Entry>,
     pub nodes: Vec<NodeId>,
     /// Where the product is a 3x3 convolution run with Winograd's algorithm (no packs).
-    pub winograd: Option<WinogradPlan>,
-}
-
-/// A convolution a product unit computes with [`crate::cpu::winograd`] instead of gemm.
-#[cfg(feature = "llvm")]
-pub struct WinogradPlan {
-    pub conv: crate::cpu::winograd::Conv3x3,
-    /// The kernel inputs holding the data and the weight.
-    pub data: usize,
-    pub weight: usize,
-    /// Whether the weight is a graph variable: its transform is then kept from run to
-    /// run while the array's engine version stays the same.
-    pub weight_is_variable: bool,
+    pub winograd: Option<kiln_compiler::kir::WinogradPlan>,
 }
 
 impl Unit {
@@ -295,8 +283,9 @@ fn jit_units(
         for (index, l) in lowered.into_iter().enumerate() {
             if let Some(product) = matmul::recognize(&l.kernel).filter(crate::cpu::matmul::pays) {
                 let mut product = product;
-                let winograd = (kernels == 1 && product.dtype == kiln_compiler::DType::F32)
-                    .then(|| winograd_plan(g, inferred, &nodes, &l))
+                let eligible = kernels == 1 && product.dtype == kiln_compiler::DType::F32;
+                let winograd = (eligible && crate::cpu::winograd::enabled())
+                    .then(|| kiln_compiler::kir::winograd_plan(g, inferred, &nodes, &l))
                     .flatten();
                 if winograd.is_some() {
                     product.packs.clear();
@@ -351,95 +340,6 @@ fn jit_units(
         }
     }
     Ok(units)
-}
-
-/// The Winograd plan of a part's one kernel `l`: where the part holds one Convolution
-/// that Winograd's F(2x2, 3x3) computes and pays for, `l` reads its data and weight
-/// directly, and whatever consumes the convolution's value in the part is element-wise or
-/// broadcast to the convolution's shape — so the product `l` stores at each point is the
-/// convolution's output there, in its layout.
-#[cfg(feature = "llvm")]
-fn winograd_plan(
-    g: &Graph,
-    inferred: &Inferred,
-    nodes: &[NodeId],
-    l: &kiln_compiler::kir::Lowered,
-) -> Option<WinogradPlan> {
-    use crate::cpu::winograd::{enabled, Conv3x3};
-    use kiln_compiler::kir::Idx;
-    use kiln_ops::Pattern;
-    let is_conv = |id: &&NodeId| g.node(**id).op.is_some_and(|op| op.name == "Convolution");
-    let mut convs = nodes.iter().filter(is_conv);
-    let (&id, None) = (convs.next()?, convs.next()) else {
-        return None;
-    };
-    let n = g.node(id);
-    let a = n.params.as_ref()?;
-    let all = |name: &str, v: i64| a.shape(name).iter().all(|&x| x == v);
-    let geometry_fits = a.shape("kernel") == [3, 3]
-        && all("stride", 1)
-        && all("dilate", 1)
-        && a.int("num_group") == 1
-        && matches!(a.str("layout"), "None" | "NCHW" | "NHWC");
-    if !enabled() || !geometry_fits {
-        return None;
-    }
-    let channel_last = a.str("layout") == "NHWC";
-    let out_shape = inferred.shape(Entry { node: id, index: 0 });
-    let extent = |d: &Idx| match d {
-        Idx::Const(v) => Some(*v),
-        _ => None,
-    };
-    if (l.kernel.domain.iter().map(extent)).ne(out_shape.iter().map(|&d| Some(d as i64))) {
-        return None;
-    }
-    // Every node downstream of the convolution in the part maps points one to one.
-    let mut downstream = vec![id];
-    for &m in nodes.iter().filter(|&&m| m > id) {
-        let node = g.node(m);
-        if node.inputs.iter().any(|e| downstream.contains(&e.node)) {
-            let pattern = node.op.map(|op| op.pattern);
-            let same = inferred.shape(Entry { node: m, index: 0 }) == out_shape;
-            if !(same && matches!(pattern, Some(Pattern::ElemWise | Pattern::Broadcast))) {
-                return None;
-            }
-            downstream.push(m);
-        }
-    }
-    let input = |e: Entry| l.inputs.iter().position(|&i| i == e);
-    let (data, weight) = (input(n.inputs[0])?, input(n.inputs[1])?);
-    let x = inferred.shape(n.inputs[0]).as_slice();
-    let w = inferred.shape(n.inputs[1]).as_slice();
-    let ([batch, channels, height, width], [filters, ..]) = (
-        match (channel_last, x) {
-            (false, [b, c, h, w]) => [b, c, h, w],
-            (true, [b, h, w, c]) => [b, c, h, w],
-            _ => return None,
-        },
-        w,
-    ) else {
-        return None;
-    };
-    let pad = match a.shape("pad") {
-        [] => [0, 0],
-        &[py, px] => [py as usize, px as usize],
-        _ => return None,
-    };
-    let conv = Conv3x3 {
-        batch: *batch,
-        channels: *channels,
-        height: *height,
-        width: *width,
-        filters: *filters,
-        pad,
-        channel_last,
-    };
-    conv.pays().then(|| WinogradPlan {
-        conv,
-        data,
-        weight,
-        weight_is_variable: g.node(n.inputs[1].node).is_variable(),
-    })
 }
 
 /// Orders units so each runs after the units writing what it reads (Kahn's algorithm,

@@ -43,8 +43,10 @@ mod parts;
 pub mod rust;
 mod simplify;
 pub mod simt;
+mod winograd;
 
 pub use generalize::{generalize, instantiate};
 pub use group::{contraction_of, from_group, Lowered};
 pub use ir::{lower, BitOp, Buffer, Idx, Kernel, LoopKind, LoopNest, Schedule, Stmt, Val};
 pub use parts::{parts, Part};
+pub use winograd::{winograd_plan, Conv3x3, WinogradPlan, TILE};

@@ -15,6 +15,8 @@
 use super::pool;
 use super::scratch::Scratch;
 use gemm::Parallelism;
+pub use kiln_compiler::kir::Conv3x3;
+use kiln_compiler::kir::TILE;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Whether executors built from now on run eligible convolutions with Winograd's
@@ -30,64 +32,33 @@ pub fn enabled() -> bool {
     ENABLED.load(Ordering::Relaxed)
 }
 
-/// One 3x3, stride-1, undilated, ungrouped 2-D convolution in f32.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Conv3x3 {
-    pub batch: usize,
-    pub channels: usize,
-    pub height: usize,
-    pub width: usize,
-    pub filters: usize,
-    /// Zero padding along y and x (at most 2: a tile never lies wholly in the padding).
-    pub pad: [usize; 2],
-    /// NHWC data and output, (filter, 3, 3, channel) weights; else NCHW and (filter,
-    /// channel, 3, 3).
-    pub channel_last: bool,
-}
-
 /// Transform lanes processed together (tiles along a row, or channels).
 const LANES: usize = 16;
-/// Elements of a transformed tile.
-const TILE: usize = 16;
 
-impl Conv3x3 {
-    /// Output height and width.
-    pub fn out_dims(&self) -> [usize; 2] {
-        [
-            self.height + 2 * self.pad[0] - 2,
-            self.width + 2 * self.pad[1] - 2,
-        ]
-    }
-
-    /// Tiles along y and x.
-    fn tile_dims(&self) -> [usize; 2] {
-        self.out_dims().map(|d| d.div_ceil(2))
-    }
-
-    /// 2x2 output tiles over the batch.
-    fn tiles(&self) -> usize {
-        let [ty, tx] = self.tile_dims();
-        self.batch * ty * tx
-    }
-
-    /// Length of the transformed weights [`Conv3x3::transform_weights`] writes.
-    pub fn weights_len(&self) -> usize {
-        TILE * self.filters * self.channels
-    }
-
-    /// Whether Winograd beats im2col and gemm here: enough channels and filters to
-    /// amortize the transforms, and a valid geometry.
-    pub fn pays(&self) -> bool {
-        self.pad.iter().all(|&p| p <= 2)
-            && self.height + 2 * self.pad[0] > 2
-            && self.width + 2 * self.pad[1] > 2
-            && self.channels >= 16
-            && self.filters >= 16
-    }
-
+/// The algorithm on a convolution's geometry.
+pub trait Winograd {
     /// `U = G g Gᵀ` of every (filter, channel) pair into `u` (16 matrices filters ×
     /// channels, row-major), split over the kernels' pool.
-    pub fn transform_weights(&self, weight: &[f32], u: &mut [f32]) {
+    fn transform_weights(&self, weight: &[f32], u: &mut [f32]);
+    /// The convolution of `data` by the transformed weights `u` into `out` (no bias),
+    /// split over the kernels' pool.
+    fn run(&self, data: &[f32], u: &[f32], out: &mut [f32]);
+}
+
+/// The phases of [`Winograd::run`].
+trait Phases {
+    fn for_tasks(&self, units: usize, work: &(dyn Fn(usize, usize) + Sync));
+    fn input_units(&self) -> usize;
+    fn output_units(&self) -> usize;
+    unsafe fn transform_inputs(&self, data: &[f32], v: *mut f32, lo: usize, hi: usize);
+    unsafe fn product(&self, e: usize, u: &[f32], v: *const f32, m: *mut f32);
+    unsafe fn transform_outputs(&self, m: *const f32, out: *mut f32, lo: usize, hi: usize);
+}
+
+impl Winograd for Conv3x3 {
+    /// `U = G g Gᵀ` of every (filter, channel) pair into `u` (16 matrices filters ×
+    /// channels, row-major), split over the kernels' pool.
+    fn transform_weights(&self, weight: &[f32], u: &mut [f32]) {
         let (f_n, c_n) = (self.filters, self.channels);
         let plane = f_n * c_n;
         assert!(weight.len() >= 9 * plane && u.len() >= self.weights_len());
@@ -115,7 +86,7 @@ impl Conv3x3 {
 
     /// The convolution of `data` by the transformed weights `u` into `out` (no bias),
     /// split over the kernels' pool.
-    pub fn run(&self, data: &[f32], u: &[f32], out: &mut [f32]) {
+    fn run(&self, data: &[f32], u: &[f32], out: &mut [f32]) {
         let [ho, wo] = self.out_dims();
         let (f_n, c_n, p) = (self.filters, self.channels, self.tiles());
         assert!(
@@ -144,7 +115,9 @@ impl Conv3x3 {
             self.transform_outputs(m.get(), out.get(), lo, hi)
         });
     }
+}
 
+impl Phases for Conv3x3 {
     /// Runs `work(lo, hi)` over blocks of `0..units` on the pool.
     fn for_tasks(&self, units: usize, work: &(dyn Fn(usize, usize) + Sync)) {
         let size = self.batch * self.channels.max(self.filters) * self.height * self.width;

@@ -242,6 +242,7 @@ impl WinogradCall {
     /// # Safety
     /// `operands` must hold the kernel's input buffers and `dst` the convolution's output.
     unsafe fn run(&self, operands: &[*const u8], dst: *mut u8) {
+        use crate::cpu::winograd::Winograd;
         let c = &self.conv;
         let data_len = c.batch * c.channels * c.height * c.width;
         let [ho, wo] = c.out_dims();

@@ -1,0 +1,160 @@
+//! Winograd's F(2x2, 3x3) for a 3x3 convolution: the geometry (whose tiles and transforms
+//! the CPU backend runs, `kiln_runtime::cpu::winograd`) and the plan that picks it for a
+//! fused kernel's matrix product. Shared by the JIT executor and the macro's AOT code, so
+//! both decide alike.
+
+use super::{Idx, Lowered};
+use crate::graph::{Entry, Graph, NodeId};
+use crate::infer::Inferred;
+use kiln_ops::Pattern;
+
+/// Elements of a transformed tile.
+pub const TILE: usize = 16;
+
+/// One 3x3, stride-1, undilated, ungrouped 2-D convolution in f32.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Conv3x3 {
+    pub batch: usize,
+    pub channels: usize,
+    pub height: usize,
+    pub width: usize,
+    pub filters: usize,
+    /// Zero padding along y and x (at most 2: a tile never lies wholly in the padding).
+    pub pad: [usize; 2],
+    /// NHWC data and output, (filter, 3, 3, channel) weights; else NCHW and (filter,
+    /// channel, 3, 3).
+    pub channel_last: bool,
+}
+
+impl Conv3x3 {
+    /// Output height and width.
+    pub fn out_dims(&self) -> [usize; 2] {
+        [
+            self.height + 2 * self.pad[0] - 2,
+            self.width + 2 * self.pad[1] - 2,
+        ]
+    }
+
+    /// Tiles along y and x.
+    pub fn tile_dims(&self) -> [usize; 2] {
+        self.out_dims().map(|d| d.div_ceil(2))
+    }
+
+    /// 2x2 output tiles over the batch.
+    pub fn tiles(&self) -> usize {
+        let [ty, tx] = self.tile_dims();
+        self.batch * ty * tx
+    }
+
+    /// Length of the transformed weights [`Conv3x3::transform_weights`] writes.
+    pub fn weights_len(&self) -> usize {
+        TILE * self.filters * self.channels
+    }
+
+    /// Whether Winograd beats im2col and gemm here: enough channels and filters to
+    /// amortize the transforms, and a valid geometry.
+    pub fn pays(&self) -> bool {
+        self.pad.iter().all(|&p| p <= 2)
+            && self.height + 2 * self.pad[0] > 2
+            && self.width + 2 * self.pad[1] > 2
+            && self.channels >= 16
+            && self.filters >= 16
+    }
+}
+
+/// A convolution a product computes with Winograd's algorithm instead of gemm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WinogradPlan {
+    pub conv: Conv3x3,
+    /// The kernel inputs holding the data and the weight.
+    pub data: usize,
+    pub weight: usize,
+    /// Whether the weight is a graph variable: its transform can be kept from run to run
+    /// while the variable does not change.
+    pub weight_is_variable: bool,
+}
+
+/// The Winograd plan of a part's one kernel `l`: where the part holds one Convolution
+/// that Winograd's F(2x2, 3x3) computes and pays for, `l` reads its data and weight
+/// directly, and whatever consumes the convolution's value in the part is element-wise or
+/// broadcast to the convolution's shape — so the product `l` stores at each point is the
+/// convolution's output there, in its layout.
+pub fn winograd_plan(
+    g: &Graph,
+    inferred: &Inferred,
+    nodes: &[NodeId],
+    l: &Lowered,
+) -> Option<WinogradPlan> {
+    let is_conv = |id: &&NodeId| g.node(**id).op.is_some_and(|op| op.name == "Convolution");
+    let mut convs = nodes.iter().filter(is_conv);
+    let (&id, None) = (convs.next()?, convs.next()) else {
+        return None;
+    };
+    let n = g.node(id);
+    let a = n.params.as_ref()?;
+    let all = |name: &str, v: i64| a.shape(name).iter().all(|&x| x == v);
+    let geometry_fits = a.shape("kernel") == [3, 3]
+        && all("stride", 1)
+        && all("dilate", 1)
+        && a.int("num_group") == 1
+        && matches!(a.str("layout"), "None" | "NCHW" | "NHWC");
+    if !geometry_fits {
+        return None;
+    }
+    let channel_last = a.str("layout") == "NHWC";
+    let out_shape = inferred.shape(Entry { node: id, index: 0 });
+    let extent = |d: &Idx| match d {
+        Idx::Const(v) => Some(*v),
+        _ => None,
+    };
+    if (l.kernel.domain.iter().map(extent)).ne(out_shape.iter().map(|&d| Some(d as i64))) {
+        return None;
+    }
+    // Every node downstream of the convolution in the part maps points one to one.
+    let mut downstream = vec![id];
+    for &m in nodes.iter().filter(|&&m| m > id) {
+        let node = g.node(m);
+        if node.inputs.iter().any(|e| downstream.contains(&e.node)) {
+            let pattern = node.op.map(|op| op.pattern);
+            let same = inferred.shape(Entry { node: m, index: 0 }) == out_shape;
+            if !(same && matches!(pattern, Some(Pattern::ElemWise | Pattern::Broadcast))) {
+                return None;
+            }
+            downstream.push(m);
+        }
+    }
+    let input = |e: Entry| l.inputs.iter().position(|&i| i == e);
+    let (data, weight) = (input(n.inputs[0])?, input(n.inputs[1])?);
+    let x = inferred.shape(n.inputs[0]).as_slice();
+    let w = inferred.shape(n.inputs[1]).as_slice();
+    let ([batch, channels, height, width], [filters, ..]) = (
+        match (channel_last, x) {
+            (false, [b, c, h, w]) => [b, c, h, w],
+            (true, [b, h, w, c]) => [b, c, h, w],
+            _ => return None,
+        },
+        w,
+    ) else {
+        return None;
+    };
+    let pad = match a.shape("pad") {
+        [] => [0, 0],
+        &[py, px] => [py as usize, px as usize],
+        _ => return None,
+    };
+    let conv = Conv3x3 {
+        batch: *batch,
+        channels: *channels,
+        height: *height,
+        width: *width,
+        filters: *filters,
+        pad,
+        channel_last,
+    };
+    conv.pays().then(|| WinogradPlan {
+        conv,
+        data,
+        weight,
+        weight_is_variable: g.node(n.inputs[1].node).is_variable(),
+    })
+}
