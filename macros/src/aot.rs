@@ -29,7 +29,8 @@ enum Buf {
     Input(usize),
     Param(usize),
     Aux(usize),
-    /// (offset, length) in the arena, in f32 elements.
+    /// (region, length in f32 elements) of the arena; regions get their offsets once the
+    /// units are ordered, sharing space where their lifetimes do not overlap.
     Arena(usize, usize),
 }
 
@@ -50,7 +51,9 @@ pub struct Aot {
 
 /// One graph's code over its own arena.
 pub struct Code {
-    /// Where the inputs are copied first (training keeps them for backward): (offset,
+    /// The regions' offsets: `pub mod <prefix> { pub const R<id>: usize = ..; }`.
+    pub regions: TokenStream,
+    /// Where the inputs are copied first (training keeps them for backward): (region,
     /// length) per input; empty where the code reads the caller's slices.
     pub input_regions: Vec<(usize, usize)>,
     /// The forward units' statements, then the backward ones'.
@@ -85,11 +88,24 @@ struct Gen<'a> {
     vars: &'a HashMap<String, Buf>,
     is_train: bool,
     places: HashMap<(usize, usize), Buf>,
-    arena: usize,
+    /// Each region's length.
+    regions: Vec<usize>,
+    /// The regions the unit being generated touches.
+    touched: Vec<usize>,
+    /// The module of this graph's region offsets.
+    prefix: proc_macro2::Ident,
     shared: Shared,
-    /// Each unit's statements, with the entries it reads and writes, and whether it is
-    /// a forward unit.
-    steps: Vec<(Vec<Entry>, Vec<Entry>, TokenStream, bool)>,
+    steps: Vec<Step>,
+}
+
+/// One unit's statements, the entries it reads and writes, whether it is a forward
+/// unit, and the arena regions it touches.
+struct Step {
+    reads: Vec<Entry>,
+    writes: Vec<Entry>,
+    tokens: TokenStream,
+    forward: bool,
+    regions: Vec<usize>,
 }
 
 /// The code of `symbol` with `inputs` (declared shapes), `params` and `aux` (names in the
@@ -144,20 +160,14 @@ pub fn generate(
         &g,
         &inferred,
         &vars,
-        g.len(),
-        false,
+        (g.len(), false, "infer"),
         &[],
-        0,
+        &[],
     )?;
     // Training keeps its inputs in its arena, for backward.
-    let mut train_vars = vars.clone();
-    let mut input_regions = Vec::new();
-    for (n, s) in inputs {
-        let at = input_regions.last().map_or(0, |(o, l)| o + l);
-        let len = s.iter().product();
-        input_regions.push((at, len));
-        train_vars.insert(n.clone(), Buf::Arena(at, len));
-    }
+    let train_inputs: Vec<(String, usize)> = (inputs.iter())
+        .map(|(n, s)| (n.clone(), s.iter().product()))
+        .collect();
     // Training: every parameter gets a gradient; the outputs must all be losses.
     let (g, _) = expanded(true)?;
     let reqs = params.iter().map(|n| (n.clone(), GradReq::Write)).collect();
@@ -170,17 +180,15 @@ pub fn generate(
                 .map(|k| t.grad_entry(k))
                 .chain((0..t.aux_updates.len()).map(|k| t.aux_entry(k)))
                 .collect();
-            let (shared, mut code, reads) = code(
+            let (shared, code, reads) = code(
                 shared,
                 &t.graph,
                 &inferred,
-                &train_vars,
-                t.forward_nodes,
-                true,
+                &vars,
+                (t.forward_nodes, true, "train"),
                 &exposed,
-                input_regions.last().map_or(0, |(o, l)| o + l),
+                &train_inputs,
             )?;
-            code.input_regions = input_regions;
             let (grad_reads, aux_reads) = reads.split_at(t.grads.len());
             let mut grads = vec![quote! { &[] }; params.len()];
             for ((id, _), read) in t.grads.iter().zip(grad_reads) {
@@ -224,30 +232,40 @@ pub fn generate(
     })
 }
 
-/// The code of graph `g` (forward nodes `0..forward_nodes`), its library nodes run in
-/// training mode where `is_train`, its arena's first `reserved` elements taken; also the
-/// places of the `exposed` entries.
-#[allow(clippy::too_many_arguments)]
+/// The code of graph `g`: `(forward nodes 0..n, library nodes in training mode, module of
+/// its region offsets)`; `train_inputs` are inputs copied into the arena first (name,
+/// length). Also the places of the `exposed` entries, which stay live to the end.
 fn code(
     shared: Shared,
     g: &Graph,
     inferred: &Inferred,
     vars: &HashMap<String, Buf>,
-    forward_nodes: usize,
-    is_train: bool,
+    (forward_nodes, is_train, prefix): (usize, bool, &str),
     exposed: &[Entry],
-    reserved: usize,
+    train_inputs: &[(String, usize)],
 ) -> Result<(Shared, Code, Vec<TokenStream>), String> {
+    let mut vars = vars.clone();
     let mut gen = Gen {
         g,
         inferred,
-        vars,
+        vars: &HashMap::new(),
         is_train,
         places: HashMap::new(),
-        arena: reserved,
+        regions: vec![],
+        touched: vec![],
+        prefix: format_ident!("{}", prefix),
         shared,
         steps: vec![],
     };
+    let mut input_regions = Vec::new();
+    for (n, len) in train_inputs {
+        let b = gen.alloc(*len);
+        if let Buf::Arena(id, _) = b {
+            input_regions.push((id, *len));
+        }
+        vars.insert(n.clone(), b);
+    }
+    gen.vars = &vars;
     for part in parts(g, inferred, forward_nodes) {
         match part {
             Part::Node(id) => gen.node(id, id.index() < forward_nodes)?,
@@ -265,23 +283,104 @@ fn code(
             }
         }
     }
+    // Outputs and exposed entries are read after the last unit: live to the end.
+    gen.touched.clear();
     let heads = &g.heads[..g.heads.len() - exposed.len()];
     let read = |gen: &mut Gen, e: Entry| gen.buf(e).map(|b| gen.read(b));
     let outputs = (heads.iter().map(|&h| read(&mut gen, h))).collect::<Result<Vec<_>, _>>()?;
     let exposed = (exposed.iter().map(|&h| read(&mut gen, h))).collect::<Result<Vec<_>, _>>()?;
+    let mut pinned = std::mem::take(&mut gen.touched);
+    pinned.extend(input_regions.iter().map(|(id, _)| *id));
     let steps = std::mem::take(&mut gen.steps);
-    let (forward, backward): (Vec<_>, Vec<_>) = steps.into_iter().partition(|s| s.3);
-    let strip = |v: Vec<(Vec<Entry>, Vec<Entry>, TokenStream, bool)>| {
-        v.into_iter().map(|(r, w, t, _)| (r, w, t)).collect()
+    let (forward, backward): (Vec<Step>, Vec<Step>) = steps.into_iter().partition(|s| s.forward);
+    let (forward, backward) = (in_order(forward)?, in_order(backward)?);
+    let (offsets, arena_len) = place(&gen.regions, forward.iter().chain(&backward), &pinned);
+    let consts = offsets.iter().enumerate().map(|(r, o)| {
+        let c = format_ident!("R{}", r);
+        quote! { pub const #c: usize = #o; }
+    });
+    let module = &gen.prefix;
+    let body = |steps: &[Step]| {
+        let tokens = steps.iter().map(|s| &s.tokens);
+        quote! { #(#tokens)* }
     };
     let code = Code {
-        input_regions: vec![],
-        forward: in_order(strip(forward))?,
-        backward: in_order(strip(backward))?,
-        arena_len: gen.arena,
+        regions: quote! { pub mod #module { #(#consts)* } },
+        input_regions,
+        forward: body(&forward),
+        backward: body(&backward),
+        arena_len,
         outputs,
     };
     Ok((gen.shared, code, exposed))
+}
+
+/// Offsets for regions of `lengths` touched by `steps` in order (the `pinned` ones live
+/// from the first step to the end): a region takes the best-fitting space freed by
+/// regions whose last use came before its first, else space at the end. Returns the
+/// offsets and the arena's length.
+fn place<'s>(
+    lengths: &[usize],
+    steps: impl Iterator<Item = &'s Step>,
+    pinned: &[usize],
+) -> (Vec<usize>, usize) {
+    let n = lengths.len();
+    let (mut first, mut last) = (vec![usize::MAX; n], vec![0; n]);
+    for (t, step) in steps.enumerate() {
+        for &r in &step.regions {
+            first[r] = first[r].min(t);
+            last[r] = last[r].max(t);
+        }
+    }
+    for &r in pinned {
+        first[r] = 0;
+        last[r] = usize::MAX;
+    }
+    let mut by_first: Vec<usize> = (0..n).filter(|&r| first[r] != usize::MAX).collect();
+    by_first.sort_by_key(|&r| (first[r], r));
+    let (mut offsets, mut end) = (vec![0; n], 0);
+    // Live regions (last use, offset, length) and free spans (offset, length).
+    let mut live: Vec<(usize, usize, usize)> = vec![];
+    let mut free: Vec<(usize, usize)> = vec![];
+    for r in by_first {
+        live.retain(|&(l, o, len)| {
+            let ended = l < first[r];
+            if ended {
+                free.push((o, len));
+            }
+            !ended
+        });
+        free.sort_unstable();
+        free.dedup();
+        let mut merged: Vec<(usize, usize)> = Vec::new();
+        for (o, len) in free.drain(..) {
+            match merged.last_mut() {
+                Some((mo, ml)) if *mo + *ml == o => *ml += len,
+                _ => merged.push((o, len)),
+            }
+        }
+        free = merged;
+        let len = lengths[r];
+        let fit = (0..free.len())
+            .filter(|&i| free[i].1 >= len)
+            .min_by_key(|&i| free[i].1);
+        let offset = match fit {
+            Some(i) => {
+                let (o, l) = free.swap_remove(i);
+                if l > len {
+                    free.push((o + len, l - len));
+                }
+                o
+            }
+            None => {
+                end += len;
+                end - len
+            }
+        };
+        offsets[r] = offset;
+        live.push((last[r], offset, len));
+    }
+    (offsets, end)
 }
 
 fn usizes(v: &[usize]) -> TokenStream {
@@ -289,28 +388,38 @@ fn usizes(v: &[usize]) -> TokenStream {
 }
 
 impl Gen<'_> {
-    /// A new arena region of `len` elements.
+    /// A new arena region of `len` elements, touched by the unit being generated.
     fn alloc(&mut self, len: usize) -> Buf {
-        let b = Buf::Arena(self.arena, len);
-        self.arena += len;
-        b
+        self.regions.push(len);
+        self.touched.push(self.regions.len() - 1);
+        Buf::Arena(self.regions.len() - 1, len)
     }
 
-    /// Where entry `e` lives: its variable's buffer, or the region of the unit writing it.
+    /// Where entry `e` lives: its variable's buffer, or the region of the unit writing it
+    /// (touched by the unit being generated).
     fn buf(&mut self, e: Entry) -> Result<Buf, String> {
         let n = self.g.node(e.node);
-        if n.is_variable() {
-            return (self.vars.get(&n.name).copied())
-                .ok_or_else(|| format!("variable `{}` has no buffer", n.name));
-        }
         let key = (e.node.index(), e.index);
-        if let Some(b) = self.places.get(&key) {
-            return Ok(*b);
+        let b = if n.is_variable() {
+            (self.vars.get(&n.name).copied())
+                .ok_or_else(|| format!("variable `{}` has no buffer", n.name))?
+        } else if let Some(b) = self.places.get(&key) {
+            *b
+        } else {
+            let b = self.alloc(self.inferred.shape(e).iter().product());
+            self.places.insert(key, b);
+            return Ok(b);
+        };
+        if let Buf::Arena(r, _) = b {
+            self.touched.push(r);
         }
-        let len = self.inferred.shape(e).iter().product();
-        let b = self.alloc(len);
-        self.places.insert(key, b);
         Ok(b)
+    }
+
+    /// The address of region `r`.
+    fn at(&self, r: usize) -> TokenStream {
+        let (module, c) = (&self.prefix, format_ident!("R{}", r));
+        quote! { arena.add(kernels::#module::#c) }
     }
 
     fn read(&self, b: Buf) -> TokenStream {
@@ -319,16 +428,19 @@ impl Gen<'_> {
             Buf::Param(i) => quote! { &self.params[#i][..] },
             Buf::Aux(i) => quote! { &self.aux[#i][..] },
             // SAFETY (generated): regions are disjoint and inside the arena.
-            Buf::Arena(o, l) => {
-                quote! { unsafe { ::std::slice::from_raw_parts(arena.add(#o), #l) } }
+            // SAFETY (generated): regions live at once are disjoint and inside the arena.
+            Buf::Arena(r, l) => {
+                let at = self.at(r);
+                quote! { unsafe { ::std::slice::from_raw_parts(#at, #l) } }
             }
         }
     }
 
     fn write(&self, b: Buf) -> Result<TokenStream, String> {
         match b {
-            Buf::Arena(o, l) => {
-                Ok(quote! { unsafe { ::std::slice::from_raw_parts_mut(arena.add(#o), #l) } })
+            Buf::Arena(r, l) => {
+                let at = self.at(r);
+                Ok(quote! { unsafe { ::std::slice::from_raw_parts_mut(#at, #l) } })
             }
             _ => Err("a unit writes a variable".into()),
         }
@@ -396,6 +508,7 @@ impl Gen<'_> {
         forward: bool,
         winograd: Option<WinogradPlan>,
     ) -> Result<(), String> {
+        self.touched.clear();
         let ins: Vec<Buf> = reads
             .iter()
             .map(|&e| self.buf(e))
@@ -404,11 +517,18 @@ impl Gen<'_> {
             .iter()
             .map(|&e| self.buf(e))
             .collect::<Result<_, _>>()?;
-        let step = |tokens| (reads.to_vec(), writes.to_vec(), tokens, forward);
+        let step = |gen: &mut Self, tokens| Step {
+            reads: reads.to_vec(),
+            writes: writes.to_vec(),
+            tokens,
+            forward,
+            regions: std::mem::take(&mut gen.touched),
+        };
         let product = recognize(k).filter(|mm| mm.m * mm.n * mm.k >= LEAST_PRODUCT);
         let Some(mm) = product.filter(|_| outs.len() == 1) else {
             let call = self.kernel(k, &ins, &outs)?;
-            self.steps.push(step(call));
+            let step = step(self, call);
+            self.steps.push(step);
             return Ok(());
         };
         let mut stmts = Vec::new();
@@ -423,7 +543,8 @@ impl Gen<'_> {
                 e_ins.push(dst);
                 stmts.push(self.kernel(e, &e_ins, &outs)?);
             }
-            self.steps.push(step(quote! { { #(#stmts)* } }));
+            let step = step(self, quote! { { #(#stmts)* } });
+            self.steps.push(step);
             return Ok(());
         }
         let mut operands: Vec<TokenStream> = ins.iter().map(|&b| self.pointer(b)).collect();
@@ -437,9 +558,10 @@ impl Gen<'_> {
             Some(_) => self.alloc(self.len(outs[0])?),
             None => outs[0],
         };
-        let Buf::Arena(dst_offset, _) = dst else {
+        let Buf::Arena(dst_region, _) = dst else {
             return Err("a product writes a variable".into());
         };
+        let dst_at = self.at(dst_region);
         let index = self.shared.products.len();
         self.shared.products.push(matmul_tokens(&mm));
         stmts.push(quote! {
@@ -449,7 +571,7 @@ impl Gen<'_> {
                 ::kiln::runtime::cpu::matmul::run(
                     &self.products[#index],
                     &[#(#operands),*],
-                    arena.add(#dst_offset) as *mut u8,
+                    #dst_at as *mut u8,
                     &|_| {},
                 )
             };
@@ -459,7 +581,8 @@ impl Gen<'_> {
             e_ins.push(dst);
             stmts.push(self.kernel(e, &e_ins, &outs)?);
         }
-        self.steps.push(step(quote! { { #(#stmts)* } }));
+        let step = step(self, quote! { { #(#stmts)* } });
+        self.steps.push(step);
         Ok(())
     }
 
@@ -508,6 +631,7 @@ impl Gen<'_> {
 
     /// A library node on its native kernel, else its reference kernel.
     fn node(&mut self, id: kiln_compiler::NodeId, forward: bool) -> Result<(), String> {
+        self.touched.clear();
         let n = self.g.node(id);
         let op = n.op.ok_or("an operator node without an operator")?;
         let op_name = op.name;
@@ -570,22 +694,28 @@ impl Gen<'_> {
                 ::kiln::runtime::aot::run_node(op, &ctx, ins, &in_shapes, outs)?;
             }
         };
-        self.steps
-            .push((n.inputs.clone(), written, tokens, forward));
+        self.steps.push(Step {
+            reads: n.inputs.clone(),
+            writes: written,
+            tokens,
+            forward,
+            regions: std::mem::take(&mut self.touched),
+        });
         Ok(())
     }
 }
 
-/// The steps' statements in an order where each runs after the steps writing what it
-/// reads (Kahn's algorithm, first generated first among the ready).
-fn in_order(steps: Vec<(Vec<Entry>, Vec<Entry>, TokenStream)>) -> Result<TokenStream, String> {
+/// The steps in an order where each runs after the steps writing what it reads (Kahn's
+/// algorithm, first generated first among the ready).
+fn in_order(steps: Vec<Step>) -> Result<Vec<Step>, String> {
     let writer: HashMap<Entry, usize> = (steps.iter().enumerate())
-        .flat_map(|(i, (_, writes, _))| writes.iter().map(move |&e| (e, i)))
+        .flat_map(|(i, s)| s.writes.iter().map(move |&e| (e, i)))
         .collect();
     let mut waiting = vec![0usize; steps.len()];
     let mut readers: Vec<Vec<usize>> = vec![vec![]; steps.len()];
-    for (i, (reads, _, _)) in steps.iter().enumerate() {
-        let mut deps: Vec<usize> = reads
+    for (i, s) in steps.iter().enumerate() {
+        let mut deps: Vec<usize> = s
+            .reads
             .iter()
             .filter_map(|e| writer.get(e).copied())
             .collect();
@@ -611,9 +741,8 @@ fn in_order(steps: Vec<(Vec<Entry>, Vec<Entry>, TokenStream)>) -> Result<TokenSt
     if order.len() != steps.len() {
         return Err("the units depend on each other in a cycle".into());
     }
-    let mut tokens: Vec<Option<TokenStream>> = steps.into_iter().map(|(_, _, t)| Some(t)).collect();
-    let body = order.into_iter().filter_map(|i| tokens[i].take());
-    Ok(quote! { #(#body)* })
+    let mut slots: Vec<Option<Step>> = steps.into_iter().map(Some).collect();
+    Ok(order.into_iter().filter_map(|i| slots[i].take()).collect())
 }
 
 /// `mm` (without its IR parts, which the generated kernels are) as an expression.

@@ -140,10 +140,12 @@ fn ahead_of_time(name: &Ident, aot: &Aot) -> (TokenStream, TokenStream, TokenStr
     };
     let train = training.as_ref().map(|t| {
         let (forward, backward, outputs) = (&t.code.forward, &t.code.backward, &t.code.outputs);
-        let copies = t.code.input_regions.iter().enumerate().map(|(i, (o, l))| {
+        let copies = t.code.input_regions.iter().enumerate().map(|(i, (r, l))| {
+            let region = format_ident!("R{}", r);
             quote! {
                 // SAFETY (generated): the input's region of the training arena.
-                unsafe { ::std::slice::from_raw_parts_mut(arena.add(#o), #l) }.copy_from_slice(inputs[#i]);
+                unsafe { ::std::slice::from_raw_parts_mut(arena.add(kernels::train::#region), #l) }
+                    .copy_from_slice(inputs[#i]);
             }
         });
         let grads = &t.grads;
@@ -157,8 +159,8 @@ fn ahead_of_time(name: &Ident, aot: &Aot) -> (TokenStream, TokenStream, TokenStr
             pub fn forward_train(&mut self, inputs: &[&[f32]]) -> ::kiln::Result<::std::vec::Vec<&[f32]>> {
                 #check_inputs
                 let arena = self.train_arena.as_mut_ptr();
-                #(#copies)*
                 use #kernels_mod as kernels;
+                #(#copies)*
                 #forward
                 ::std::result::Result::Ok(::std::vec![#(#outputs),*])
             }
@@ -178,6 +180,7 @@ fn ahead_of_time(name: &Ident, aot: &Aot) -> (TokenStream, TokenStream, TokenStr
             pub fn grad(&self, name: &str) -> ::std::option::Option<&[f32]> {
                 let i = Self::PARAMS.iter().position(|(n, _)| *n == name)?;
                 let arena = self.train_arena.as_ptr() as *mut f32;
+                use #kernels_mod as kernels;
                 let grads: [&[f32]; #count] = [#(#grads),*];
                 ::std::option::Option::Some(grads[i])
             }
@@ -194,6 +197,7 @@ fn ahead_of_time(name: &Ident, aot: &Aot) -> (TokenStream, TokenStream, TokenStr
                 let step = lr / batch as f32;
                 self.winograd_fresh.fill(false);
                 let arena = self.train_arena.as_mut_ptr();
+                use #kernels_mod as kernels;
                 let grads: ::std::vec::Vec<&[f32]> = ::std::vec![#(#grads),*];
                 for (w, g) in self.params.iter_mut().zip(grads) {
                     for (w, g) in w.iter_mut().zip(g) {
@@ -292,11 +296,15 @@ fn ahead_of_time(name: &Ident, aot: &Aot) -> (TokenStream, TokenStream, TokenStr
 
         #train
     };
+    let infer_regions = &inference.regions;
+    let train_regions = training.as_ref().map(|t| &t.code.regions);
     let kernels = quote! {
         #[doc(hidden)]
         #[allow(clippy::all, unused)]
         mod #kernels_mod {
             #kernels
+            #infer_regions
+            #train_regions
         }
     };
     (fields, methods, kernels)
