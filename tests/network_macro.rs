@@ -414,3 +414,107 @@ fn an_mlp_ahead_of_time_matches_the_interpreter_forward_and_backward() {
         assert_close(&[got], &[as_f32(&want[t.num_outputs + k])], name);
     }
 }
+
+// The zoo's resnet18_v1 with a SoftmaxOutput head (`kiln::models::get("resnet18_v1")`,
+// saved by kiln), trained ahead of time at 64×64.
+kiln::include_symbol!(
+    Resnet18Train = "tests/fixtures/kiln_written/resnet18_v1_softmax-symbol.json",
+    data = [2, 3, 64, 64],
+    softmax_label = [2],
+);
+
+/// He-uniform weights from a hash of the name and index, BatchNorm at identity: a deep
+/// network whose activations and gradients stay of order one.
+fn he_init(name: &str, shape: &[usize], values: &mut [f32]) {
+    let fan_in = shape.iter().skip(1).product::<usize>().max(1) as f32;
+    let salt = name
+        .bytes()
+        .fold(7u64, |h, b| h.wrapping_mul(31).wrapping_add(b as u64));
+    for (i, v) in values.iter_mut().enumerate() {
+        let h = (i as u64 ^ salt).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let u = (h >> 40) as f32 / (1u64 << 24) as f32;
+        *v = if name.ends_with("_var") || name.ends_with("_gamma") {
+            1.0
+        } else if name.ends_with("_mean") || name.ends_with("_beta") || name.ends_with("_bias") {
+            0.0
+        } else {
+            (2.0 * u - 1.0) * (6.0 / fan_in).sqrt()
+        };
+    }
+}
+
+#[test]
+fn resnet18_gradients_ahead_of_time_match_the_jit_and_the_interpreter() {
+    use kiln::compiler::autodiff::{differentiate, GradReq};
+    use kiln::runtime::{Device, Executor, GradReqs, NDArray};
+    let values_of = |n: &str| {
+        let tables = [Resnet18Train::PARAMS, Resnet18Train::AUX].concat();
+        let shape = tables.into_iter().find(|(m, _)| *m == n).unwrap().1;
+        let mut v = vec![0.0; shape.iter().product()];
+        he_init(n, shape, &mut v);
+        v
+    };
+    let mut net = Resnet18Train::new(he_init);
+    let data: Vec<f32> = (0..2 * 3 * 64 * 64)
+        .map(|i| ((i * 7919 % 1000) as f32) / 500.0 - 1.0)
+        .collect();
+    let labels = [3.0f32, 7.0];
+    net.forward_train(&[&data, &labels]).unwrap();
+    net.backward().unwrap();
+    // The JIT executor, in training mode, with the same values.
+    let reqs: HashMap<String, GradReq> = (Resnet18Train::PARAMS.iter())
+        .map(|(n, _)| (n.to_string(), GradReq::Write))
+        .collect();
+    let symbol = Resnet18Train::symbol();
+    let exe = Executor::simple_bind(
+        &symbol,
+        Device::Cpu,
+        Resnet18Train::INPUTS,
+        GradReqs::Each(reqs.clone()),
+    )
+    .unwrap();
+    for (name, a) in exe.arg_dict().into_iter().chain(exe.aux_dict()) {
+        let values = match name.as_str() {
+            "data" => data.clone(),
+            "softmax_label" => labels.to_vec(),
+            n => values_of(n),
+        };
+        a.copy_from(&NDArray::from_slice(&values, a.shape()).unwrap())
+            .unwrap();
+    }
+    exe.forward(true);
+    exe.backward(&[]).unwrap();
+    // The reference interpreter (f64) on the training graph.
+    let t = differentiate(&symbol.to_graph().unwrap(), &reqs, true).unwrap();
+    let tensor = |shape: &[usize], v: &[f32]| {
+        Tensor::new(
+            DType::F32,
+            shape.to_vec(),
+            v.iter().map(|&x| x as f64).collect(),
+        )
+    };
+    let mut inputs: HashMap<String, Tensor> = HashMap::new();
+    inputs.insert("data".into(), tensor(&[2, 3, 64, 64], &data));
+    inputs.insert("softmax_label".into(), tensor(&[2], &labels));
+    for (n, s) in Resnet18Train::PARAMS.iter().chain(Resnet18Train::AUX) {
+        inputs.insert(n.to_string(), tensor(s, &values_of(n)));
+    }
+    let run = RunOptions {
+        is_train: true,
+        ..Default::default()
+    };
+    let oracle = interpret(&t.graph, &inputs, run).unwrap();
+    let grads = exe.grad_dict();
+    for (k, (id, _)) in t.grads.iter().enumerate() {
+        let name = &t.graph.node(*id).name;
+        let got = net.grad(name).unwrap();
+        let jit = grads[name].to_vec::<f32>().unwrap();
+        let f64s: Vec<f32> = oracle[t.num_outputs + k]
+            .data
+            .iter()
+            .map(|&v| v as f32)
+            .collect();
+        assert_close(&[got], &[jit], &format!("{name} (JIT)"));
+        assert_close(&[got], &[f64s], &format!("{name} (interpreter)"));
+    }
+}

@@ -3,11 +3,28 @@
 //! kernels where they have none. Needs no LLVM.
 
 use kiln_compiler::{Error, Result};
-use kiln_ops::native::NativeIo;
+use kiln_ops::native::{Native, NativeIo};
 use kiln_ops::{DType, KernelCtx, OpDef, OpError, Tensor};
 
 fn on_pool(n: usize, task: &(dyn Fn(usize) + Sync)) {
     crate::cpu::pool::global().run(n, task)
+}
+
+/// A native kernel on f32 buffers, split over the kernels' pool.
+pub(crate) fn run_native<'a>(
+    native: &Native,
+    ctx: &KernelCtx,
+    ins: &'a [&'a [f32]],
+    in_shapes: &'a [Vec<usize>],
+    outs: &'a mut [&'a mut [f32]],
+) -> std::result::Result<(), OpError> {
+    let io = NativeIo {
+        inputs: ins,
+        in_shapes,
+        outputs: outs,
+        parallel: &on_pool,
+    };
+    (native.run)(ctx, io)
 }
 
 /// Runs `op` on f32 buffers: `ins` of `in_shapes` into `outs` (the context's output
@@ -21,13 +38,7 @@ pub fn run_node<'a>(
 ) -> Result<()> {
     let fail = |e: OpError| Error::Input(format!("{}: {}", op.name, e.render(&[], &[])));
     if let Some(native) = op.native.filter(|n| (n.supports)(ctx.attrs, in_shapes)) {
-        let io = NativeIo {
-            inputs: ins,
-            in_shapes,
-            outputs: outs,
-            parallel: &on_pool,
-        };
-        return (native.run)(ctx, io).map_err(fail);
+        return run_native(&native, ctx, ins, in_shapes, outs).map_err(fail);
     }
     let tensors: Vec<Tensor> = (ins.iter().zip(in_shapes))
         .map(|(data, shape)| {

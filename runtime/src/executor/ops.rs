@@ -82,16 +82,8 @@ pub(super) fn node_operator(g: &Graph, inferred: &Inferred, run: NodeRun) -> Arc
                 let ins: Vec<&[f32]> = inputs.iter().map(|a| unsafe { a.as_f32() }).collect();
                 let mut outs: Vec<&mut [f32]> =
                     outputs.iter().map(|a| unsafe { a.as_f32_mut() }).collect();
-                let parallel = |n: usize, task: &(dyn Fn(usize) + Sync)| {
-                    crate::cpu::pool::global().run(n, task)
-                };
-                let io = kiln_ops::native::NativeIo {
-                    inputs: &ins,
-                    in_shapes: &in_shapes,
-                    outputs: &mut outs,
-                    parallel: &parallel,
-                };
-                return (kernel.run)(&ctx, io).map_err(|e| e.render(&in_names, &out_names));
+                return crate::aot::run_native(&kernel, &ctx, &ins, &in_shapes, &mut outs)
+                    .map_err(|e| e.render(&in_names, &out_names));
             }
             // SAFETY: the engine runs this after pending writes of the inputs and exclusively
             // for the outputs.
