@@ -531,39 +531,42 @@ impl Gen<'_> {
             self.steps.push(step);
             return Ok(());
         };
-        let mut stmts = Vec::new();
-        if let Some(plan) = winograd {
-            let dst = match &mm.epilogue {
-                Some(_) => self.alloc(self.len(outs[0])?),
-                None => outs[0],
-            };
-            stmts.push(self.winograd(&plan, &ins, dst)?);
-            if let Some(e) = &mm.epilogue {
-                let mut e_ins = ins.clone();
-                e_ins.push(dst);
-                stmts.push(self.kernel(e, &e_ins, &outs)?);
-            }
-            let step = step(self, quote! { { #(#stmts)* } });
-            self.steps.push(step);
-            return Ok(());
-        }
-        let mut operands: Vec<TokenStream> = ins.iter().map(|&b| self.pointer(b)).collect();
-        for p in &mm.packs {
-            let len = kiln_compiler::kir::interp::extent(&p.outputs[0].len, &[])? as usize;
-            let region = self.alloc(len);
-            stmts.push(self.kernel(p, &ins, &[region])?);
-            operands.push(self.pointer(region));
-        }
+        // The product goes where the epilogue reads it, or straight to the output.
         let dst = match &mm.epilogue {
             Some(_) => self.alloc(self.len(outs[0])?),
             None => outs[0],
         };
+        let mut stmts = match winograd {
+            Some(plan) => vec![self.winograd(&plan, &ins, dst)?],
+            None => self.gemm(&mm, &ins, dst)?,
+        };
+        if let Some(e) = &mm.epilogue {
+            let mut e_ins = ins.clone();
+            e_ins.push(dst);
+            stmts.push(self.kernel(e, &e_ins, &outs)?);
+        }
+        let step = step(self, quote! { { #(#stmts)* } });
+        self.steps.push(step);
+        Ok(())
+    }
+
+    /// The product `mm` of a kernel reading `ins` on kiln's gemm into `dst`, its packed
+    /// operands first.
+    fn gemm(&mut self, mm: &MatMul, ins: &[Buf], dst: Buf) -> Result<Vec<TokenStream>, String> {
+        let mut stmts = Vec::new();
+        let mut operands: Vec<TokenStream> = ins.iter().map(|&b| self.pointer(b)).collect();
+        for p in &mm.packs {
+            let len = kiln_compiler::kir::interp::extent(&p.outputs[0].len, &[])? as usize;
+            let region = self.alloc(len);
+            stmts.push(self.kernel(p, ins, &[region])?);
+            operands.push(self.pointer(region));
+        }
         let Buf::Arena(dst_region, _) = dst else {
             return Err("a product writes a variable".into());
         };
         let dst_at = self.at(dst_region);
         let index = self.shared.products.len();
-        self.shared.products.push(matmul_tokens(&mm));
+        self.shared.products.push(matmul_tokens(mm));
         stmts.push(quote! {
             // SAFETY (generated): the operands and the destination are the product's
             // buffers, of the lengths its kernel declares, and do not overlap.
@@ -576,14 +579,7 @@ impl Gen<'_> {
                 )
             };
         });
-        if let Some(e) = &mm.epilogue {
-            let mut e_ins = ins.clone();
-            e_ins.push(dst);
-            stmts.push(self.kernel(e, &e_ins, &outs)?);
-        }
-        let step = step(self, quote! { { #(#stmts)* } });
-        self.steps.push(step);
-        Ok(())
+        Ok(stmts)
     }
 
     /// The length of a region a unit writes.

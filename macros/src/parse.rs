@@ -158,24 +158,23 @@ impl Parse for Expr {
 
 /// Terms joined by `+` and `-`, left to right.
 fn sum(input: ParseStream) -> syn::Result<Expr> {
-    let mut lhs = product(input)?;
-    while let Some((op, span)) = operator(input, "+-")? {
-        let rhs = Box::new(product(input)?);
-        lhs = Expr::Binary {
-            op,
-            span,
-            lhs: Box::new(lhs),
-            rhs,
-        };
-    }
-    Ok(lhs)
+    chain(input, "+-", product)
 }
 
 /// Factors joined by `*` and `/`, left to right.
 fn product(input: ParseStream) -> syn::Result<Expr> {
-    let mut lhs = unary(input)?;
-    while let Some((op, span)) = operator(input, "*/")? {
-        let rhs = Box::new(unary(input)?);
+    chain(input, "*/", unary)
+}
+
+/// Operands parsed by `operand`, joined left to right by the operators `ops`.
+fn chain(
+    input: ParseStream,
+    ops: &str,
+    operand: fn(ParseStream) -> syn::Result<Expr>,
+) -> syn::Result<Expr> {
+    let mut lhs = operand(input)?;
+    while let Some((op, span)) = operator(input, ops)? {
+        let rhs = Box::new(operand(input)?);
         lhs = Expr::Binary {
             op,
             span,
