@@ -149,14 +149,16 @@ pub(super) fn record(eager: Eager, inputs: &[NDArray], outputs: &[NDArray]) -> O
     }
     let segment = pending.get_or_insert_with(Segment::default);
     let mut sources: Vec<Source> = inputs.iter().map(|a| segment.source(a)).collect();
-    let broadcast =
-        rebound(op.name).and_then(|(name, first)| Some((first, kiln_ops::lookup(name)?)));
+    // A scalar operator as its broadcast form (else as it is, the scalar baked in).
+    let broadcast = rebound(op.name).and_then(|(name, first)| {
+        let b = kiln_ops::lookup(name)?;
+        Some((first, b, Attrs::parse(b.params, &BTreeMap::new()).ok()?))
+    });
     let (kernel_op, params) = match broadcast {
-        Some((first, broadcast)) => {
+        Some((first, broadcast, params)) => {
             segment.scalars.push(eager.params.float("scalar") as f32);
             let scalar = Source::Scalar(segment.scalars.len() - 1);
             sources.insert(usize::from(!first), scalar);
-            let params = Attrs::parse(broadcast.params, &BTreeMap::new()).ok()?;
             (broadcast, params)
         }
         None => (op, eager.params.clone()),
