@@ -1,6 +1,8 @@
 //! `network!` and `include_symbol!` (the Macro issue): a network declared in Rust is the
 //! network the Symbol API builds — same arguments under MXNet's names, same shapes, same
-//! outputs on the reference interpreter — and an included MXNet file is that file.
+//! outputs on the reference interpreter — and an included MXNet file is that file; their
+//! ahead-of-time code (MLP, LeNet, ResNet-18, MXNet's checkpoint) gives the outputs and
+//! gradients of the JIT executor and of the f64 interpreter (and of MXNet).
 
 use kiln::compiler::{interpret, RunOptions};
 use kiln::{DType, Symbol, Tensor};
@@ -216,6 +218,87 @@ fn values_of(tables: [&[(&str, &[usize])]; 2], name: &str) -> Vec<f32> {
     v
 }
 
+/// The gradient of every parameter after one training pass, on the JIT executor and on
+/// the f64 reference interpreter, from the same input values and parameter values.
+fn reference_grads(
+    symbol: &Symbol,
+    inputs: &[(&str, &[usize])],
+    data: &[&[f32]],
+    params: &[(&str, &[usize])],
+    param: &dyn Fn(&str) -> Vec<f32>,
+) -> [HashMap<String, Vec<f32>>; 2] {
+    use kiln::compiler::autodiff::{differentiate, GradReq};
+    use kiln::runtime::{Device, Executor, GradReqs, NDArray};
+    let reqs: HashMap<String, GradReq> = params
+        .iter()
+        .map(|(n, _)| (n.to_string(), GradReq::Write))
+        .collect();
+    let given: HashMap<&str, &[f32]> = inputs
+        .iter()
+        .map(|(n, _)| *n)
+        .zip(data.iter().copied())
+        .collect();
+    let values = |n: &str| given.get(n).map_or_else(|| param(n), |v| v.to_vec());
+    let exe =
+        Executor::simple_bind(symbol, Device::Cpu, inputs, GradReqs::Each(reqs.clone())).unwrap();
+    for (name, a) in exe.arg_dict().into_iter().chain(exe.aux_dict()) {
+        a.copy_from(&NDArray::from_slice(&values(&name), a.shape()).unwrap())
+            .unwrap();
+    }
+    exe.forward(true);
+    exe.backward(&[]).unwrap();
+    let jit = (exe.grad_dict().into_iter())
+        .map(|(n, a)| (n, a.to_vec::<f32>().unwrap()))
+        .collect();
+    let t = differentiate(&symbol.to_graph().unwrap(), &reqs, true).unwrap();
+    let mut feed: HashMap<String, Tensor> = HashMap::new();
+    let shapes = inputs.iter().chain(params).copied();
+    let aux = symbol.list_auxiliary_states();
+    for (n, s) in shapes.chain(aux.iter().map(|n| (n.as_str(), &[][..]))) {
+        let v = values(n);
+        let shape = if s.is_empty() {
+            vec![v.len()]
+        } else {
+            s.to_vec()
+        };
+        let data = v.iter().map(|&x| x as f64).collect();
+        feed.insert(n.to_string(), Tensor::new(DType::F32, shape, data));
+    }
+    let run = RunOptions {
+        is_train: true,
+        ..Default::default()
+    };
+    let oracle = interpret(&t.graph, &feed, run).unwrap();
+    let interpreted = (t.grads.iter().enumerate())
+        .map(|(k, (id, _))| {
+            let v = oracle[t.num_outputs + k]
+                .data
+                .iter()
+                .map(|&x| x as f32)
+                .collect();
+            (t.graph.node(*id).name.clone(), v)
+        })
+        .collect();
+    [jit, interpreted]
+}
+
+/// Every parameter's gradient from `grad` against the JIT's and the interpreter's.
+fn assert_grads(
+    grad: &dyn Fn(&str) -> Vec<f32>,
+    params: &[(&str, &[usize])],
+    [jit, interpreted]: [HashMap<String, Vec<f32>>; 2],
+) {
+    for (name, _) in params {
+        let got = grad(name);
+        assert_close(&[&got], &[jit[*name].clone()], &format!("{name} (JIT)"));
+        assert_close(
+            &[&got],
+            &[interpreted[*name].clone()],
+            &format!("{name} (interpreter)"),
+        );
+    }
+}
+
 #[test]
 fn an_included_resnet_runs_ahead_of_time_as_on_the_jit() {
     let mut net = Resnet18::new(init);
@@ -256,42 +339,21 @@ fn an_included_resnet_runs_ahead_of_time_as_on_the_jit() {
 }
 
 #[test]
-fn ahead_of_time_gradients_and_steps_match_the_jit_executor() {
-    use kiln::runtime::{Device, Executor, GradReqs, NDArray};
+fn ahead_of_time_gradients_and_steps_match_the_jit_and_the_interpreter() {
     let mut lenet = LeNet::new(init);
     let data: Vec<f32> = (0..64 * 784).map(|i| ((i % 89) as f32) / 89.0).collect();
     let labels: Vec<f32> = (0..64).map(|i| ((i * 7) % 10) as f32).collect();
     lenet.forward_train(&[&data, &labels]).unwrap();
     lenet.backward().unwrap();
-    // The JIT executor's gradients with the same values.
-    let reqs = LeNet::PARAMS
-        .iter()
-        .map(|(n, _)| (n.to_string(), kiln::compiler::autodiff::GradReq::Write))
-        .collect();
-    let exe = Executor::simple_bind(
+    let param = |n: &str| values_of([LeNet::PARAMS, LeNet::AUX], n);
+    let refs = reference_grads(
         &LeNet::symbol(),
-        Device::Cpu,
         LeNet::INPUTS,
-        GradReqs::Each(reqs),
-    )
-    .unwrap();
-    let given: HashMap<&str, &Vec<f32>> = [("data", &data), ("softmax_label", &labels)].into();
-    for (name, a) in exe.arg_dict() {
-        let values = match given.get(name.as_str()) {
-            Some(v) => v.to_vec(),
-            None => values_of([LeNet::PARAMS, LeNet::AUX], &name),
-        };
-        a.copy_from(&NDArray::from_slice(&values, a.shape()).unwrap())
-            .unwrap();
-    }
-    exe.forward(true);
-    exe.backward(&[]).unwrap();
-    let grads = exe.grad_dict();
-    for (name, _) in LeNet::PARAMS {
-        let want = grads[*name].to_vec::<f32>().unwrap();
-        let got = lenet.grad(name).unwrap();
-        assert_close(&[got], &[want], name);
-    }
+        &[&data, &labels],
+        LeNet::PARAMS,
+        &param,
+    );
+    assert_grads(&|n| lenet.grad(n).unwrap().to_vec(), LeNet::PARAMS, refs);
     // One SGD step: w − lr·g/batch, from the gradient at the same weights.
     let g = lenet.grad("fc2_weight").unwrap().to_vec();
     let w = lenet.param("fc2_weight").unwrap().to_vec();
@@ -372,51 +434,27 @@ kiln::network! {
 }
 
 #[test]
-fn an_mlp_ahead_of_time_matches_the_interpreter_forward_and_backward() {
-    use kiln::compiler::autodiff::{differentiate, GradReq};
+fn an_mlp_ahead_of_time_matches_the_jit_and_the_interpreter() {
     let mut mlp = SmallMlp::new(init);
     let data: Vec<f32> = (0..8 * 20).map(|i| ((i as f32) * 0.13).cos()).collect();
     let labels: Vec<f32> = (0..8).map(|i| (i % 5) as f32).collect();
     let out = mlp.forward(&[&data, &labels]).unwrap()[0].to_vec();
+    let param = |n: &str| values_of([SmallMlp::PARAMS, SmallMlp::AUX], n);
+    let inputs = [data.clone(), labels.clone()];
+    let want = jit_outputs(&SmallMlp::symbol(), SmallMlp::INPUTS, &inputs, &param);
+    assert_close(&[&out], &want, "mlp output");
     mlp.forward_train(&[&data, &labels]).unwrap();
     mlp.backward().unwrap();
-    // The reference interpreter on the training graph: outputs, then every gradient.
-    let g = SmallMlp::symbol().to_graph().unwrap();
-    let reqs = SmallMlp::PARAMS
-        .iter()
-        .map(|(n, _)| (n.to_string(), GradReq::Write))
-        .collect();
-    let t = differentiate(&g, &reqs, true).unwrap();
-    let mut inputs: HashMap<String, Tensor> = HashMap::new();
-    let f64s = |v: &[f32]| v.iter().map(|&x| x as f64).collect::<Vec<_>>();
-    inputs.insert(
-        "data".into(),
-        Tensor::new(DType::F32, vec![8, 20], f64s(&data)),
+    let refs = reference_grads(
+        &SmallMlp::symbol(),
+        SmallMlp::INPUTS,
+        &[&data, &labels],
+        SmallMlp::PARAMS,
+        &param,
     );
-    inputs.insert(
-        "softmax_label".into(),
-        Tensor::new(DType::F32, vec![8], f64s(&labels)),
-    );
-    for (n, s) in SmallMlp::PARAMS {
-        let v = values_of([SmallMlp::PARAMS, SmallMlp::AUX], n);
-        inputs.insert(n.to_string(), Tensor::new(DType::F32, s.to_vec(), f64s(&v)));
-    }
-    let run = RunOptions {
-        is_train: true,
-        ..Default::default()
-    };
-    let want = interpret(&t.graph, &inputs, run).unwrap();
-    let as_f32 = |t: &Tensor| t.data.iter().map(|&v| v as f32).collect::<Vec<f32>>();
-    assert_close(&[&out], &[as_f32(&want[0])], "mlp output");
-    for (k, (id, _)) in t.grads.iter().enumerate() {
-        let name = &t.graph.node(*id).name;
-        let got = mlp.grad(name).unwrap();
-        assert_close(&[got], &[as_f32(&want[t.num_outputs + k])], name);
-    }
+    assert_grads(&|n| mlp.grad(n).unwrap().to_vec(), SmallMlp::PARAMS, refs);
 }
 
-// The zoo's resnet18_v1 with a SoftmaxOutput head (`kiln::models::get("resnet18_v1")`,
-// saved by kiln), trained ahead of time at 64×64.
 kiln::include_symbol!(
     Resnet18Train = "tests/fixtures/kiln_written/resnet18_v1_softmax-symbol.json",
     data = [2, 3, 64, 64],
@@ -445,9 +483,7 @@ fn he_init(name: &str, shape: &[usize], values: &mut [f32]) {
 
 #[test]
 fn resnet18_gradients_ahead_of_time_match_the_jit_and_the_interpreter() {
-    use kiln::compiler::autodiff::{differentiate, GradReq};
-    use kiln::runtime::{Device, Executor, GradReqs, NDArray};
-    let values_of = |n: &str| {
+    let param = |n: &str| {
         let tables = [Resnet18Train::PARAMS, Resnet18Train::AUX].concat();
         let shape = tables.into_iter().find(|(m, _)| *m == n).unwrap().1;
         let mut v = vec![0.0; shape.iter().product()];
@@ -461,60 +497,11 @@ fn resnet18_gradients_ahead_of_time_match_the_jit_and_the_interpreter() {
     let labels = [3.0f32, 7.0];
     net.forward_train(&[&data, &labels]).unwrap();
     net.backward().unwrap();
-    // The JIT executor, in training mode, with the same values.
-    let reqs: HashMap<String, GradReq> = (Resnet18Train::PARAMS.iter())
-        .map(|(n, _)| (n.to_string(), GradReq::Write))
-        .collect();
-    let symbol = Resnet18Train::symbol();
-    let exe = Executor::simple_bind(
-        &symbol,
-        Device::Cpu,
+    let (symbol, inputs, params) = (
+        Resnet18Train::symbol(),
         Resnet18Train::INPUTS,
-        GradReqs::Each(reqs.clone()),
-    )
-    .unwrap();
-    for (name, a) in exe.arg_dict().into_iter().chain(exe.aux_dict()) {
-        let values = match name.as_str() {
-            "data" => data.clone(),
-            "softmax_label" => labels.to_vec(),
-            n => values_of(n),
-        };
-        a.copy_from(&NDArray::from_slice(&values, a.shape()).unwrap())
-            .unwrap();
-    }
-    exe.forward(true);
-    exe.backward(&[]).unwrap();
-    // The reference interpreter (f64) on the training graph.
-    let t = differentiate(&symbol.to_graph().unwrap(), &reqs, true).unwrap();
-    let tensor = |shape: &[usize], v: &[f32]| {
-        Tensor::new(
-            DType::F32,
-            shape.to_vec(),
-            v.iter().map(|&x| x as f64).collect(),
-        )
-    };
-    let mut inputs: HashMap<String, Tensor> = HashMap::new();
-    inputs.insert("data".into(), tensor(&[2, 3, 64, 64], &data));
-    inputs.insert("softmax_label".into(), tensor(&[2], &labels));
-    for (n, s) in Resnet18Train::PARAMS.iter().chain(Resnet18Train::AUX) {
-        inputs.insert(n.to_string(), tensor(s, &values_of(n)));
-    }
-    let run = RunOptions {
-        is_train: true,
-        ..Default::default()
-    };
-    let oracle = interpret(&t.graph, &inputs, run).unwrap();
-    let grads = exe.grad_dict();
-    for (k, (id, _)) in t.grads.iter().enumerate() {
-        let name = &t.graph.node(*id).name;
-        let got = net.grad(name).unwrap();
-        let jit = grads[name].to_vec::<f32>().unwrap();
-        let f64s: Vec<f32> = oracle[t.num_outputs + k]
-            .data
-            .iter()
-            .map(|&v| v as f32)
-            .collect();
-        assert_close(&[got], &[jit], &format!("{name} (JIT)"));
-        assert_close(&[got], &[f64s], &format!("{name} (interpreter)"));
-    }
+        Resnet18Train::PARAMS,
+    );
+    let refs = reference_grads(&symbol, inputs, &[&data, &labels], params, &param);
+    assert_grads(&|n| net.grad(n).unwrap().to_vec(), params, refs);
 }
