@@ -8,24 +8,8 @@ use kiln::compiler::{interpret, RunOptions};
 use kiln::{DType, Symbol, Tensor};
 use std::collections::HashMap;
 
-kiln::network! {
-    /// LeNet-5 as MXNet's example declares it (the zoo's `lenet`).
-    pub LeNet(batch = 64) {
-        input data: [batch, 1, 28, 28];
-        input softmax_label: [batch];
-        let conv1 = Convolution(data, kernel = (5, 5), num_filter = 20);
-        let tanh1 = Activation(conv1, act_type = "tanh");
-        let pool1 = Pooling(tanh1, pool_type = "max", kernel = (2, 2), stride = (2, 2));
-        let conv2 = Convolution(pool1, kernel = (5, 5), num_filter = 50);
-        let tanh2 = Activation(conv2, act_type = "tanh");
-        let pool2 = Pooling(tanh2, pool_type = "max", kernel = (2, 2), stride = (2, 2));
-        let flatten = Flatten(pool2);
-        let fc1 = FullyConnected(flatten, num_hidden = 500);
-        let tanh3 = Activation(fc1, act_type = "tanh");
-        let fc2 = FullyConnected(tanh3, num_hidden = 10);
-        output softmax = SoftmaxOutput(fc2, softmax_label);
-    }
-}
+// LeNet-5 as MXNet's example declares it (the zoo's `lenet`), from the main-job example.
+include!("../examples/networks/lenet.rs");
 
 kiln::network! {
     /// Arithmetic, several outputs, a shared weight passed by input name.
