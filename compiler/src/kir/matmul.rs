@@ -30,6 +30,10 @@ pub struct Operand {
     pub depth: i64,
 }
 
+/// Outer and summed loops a recognized product has at most (backends keep them on the
+/// stack); a kernel with more stays a loop nest.
+pub const MAX_LOOPS: usize = 16;
+
 /// An outer loop around the product: its extent and the strides of `a`, `b` and the
 /// output along it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -517,6 +521,9 @@ pub fn recognize(k: &Kernel) -> Option<MatMul> {
             out: out[i],
         })
         .collect();
+    if loops.len() + sums.len() > MAX_LOOPS {
+        return None;
+    }
     let first = (0..rank).find(|&i| domain[i] != 1);
     let role_of_first = first.map(|f| (f, loop_axes.iter().position(|&i| i == f), roles[f]));
     // An outer loop splits without duplicated work; else the larger operand's side.

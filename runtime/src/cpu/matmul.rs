@@ -1,11 +1,11 @@
-//! Matrix products ([`MatMul`], recognized in the kernel IR) on the gemm crate, split over
+//! Matrix products ([`MatMul`], recognized in the kernel IR) on kiln's [`gemm`], split over
 //! the kernels' pool (along an outer loop, or the larger operand's side), each block's
 //! epilogue applied right after its products are stored where the split follows the
 //! epilogue's outer loop, else once after all of them.
 
+use super::gemm::{self, Product, Real, Strided};
 use super::pool;
-use gemm::Parallelism;
-use kiln_compiler::kir::matmul::{MatMul, OuterLoop, Split};
+use kiln_compiler::kir::matmul::{MatMul, OuterLoop, Split, MAX_LOOPS};
 use kiln_compiler::DType;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -79,8 +79,8 @@ pub unsafe fn run(
         // SAFETY: as the caller promised; blocks of the split axis are disjoint.
         unsafe {
             match mm.dtype {
-                DType::F64 => block::<f64>(mm, bufs, lo, hi, 1.0),
-                _ => block::<f32>(mm, bufs, lo, hi, 1.0),
+                DType::F64 => block::<f64>(mm, bufs, lo, hi),
+                _ => block::<f32>(mm, bufs, lo, hi),
             }
         }
         if in_blocks {
@@ -93,10 +93,23 @@ pub unsafe fn run(
 }
 
 /// The products of block `[lo, hi)` of the split axis.
-unsafe fn block<T: 'static + Copy>(mm: &MatMul, bufs: &Buffers, lo: i64, hi: i64, one: T) {
+unsafe fn block<T: Real>(mm: &MatMul, bufs: &Buffers, lo: i64, hi: i64) {
     let (a, b, out) = (bufs.a as *const T, bufs.b as *const T, bufs.out as *mut T);
     let (mut rows, mut cols) = ((0, mm.m), (0, mm.n));
-    let mut loops: Vec<(OuterLoop, i64)> = mm.loops.iter().map(|l| (*l, 0)).collect();
+    // Outer loops, then the summed ones (innermost, so each output block accumulates in
+    // turn), as one odometer of (loop, first index) on the stack.
+    let count = mm.loops.len() + mm.sums.len();
+    let none = OuterLoop {
+        extent: 1,
+        a: 0,
+        b: 0,
+        out: 0,
+    };
+    let mut loops = [(none, 0i64); MAX_LOOPS];
+    for (slot, l) in loops.iter_mut().zip(mm.loops.iter().chain(&mm.sums)) {
+        *slot = (*l, 0);
+    }
+    let loops = &mut loops[..count];
     match mm.split {
         Split::Loop(l) => {
             loops[l].0.extent = hi;
@@ -106,46 +119,45 @@ unsafe fn block<T: 'static + Copy>(mm: &MatMul, bufs: &Buffers, lo: i64, hi: i64
         Split::Cols { inner } => cols = (lo * inner, hi * inner),
         Split::None => {}
     }
-    // Outer loops, then the summed ones (innermost, so each output block accumulates in
-    // turn), as one odometer.
-    loops.extend(mm.sums.iter().map(|l| (*l, 0)));
-    let mut index: Vec<i64> = loops.iter().map(|(_, start)| *start).collect();
+    let mut index = [0i64; MAX_LOOPS];
+    let index = &mut index[..count];
+    for (i, (_, start)) in index.iter_mut().zip(loops.iter()) {
+        *i = *start;
+    }
     if loops.iter().any(|(l, start)| l.extent <= *start) {
         return;
     }
     let sums = mm.sums.len();
     loop {
         let (mut ao, mut bo, mut oo) = (mm.a.offset, mm.b.offset, 0);
-        for ((l, _), &i) in loops.iter().zip(&index) {
+        for ((l, _), &i) in loops.iter().zip(index.iter()) {
             (ao, bo, oo) = (ao + i * l.a, bo + i * l.b, oo + i * l.out);
         }
-        let first = index[index.len() - sums..].iter().all(|&i| i == 0);
+        let first = index[count - sums..].iter().all(|&i| i == 0);
         // SAFETY: the offsets stay inside the buffers (the kernel's own index ranges).
         unsafe {
-            gemm::gemm(
-                (rows.1 - rows.0) as usize,
-                (cols.1 - cols.0) as usize,
-                mm.k as usize,
-                out.offset((oo + rows.0 * mm.out_rows + cols.0 * mm.out_cols) as isize),
-                mm.out_cols as isize,
-                mm.out_rows as isize,
-                !first,
-                a.offset((ao + rows.0 * mm.a.stride) as isize),
-                mm.a.depth as isize,
-                mm.a.stride as isize,
-                b.offset((bo + cols.0 * mm.b.stride) as isize),
-                mm.b.stride as isize,
-                mm.b.depth as isize,
-                one,
-                one,
-                false,
-                false,
-                false,
-                Parallelism::None,
-            );
+            gemm::run(&Product {
+                m: (rows.1 - rows.0) as usize,
+                n: (cols.1 - cols.0) as usize,
+                k: mm.k as usize,
+                a: Strided {
+                    ptr: a.offset((ao + rows.0 * mm.a.stride) as isize),
+                    rs: mm.a.stride as isize,
+                    cs: mm.a.depth as isize,
+                },
+                b: Strided {
+                    ptr: b.offset((bo + cols.0 * mm.b.stride) as isize),
+                    rs: mm.b.depth as isize,
+                    cs: mm.b.stride as isize,
+                },
+                c: out.offset((oo + rows.0 * mm.out_rows + cols.0 * mm.out_cols) as isize),
+                c_rs: mm.out_rows as isize,
+                c_cs: mm.out_cols as isize,
+                accumulate: !first,
+            });
         }
         // Next index, innermost first.
-        let mut d = loops.len();
+        let mut d = count;
         loop {
             if d == 0 {
                 return;

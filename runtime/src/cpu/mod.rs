@@ -2,6 +2,7 @@
 //! [`llvm`]; feature `llvm`), matrix products on the gemm crate ([`matmul`]), run on the
 //! kernels' thread [`pool`].
 
+pub mod gemm;
 #[cfg(feature = "llvm")]
 pub mod jit;
 #[cfg(feature = "llvm")]

@@ -1,7 +1,7 @@
 //! Winograd's minimal filtering F(2x2, 3x3) for 3x3 convolutions of stride 1 (Lavin &
 //! Gray, 2015): each 2x2 output tile comes from a 4x4 input tile with 16 multiplications
 //! per (filter, channel) pair instead of im2col's 36, as 16 matrix products of
-//! transformed weights and transformed inputs on the gemm crate.
+//! transformed weights and transformed inputs on kiln's [`gemm`](super::gemm).
 //!
 //! `U = G g Gᵀ` per (filter, channel) — 16 matrices filters × channels, computed once per
 //! version of the weights by the caller's cache; `V = Bᵀ d B` per (channel, tile) —
@@ -12,9 +12,9 @@
 //! binary up to halvings, so the result stays within a few ulps of the direct sum (the
 //! larger F(4x4, 3x3) loses about two digits in f32).
 
+use super::gemm::{self, Product, Strided};
 use super::pool;
 use super::scratch::Scratch;
-use gemm::Parallelism;
 pub use kiln_compiler::kir::Conv3x3;
 use kiln_compiler::kir::TILE;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -222,27 +222,25 @@ impl Phases for Conv3x3 {
         } else {
             (p_n, 1, p_n, 1)
         };
-        gemm::gemm(
-            f_n,
-            p_n,
-            c_n,
-            m.add(e * f_n * p_n),
-            m_cs as isize,
-            m_rs as isize,
-            false,
-            u.as_ptr().add(e * f_n * c_n),
-            1,
-            c_n as isize,
-            v.add(e * c_n * p_n),
-            v_cs as isize,
-            v_rs as isize,
-            0.0,
-            1.0,
-            false,
-            false,
-            false,
-            Parallelism::None,
-        );
+        gemm::run(&Product {
+            m: f_n,
+            n: p_n,
+            k: c_n,
+            a: Strided {
+                ptr: u.as_ptr().add(e * f_n * c_n),
+                rs: c_n as isize,
+                cs: 1,
+            },
+            b: Strided {
+                ptr: v.add(e * c_n * p_n),
+                rs: v_rs as isize,
+                cs: v_cs as isize,
+            },
+            c: m.add(e * f_n * p_n),
+            c_rs: m_rs as isize,
+            c_cs: m_cs as isize,
+            accumulate: false,
+        });
     }
 
     /// `Aᵀ m A` for units `[lo, hi)`, each 2x2 tile written where it lies in the output.

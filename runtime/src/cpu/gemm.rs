@@ -1,0 +1,769 @@
+//! kiln's matrix product on the CPU: `C = A·B` or `C += A·B` over strided f32 or f64
+//! matrices, single-threaded (callers split it over the pool).
+//!
+//! The classic blocking (Goto & van de Geijn): B in `KC × NC` blocks and A in `MC × KC`
+//! blocks, each packed into panels that an `MR × NR` register tile runs along; the tile's
+//! loop is plain Rust that the compiler vectorizes for the widest instruction set the
+//! machine has, chosen once at run time. Products with one row or one column skip the
+//! packing (they are bound by reading the other operand once).
+//!
+//! The packed panels live in the calling thread's workspace, which only grows: once a
+//! thread has packed its largest blocks, products allocate nothing. That is why kiln has
+//! its own product: the gemm crate allocates its packing buffers on every call, so a warm
+//! training step could not be allocation-free.
+
+use std::cell::RefCell;
+use std::sync::OnceLock;
+
+/// A strided matrix operand: element `(i, j)` at `ptr + i·rs + j·cs`.
+#[derive(Clone, Copy)]
+pub struct Strided<T> {
+    pub ptr: *const T,
+    pub rs: isize,
+    pub cs: isize,
+}
+
+/// One product: `c` (`m × n`, strides `c_rs`, `c_cs`) becomes `a · b` (`m × k` by
+/// `k × n`), or `c + a · b` when `accumulate`.
+pub struct Product<T> {
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub a: Strided<T>,
+    pub b: Strided<T>,
+    pub c: *mut T,
+    pub c_rs: isize,
+    pub c_cs: isize,
+    pub accumulate: bool,
+}
+
+/// Element types with a product.
+pub trait Real:
+    Copy + Default + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self> + 'static
+{
+    /// `self · a + b` in one rounding (a single instruction where FMA is compiled in).
+    fn fused_mul_add(self, a: Self, b: Self) -> Self;
+    /// Runs `p` with the tile and instruction set chosen for this type.
+    ///
+    /// # Safety
+    /// As [`run`].
+    unsafe fn dispatch(p: &Product<Self>);
+}
+
+/// Runs `p`.
+///
+/// # Safety
+/// Every element of `a`, `b` and `c` the strides reach for the given sizes must be valid,
+/// `c`'s elements distinct and not overlapping `a` or `b`.
+pub unsafe fn run<T: Real>(p: &Product<T>) {
+    if p.m == 0 || p.n == 0 {
+        return;
+    }
+    unsafe { T::dispatch(p) }
+}
+
+/// The instruction sets the tile is compiled for.
+#[derive(Clone, Copy, PartialEq)]
+enum Isa {
+    Avx512,
+    Avx2,
+    Baseline,
+}
+
+fn isa() -> Isa {
+    static ISA: OnceLock<Isa> = OnceLock::new();
+    *ISA.get_or_init(|| {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("fma") {
+                return Isa::Avx512;
+            }
+            if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
+                return Isa::Avx2;
+            }
+        }
+        Isa::Baseline
+    })
+}
+
+/// The product's loops compiled with instruction set `$features` for tile `$mr × $nr`.
+macro_rules! compiled_for {
+    ($name:ident, $t:ty, $features:literal, $mr:literal, $nr:literal, $rw:literal, $l:literal) => {
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = $features)]
+        unsafe fn $name(p: &Product<$t>) {
+            unsafe { blocked::<$t, $mr, $nr, $rw, $l, true>(p) }
+        }
+    };
+}
+
+compiled_for!(f32_avx512, f32, "avx512f,fma", 6, 64, 32, 16);
+compiled_for!(f32_avx2, f32, "avx2,fma", 4, 24, 8, 8);
+compiled_for!(f64_avx512, f64, "avx512f,fma", 6, 32, 16, 8);
+compiled_for!(f64_avx2, f64, "avx2,fma", 4, 12, 4, 4);
+
+impl Real for f32 {
+    #[inline(always)]
+    fn fused_mul_add(self, a: f32, b: f32) -> f32 {
+        self.mul_add(a, b)
+    }
+    unsafe fn dispatch(p: &Product<f32>) {
+        unsafe {
+            match isa() {
+                #[cfg(target_arch = "x86_64")]
+                Isa::Avx512 => f32_avx512(p),
+                #[cfg(target_arch = "x86_64")]
+                Isa::Avx2 => f32_avx2(p),
+                _ => blocked::<f32, 4, 8, 4, 4, false>(p),
+            }
+        }
+    }
+}
+
+impl Real for f64 {
+    #[inline(always)]
+    fn fused_mul_add(self, a: f64, b: f64) -> f64 {
+        self.mul_add(a, b)
+    }
+    unsafe fn dispatch(p: &Product<f64>) {
+        unsafe {
+            match isa() {
+                #[cfg(target_arch = "x86_64")]
+                Isa::Avx512 => f64_avx512(p),
+                #[cfg(target_arch = "x86_64")]
+                Isa::Avx2 => f64_avx2(p),
+                _ => blocked::<f64, 4, 4, 2, 2, false>(p),
+            }
+        }
+    }
+}
+
+/// Depth of a packed block: a `KC × NR` panel of B stays in L1 while A's panels stream.
+const KC: usize = 256;
+/// Rows of A packed at once (an `MC × KC` block stays in L2).
+const MC: usize = 192;
+/// Columns of B packed at once.
+const NC: usize = 4096;
+
+thread_local! {
+    /// The calling thread's packing space, in cache lines; it only grows.
+    static WORKSPACE: RefCell<Vec<CacheLine>> = const { RefCell::new(Vec::new()) };
+}
+
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct CacheLine([u8; 64]);
+
+/// `x · y + z`, fused where FMA instructions are compiled in (a software fused
+/// multiply-add elsewhere would be a library call per element).
+#[inline(always)]
+fn mul_add<T: Real, const FMA: bool>(x: T, y: T, z: T) -> T {
+    if FMA {
+        x.fused_mul_add(y, z)
+    } else {
+        x * y + z
+    }
+}
+
+/// The blocked product with an `MR × NR` tile, and `MR × RW` tiles for the columns past
+/// the last whole `NR` (`RW` is one vector).
+#[inline(always)]
+unsafe fn blocked<
+    T: Real,
+    const MR: usize,
+    const NR: usize,
+    const RW: usize,
+    const L: usize,
+    const FMA: bool,
+>(
+    p: &Product<T>,
+) {
+    if p.m == 1 || p.n == 1 {
+        return unsafe { vector_product::<T, FMA>(p) };
+    }
+    if p.k == 0 {
+        return unsafe { scale_only(p) };
+    }
+    if p.a.cs == 1 && p.b.rs == 1 && p.m.min(p.n) <= DOT_MAX_SIDE {
+        return unsafe { dot_blocks::<T, L, FMA>(p) };
+    }
+    // `Cᵀ = Bᵀ·Aᵀ` where that pads the tiles less, or stores along contiguous columns.
+    let cost = |m: usize, n: usize, c_cs: isize| {
+        let stores = if c_cs == 1 { 4 } else { 5 };
+        m.next_multiple_of(MR) * n.next_multiple_of(RW) * stores
+    };
+    if cost(p.n, p.m, p.c_rs) < cost(p.m, p.n, p.c_cs) {
+        let flip = |x: Strided<T>| Strided {
+            ptr: x.ptr,
+            rs: x.cs,
+            cs: x.rs,
+        };
+        let t = Product {
+            m: p.n,
+            n: p.m,
+            a: flip(p.b),
+            b: flip(p.a),
+            c_rs: p.c_cs,
+            c_cs: p.c_rs,
+            ..*p
+        };
+        return unsafe { blocked_as_given::<T, MR, NR, RW, FMA>(&t) };
+    }
+    unsafe { blocked_as_given::<T, MR, NR, RW, FMA>(p) }
+}
+
+#[inline(always)]
+unsafe fn blocked_as_given<
+    T: Real,
+    const MR: usize,
+    const NR: usize,
+    const RW: usize,
+    const FMA: bool,
+>(
+    p: &Product<T>,
+) {
+    let kc_max = KC.min(p.k);
+    let mc_max = MC.min(p.m.next_multiple_of(MR));
+    let nc_max = NC.min(p.n.next_multiple_of(NR));
+    let (a_len, b_len) = (mc_max * kc_max, nc_max * kc_max);
+    let lines = |n: usize| (n * size_of::<T>()).div_ceil(64);
+    let packed_a = workspace(lines(a_len) + lines(b_len)) as *mut T;
+    // SAFETY: both packed blocks fit in the workspace, B's after A's lines.
+    let packed_b = unsafe { (packed_a as *mut CacheLine).add(lines(a_len)) } as *mut T;
+    // B's rows contiguous: its whole panels are read in place.
+    let b_in_place = p.b.cs == 1;
+    for jc in (0..p.n).step_by(NC) {
+        let nc = NC.min(p.n - jc);
+        let whole = nc / NR * NR;
+        for pc in (0..p.k).step_by(KC) {
+            let kc = KC.min(p.k - pc);
+            let b = |col: usize| Strided {
+                ptr: unsafe { p.b.ptr.offset(pc as isize * p.b.rs + (jc + col) as isize) },
+                rs: p.b.rs,
+                cs: 1,
+            };
+            let packed_rest = unsafe { packed_b.add(whole * kc) };
+            unsafe {
+                if !b_in_place {
+                    pack::<T, NR>(p.b.ptr, p.b.cs, p.b.rs, pc, jc, kc, whole, packed_b);
+                }
+                pack::<T, RW>(
+                    p.b.ptr,
+                    p.b.cs,
+                    p.b.rs,
+                    pc,
+                    jc + whole,
+                    kc,
+                    nc - whole,
+                    packed_rest,
+                );
+            }
+            let block = Block {
+                p,
+                kc,
+                // The first depth block stores (or adds to C as asked); later ones add.
+                add: p.accumulate || pc > 0,
+            };
+            for ic in (0..p.m).step_by(MC) {
+                let mc = MC.min(p.m - ic);
+                unsafe { pack::<T, MR>(p.a.ptr, p.a.rs, p.a.cs, pc, ic, kc, mc, packed_a) };
+                let rows = (ic, mc, packed_a as *const T);
+                for jr in (0..whole).step_by(NR) {
+                    let panel = if b_in_place {
+                        b(jr)
+                    } else {
+                        packed(unsafe { packed_b.add(jr * kc) }, NR)
+                    };
+                    unsafe { block.column::<MR, NR, FMA>(rows, jc + jr, NR, panel) };
+                }
+                for jr in (whole..nc).step_by(RW) {
+                    let panel = packed(unsafe { packed_rest.add((jr - whole) * kc) }, RW);
+                    unsafe { block.column::<MR, RW, FMA>(rows, jc + jr, RW.min(nc - jr), panel) };
+                }
+            }
+        }
+    }
+}
+
+/// A packed panel of rows `width` apart.
+fn packed<T>(ptr: *const T, width: usize) -> Strided<T> {
+    Strided {
+        ptr,
+        rs: width as isize,
+        cs: 1,
+    }
+}
+
+/// One depth block of a product.
+struct Block<'a, T> {
+    p: &'a Product<T>,
+    kc: usize,
+    add: bool,
+}
+
+impl<T: Real> Block<'_, T> {
+    /// The tiles down C's columns `col .. col + cols` (at most `W`) for the packed rows
+    /// `(first row, count, panels)`, from B's panel `b` (rows of `W` contiguous elements).
+    #[inline(always)]
+    unsafe fn column<const MR: usize, const W: usize, const FMA: bool>(
+        &self,
+        (ic, mc, packed_a): (usize, usize, *const T),
+        col: usize,
+        cols: usize,
+        b: Strided<T>,
+    ) {
+        let p = self.p;
+        for ir in (0..mc).step_by(MR) {
+            let c = unsafe {
+                p.c.offset((ic + ir) as isize * p.c_rs + col as isize * p.c_cs)
+            };
+            let rows = (mc - ir).min(MR);
+            prefetch_tile::<T, W>(c, p.c_rs, p.c_cs, rows);
+            let a_panel = unsafe { packed_a.add(ir * self.kc) };
+            let tile = unsafe { tile::<T, MR, W, FMA>(self.kc, a_panel, b.ptr, b.rs) };
+            unsafe { store(&tile, c, p.c_rs, p.c_cs, rows, cols, self.add) };
+        }
+    }
+}
+
+/// Asks for the rows of C a tile will store while its products are computed (C is
+/// usually too large for the caches, and each tile's part of it is touched once per
+/// depth block).
+#[inline(always)]
+fn prefetch_tile<T, const NR: usize>(c: *mut T, rs: isize, cs: isize, rows: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if cs == 1 {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        for i in 0..rows {
+            for line in (0..NR * size_of::<T>()).step_by(64) {
+                // SAFETY: prefetches do not fault; the addresses are the tile's own.
+                unsafe {
+                    _mm_prefetch::<_MM_HINT_T0>((c.offset(i as isize * rs) as *const i8).add(line))
+                };
+            }
+        }
+    }
+}
+
+/// The calling thread's workspace, grown to at least `lines` cache lines. It stays valid
+/// until the next call on this thread (products do not nest).
+fn workspace(lines: usize) -> *mut CacheLine {
+    WORKSPACE.with(|ws| {
+        let mut ws = ws.borrow_mut();
+        if ws.len() < lines {
+            ws.resize(lines, CacheLine([0; 64]));
+        }
+        ws.as_mut_ptr()
+    })
+}
+
+/// Packs a `depth × width` block of an operand, starting at depth `d0` and position
+/// `w0` along its other side, into panels of `W` positions: panel `q` holds, for each
+/// depth, positions `q·W .. q·W + W` contiguously, zero past the block's width.
+/// `w_stride` and `d_stride` are the operand's strides along positions and depth.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn pack<T: Real, const W: usize>(
+    src: *const T,
+    w_stride: isize,
+    d_stride: isize,
+    d0: usize,
+    w0: usize,
+    depth: usize,
+    width: usize,
+    dst: *mut T,
+) {
+    for q in (0..width).step_by(W) {
+        let panel = unsafe { dst.add(q * depth) };
+        let valid = W.min(width - q);
+        let origin = unsafe { src.offset(d0 as isize * d_stride + (w0 + q) as isize * w_stride) };
+        if valid < W {
+            // The block's last, partial panel: zeros past its width.
+            for d in 0..depth {
+                for w in 0..W {
+                    let v = if w < valid {
+                        unsafe { *origin.offset(w as isize * w_stride + d as isize * d_stride) }
+                    } else {
+                        T::default()
+                    };
+                    unsafe { *panel.add(d * W + w) = v };
+                }
+            }
+        } else if w_stride == 1 {
+            // Positions contiguous: copy W at a time.
+            for d in 0..depth {
+                unsafe {
+                    let from = origin.offset(d as isize * d_stride) as *const [T; W];
+                    *(panel.add(d * W) as *mut [T; W]) = from.read_unaligned();
+                }
+            }
+        } else {
+            // A transposition: W lines read along the depth, one element of each per
+            // packed row (separate line pointers keep the compiler from gathers).
+            let lines: [*const T; W] =
+                std::array::from_fn(|w| unsafe { origin.offset(w as isize * w_stride) });
+            for d in 0..depth {
+                let at = d as isize * d_stride;
+                let row: [T; W] = std::array::from_fn(|w| unsafe { *lines[w].offset(at) });
+                unsafe { *(panel.add(d * W) as *mut [T; W]) = row };
+            }
+        }
+    }
+}
+
+/// The `MR × NR` tile of the products of a packed panel `a` (`kc × MR`) and a panel `b`
+/// of `kc` rows of `NR` contiguous elements, `b_stride` apart.
+#[inline(always)]
+unsafe fn tile<T: Real, const MR: usize, const NR: usize, const FMA: bool>(
+    kc: usize,
+    a: *const T,
+    b: *const T,
+    b_stride: isize,
+) -> [[T; NR]; MR] {
+    let mut acc = [[T::default(); NR]; MR];
+    for d in 0..kc {
+        // SAFETY: the panels hold `kc` rows of MR and NR elements.
+        let (a, b) = unsafe {
+            let b = b.offset(d as isize * b_stride) as *const [T; NR];
+            (&*(a.add(d * MR) as *const [T; MR]), b.read_unaligned())
+        };
+        for i in 0..MR {
+            for j in 0..NR {
+                acc[i][j] = mul_add::<T, FMA>(a[i], b[j], acc[i][j]);
+            }
+        }
+    }
+    acc
+}
+
+/// Stores the top-left `rows × cols` of a tile at `c`, or adds it there.
+#[inline(always)]
+unsafe fn store<T: Real, const MR: usize, const NR: usize>(
+    tile: &[[T; NR]; MR],
+    c: *mut T,
+    rs: isize,
+    cs: isize,
+    rows: usize,
+    cols: usize,
+    add: bool,
+) {
+    if cs == 1 && cols == NR {
+        // Whole rows: vector stores (the loop over a whole tile has constant bounds, so
+        // the tile stays in registers).
+        let rows = if rows == MR { MR } else { rows };
+        for (i, row) in tile.iter().enumerate().take(rows) {
+            let out = unsafe { &mut *(c.offset(i as isize * rs) as *mut [T; NR]) };
+            for j in 0..NR {
+                out[j] = if add { out[j] + row[j] } else { row[j] };
+            }
+        }
+        return;
+    }
+    for (i, row) in tile.iter().enumerate().take(rows) {
+        for (j, &v) in row.iter().enumerate().take(cols) {
+            let out = unsafe { &mut *c.offset(i as isize * rs + j as isize * cs) };
+            *out = if add { *out + v } else { v };
+        }
+    }
+}
+
+/// `C = 0` (or unchanged when accumulating): the product of an empty depth.
+unsafe fn scale_only<T: Real>(p: &Product<T>) {
+    if p.accumulate {
+        return;
+    }
+    for i in 0..p.m {
+        for j in 0..p.n {
+            unsafe { *p.c.offset(i as isize * p.c_rs + j as isize * p.c_cs) = T::default() };
+        }
+    }
+}
+
+/// The shorter side of C up to which products whose operands both run along the depth
+/// are computed as dot products rather than packed.
+const DOT_MAX_SIDE: usize = 32;
+
+/// C's blocks of `DOT × DOT` outputs, each as dot products of `A`'s rows and `B`'s
+/// columns (both contiguous along the depth) summed in `L` vector lanes: no packing,
+/// which a product with few rows could not pay back.
+#[inline(always)]
+unsafe fn dot_blocks<T: Real, const L: usize, const FMA: bool>(p: &Product<T>) {
+    const DOT: usize = 4;
+    let whole = p.k / L * L;
+    for i0 in (0..p.m).step_by(DOT) {
+        let rows = DOT.min(p.m - i0);
+        // Lines past the edge repeat the last one; their sums are not stored.
+        let a: [*const T; DOT] = std::array::from_fn(|i| unsafe {
+            p.a.ptr.offset((i0 + i.min(rows - 1)) as isize * p.a.rs)
+        });
+        for j0 in (0..p.n).step_by(DOT) {
+            let cols = DOT.min(p.n - j0);
+            let b: [*const T; DOT] = std::array::from_fn(|j| unsafe {
+                p.b.ptr.offset((j0 + j.min(cols - 1)) as isize * p.b.cs)
+            });
+            let mut acc = [[[T::default(); L]; DOT]; DOT];
+            for d in (0..whole).step_by(L) {
+                let av: [[T; L]; DOT] = std::array::from_fn(|i| unsafe {
+                    (a[i].add(d) as *const [T; L]).read_unaligned()
+                });
+                let bv: [[T; L]; DOT] = std::array::from_fn(|j| unsafe {
+                    (b[j].add(d) as *const [T; L]).read_unaligned()
+                });
+                for i in 0..DOT {
+                    for j in 0..DOT {
+                        for l in 0..L {
+                            acc[i][j][l] = mul_add::<T, FMA>(av[i][l], bv[j][l], acc[i][j][l]);
+                        }
+                    }
+                }
+            }
+            for i in 0..rows {
+                for j in 0..cols {
+                    let mut sum = T::default();
+                    for lane in acc[i][j] {
+                        sum = sum + lane;
+                    }
+                    for d in whole..p.k {
+                        sum = unsafe { mul_add::<T, FMA>(*a[i].add(d), *b[j].add(d), sum) };
+                    }
+                    let out = unsafe {
+                        &mut *p
+                            .c
+                            .offset((i0 + i) as isize * p.c_rs + (j0 + j) as isize * p.c_cs)
+                    };
+                    *out = if p.accumulate { *out + sum } else { sum };
+                }
+            }
+        }
+    }
+}
+
+/// Lanes of the partial sums a dot product keeps (so the compiler can vectorize it).
+const LANES: usize = 16;
+
+/// A product with one row or one column: each output is a dot product of one operand's
+/// row or column with the single one, summed in `LANES` partial sums where the depth is
+/// contiguous.
+#[inline(always)]
+unsafe fn vector_product<T: Real, const FMA: bool>(p: &Product<T>) {
+    // View the product as `outputs` dot products of `x` (fixed) with lines of `y`.
+    let (outputs, x, x_step, y, y_step, y_line, c_step) = if p.m == 1 {
+        (p.n, p.a.ptr, p.a.cs, p.b.ptr, p.b.rs, p.b.cs, p.c_cs)
+    } else {
+        (p.m, p.b.ptr, p.b.rs, p.a.ptr, p.a.cs, p.a.rs, p.c_rs)
+    };
+    let k = p.k;
+    if y_step != 1 && y_line == 1 {
+        // Lines contiguous across outputs: accumulate `x[d] · y[d, ..]` over the depth
+        // into C directly.
+        if !p.accumulate {
+            for o in 0..outputs {
+                unsafe { *p.c.offset(o as isize * c_step) = T::default() };
+            }
+        }
+        for d in 0..k {
+            let xd = unsafe { *x.offset(d as isize * x_step) };
+            let row = unsafe { y.offset(d as isize * y_step) };
+            for o in 0..outputs {
+                unsafe {
+                    let out = p.c.offset(o as isize * c_step);
+                    *out = mul_add::<T, FMA>(xd, *row.add(o), *out);
+                }
+            }
+        }
+        return;
+    }
+    for o in 0..outputs {
+        let line = unsafe { y.offset(o as isize * y_line) };
+        let mut sum = T::default();
+        if y_step == 1 && x_step == 1 {
+            let mut lanes = [T::default(); LANES];
+            let whole = k / LANES * LANES;
+            for d0 in (0..whole).step_by(LANES) {
+                let (xs, ys) = unsafe {
+                    (
+                        (x.add(d0) as *const [T; LANES]).read_unaligned(),
+                        (line.add(d0) as *const [T; LANES]).read_unaligned(),
+                    )
+                };
+                for l in 0..LANES {
+                    lanes[l] = mul_add::<T, FMA>(xs[l], ys[l], lanes[l]);
+                }
+            }
+            for l in lanes {
+                sum = sum + l;
+            }
+            for d in whole..k {
+                sum = unsafe { mul_add::<T, FMA>(*x.add(d), *line.add(d), sum) };
+            }
+        } else {
+            for d in 0..k {
+                sum = unsafe {
+                    let (xd, yd) = (
+                        *x.offset(d as isize * x_step),
+                        *line.offset(d as isize * y_step),
+                    );
+                    mul_add::<T, FMA>(xd, yd, sum)
+                };
+            }
+        }
+        let out = unsafe { &mut *p.c.offset(o as isize * c_step) };
+        *out = if p.accumulate { *out + sum } else { sum };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Layouts of an operand: row-major, column-major, or both strides padded.
+    #[derive(Clone, Copy, Debug)]
+    enum Layout {
+        Rows,
+        Cols,
+        Padded,
+    }
+
+    /// `(rs, cs, len)` of a `rows × cols` matrix in `layout`.
+    fn strides(rows: usize, cols: usize, layout: Layout) -> (isize, isize, usize) {
+        match layout {
+            Layout::Rows => (cols as isize, 1, rows * cols),
+            Layout::Cols => (1, rows as isize, rows * cols),
+            Layout::Padded => (2 * cols as isize + 1, 2, rows * (2 * cols + 1)),
+        }
+    }
+
+    /// Runs `m × n × k` products in every layout of A, B and C, with and without
+    /// accumulation, against the f64 sum of the products (C starts at a known value).
+    fn check<T: Real + Into<f64> + From<f32>>(m: usize, n: usize, k: usize, tolerance: f64) {
+        let layouts = [Layout::Rows, Layout::Cols, Layout::Padded];
+        for la in layouts {
+            for lb in layouts {
+                for lc in [Layout::Rows, Layout::Cols] {
+                    for accumulate in [false, true] {
+                        let (a_rs, a_cs, a_len) = strides(m, k, la);
+                        let (b_rs, b_cs, b_len) = strides(k, n, lb);
+                        let (c_rs, c_cs, c_len) = strides(m, n, lc);
+                        let value = |i: usize, salt: usize| {
+                            T::from((((i * 37 + salt * 11) % 23) as f32 - 11.0) / 8.0)
+                        };
+                        let a: Vec<T> = (0..a_len).map(|i| value(i, 1)).collect();
+                        let b: Vec<T> = (0..b_len).map(|i| value(i, 2)).collect();
+                        let mut c: Vec<T> = (0..c_len).map(|i| value(i, 3)).collect();
+                        let before = c.clone();
+                        let at = |rs: isize, cs: isize, i: usize, j: usize| {
+                            (i as isize * rs + j as isize * cs) as usize
+                        };
+                        unsafe {
+                            run(&Product {
+                                m,
+                                n,
+                                k,
+                                a: Strided {
+                                    ptr: a.as_ptr(),
+                                    rs: a_rs,
+                                    cs: a_cs,
+                                },
+                                b: Strided {
+                                    ptr: b.as_ptr(),
+                                    rs: b_rs,
+                                    cs: b_cs,
+                                },
+                                c: c.as_mut_ptr(),
+                                c_rs,
+                                c_cs,
+                                accumulate,
+                            })
+                        };
+                        for i in 0..m {
+                            for j in 0..n {
+                                let mut want: f64 = if accumulate {
+                                    before[at(c_rs, c_cs, i, j)].into()
+                                } else {
+                                    0.0
+                                };
+                                for d in 0..k {
+                                    let (x, y): (f64, f64) = (
+                                        a[at(a_rs, a_cs, i, d)].into(),
+                                        b[at(b_rs, b_cs, d, j)].into(),
+                                    );
+                                    want += x * y;
+                                }
+                                let got: f64 = c[at(c_rs, c_cs, i, j)].into();
+                                assert!(
+                                    (got - want).abs() <= tolerance * (1.0 + want.abs()),
+                                    "{m}x{n}x{k} A {la:?} B {lb:?} C {lc:?} accumulate \
+                                     {accumulate}: C[{i}, {j}] = {got}, expected {want}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Shapes that reach each path: vector products (both forms), dot blocks, whole and
+    /// partial tiles in both orientations, several depth, row and column blocks.
+    const SHAPES: [(usize, usize, usize); 12] = [
+        (1, 37, 19),
+        (29, 1, 40),
+        (1, 1, 5),
+        (5, 3, 0),
+        (7, 9, 33),
+        (13, 70, 17),
+        (70, 13, 17),
+        (31, 130, 300),
+        (200, 66, 9),
+        (3, 300, 64),
+        (64, 100, 2),
+        (40, 4200, 3),
+    ];
+
+    #[test]
+    fn products_in_f32_match_the_f64_sum() {
+        for (m, n, k) in SHAPES {
+            check::<f32>(m, n, k, 1e-5);
+        }
+    }
+
+    #[test]
+    fn products_in_f64_match_the_f64_sum() {
+        for (m, n, k) in SHAPES {
+            check::<f64>(m, n, k, 1e-12);
+        }
+    }
+
+    #[test]
+    fn a_warm_thread_multiplies_without_allocating() {
+        let (m, n, k) = (50, 90, 300);
+        let (a, b) = (vec![1.0f32; m * k], vec![0.5f32; k * n]);
+        let mut c = vec![0.0f32; m * n];
+        let product = |c: &mut Vec<f32>| unsafe {
+            run(&Product {
+                m,
+                n,
+                k,
+                a: Strided {
+                    ptr: a.as_ptr(),
+                    rs: 1,
+                    cs: m as isize,
+                },
+                b: Strided {
+                    ptr: b.as_ptr(),
+                    rs: 1,
+                    cs: k as isize,
+                },
+                c: c.as_mut_ptr(),
+                c_rs: n as isize,
+                c_cs: 1,
+                accumulate: false,
+            })
+        };
+        product(&mut c);
+        let lines = WORKSPACE.with(|ws| ws.borrow().capacity());
+        product(&mut c);
+        assert_eq!(WORKSPACE.with(|ws| ws.borrow().capacity()), lines);
+        assert!(c.iter().all(|&v| v == 150.0));
+    }
+}
