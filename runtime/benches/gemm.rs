@@ -76,7 +76,10 @@ fn main() {
         "m x n x k", "kiln GF/s", "gemm GF/s", "ratio"
     );
     let only = std::env::var("KILN_GEMM_SHAPE").ok();
-    for s in SHAPES.iter().filter(|s| only.as_deref().is_none_or(|o| o == format!("{}x{}x{}", s.m, s.n, s.k))) {
+    for s in SHAPES.iter().filter(|s| {
+        only.as_deref()
+            .is_none_or(|o| o == format!("{}x{}x{}", s.m, s.n, s.k))
+    }) {
         let (m, n, k) = (s.m, s.n, s.k);
         let a: Vec<f32> = (0..m * k)
             .map(|i| ((i * 7 % 13) as f32 - 6.0) * 0.1)

@@ -25,6 +25,7 @@ pub struct Strided<T> {
 
 /// One product: `c` (`m × n`, strides `c_rs`, `c_cs`) becomes `a · b` (`m × k` by
 /// `k × n`), or `c + a · b` when `accumulate`.
+#[derive(Clone)]
 pub struct Product<T> {
     pub m: usize,
     pub n: usize,
@@ -166,7 +167,7 @@ fn mul_add<T: Real, const FMA: bool>(x: T, y: T, z: T) -> T {
 }
 
 /// The blocked product with an `MR × NR` tile, and `MR × RW` tiles for the columns past
-/// the last whole `NR` (`RW` is one vector).
+/// the last whole `NR`; `L` is the vector's lanes.
 #[inline(always)]
 unsafe fn blocked<
     T: Real,
@@ -178,40 +179,69 @@ unsafe fn blocked<
 >(
     p: &Product<T>,
 ) {
-    if p.m == 1 || p.n == 1 {
-        return unsafe { vector_product::<T, FMA>(p) };
-    }
     if p.k == 0 {
-        return unsafe { scale_only(p) };
+        return unsafe { zero_depth(p) };
+    }
+    if p.m == 1 || p.n == 1 {
+        let p = &if p.m == 1 { p.clone() } else { p.transposed() };
+        return if p.a.cs == 1 && p.b.rs == 1 {
+            unsafe { dot_blocks::<T, 1, 1, L, FMA>(p) }
+        } else {
+            unsafe { row_product::<T, FMA>(p) }
+        };
     }
     if p.a.cs == 1 && p.b.rs == 1 && p.m.min(p.n) <= DOT_MAX_SIDE {
-        return unsafe { dot_blocks::<T, L, FMA>(p) };
+        return unsafe { dot_blocks::<T, 4, 4, L, FMA>(p) };
     }
-    // `Cᵀ = Bᵀ·Aᵀ` where that pads the tiles less, or stores along contiguous columns.
-    let cost = |m: usize, n: usize, c_cs: isize| {
-        let stores = if c_cs == 1 { 4 } else { 5 };
-        m.next_multiple_of(MR) * n.next_multiple_of(RW) * stores
-    };
-    if cost(p.n, p.m, p.c_rs) < cost(p.m, p.n, p.c_cs) {
-        let flip = |x: Strided<T>| Strided {
-            ptr: x.ptr,
-            rs: x.cs,
-            cs: x.rs,
-        };
-        let t = Product {
-            m: p.n,
-            n: p.m,
-            a: flip(p.b),
-            b: flip(p.a),
-            c_rs: p.c_cs,
-            c_cs: p.c_rs,
-            ..*p
-        };
-        return unsafe { blocked_as_given::<T, MR, NR, RW, FMA>(&t) };
+    let t = p.transposed();
+    let cost = |p: &Product<T>| p.cost(MR, RW, 2 * L);
+    if cost(&t) < cost(p) {
+        unsafe { blocked_as_given::<T, MR, NR, RW, FMA>(&t) }
+    } else {
+        unsafe { blocked_as_given::<T, MR, NR, RW, FMA>(p) }
     }
-    unsafe { blocked_as_given::<T, MR, NR, RW, FMA>(p) }
 }
 
+impl<T: Copy> Product<T> {
+    /// `Cᵀ = Bᵀ·Aᵀ`: the same product, columns for rows.
+    fn transposed(&self) -> Product<T> {
+        Product {
+            m: self.n,
+            n: self.m,
+            a: self.b.transposed(),
+            b: self.a.transposed(),
+            c_rs: self.c_cs,
+            c_cs: self.c_rs,
+            ..*self
+        }
+    }
+
+    /// A rough count of the cycles the blocked product takes as given, with an
+    /// `mr`-row tile, columns in steps of `rw`, and `lanes` multiply-adds per cycle:
+    /// padded tiles, packing (B unless its rows are contiguous; A unless its depth is, a
+    /// quarter as much where its rows are), and element-wise stores where C's columns
+    /// are strided.
+    fn cost(&self, mr: usize, rw: usize, lanes: usize) -> usize {
+        let (m, n, k) = (self.m, self.n, self.k);
+        let tiles = m.next_multiple_of(mr) * n.next_multiple_of(rw) * k / lanes;
+        let pack_b = if self.b.cs == 1 { 0 } else { k * n };
+        let pack_a = match (self.a.cs, self.a.rs) {
+            (1, _) => 0,
+            (_, 1) => m * k / 4 * n.div_ceil(NC),
+            _ => m * k * n.div_ceil(NC),
+        };
+        let stores = if self.c_cs == 1 {
+            0
+        } else {
+            m * n * k.div_ceil(KC) / 2
+        };
+        tiles + pack_b + pack_a + stores
+    }
+}
+
+/// The blocked product, as given: A's depth contiguous, its whole panels are read in
+/// place (else packed); B's rows contiguous, its whole panels are read in place (else
+/// packed).
 #[inline(always)]
 unsafe fn blocked_as_given<
     T: Real,
@@ -230,33 +260,18 @@ unsafe fn blocked_as_given<
     let packed_a = workspace(lines(a_len) + lines(b_len)) as *mut T;
     // SAFETY: both packed blocks fit in the workspace, B's after A's lines.
     let packed_b = unsafe { (packed_a as *mut CacheLine).add(lines(a_len)) } as *mut T;
-    // B's rows contiguous: its whole panels are read in place.
-    let b_in_place = p.b.cs == 1;
+    let (a_in_place, b_in_place) = (p.a.cs == 1, p.b.cs == 1);
     for jc in (0..p.n).step_by(NC) {
         let nc = NC.min(p.n - jc);
-        let whole = nc / NR * NR;
+        let whole_cols = nc / NR * NR;
         for pc in (0..p.k).step_by(KC) {
             let kc = KC.min(p.k - pc);
-            let b = |col: usize| Strided {
-                ptr: unsafe { p.b.ptr.offset(pc as isize * p.b.rs + (jc + col) as isize) },
-                rs: p.b.rs,
-                cs: 1,
-            };
-            let packed_rest = unsafe { packed_b.add(whole * kc) };
+            let packed_rest = unsafe { packed_b.add(whole_cols * kc) };
             unsafe {
                 if !b_in_place {
-                    pack::<T, NR>(p.b.ptr, p.b.cs, p.b.rs, pc, jc, kc, whole, packed_b);
+                    pack::<T, NR>(p.b, pc, jc, kc, whole_cols, packed_b);
                 }
-                pack::<T, RW>(
-                    p.b.ptr,
-                    p.b.cs,
-                    p.b.rs,
-                    pc,
-                    jc + whole,
-                    kc,
-                    nc - whole,
-                    packed_rest,
-                );
+                pack::<T, RW>(p.b, pc, jc + whole_cols, kc, nc - whole_cols, packed_rest);
             }
             let block = Block {
                 p,
@@ -266,32 +281,54 @@ unsafe fn blocked_as_given<
             };
             for ic in (0..p.m).step_by(MC) {
                 let mc = MC.min(p.m - ic);
-                unsafe { pack::<T, MR>(p.a.ptr, p.a.rs, p.a.cs, pc, ic, kc, mc, packed_a) };
-                let rows = (ic, mc, packed_a as *const T);
-                for jr in (0..whole).step_by(NR) {
+                let whole_rows = if a_in_place { mc / MR * MR } else { 0 };
+                unsafe {
+                    pack::<T, MR>(
+                        p.a.transposed(),
+                        pc,
+                        ic + whole_rows,
+                        kc,
+                        mc - whole_rows,
+                        packed_a,
+                    )
+                };
+                let rows = Rows {
+                    first: ic,
+                    count: mc,
+                    in_place: whole_rows,
+                    a: p.a.ptr.wrapping_offset(ic as isize * p.a.rs + pc as isize),
+                    packed: packed_a,
+                };
+                for jr in (0..whole_cols).step_by(NR) {
                     let panel = if b_in_place {
-                        b(jr)
+                        let at = pc as isize * p.b.rs + (jc + jr) as isize;
+                        unsafe { p.b.ptr.offset(at) }
                     } else {
-                        packed(unsafe { packed_b.add(jr * kc) }, NR)
+                        unsafe { packed_b.add(jr * kc) }
                     };
-                    unsafe { block.column::<MR, NR, FMA>(rows, jc + jr, NR, panel) };
+                    let b_stride = if b_in_place { p.b.rs } else { NR as isize };
+                    unsafe { block.column::<MR, NR, FMA>(&rows, jc + jr, NR, panel, b_stride) };
                 }
-                for jr in (whole..nc).step_by(RW) {
-                    let panel = packed(unsafe { packed_rest.add((jr - whole) * kc) }, RW);
-                    unsafe { block.column::<MR, RW, FMA>(rows, jc + jr, RW.min(nc - jr), panel) };
+                for jr in (whole_cols..nc).step_by(RW) {
+                    let panel = unsafe { packed_rest.add((jr - whole_cols) * kc) };
+                    let cols = RW.min(nc - jr);
+                    unsafe {
+                        block.column::<MR, RW, FMA>(&rows, jc + jr, cols, panel, RW as isize)
+                    };
                 }
             }
         }
     }
 }
 
-/// A packed panel of rows `width` apart.
-fn packed<T>(ptr: *const T, width: usize) -> Strided<T> {
-    Strided {
-        ptr,
-        rs: width as isize,
-        cs: 1,
-    }
+/// A block of A's rows: `count` from `first`, the first `in_place` of them read where
+/// they are (`a`: row `first` at the block's depth), the rest from packed panels.
+struct Rows<T> {
+    first: usize,
+    count: usize,
+    in_place: usize,
+    a: *const T,
+    packed: *const T,
 }
 
 /// One depth block of a product.
@@ -302,45 +339,47 @@ struct Block<'a, T> {
 }
 
 impl<T: Real> Block<'_, T> {
-    /// The tiles down C's columns `col .. col + cols` (at most `W`) for the packed rows
-    /// `(first row, count, panels)`, from B's panel `b` (rows of `W` contiguous elements).
+    /// The tiles down C's columns `col .. col + cols` (at most `W`) for a block of A's
+    /// rows, from B's panel `b` (`kc` rows of `W` contiguous elements, `b_stride` apart).
     #[inline(always)]
     unsafe fn column<const MR: usize, const W: usize, const FMA: bool>(
         &self,
-        (ic, mc, packed_a): (usize, usize, *const T),
+        rows: &Rows<T>,
         col: usize,
         cols: usize,
-        b: Strided<T>,
+        b: *const T,
+        b_stride: isize,
     ) {
         let p = self.p;
-        for ir in (0..mc).step_by(MR) {
-            let c = unsafe {
-                p.c.offset((ic + ir) as isize * p.c_rs + col as isize * p.c_cs)
+        for ir in (0..rows.count).step_by(MR) {
+            let out = Out {
+                c: unsafe {
+                    p.c.offset((rows.first + ir) as isize * p.c_rs + col as isize * p.c_cs)
+                },
+                rs: p.c_rs,
+                cs: p.c_cs,
+                rows: (rows.count - ir).min(MR),
+                cols,
+                add: self.add,
             };
-            let rows = (mc - ir).min(MR);
-            prefetch_tile::<T, W>(c, p.c_rs, p.c_cs, rows);
-            let a_panel = unsafe { packed_a.add(ir * self.kc) };
-            let tile = unsafe { tile::<T, MR, W, FMA>(self.kc, a_panel, b.ptr, b.rs) };
-            unsafe { store(&tile, c, p.c_rs, p.c_cs, rows, cols, self.add) };
+            let tile = if ir < rows.in_place {
+                let a = unsafe { rows.a.offset(ir as isize * p.a.rs) };
+                unsafe { tile::<T, MR, W, FMA>(self.kc, a, p.a.rs, 1, b, b_stride) }
+            } else {
+                let a = unsafe { rows.packed.add((ir - rows.in_place) * self.kc) };
+                unsafe { tile::<T, MR, W, FMA>(self.kc, a, 1, MR as isize, b, b_stride) }
+            };
+            unsafe { store(tile, out) };
         }
     }
 }
 
-/// Asks for the rows of C a tile will store while its products are computed (C is
-/// usually too large for the caches, and each tile's part of it is touched once per
-/// depth block).
-#[inline(always)]
-fn prefetch_tile<T, const NR: usize>(c: *mut T, rs: isize, cs: isize, rows: usize) {
-    #[cfg(target_arch = "x86_64")]
-    if cs == 1 {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        for i in 0..rows {
-            for line in (0..NR * size_of::<T>()).step_by(64) {
-                // SAFETY: prefetches do not fault; the addresses are the tile's own.
-                unsafe {
-                    _mm_prefetch::<_MM_HINT_T0>((c.offset(i as isize * rs) as *const i8).add(line))
-                };
-            }
+impl<T: Copy> Strided<T> {
+    fn transposed(self) -> Strided<T> {
+        Strided {
+            ptr: self.ptr,
+            rs: self.cs,
+            cs: self.rs,
         }
     }
 }
@@ -357,26 +396,25 @@ fn workspace(lines: usize) -> *mut CacheLine {
     })
 }
 
-/// Packs a `depth × width` block of an operand, starting at depth `d0` and position
-/// `w0` along its other side, into panels of `W` positions: panel `q` holds, for each
-/// depth, positions `q·W .. q·W + W` contiguously, zero past the block's width.
-/// `w_stride` and `d_stride` are the operand's strides along positions and depth.
-#[allow(clippy::too_many_arguments)]
+/// Packs a `depth × width` block of `src` (positions along its columns, depth along its
+/// rows), from depth `d0` and position `w0`, into panels of `W` positions: panel `q`
+/// holds, for each depth, positions `q·W .. q·W + W` contiguously, zero past the width.
 #[inline(always)]
 unsafe fn pack<T: Real, const W: usize>(
-    src: *const T,
-    w_stride: isize,
-    d_stride: isize,
+    src: Strided<T>,
     d0: usize,
     w0: usize,
     depth: usize,
     width: usize,
     dst: *mut T,
 ) {
+    let (w_stride, d_stride) = (src.cs, src.rs);
     for q in (0..width).step_by(W) {
         let panel = unsafe { dst.add(q * depth) };
         let valid = W.min(width - q);
-        let origin = unsafe { src.offset(d0 as isize * d_stride + (w0 + q) as isize * w_stride) };
+        let origin = src
+            .ptr
+            .wrapping_offset(d0 as isize * d_stride + (w0 + q) as isize * w_stride);
         if valid < W {
             // The block's last, partial panel: zeros past its width.
             for d in 0..depth {
@@ -401,7 +439,7 @@ unsafe fn pack<T: Real, const W: usize>(
             // A transposition: W lines read along the depth, one element of each per
             // packed row (separate line pointers keep the compiler from gathers).
             let lines: [*const T; W] =
-                std::array::from_fn(|w| unsafe { origin.offset(w as isize * w_stride) });
+                std::array::from_fn(|w| origin.wrapping_offset(w as isize * w_stride));
             for d in 0..depth {
                 let at = d as isize * d_stride;
                 let row: [T; W] = std::array::from_fn(|w| unsafe { *lines[w].offset(at) });
@@ -411,21 +449,39 @@ unsafe fn pack<T: Real, const W: usize>(
     }
 }
 
-/// The `MR × NR` tile of the products of a packed panel `a` (`kc × MR`) and a panel `b`
-/// of `kc` rows of `NR` contiguous elements, `b_stride` apart.
+/// Where a tile goes: its `rows × cols` corner at `c` (strides `rs`, `cs`), stored or
+/// added.
+#[derive(Clone, Copy)]
+struct Out<T> {
+    c: *mut T,
+    rs: isize,
+    cs: isize,
+    rows: usize,
+    cols: usize,
+    add: bool,
+}
+
+/// The `MR × NR` tile of the products of `MR` rows of A (`a_rs` apart, their depth
+/// `a_ds` apart: A in place, or a packed panel) and `kc` rows of B of `NR` contiguous
+/// elements, `b_stride` apart.
 #[inline(always)]
 unsafe fn tile<T: Real, const MR: usize, const NR: usize, const FMA: bool>(
     kc: usize,
     a: *const T,
+    a_rs: isize,
+    a_ds: isize,
     b: *const T,
     b_stride: isize,
 ) -> [[T; NR]; MR] {
+    let rows: [*const T; MR] = std::array::from_fn(|i| a.wrapping_offset(i as isize * a_rs));
     let mut acc = [[T::default(); NR]; MR];
     for d in 0..kc {
-        // SAFETY: the panels hold `kc` rows of MR and NR elements.
+        // SAFETY: the caller's rows hold `kc` elements of depth, B's panel `kc` rows.
         let (a, b) = unsafe {
+            let at = d as isize * a_ds;
             let b = b.offset(d as isize * b_stride) as *const [T; NR];
-            (&*(a.add(d * MR) as *const [T; MR]), b.read_unaligned())
+            let a: [T; MR] = std::array::from_fn(|i| *rows[i].offset(at));
+            (a, b.read_unaligned())
         };
         for i in 0..MR {
             for j in 0..NR {
@@ -436,39 +492,41 @@ unsafe fn tile<T: Real, const MR: usize, const NR: usize, const FMA: bool>(
     acc
 }
 
-/// Stores the top-left `rows × cols` of a tile at `c`, or adds it there.
+/// Stores (or adds) a tile to `out`.
 #[inline(always)]
-unsafe fn store<T: Real, const MR: usize, const NR: usize>(
-    tile: &[[T; NR]; MR],
-    c: *mut T,
-    rs: isize,
-    cs: isize,
-    rows: usize,
-    cols: usize,
-    add: bool,
-) {
-    if cs == 1 && cols == NR {
-        // Whole rows: vector stores (the loop over a whole tile has constant bounds, so
-        // the tile stays in registers).
-        let rows = if rows == MR { MR } else { rows };
-        for (i, row) in tile.iter().enumerate().take(rows) {
-            let out = unsafe { &mut *(c.offset(i as isize * rs) as *mut [T; NR]) };
-            for j in 0..NR {
-                out[j] = if add { out[j] + row[j] } else { row[j] };
-            }
+unsafe fn store<T: Real, const MR: usize, const NR: usize>(acc: [[T; NR]; MR], out: Out<T>) {
+    if out.cs == 1 && out.rows == MR && out.cols == NR {
+        // A whole tile along contiguous rows: vector stores straight from the registers.
+        for (i, sums) in acc.iter().enumerate() {
+            let row = unsafe { out.c.offset(i as isize * out.rs) } as *mut [T; NR];
+            let old = if out.add {
+                unsafe { row.read_unaligned() }
+            } else {
+                [T::default(); NR]
+            };
+            unsafe { row.write_unaligned(std::array::from_fn(|j| old[j] + sums[j])) };
         }
-        return;
+    } else {
+        unsafe { store_corner(&acc, out) };
     }
-    for (i, row) in tile.iter().enumerate().take(rows) {
-        for (j, &v) in row.iter().enumerate().take(cols) {
-            let out = unsafe { &mut *c.offset(i as isize * rs + j as isize * cs) };
-            *out = if add { *out + v } else { v };
+}
+
+/// Stores (or adds) the top-left corner of a tile: the edges of C, or C with strided rows.
+#[inline(never)]
+unsafe fn store_corner<T: Real, const MR: usize, const NR: usize>(
+    tile: &[[T; NR]; MR],
+    out: Out<T>,
+) {
+    for (i, row) in tile.iter().enumerate().take(out.rows) {
+        for (j, &v) in row.iter().enumerate().take(out.cols) {
+            let c = unsafe { &mut *out.c.offset(i as isize * out.rs + j as isize * out.cs) };
+            *c = if out.add { *c + v } else { v };
         }
     }
 }
 
 /// `C = 0` (or unchanged when accumulating): the product of an empty depth.
-unsafe fn scale_only<T: Real>(p: &Product<T>) {
+unsafe fn zero_depth<T: Real>(p: &Product<T>) {
     if p.accumulate {
         return;
     }
@@ -483,34 +541,34 @@ unsafe fn scale_only<T: Real>(p: &Product<T>) {
 /// are computed as dot products rather than packed.
 const DOT_MAX_SIDE: usize = 32;
 
-/// C's blocks of `DOT × DOT` outputs, each as dot products of `A`'s rows and `B`'s
-/// columns (both contiguous along the depth) summed in `L` vector lanes: no packing,
-/// which a product with few rows could not pay back.
+/// C's blocks of `R × C` outputs, each as dot products of A's rows and B's columns (both
+/// contiguous along the depth) summed in `L` vector lanes: no packing, which a product
+/// with few rows could not pay back.
 #[inline(always)]
-unsafe fn dot_blocks<T: Real, const L: usize, const FMA: bool>(p: &Product<T>) {
-    const DOT: usize = 4;
+unsafe fn dot_blocks<T: Real, const R: usize, const C: usize, const L: usize, const FMA: bool>(
+    p: &Product<T>,
+) {
     let whole = p.k / L * L;
-    for i0 in (0..p.m).step_by(DOT) {
-        let rows = DOT.min(p.m - i0);
+    for i0 in (0..p.m).step_by(R) {
+        let rows = R.min(p.m - i0);
         // Lines past the edge repeat the last one; their sums are not stored.
-        let a: [*const T; DOT] = std::array::from_fn(|i| unsafe {
+        let a: [*const T; R] = std::array::from_fn(|i| unsafe {
             p.a.ptr.offset((i0 + i.min(rows - 1)) as isize * p.a.rs)
         });
-        for j0 in (0..p.n).step_by(DOT) {
-            let cols = DOT.min(p.n - j0);
-            let b: [*const T; DOT] = std::array::from_fn(|j| unsafe {
+        for j0 in (0..p.n).step_by(C) {
+            let cols = C.min(p.n - j0);
+            let b: [*const T; C] = std::array::from_fn(|j| unsafe {
                 p.b.ptr.offset((j0 + j.min(cols - 1)) as isize * p.b.cs)
             });
-            let mut acc = [[[T::default(); L]; DOT]; DOT];
+            let mut acc = [[[T::default(); L]; C]; R];
             for d in (0..whole).step_by(L) {
-                let av: [[T; L]; DOT] = std::array::from_fn(|i| unsafe {
-                    (a[i].add(d) as *const [T; L]).read_unaligned()
-                });
-                let bv: [[T; L]; DOT] = std::array::from_fn(|j| unsafe {
-                    (b[j].add(d) as *const [T; L]).read_unaligned()
-                });
-                for i in 0..DOT {
-                    for j in 0..DOT {
+                let lanes = |x: *const T| unsafe { (x.add(d) as *const [T; L]).read_unaligned() };
+                let (av, bv): ([[T; L]; R], [[T; L]; C]) = (
+                    std::array::from_fn(|i| lanes(a[i])),
+                    std::array::from_fn(|j| lanes(b[j])),
+                );
+                for i in 0..R {
+                    for j in 0..C {
                         for l in 0..L {
                             acc[i][j][l] = mul_add::<T, FMA>(av[i][l], bv[j][l], acc[i][j][l]);
                         }
@@ -538,76 +596,33 @@ unsafe fn dot_blocks<T: Real, const L: usize, const FMA: bool>(p: &Product<T>) {
     }
 }
 
-/// Lanes of the partial sums a dot product keeps (so the compiler can vectorize it).
-const LANES: usize = 16;
-
-/// A product with one row or one column: each output is a dot product of one operand's
-/// row or column with the single one, summed in `LANES` partial sums where the depth is
-/// contiguous.
+/// A product with one row whose operands do not both run along the depth: B's rows
+/// contiguous, `C += a[d] · B[d, ..]` row by row; else one strided sum per output.
 #[inline(always)]
-unsafe fn vector_product<T: Real, const FMA: bool>(p: &Product<T>) {
-    // View the product as `outputs` dot products of `x` (fixed) with lines of `y`.
-    let (outputs, x, x_step, y, y_step, y_line, c_step) = if p.m == 1 {
-        (p.n, p.a.ptr, p.a.cs, p.b.ptr, p.b.rs, p.b.cs, p.c_cs)
-    } else {
-        (p.m, p.b.ptr, p.b.rs, p.a.ptr, p.a.cs, p.a.rs, p.c_rs)
+unsafe fn row_product<T: Real, const FMA: bool>(p: &Product<T>) {
+    let at = |x: Strided<T>, i: usize, j: usize| unsafe {
+        x.ptr.offset(i as isize * x.rs + j as isize * x.cs)
     };
-    let k = p.k;
-    if y_step != 1 && y_line == 1 {
-        // Lines contiguous across outputs: accumulate `x[d] · y[d, ..]` over the depth
-        // into C directly.
+    let c = |j: usize| unsafe { &mut *p.c.offset(j as isize * p.c_cs) };
+    if p.b.cs == 1 {
         if !p.accumulate {
-            for o in 0..outputs {
-                unsafe { *p.c.offset(o as isize * c_step) = T::default() };
-            }
+            (0..p.n).for_each(|j| *c(j) = T::default());
         }
-        for d in 0..k {
-            let xd = unsafe { *x.offset(d as isize * x_step) };
-            let row = unsafe { y.offset(d as isize * y_step) };
-            for o in 0..outputs {
-                unsafe {
-                    let out = p.c.offset(o as isize * c_step);
-                    *out = mul_add::<T, FMA>(xd, *row.add(o), *out);
-                }
+        for d in 0..p.k {
+            let (x, row) = unsafe { (*at(p.a, 0, d), at(p.b, d, 0)) };
+            for j in 0..p.n {
+                let out = c(j);
+                *out = mul_add::<T, FMA>(x, unsafe { *row.add(j) }, *out);
             }
         }
         return;
     }
-    for o in 0..outputs {
-        let line = unsafe { y.offset(o as isize * y_line) };
+    for j in 0..p.n {
         let mut sum = T::default();
-        if y_step == 1 && x_step == 1 {
-            let mut lanes = [T::default(); LANES];
-            let whole = k / LANES * LANES;
-            for d0 in (0..whole).step_by(LANES) {
-                let (xs, ys) = unsafe {
-                    (
-                        (x.add(d0) as *const [T; LANES]).read_unaligned(),
-                        (line.add(d0) as *const [T; LANES]).read_unaligned(),
-                    )
-                };
-                for l in 0..LANES {
-                    lanes[l] = mul_add::<T, FMA>(xs[l], ys[l], lanes[l]);
-                }
-            }
-            for l in lanes {
-                sum = sum + l;
-            }
-            for d in whole..k {
-                sum = unsafe { mul_add::<T, FMA>(*x.add(d), *line.add(d), sum) };
-            }
-        } else {
-            for d in 0..k {
-                sum = unsafe {
-                    let (xd, yd) = (
-                        *x.offset(d as isize * x_step),
-                        *line.offset(d as isize * y_step),
-                    );
-                    mul_add::<T, FMA>(xd, yd, sum)
-                };
-            }
+        for d in 0..p.k {
+            sum = unsafe { mul_add::<T, FMA>(*at(p.a, 0, d), *at(p.b, d, j), sum) };
         }
-        let out = unsafe { &mut *p.c.offset(o as isize * c_step) };
+        let out = c(j);
         *out = if p.accumulate { *out + sum } else { sum };
     }
 }
