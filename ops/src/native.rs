@@ -31,13 +31,40 @@ impl Real for f64 {
     }
 }
 
-/// Runs `task(i)` for every `i < n`, possibly at once on several threads (the backend's
-/// pool).
+/// Runs `task(i)` once for every `i < n`, possibly at once on several threads (the
+/// backend's pool).
 pub type ParallelFor<'a> = &'a (dyn Fn(usize, &(dyn Fn(usize) + Sync)) + Sync);
 
 /// [`ParallelFor`] on the calling thread.
 pub fn serial(n: usize, task: &(dyn Fn(usize) + Sync)) {
     (0..n).for_each(task)
+}
+
+/// `f(b, block)` for the blocks of `block_len` consecutive elements of `buf` (the last
+/// one shorter), over `parallel`, without allocating: each task writes its own block.
+pub fn for_blocks<T: Send>(
+    buf: &mut [T],
+    block_len: usize,
+    parallel: ParallelFor,
+    f: &(dyn Fn(usize, &mut [T]) + Sync),
+) {
+    struct Base<T>(*mut T);
+    // SAFETY: the tasks touch disjoint blocks of the buffer, whose elements are `Send`.
+    unsafe impl<T: Send> Sync for Base<T> {}
+    impl<T> Base<T> {
+        fn get(&self) -> *mut T {
+            self.0
+        }
+    }
+    let (len, block_len) = (buf.len(), block_len.max(1));
+    let base = Base(buf.as_mut_ptr());
+    parallel(len.div_ceil(block_len), &|b| {
+        let start = b * block_len;
+        let end = (start + block_len).min(len);
+        // SAFETY: `parallel` runs each block index once, and blocks do not overlap.
+        let block = unsafe { std::slice::from_raw_parts_mut(base.get().add(start), end - start) };
+        f(b, block)
+    });
 }
 
 /// The buffers of one call: inputs (with their shapes) and outputs (in the context's

@@ -16,16 +16,15 @@
 //! moving statistics get none, and the head gradients of the `mean`/`var` outputs are
 //! ignored even when output_mean_var makes them visible.
 
-use std::sync::Mutex;
-
 use super::common::{axis_of, elems, split_at_axis, Through};
-use crate::native::{serial, Native, NativeIo, ParallelFor, Real};
+use crate::native::{for_blocks, serial, Native, NativeIo, ParallelFor, Real};
 use crate::param::{param, py_float, ParamDef, ParamType};
 use crate::shape::{invalid, same_shape, set_in, set_out, OpError, Shape, Slot};
 use crate::{
     Attrs, Compute, DType, Grad, GradCtx, GradGraph, Handle, Inputs, KernelCtx, OpDef, Outputs,
     Pattern, Registry, Tensor,
 };
+use std::cell::RefCell;
 
 const OP: &str = "BatchNorm";
 
@@ -299,24 +298,39 @@ fn on_buffers(ctx: &KernelCtx, io: NativeIo, data: usize, core: Core<f32>) -> Re
 /// Tasks a call splits into at least (where there are as many channels or planes).
 const TASKS: usize = 16;
 
-/// `f(ch)` for every channel `ch < c` (its statistics or sums, each independent), blocks
-/// of channels over `parallel`, each block writing its own slots.
-fn per_channel(
+/// `then(slots)` after `slots[ch] = f(ch)` for every channel `ch < c` (its statistics or
+/// sums, each independent), blocks of channels over `parallel`, each block writing its
+/// own slots. The slots are the thread's, reused: a warm call allocates nothing.
+fn per_channel<R>(
     c: usize,
     parallel: ParallelFor,
     f: impl Fn(usize) -> (f64, f64) + Sync,
-) -> Vec<(f64, f64)> {
-    let mut slots = vec![(0.0, 0.0); c];
-    let per = c.div_ceil(TASKS).max(1);
-    let blocks: Vec<Mutex<&mut [(f64, f64)]>> = slots.chunks_mut(per).map(Mutex::new).collect();
-    parallel(blocks.len(), &|b| {
-        let mut block = blocks[b].lock().unwrap_or_else(|e| e.into_inner());
-        for (j, slot) in block.iter_mut().enumerate() {
-            *slot = f(b * per + j);
+    then: impl FnOnce(&[(f64, f64)]) -> R,
+) -> R {
+    thread_local! {
+        static SLOTS: RefCell<Vec<(f64, f64)>> = const { RefCell::new(Vec::new()) };
+    }
+    let fill = |slots: &mut Vec<(f64, f64)>| {
+        slots.resize(c, (0.0, 0.0));
+        let per = c.div_ceil(TASKS).max(1);
+        for_blocks(&mut slots[..c], per, parallel, &|b, block| {
+            for (j, slot) in block.iter_mut().enumerate() {
+                *slot = f(b * per + j);
+            }
+        });
+    };
+    SLOTS.with(|slots| match slots.try_borrow_mut() {
+        Ok(mut slots) => {
+            fill(&mut slots);
+            then(&slots[..c])
         }
-    });
-    drop(blocks);
-    slots
+        // A kernel inside `then` on the same thread: its own slots.
+        Err(_) => {
+            let mut own = Vec::new();
+            fill(&mut own);
+            then(&own)
+        }
+    })
 }
 
 /// `f(ch, start, plane)` for every plane of `inner` consecutive elements of the
@@ -332,9 +346,7 @@ fn per_plane<T: Send>(
 ) {
     let inner = inner.max(1);
     let per = (out.len() / inner).div_ceil(TASKS).max(1);
-    let blocks: Vec<Mutex<&mut [T]>> = out.chunks_mut(per * inner).map(Mutex::new).collect();
-    parallel(blocks.len(), &|b| {
-        let mut block = blocks[b].lock().unwrap_or_else(|e| e.into_inner());
+    for_blocks(out, per * inner, parallel, &|b, block| {
         for (j, plane) in block.chunks_mut(inner).enumerate() {
             let r = b * per + j;
             f(r % c, r * inner, plane);
@@ -362,7 +374,7 @@ fn bn_forward<T: Real>(
     // The elements of channel `ch`, by linear index.
     let channel =
         |ch: usize| (0..outer).flat_map(move |o| (0..inner).map(move |i| (o * c + ch) * inner + i));
-    let stats = per_channel(c, parallel, |ch| {
+    let statistics = |ch| {
         if batch_stats {
             let mean = channel(ch).map(|i| x[i].to_f64()).sum::<f64>() / m;
             let sq: f64 = channel(ch).map(|i| (x[i].to_f64() - mean).powi(2)).sum();
@@ -379,19 +391,21 @@ fn bn_forward<T: Real>(
                 1.0 / (moving_var[ch].to_f64() + eps).sqrt(),
             )
         }
-    });
-    per_plane(out, c, inner, parallel, |ch, start, plane| {
-        let (mean, invstd) = stats[ch];
-        let g = if fix_gamma { 1.0 } else { gamma[ch].to_f64() };
-        let b = beta[ch].to_f64();
-        for (o, v) in plane.iter_mut().zip(&x[start..]) {
-            *o = T::from_f64((v.to_f64() - mean) * invstd * g + b);
+    };
+    per_channel(c, parallel, statistics, |stats| {
+        per_plane(out, c, inner, parallel, |ch, start, plane| {
+            let (mean, invstd) = stats[ch];
+            let g = if fix_gamma { 1.0 } else { gamma[ch].to_f64() };
+            let b = beta[ch].to_f64();
+            for (o, v) in plane.iter_mut().zip(&x[start..]) {
+                *o = T::from_f64((v.to_f64() - mean) * invstd * g + b);
+            }
+        });
+        for ((mean, invstd), &(mu, s)) in means.iter_mut().zip(invstds).zip(stats) {
+            *mean = T::from_f64(mu);
+            *invstd = T::from_f64(s);
         }
     });
-    for ((mean, invstd), &(mu, s)) in means.iter_mut().zip(invstds).zip(&stats) {
-        *mean = T::from_f64(mu);
-        *invstd = T::from_f64(s);
-    }
     Ok(())
 }
 
@@ -514,31 +528,33 @@ fn bn_backward<T: Real>(
         |ch: usize| (0..outer).flat_map(move |o| (0..inner).map(move |i| (o * c + ch) * inner + i));
     let xhat = |ch: usize, i: usize| (x[i].to_f64() - mean[ch].to_f64()) * invstd[ch].to_f64();
     // Σ dy and Σ dy·x̂ of each channel.
-    let sums = per_channel(c, parallel, |ch| {
+    let sums = |ch| {
         let sum_dy: f64 = channel(ch).map(|i| og[i].to_f64()).sum();
         let sum_dy_xhat: f64 = channel(ch).map(|i| og[i].to_f64() * xhat(ch, i)).sum();
         (sum_dy, sum_dy_xhat)
-    });
-    per_plane(dx, c, inner, parallel, |ch, start, plane| {
-        let g = if fix_gamma { 1.0 } else { gamma[ch].to_f64() };
-        let s = invstd[ch].to_f64();
-        let (sum_dy, sum_dy_xhat) = sums[ch];
-        for (k, d) in plane.iter_mut().enumerate() {
-            let i = start + k;
-            let direct = og[i].to_f64();
-            // Through the batch mean and variance: −mean(dy) − x̂·mean(dy·x̂).
-            let through_stats = if batch_stats {
-                -sum_dy / m - xhat(ch, i) * sum_dy_xhat / m
-            } else {
-                0.0
-            };
-            *d = T::from_f64(g * s * (direct + through_stats));
+    };
+    per_channel(c, parallel, sums, |sums| {
+        per_plane(dx, c, inner, parallel, |ch, start, plane| {
+            let g = if fix_gamma { 1.0 } else { gamma[ch].to_f64() };
+            let s = invstd[ch].to_f64();
+            let (sum_dy, sum_dy_xhat) = sums[ch];
+            for (k, d) in plane.iter_mut().enumerate() {
+                let i = start + k;
+                let direct = og[i].to_f64();
+                // Through the batch mean and variance: −mean(dy) − x̂·mean(dy·x̂).
+                let through_stats = if batch_stats {
+                    -sum_dy / m - xhat(ch, i) * sum_dy_xhat / m
+                } else {
+                    0.0
+                };
+                *d = T::from_f64(g * s * (direct + through_stats));
+            }
+        });
+        for ((dg, db), &(sum_dy, sum_dy_xhat)) in dgamma.iter_mut().zip(dbeta).zip(sums) {
+            *dg = T::from_f64(if fix_gamma { 0.0 } else { sum_dy_xhat });
+            *db = T::from_f64(sum_dy);
         }
     });
-    for ((dg, db), &(sum_dy, sum_dy_xhat)) in dgamma.iter_mut().zip(dbeta).zip(&sums) {
-        *dg = T::from_f64(if fix_gamma { 0.0 } else { sum_dy_xhat });
-        *db = T::from_f64(sum_dy);
-    }
     Ok(())
 }
 

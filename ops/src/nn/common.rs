@@ -97,8 +97,47 @@ pub(crate) fn dims3(v: &[usize], fill: usize) -> [usize; 3] {
     d
 }
 
-/// A per-spatial-dimension tuple parameter (stride, dilate, pad): `()` means `default`
-/// everywhere; otherwise it needs one entry per kernel dimension.
+/// A spatial tuple of at most 3 entries, kept inline (a kernel builds one per call without
+/// allocating).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Dims {
+    len: usize,
+    v: [usize; 3],
+}
+
+impl Dims {
+    /// `n` (at most 3) entries equal to `x`.
+    pub(crate) fn filled(n: usize, x: usize) -> Dims {
+        Dims {
+            len: n.min(3),
+            v: [x; 3],
+        }
+    }
+
+    /// The first 3 entries of `v` at most.
+    pub(crate) fn from_slice(v: &[usize]) -> Dims {
+        let mut d = Dims::filled(v.len(), 0);
+        d.v[..d.len].copy_from_slice(&v[..d.len]);
+        d
+    }
+}
+
+impl std::ops::Deref for Dims {
+    type Target = [usize];
+    fn deref(&self) -> &[usize] {
+        &self.v[..self.len]
+    }
+}
+
+impl std::ops::DerefMut for Dims {
+    fn deref_mut(&mut self) -> &mut [usize] {
+        &mut self.v[..self.len]
+    }
+}
+
+/// A per-spatial-dimension tuple parameter (stride, dilate, pad) of a kernel of `n` (at
+/// most 3) dimensions: `()` means `default` everywhere; otherwise it needs one entry per
+/// kernel dimension.
 pub(crate) fn spatial(
     a: &Attrs,
     op: &str,
@@ -106,10 +145,10 @@ pub(crate) fn spatial(
     n: usize,
     default: usize,
     min: usize,
-) -> Result<Vec<usize>, OpError> {
+) -> Result<Dims, OpError> {
     let v = a.shape(name);
     if v.is_empty() {
-        return Ok(vec![default; n]);
+        return Ok(Dims::filled(n, default));
     }
     if v.len() != n {
         return invalid(format!(
@@ -122,7 +161,11 @@ pub(crate) fn spatial(
             "{op}: `{name}` entries must be in [{min}, {MAX_WINDOW}], got {bad}"
         ));
     }
-    Ok(v.iter().map(|&x| x as usize).collect())
+    let mut d = Dims::filled(n, 0);
+    for (slot, &x) in d.iter_mut().zip(v) {
+        *slot = x as usize;
+    }
+    Ok(d)
 }
 
 /// An int parameter that must be at least 1.

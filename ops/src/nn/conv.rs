@@ -141,9 +141,9 @@ impl Geometry {
         let n = k.len();
         let g = Geometry {
             kernel: k.iter().map(|&x| x as usize).collect(),
-            stride: spatial(a, op, "stride", n, 1, 1)?,
-            dilate: spatial(a, op, "dilate", n, 1, 1)?,
-            pad: spatial(a, op, "pad", n, 0, 0)?,
+            stride: spatial(a, op, "stride", n, 1, 1)?.to_vec(),
+            dilate: spatial(a, op, "dilate", n, 1, 1)?.to_vec(),
+            pad: spatial(a, op, "pad", n, 0, 0)?.to_vec(),
             filters: positive(a, op, "num_filter")?,
             groups: positive(a, op, "num_group")?,
             last: channel_last(a, op, n)?,

@@ -161,7 +161,11 @@ impl Deconv {
         } else {
             Some(t.iter().map(|&x| x as usize).collect())
         };
-        Ok(Deconv { g, adj, target })
+        Ok(Deconv {
+            g,
+            adj: adj.to_vec(),
+            target,
+        })
     }
 
     /// The padding per spatial axis and the output's spatial size (0 where the input's is

@@ -13,11 +13,10 @@
 //! node gets no head-gradient variable for it.
 
 use std::ops::Range;
-use std::sync::Mutex;
 
 use super::common::{elems, numel, Through};
 use super::softmax::softmax_into;
-use crate::native::{serial, Native, ParallelFor, Real};
+use crate::native::{for_blocks, serial, Native, ParallelFor, Real};
 use crate::param::{param, ParamDef, ParamType};
 use crate::shape::{fmt_shape, invalid, is_known, same_shape, set_in, unify, OpError, Shape, Slot};
 use crate::{
@@ -181,11 +180,9 @@ fn per_sample<T: Send>(
     f: impl Fn(Range<usize>, &mut [T]) + Sync,
 ) {
     let per = n.div_ceil(TASKS).max(1);
-    let chunks: Vec<Mutex<&mut [T]>> = buf.chunks_mut((per * len).max(1)).map(Mutex::new).collect();
-    parallel(chunks.len(), &|t| {
-        let mut chunk = chunks[t].lock().unwrap_or_else(|e| e.into_inner());
+    for_blocks(buf, per * len, parallel, &|t, chunk| {
         let first = t * per;
-        f(first..(first + per).min(n), &mut chunk);
+        f(first..(first + per).min(n), chunk);
     });
 }
 

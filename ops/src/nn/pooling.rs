@@ -5,10 +5,10 @@
 
 use super::common::{
     all_grads, channel_last, channels_first, channels_last, dims3, elems, flops, from_ncx,
-    rank_error, spatial, to_ncx, Through, LAYOUTS, MAX_WINDOW,
+    rank_error, spatial, to_ncx, Dims, Through, LAYOUTS, MAX_WINDOW,
 };
 use crate::contraction::{Contraction, Read};
-use crate::native::{serial, Native, ParallelFor, Real};
+use crate::native::{for_blocks, serial, Native, ParallelFor, Real};
 use crate::param::{param, ParamDef, ParamType};
 use crate::shape::{fmt_shape, invalid, set_in, set_out, OpError, Shape};
 use crate::{c, x, Combiner, IndexExpr};
@@ -108,9 +108,9 @@ static POOLING: OpDef = OpDef {
 /// The window of one pooling, resolved for a data rank.
 struct Window {
     /// Empty for global pooling (the kernel is the input's spatial extent).
-    kernel: Vec<usize>,
-    stride: Vec<usize>,
-    pad: Vec<usize>,
+    kernel: Dims,
+    stride: Dims,
+    pad: Dims,
     last: bool,
 }
 
@@ -129,9 +129,9 @@ impl Window {
             }
             let n = rank - 2;
             return Ok(Window {
-                kernel: vec![],
-                stride: vec![1; n],
-                pad: vec![0; n],
+                kernel: Dims::filled(0, 0),
+                stride: Dims::filled(n, 1),
+                pad: Dims::filled(n, 0),
                 last: channel_last(a, OP, n)?,
             });
         }
@@ -142,8 +142,12 @@ impl Window {
             ));
         }
         let n = k.len();
+        let mut kernel = Dims::filled(n, 0);
+        for (slot, &x) in kernel.iter_mut().zip(k) {
+            *slot = x as usize;
+        }
         let w = Window {
-            kernel: k.iter().map(|&x| x as usize).collect(),
+            kernel,
             stride: spatial(a, OP, "stride", n, 1, 1)?,
             pad: spatial(a, OP, "pad", n, 0, 0)?,
             last: channel_last(a, OP, n)?,
@@ -241,42 +245,65 @@ fn window(o: usize, k: usize, stride: usize, pad: usize, len: usize) -> (usize, 
     (lo, hi.max(lo), (end - start).max(0) as usize)
 }
 
-/// Calls `f(plane, o, taps, padded)` for every output element, in channel-first order
-/// with every case run as 3-D (missing leading spatial dims have size 1): `plane` is the
-/// (batch, channel) plane, `o` the element's index in its output plane, `taps` the
-/// in-plane indices of the input elements its window covers (clipped to the input, in
-/// row-major order), `padded` the window's size clipped to the padded input (the
-/// count_include_pad divisor). The one loop nest of the forward and backward kernels.
-/// Calls `f(plane, output position, taps, padded window size)` for every window of the
-/// planes `planes` (all of them: `0..n·c`).
+/// The in-plane indices of the input elements a window covers (clipped to the input, in
+/// row-major order), from its ranges along the 3 spatial dims of an input of dims `xd`.
+#[derive(Clone, Copy)]
+struct Taps {
+    ranges: [(usize, usize); 3],
+    xd: [usize; 3],
+}
+
+impl Taps {
+    fn iter(self) -> impl Iterator<Item = usize> {
+        let ([z, y, x], xd) = (self.ranges, self.xd);
+        (z.0..z.1).flat_map(move |z| {
+            (y.0..y.1).flat_map(move |y| {
+                let row = (z * xd[1] + y) * xd[2];
+                (x.0..x.1).map(move |x| row + x)
+            })
+        })
+    }
+
+    fn len(self) -> usize {
+        self.ranges.iter().map(|(lo, hi)| hi - lo).product()
+    }
+
+    fn last(self) -> Option<usize> {
+        let [z, y, x] = self.ranges;
+        (self.len() > 0).then(|| ((z.1 - 1) * self.xd[1] + y.1 - 1) * self.xd[2] + x.1 - 1)
+    }
+}
+
+/// Calls `f(plane, o, taps, padded)` for every output element of the planes `planes`
+/// (all of them: `0..n·c`), in channel-first order with every case run as 3-D (missing
+/// leading spatial dims have size 1): `plane` is the (batch, channel) plane, `o` the
+/// element's index in its output plane, `taps` its window's inputs, `padded` the window's
+/// size clipped to the padded input (the count_include_pad divisor). The one loop nest of
+/// the forward and backward kernels.
 fn for_each_window(
     w: &Window,
     x_shape: &[usize],
     o_shape: &[usize],
     planes: std::ops::Range<usize>,
-    mut f: impl FnMut(usize, usize, &[usize], usize),
+    mut f: impl FnMut(usize, usize, Taps, usize),
 ) {
     let kernel = if w.kernel.is_empty() {
-        x_shape[2..].to_vec() // global: the whole input
+        Dims::from_slice(&x_shape[2..]) // global: the whole input
     } else {
-        w.kernel.clone()
+        w.kernel
     };
     let (xd, od) = (dims3(&x_shape[2..], 1), dims3(&o_shape[2..], 1));
     let (k, s, p) = (dims3(&kernel, 1), dims3(&w.stride, 1), dims3(&w.pad, 0));
     let o_plane = od.iter().product::<usize>();
-    let mut taps = Vec::new();
     for plane in planes {
         for o in 0..o_plane {
             let pos = [o / (od[1] * od[2]), o / od[2] % od[1], o % od[2]];
             let win: [_; 3] = std::array::from_fn(|i| window(pos[i], k[i], s[i], p[i], xd[i]));
-            taps.clear();
-            for z in win[0].0..win[0].1 {
-                for y in win[1].0..win[1].1 {
-                    let row = (z * xd[1] + y) * xd[2];
-                    taps.extend(row + win[2].0..row + win[2].1);
-                }
-            }
-            f(plane, o, &taps, win.iter().map(|w| w.2).product());
+            let taps = Taps {
+                ranges: win.map(|(lo, hi, _)| (lo, hi)),
+                xd,
+            };
+            f(plane, o, taps, win.iter().map(|w| w.2).product());
         }
     }
 }
@@ -317,9 +344,9 @@ fn pool_contraction(
         return invalid("Pooling: channel-last layouts are not declared as a contraction");
     }
     let kernel = if w.kernel.is_empty() {
-        x_shape[2..].to_vec()
+        Dims::from_slice(&x_shape[2..])
     } else {
-        w.kernel.clone()
+        w.kernel
     };
     let rank = o_shape.len();
     let mut coords = vec![IndexExpr::Out(0), IndexExpr::Out(1)];
@@ -349,7 +376,7 @@ fn pool_contraction(
     };
     Ok(Contraction {
         combiner,
-        extents: kernel,
+        extents: kernel.to_vec(),
         reads: vec![Read {
             input: 0,
             coords,
@@ -377,7 +404,7 @@ fn pool_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
         &out_shape,
         planes,
         |plane, o, taps, padded| {
-            let vals = taps.iter().map(|&t| x.data[plane * x_plane + t]);
+            let vals = taps.iter().map(|t| x.data[plane * x_plane + t]);
             out[plane * o_plane + o] = match kind {
                 // An empty window (all padding) stays at the lowest value.
                 Kind::Max => vals.fold(f64::NEG_INFINITY, |m, v| if v > m { v } else { m }),
@@ -468,13 +495,7 @@ fn pool_backward<T: Real>(
     let planes = x_shape[0] * x_shape[1];
     // Blocks of whole planes, each task writing its own.
     let per_task = planes.div_ceil(16).max(1);
-    let blocks: Vec<std::sync::Mutex<&mut [T]>> = dx
-        .chunks_mut(per_task * x_plane)
-        .map(std::sync::Mutex::new)
-        .collect();
-    parallel(blocks.len(), &|b| {
-        let mut guard = blocks[b].lock().unwrap_or_else(|e| e.into_inner());
-        let dx = &mut **guard;
+    for_blocks(dx, per_task * x_plane, parallel, &|b, dx| {
         dx.fill(T::from_f64(0.0));
         let first = b * per_task;
         let mine = first..(first + per_task).min(planes);
@@ -495,14 +516,14 @@ fn pool_backward<T: Real>(
                 Kind::Max => {
                     let hit = taps
                         .iter()
-                        .find(|&&t| x[at(t)].to_f64() == yv)
+                        .find(|&t| x[at(t)].to_f64() == yv)
                         .or(taps.last());
-                    if let Some(&t) = hit {
+                    if let Some(t) = hit {
                         add(t, gv);
                     }
                 }
                 _ => {
-                    for &t in taps {
+                    for t in taps.iter() {
                         let xv = x[at(t)].to_f64();
                         add(
                             t,

@@ -7,10 +7,11 @@
 //! machine has, chosen once at run time. Products with one row or one column skip the
 //! packing (they are bound by reading the other operand once).
 //!
-//! The packed panels live in the calling thread's workspace, which only grows: once a
-//! thread has packed its largest blocks, products allocate nothing. That is why kiln has
-//! its own product: the gemm crate allocates its packing buffers on every call, so a warm
-//! training step could not be allocation-free.
+//! The packed blocks live in the calling thread's workspace, sized once for the largest
+//! blocks: after a thread's first product, products allocate nothing. That is why kiln
+//! has its own product: the gemm crate allocates its packing buffers on every call, so a
+//! warm training step could not be allocation-free. `cargo bench -p kiln-runtime --bench
+//! gemm` compares the two on the benchmark networks' shapes.
 
 use std::cell::RefCell;
 use std::sync::OnceLock;
@@ -143,11 +144,13 @@ impl Real for f64 {
 const KC: usize = 256;
 /// Rows of A packed at once (an `MC × KC` block stays in L2).
 const MC: usize = 192;
-/// Columns of B packed at once.
-const NC: usize = 4096;
+/// Columns of B packed at once (with `MC` and `KC`, what each thread's workspace holds:
+/// 2.4 MB in f64).
+const NC: usize = 1024;
 
 thread_local! {
-    /// The calling thread's packing space, in cache lines; it only grows.
+    /// The calling thread's packing space, in cache lines: reserved capacity (its length
+    /// stays 0).
     static WORKSPACE: RefCell<Vec<CacheLine>> = const { RefCell::new(Vec::new()) };
 }
 
@@ -252,14 +255,7 @@ unsafe fn blocked_as_given<
 >(
     p: &Product<T>,
 ) {
-    let kc_max = KC.min(p.k);
-    let mc_max = MC.min(p.m.next_multiple_of(MR));
-    let nc_max = NC.min(p.n.next_multiple_of(NR));
-    let (a_len, b_len) = (mc_max * kc_max, nc_max * kc_max);
-    let lines = |n: usize| (n * size_of::<T>()).div_ceil(64);
-    let packed_a = workspace(lines(a_len) + lines(b_len)) as *mut T;
-    // SAFETY: both packed blocks fit in the workspace, B's after A's lines.
-    let packed_b = unsafe { (packed_a as *mut CacheLine).add(lines(a_len)) } as *mut T;
+    let (packed_a, packed_b) = workspace::<T>();
     let (a_in_place, b_in_place) = (p.a.cs == 1, p.b.cs == 1);
     for jc in (0..p.n).step_by(NC) {
         let nc = NC.min(p.n - jc);
@@ -384,15 +380,34 @@ impl<T: Copy> Strided<T> {
     }
 }
 
-/// The calling thread's workspace, grown to at least `lines` cache lines. It stays valid
-/// until the next call on this thread (products do not nest).
-fn workspace(lines: usize) -> *mut CacheLine {
+/// Bytes of the largest packed blocks (in f64).
+const WORKSPACE_BYTES: usize = (MC + NC) * KC * size_of::<f64>();
+
+/// Reserves the calling thread's workspace for any product (address space only: pages
+/// are touched as blocks are packed). The kernels' pool threads and the engine's CPU
+/// workers call it as they start, so which thread runs a product never makes a training
+/// step allocate.
+pub fn reserve_workspace() {
     WORKSPACE.with(|ws| {
         let mut ws = ws.borrow_mut();
-        if ws.len() < lines {
-            ws.resize(lines, CacheLine([0; 64]));
+        let lines = WORKSPACE_BYTES.div_ceil(64);
+        if ws.capacity() < lines {
+            ws.reserve_exact(lines);
         }
-        ws.as_mut_ptr()
+    });
+}
+
+/// The calling thread's packed blocks of A (`MC × KC`) and B (`KC × NC`), valid until
+/// the next product on this thread (products do not nest).
+fn workspace<T>() -> (*mut T, *mut T) {
+    reserve_workspace();
+    let a_lines = (MC * KC * size_of::<T>()).div_ceil(64);
+    WORKSPACE.with(|ws| {
+        // The blocks live in the reserved capacity: packing writes every element a tile
+        // reads.
+        let a = ws.borrow_mut().as_mut_ptr();
+        // SAFETY: B's block starts after A's lines, inside the reserved capacity.
+        (a as *mut T, unsafe { a.add(a_lines) } as *mut T)
     })
 }
 
@@ -779,6 +794,7 @@ mod tests {
         let lines = WORKSPACE.with(|ws| ws.borrow().capacity());
         product(&mut c);
         assert_eq!(WORKSPACE.with(|ws| ws.borrow().capacity()), lines);
+        assert!(lines * 64 >= WORKSPACE_BYTES);
         assert!(c.iter().all(|&v| v == 150.0));
     }
 }

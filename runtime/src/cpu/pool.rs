@@ -216,6 +216,7 @@ fn run_claimed(s: &Shared, generation: u32, tasks: usize, task: &Task<'_>) {
 const SPINS: u32 = 1 << 14;
 
 fn worker(s: &Shared) {
+    super::gemm::reserve_workspace();
     let mut seen = 0u32;
     loop {
         for _ in 0..SPINS {

@@ -240,6 +240,8 @@ impl Inner {
 /// dropped. It holds the engine only while waiting briefly or running, so dropping the
 /// last [`Engine`](super::Engine) handle ends it.
 fn worker(engine: std::sync::Weak<Inner>, lane: usize) {
+    // CPU operations run matrix products on this thread too (as the pool's caller).
+    crate::cpu::gemm::reserve_workspace();
     while let Some(inner) = engine.upgrade() {
         let next = {
             let l = &inner.lanes[lane];

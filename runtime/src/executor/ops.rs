@@ -27,6 +27,9 @@ pub(super) struct NodeRun<'a> {
 /// The engine operation of one node: reads its input arrays, runs the operator's kernel,
 /// writes its output arrays. Random operators also write the executor's generator variable,
 /// which orders them, and draw a fresh key each run.
+/// Buffers of a native node kept on the stack while it runs.
+const STACK_IO: usize = 8;
+
 pub(super) fn node_operator(g: &Graph, inferred: &Inferred, run: NodeRun) -> Arc<Operator> {
     let NodeRun {
         id,
@@ -77,12 +80,27 @@ pub(super) fn node_operator(g: &Graph, inferred: &Inferred, run: NodeRun) -> Arc
                 rng_key,
             };
             if let Some(kernel) = op.native.filter(|_| native) {
+                // The buffers' slices on the stack (a run allocates nothing), on the heap
+                // for nodes with more.
+                let (mut ins, mut outs): ([&[f32]; STACK_IO], [&mut [f32]; STACK_IO]) =
+                    ([&[]; STACK_IO], std::array::from_fn(|_| &mut [][..]));
+                let (mut more_ins, mut more_outs) = (Vec::new(), Vec::new());
+                let (ins, outs) = if inputs.len().max(outputs.len()) <= STACK_IO {
+                    (&mut ins[..inputs.len()], &mut outs[..outputs.len()])
+                } else {
+                    more_ins.resize(inputs.len(), &[][..]);
+                    more_outs.resize_with(outputs.len(), || &mut [][..]);
+                    (&mut more_ins[..], &mut more_outs[..])
+                };
                 // SAFETY: as below; the arrays are f32 (checked at bind) and distinct (the
                 // arena never places a native node's output over its inputs).
-                let ins: Vec<&[f32]> = inputs.iter().map(|a| unsafe { a.as_f32() }).collect();
-                let mut outs: Vec<&mut [f32]> =
-                    outputs.iter().map(|a| unsafe { a.as_f32_mut() }).collect();
-                return crate::aot::run_native(&kernel, &ctx, &ins, &in_shapes, &mut outs)
+                for (slot, a) in ins.iter_mut().zip(&inputs) {
+                    *slot = unsafe { a.as_f32() };
+                }
+                for (slot, a) in outs.iter_mut().zip(&outputs) {
+                    *slot = unsafe { a.as_f32_mut() };
+                }
+                return crate::aot::run_native(&kernel, &ctx, ins, &in_shapes, outs)
                     .map_err(|e| e.render(&in_names, &out_names));
             }
             // SAFETY: the engine runs this after pending writes of the inputs and exclusively
