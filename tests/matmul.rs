@@ -1,7 +1,7 @@
 //! Matrix products found in the kernel IR (`kir::matmul`): each recognized kernel, run as
 //! the product it was recognized as (a naive triple loop over its strides, then its
 //! epilogue on the IR interpreter), gives what the kernel itself gives on the interpreter;
-//! and executors whose products run on the gemm crate give what the graph interpreter
+//! and executors whose products run on kiln's gemm give what the graph interpreter
 //! gives, forward and backward.
 
 use kiln_compiler::autodiff::{differentiate, GradReq};

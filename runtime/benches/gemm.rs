@@ -1,103 +1,163 @@
 //! kiln's matrix product against the gemm crate (its former backend) on one thread, on
-//! the shapes kiln's benchmark networks multiply: `cargo bench -p kiln-runtime --bench
-//! gemm` prints GFLOP/s of both and the ratio of their times (best of five runs each).
+//! the products kiln's benchmark networks run (as `matmul` blocks them over two threads):
+//! `cargo bench -p kiln-runtime --bench gemm` prints GFLOP/s of both, the ratio of their
+//! times (best of five runs each) and the geometric mean of the ratios.
 
 use kiln_runtime::cpu::gemm::{run, Product, Strided};
 use std::time::Instant;
 
-/// A matrix product's shape and where it comes from: `m × n × k`, A row-major (else
-/// column-major), B row-major (else column-major).
+/// One product: sizes, the strides (row, column) of A, B and C, and where it comes from.
 struct Shape {
-    m: usize,
-    n: usize,
-    k: usize,
-    a_rows: bool,
-    b_rows: bool,
+    mnk: [usize; 3],
+    strides: [(isize, isize); 3],
     from: &'static str,
 }
 
-const SHAPES: [Shape; 12] = [
-    shape(64, 500, 784, true, false, "MLP fc1 forward (x·Wᵀ)"),
-    shape(500, 784, 64, false, true, "MLP fc1 weight gradient (gᵀ·x)"),
-    shape(64, 784, 500, true, true, "MLP fc1 data gradient (g·W)"),
-    shape(1, 1000, 512, true, false, "ResNet-18 fc, batch 1"),
-    shape(8, 1000, 512, true, false, "ResNet-18 fc, batch 8"),
+const fn shape(mnk: [usize; 3], strides: [(isize, isize); 3], from: &'static str) -> Shape {
+    Shape { mnk, strides, from }
+}
+
+const SHAPES: &[Shape] = &[
     shape(
-        64,
-        3136,
-        576,
-        true,
-        true,
-        "ResNet-18 layer1 3x3 conv (im2col)",
+        [128, 128, 784],
+        [(784, 1), (1, 784), (512, 1)],
+        "mlp-train fc1 forward",
     ),
     shape(
-        256,
-        196,
-        2304,
-        true,
-        true,
-        "ResNet-18 layer3 3x3 conv (im2col)",
+        [128, 128, 512],
+        [(512, 1), (1, 512), (512, 1)],
+        "mlp-train fc2 forward",
     ),
     shape(
-        512,
-        49,
-        4608,
-        true,
-        true,
-        "ResNet-18 layer4 3x3 conv (im2col)",
+        [128, 10, 512],
+        [(512, 1), (1, 512), (10, 1)],
+        "mlp-train fc3 forward",
     ),
-    shape(64, 784, 64, true, true, "Winograd product, layer1"),
-    shape(128, 196, 128, true, true, "Winograd product, layer2"),
-    shape(20, 576, 25, true, true, "LeNet conv1 (im2col)"),
-    shape(50, 64, 500, true, true, "LeNet conv2 (im2col)"),
+    shape(
+        [512, 196, 128],
+        [(1, 512), (784, 1), (784, 1)],
+        "mlp-train fc1 weight gradient",
+    ),
+    shape(
+        [128, 512, 128],
+        [(1, 512), (512, 1), (512, 1)],
+        "mlp-train fc2 weight gradient",
+    ),
+    shape(
+        [128, 196, 512],
+        [(512, 1), (784, 1), (784, 1)],
+        "mlp-train fc2 data gradient",
+    ),
+    shape(
+        [128, 128, 512],
+        [(512, 1), (512, 1), (512, 1)],
+        "mlp-train fc3 data gradient",
+    ),
+    shape(
+        [576, 20, 25],
+        [(1, 36864), (1, 25), (1, 576)],
+        "lenet-train conv1, per sample",
+    ),
+    shape(
+        [64, 50, 500],
+        [(1, 4096), (1, 500), (1, 64)],
+        "lenet-train conv2, per sample",
+    ),
+    shape(
+        [144, 20, 1250],
+        [(1, 9216), (20, 1), (1, 144)],
+        "lenet-train conv2 data gradient",
+    ),
+    shape(
+        [20, 6, 36864],
+        [(1, 20), (25, 1), (25, 1)],
+        "lenet-train conv1 weight gradient",
+    ),
+    shape(
+        [50, 125, 4096],
+        [(1, 50), (500, 1), (500, 1)],
+        "lenet-train conv2 weight gradient",
+    ),
+    shape(
+        [64, 125, 800],
+        [(800, 1), (1, 800), (500, 1)],
+        "lenet-train fc1 forward",
+    ),
+    shape(
+        [500, 200, 64],
+        [(1, 500), (800, 1), (800, 1)],
+        "lenet-train fc1 weight gradient",
+    ),
+    shape(
+        [64, 784, 64],
+        [(1, 64), (784, 1), (784, 1)],
+        "resnet18-infer Winograd, layer1",
+    ),
+    shape(
+        [128, 196, 128],
+        [(1, 128), (196, 1), (196, 1)],
+        "resnet18-infer Winograd, layer2",
+    ),
+    shape(
+        [256, 49, 256],
+        [(1, 256), (49, 1), (49, 1)],
+        "resnet18-infer Winograd, layer3",
+    ),
+    shape(
+        [512, 16, 512],
+        [(1, 512), (16, 1), (16, 1)],
+        "resnet18-infer Winograd, layer4",
+    ),
+    shape(
+        [28, 32, 64],
+        [(2, 3136), (1, 64), (1, 784)],
+        "resnet18-infer 1x1/2 downsample",
+    ),
+    shape(
+        [3136, 64, 147],
+        [(1, 12544), (1, 147), (1, 12544)],
+        "resnet18-infer 7x7/2 stem",
+    ),
+    shape(
+        [49, 128, 4608],
+        [(1, 49), (1, 4608), (1, 49)],
+        "resnet18-infer layer4 3x3",
+    ),
+    shape(
+        [1, 1000, 512],
+        [(0, 1), (1, 512), (0, 1)],
+        "resnet18-infer fc, batch 1",
+    ),
 ];
 
-const fn shape(
-    m: usize,
-    n: usize,
-    k: usize,
-    a_rows: bool,
-    b_rows: bool,
-    from: &'static str,
-) -> Shape {
-    Shape {
-        m,
-        n,
-        k,
-        a_rows,
-        b_rows,
-        from,
-    }
+/// Elements a strided `rows × cols` operand spans.
+fn span(rows: usize, cols: usize, (rs, cs): (isize, isize)) -> usize {
+    ((rows - 1) as isize * rs + (cols - 1) as isize * cs) as usize + 1
 }
 
 fn main() {
     println!(
-        "{:>16}  {:>10}  {:>10}  {:>5}  shape",
+        "{:>16}  {:>9}  {:>9}  {:>5}  product",
         "m x n x k", "kiln GF/s", "gemm GF/s", "ratio"
     );
-    let only = std::env::var("KILN_GEMM_SHAPE").ok();
-    for s in SHAPES.iter().filter(|s| {
-        only.as_deref()
-            .is_none_or(|o| o == format!("{}x{}x{}", s.m, s.n, s.k))
-    }) {
-        let (m, n, k) = (s.m, s.n, s.k);
-        let a: Vec<f32> = (0..m * k)
+    let mut log_ratios = 0.0;
+    let only = std::env::var("KILN_GEMM_ONLY").ok();
+    for s in SHAPES
+        .iter()
+        .filter(|s| only.as_deref().is_none_or(|o| s.from.contains(o)))
+    {
+        let [m, n, k] = s.mnk;
+        let [(a_rs, a_cs), (b_rs, b_cs), (c_rs, c_cs)] = s.strides;
+        let a: Vec<f32> = (0..span(m, k, (a_rs, a_cs)))
             .map(|i| ((i * 7 % 13) as f32 - 6.0) * 0.1)
             .collect();
-        let b: Vec<f32> = (0..k * n)
+        let b: Vec<f32> = (0..span(k, n, (b_rs, b_cs)))
             .map(|i| ((i * 5 % 11) as f32 - 5.0) * 0.1)
             .collect();
-        let (a_rs, a_cs) = if s.a_rows {
-            (k as isize, 1)
-        } else {
-            (1, m as isize)
-        };
-        let (b_rs, b_cs) = if s.b_rows {
-            (n as isize, 1)
-        } else {
-            (1, k as isize)
-        };
-        let (mut ours, mut peer) = (vec![0f32; m * n], vec![0f32; m * n]);
+        let (mut ours, mut peer) = (
+            vec![0f32; span(m, n, (c_rs, c_cs))],
+            vec![0f32; span(m, n, (c_rs, c_cs))],
+        );
         let kiln = |c: &mut Vec<f32>| unsafe {
             run(&Product {
                 m,
@@ -114,8 +174,8 @@ fn main() {
                     cs: b_cs,
                 },
                 c: c.as_mut_ptr(),
-                c_rs: n as isize,
-                c_cs: 1,
+                c_rs,
+                c_cs,
                 accumulate: false,
             })
         };
@@ -125,8 +185,8 @@ fn main() {
                 n,
                 k,
                 c.as_mut_ptr(),
-                1,
-                n as isize,
+                c_cs,
+                c_rs,
                 false,
                 a.as_ptr(),
                 a_cs,
@@ -142,7 +202,7 @@ fn main() {
                 gemm::Parallelism::None,
             )
         };
-        let reps = (1e9 / (2.0 * (m * n * k) as f64)).max(3.0) as usize;
+        let reps = (3e8 / (2.0 * (m * n * k) as f64)).max(3.0) as usize;
         let best = |f: &dyn Fn(&mut Vec<f32>), c: &mut Vec<f32>| {
             (0..5)
                 .map(|_| {
@@ -162,8 +222,9 @@ fn main() {
             .fold(0f32, f32::max);
         assert!(worst < 1e-2, "{m}x{n}x{k}: results differ by {worst}");
         let gflops = |t: f64| 2.0 * (m * n * k) as f64 / t / 1e9;
+        log_ratios += (t_kiln / t_peer).ln();
         println!(
-            "{:>16}  {:>10.1}  {:>10.1}  {:>5.2}  {}",
+            "{:>16}  {:>9.1}  {:>9.1}  {:>5.2}  {}",
             format!("{m}x{n}x{k}"),
             gflops(t_kiln),
             gflops(t_peer),
@@ -171,4 +232,8 @@ fn main() {
             s.from
         );
     }
+    println!(
+        "geometric mean of the ratios: {:.2}",
+        (log_ratios / SHAPES.len() as f64).exp()
+    );
 }

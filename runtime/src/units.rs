@@ -76,7 +76,7 @@ pub struct KernelUnit {
     pub dims: Vec<i64>,
 }
 
-/// A matrix product on the gemm crate, then the rest of its kernel as a compiled
+/// A matrix product on kiln's gemm, then the rest of its kernel as a compiled
 /// epilogue, block by block.
 #[cfg(feature = "llvm")]
 pub struct MatMulUnit {

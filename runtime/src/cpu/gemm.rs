@@ -4,8 +4,11 @@
 //! The classic blocking (Goto & van de Geijn): B in `KC × NC` blocks and A in `MC × KC`
 //! blocks, each packed into panels that an `MR × NR` register tile runs along; the tile's
 //! loop is plain Rust that the compiler vectorizes for the widest instruction set the
-//! machine has, chosen once at run time. Products with one row or one column skip the
-//! packing (they are bound by reading the other operand once).
+//! machine has, chosen once at run time. Operands already laid out as panels are read in
+//! place (A with its depth contiguous, B with its rows contiguous); the product runs as
+//! given or transposed (`Cᵀ = Bᵀ·Aᵀ`), whichever a cost of padded tiles, packing and
+//! strided stores says is cheaper. Products with few rows (or one) whose operands both
+//! run along the depth are dot products instead: packing would not pay back.
 //!
 //! The packed blocks live in the calling thread's workspace, sized once for the largest
 //! blocks: after a thread's first product, products allocate nothing. That is why kiln

@@ -1,5 +1,5 @@
 //! The CPU backend: kernel IR compiled by LLVM for the host ([`jit`], rendered by
-//! [`llvm`]; feature `llvm`), matrix products on the gemm crate ([`matmul`]), run on the
+//! [`llvm`]; feature `llvm`), matrix products on kiln's [`gemm`] ([`matmul`]), run on the
 //! kernels' thread [`pool`].
 
 pub mod gemm;

@@ -3,7 +3,7 @@
 //! per (filter, channel) pair instead of im2col's 36, as 16 matrix products of
 //! transformed weights and transformed inputs on kiln's [`gemm`](super::gemm).
 //!
-//! `U = G g Gᵀ` per (filter, channel) — 16 matrices filters × channels, computed once per
+//! `U = G g Gᵀ` per (filter, channel) — 16 matrices, stored channels × filters, computed once per
 //! version of the weights by the caller's cache; `V = Bᵀ d B` per (channel, tile) —
 //! 16 matrices channels × tiles; `M = U · V` per element of the 4x4 tile; the output
 //! tile is `Aᵀ m A`. Channel-first and channel-last layouts share the transforms: they
@@ -37,8 +37,9 @@ const LANES: usize = 16;
 
 /// The algorithm on a convolution's geometry.
 pub trait Winograd {
-    /// `U = G g Gᵀ` of every (filter, channel) pair into `u` (16 matrices filters ×
-    /// channels, row-major), split over the kernels' pool.
+    /// `U = G g Gᵀ` of every (filter, channel) pair into `u` (16 matrices channels ×
+    /// filters, row-major: filters contiguous, so a product with few tiles, which runs
+    /// with filters along its vectors, reads them in place), split over the kernels' pool.
     fn transform_weights(&self, weight: &[f32], u: &mut [f32]);
     /// The convolution of `data` by the transformed weights `u` into `out` (no bias),
     /// split over the kernels' pool.
@@ -56,29 +57,31 @@ trait Phases {
 }
 
 impl Winograd for Conv3x3 {
-    /// `U = G g Gᵀ` of every (filter, channel) pair into `u` (16 matrices filters ×
-    /// channels, row-major), split over the kernels' pool.
+    /// `U = G g Gᵀ` of every (filter, channel) pair into `u` (16 matrices channels ×
+    /// filters, row-major), split over the kernels' pool.
     fn transform_weights(&self, weight: &[f32], u: &mut [f32]) {
         let (f_n, c_n) = (self.filters, self.channels);
         let plane = f_n * c_n;
         assert!(weight.len() >= 9 * plane && u.len() >= self.weights_len());
         let u = Shared::new(u.as_mut_ptr());
-        self.for_tasks(f_n, &|lo, hi| {
+        // By channel: a channel's row of each matrix is contiguous, the task's alone.
+        self.for_tasks(c_n, &|lo, hi| {
             let mut g = [[0f32; LANES]; 9];
-            for f in lo..hi {
-                for c0 in (0..c_n).step_by(LANES) {
-                    let lanes = LANES.min(c_n - c0);
+            for c in lo..hi {
+                for f0 in (0..f_n).step_by(LANES) {
+                    let lanes = LANES.min(f_n - f0);
                     for (k, row) in g.iter_mut().enumerate() {
                         for (l, slot) in row.iter_mut().enumerate().take(lanes) {
+                            let f = f0 + l;
                             *slot = weight[if self.channel_last {
-                                (f * 9 + k) * c_n + c0 + l
+                                (f * 9 + k) * c_n + c
                             } else {
-                                (f * c_n + c0 + l) * 9 + k
+                                (f * c_n + c) * 9 + k
                             }];
                         }
                     }
-                    // SAFETY: filter f's columns are this task's alone; in bounds (above).
-                    unsafe { store(&weight_tile(&g), u.get(), plane, f * c_n + c0, lanes) };
+                    // SAFETY: channel c's rows are this task's alone; in bounds (above).
+                    unsafe { store(&weight_tile(&g), u.get(), plane, c * f_n + f0, lanes) };
                 }
             }
         });
@@ -228,8 +231,8 @@ impl Phases for Conv3x3 {
             k: c_n,
             a: Strided {
                 ptr: u.as_ptr().add(e * f_n * c_n),
-                rs: c_n as isize,
-                cs: 1,
+                rs: 1,
+                cs: f_n as isize,
             },
             b: Strided {
                 ptr: v.add(e * c_n * p_n),
