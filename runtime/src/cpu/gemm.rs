@@ -144,7 +144,7 @@ impl Real for f64 {
 }
 
 /// Depth of a packed block: a `KC × NR` panel of B stays in L1 while A's panels stream.
-const KC: usize = 256;
+const KC: usize = 512;
 /// Rows of A packed at once (an `MC × KC` block stays in L2).
 const MC: usize = 192;
 /// Columns of B packed at once (with `MC` and `KC`, what each thread's workspace holds:
@@ -338,6 +338,19 @@ struct Block<'a, T> {
 }
 
 impl<T: Real> Block<'_, T> {
+    /// A tile of this block, stored to `out`.
+    #[inline(always)]
+    unsafe fn tile<const MR: usize, const W: usize, const FMA: bool>(
+        &self,
+        (a, a_rs, a_ds): (*const T, isize, isize),
+        b: *const T,
+        b_stride: isize,
+        out: Out<T>,
+    ) {
+        let tile = unsafe { tile::<T, MR, W, FMA>(self.kc, a, a_rs, a_ds, b, b_stride) };
+        unsafe { store(tile, out) };
+    }
+
     /// The tiles down C's columns `col .. col + cols` (at most `W`) for a block of A's
     /// rows, from B's panel `b` (`kc` rows of `W` contiguous elements, `b_stride` apart).
     #[inline(always)]
@@ -361,14 +374,20 @@ impl<T: Real> Block<'_, T> {
                 cols,
                 add: self.add,
             };
-            let tile = if ir < rows.in_place {
-                let a = unsafe { rows.a.offset(ir as isize * p.a.rs) };
-                unsafe { tile::<T, MR, W, FMA>(self.kc, a, p.a.rs, 1, b, b_stride) }
+            let a = if ir < rows.in_place {
+                (unsafe { rows.a.offset(ir as isize * p.a.rs) }, p.a.rs, 1)
             } else {
-                let a = unsafe { rows.packed.add((ir - rows.in_place) * self.kc) };
-                unsafe { tile::<T, MR, W, FMA>(self.kc, a, 1, MR as isize, b, b_stride) }
+                let panel = unsafe { rows.packed.add((ir - rows.in_place) * self.kc) };
+                (panel, 1, MR as isize)
             };
-            unsafe { store(tile, out) };
+            // A last, packed panel of few rows runs a shorter tile (zeros past them).
+            unsafe {
+                match out.rows {
+                    1 | 2 if MR > 4 => self.tile::<2, W, FMA>(a, b, b_stride, out),
+                    3 | 4 if MR > 4 => self.tile::<4, W, FMA>(a, b, b_stride, out),
+                    _ => self.tile::<MR, W, FMA>(a, b, b_stride, out),
+                }
+            }
         }
     }
 }
@@ -737,8 +756,9 @@ mod tests {
     }
 
     /// Shapes that reach each path: vector products (both forms), dot blocks, whole and
-    /// partial tiles in both orientations, several depth, row and column blocks.
-    const SHAPES: [(usize, usize, usize); 12] = [
+    /// partial tiles (and the shorter ones for 1 to 4 last rows) in both orientations,
+    /// several depth, row and column blocks.
+    const SHAPES: [(usize, usize, usize); 14] = [
         (1, 37, 19),
         (29, 1, 40),
         (1, 1, 5),
@@ -751,6 +771,8 @@ mod tests {
         (3, 300, 64),
         (64, 100, 2),
         (40, 4200, 3),
+        (16, 40, 20),
+        (9, 70, 600),
     ];
 
     #[test]
