@@ -264,6 +264,28 @@ impl Taps {
         })
     }
 
+    /// The first tap (in order) for which `f` is true; nested loops, as the kernels' hot
+    /// path (`iter` is for the reference's clarity).
+    fn find(self, mut f: impl FnMut(usize) -> bool) -> Option<usize> {
+        let ([z, y, x], xd) = (self.ranges, self.xd);
+        for zi in z.0..z.1 {
+            for yi in y.0..y.1 {
+                let row = (zi * xd[1] + yi) * xd[2];
+                if let Some(xi) = (x.0..x.1).find(|&xi| f(row + xi)) {
+                    return Some(row + xi);
+                }
+            }
+        }
+        None
+    }
+
+    fn for_each(self, mut f: impl FnMut(usize)) {
+        self.find(|t| {
+            f(t);
+            false
+        });
+    }
+
     fn len(self) -> usize {
         self.ranges.iter().map(|(lo, hi)| hi - lo).product()
     }
@@ -514,16 +536,13 @@ fn pool_backward<T: Real>(
                 // The first input equal to the maximum takes it all; MXNet falls back to
                 // the window's last input when none is (NaN).
                 Kind::Max => {
-                    let hit = taps
-                        .iter()
-                        .find(|&t| x[at(t)].to_f64() == yv)
-                        .or(taps.last());
+                    let hit = taps.find(|t| x[at(t)].to_f64() == yv).or(taps.last());
                     if let Some(t) = hit {
                         add(t, gv);
                     }
                 }
                 _ => {
-                    for t in taps.iter() {
+                    taps.for_each(|t| {
                         let xv = x[at(t)].to_f64();
                         add(
                             t,
@@ -535,7 +554,7 @@ fn pool_backward<T: Real>(
                                 _ => 1.0, // sum, lp with p = 1
                             },
                         );
-                    }
+                    });
                 }
             }
         });
