@@ -200,7 +200,7 @@ unsafe fn blocked<
         return unsafe { dot_blocks::<T, 4, 4, L, FMA>(p) };
     }
     let t = p.transposed();
-    let cost = |p: &Product<T>| p.cost(MR, RW, 2 * L);
+    let cost = |p: &Product<T>| p.cost([MR, NR, RW], 2 * L);
     if cost(&t) < cost(p) {
         unsafe { blocked_as_given::<T, MR, NR, RW, FMA>(&t) }
     } else {
@@ -222,14 +222,17 @@ impl<T: Copy> Product<T> {
         }
     }
 
-    /// A rough count of the cycles the blocked product takes as given, with an
-    /// `mr`-row tile, columns in steps of `rw`, and `lanes` multiply-adds per cycle:
+    /// A rough count of the cycles the blocked product takes as given, with `mr × nr`
+    /// tiles, `mr × rw` ones past the last whole `nr`, and `lanes` multiply-adds per cycle:
     /// padded tiles, packing (B unless its rows are contiguous; A unless its depth is, a
     /// quarter as much where its rows are), and element-wise stores where C's columns
     /// are strided.
-    fn cost(&self, mr: usize, rw: usize, lanes: usize) -> usize {
+    fn cost(&self, [mr, nr, rw]: [usize; 3], lanes: usize) -> usize {
         let (m, n, k) = (self.m, self.n, self.k);
-        let tiles = m.next_multiple_of(mr) * n.next_multiple_of(rw) * k / lanes;
+        // Narrow tiles (columns past the last whole `nr`) broadcast A as often for half
+        // the multiply-adds: a fifth slower per column.
+        let (whole, rest) = (n / nr * nr, (n % nr).next_multiple_of(rw));
+        let tiles = m.next_multiple_of(mr) * (whole + rest * 6 / 5) * k / lanes;
         let pack_b = if self.b.cs == 1 { 0 } else { k * n };
         let pack_a = match (self.a.cs, self.a.rs) {
             (1, _) => 0,
@@ -239,7 +242,7 @@ impl<T: Copy> Product<T> {
         let stores = if self.c_cs == 1 {
             0
         } else {
-            m * n * k.div_ceil(KC) / 2
+            m * n * k.div_ceil(KC)
         };
         tiles + pack_b + pack_a + stores
     }
