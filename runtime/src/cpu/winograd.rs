@@ -3,7 +3,7 @@
 //! per (filter, channel) pair instead of im2col's 36, as 16 matrix products of
 //! transformed weights and transformed inputs on kiln's [`gemm`](super::gemm).
 //!
-//! `U = G g Gᵀ` per (filter, channel) — 16 matrices, stored channels × filters, computed once per
+//! `U = G g Gᵀ` per (filter, channel) — 16 matrices in strips of filters, computed once per
 //! version of the weights by the caller's cache; `V = Bᵀ d B` per (channel, tile) —
 //! 16 matrices channels × tiles; `M = U · V` per element of the 4x4 tile; the output
 //! tile is `Aᵀ m A`. Channel-first and channel-last layouts share the transforms: they
@@ -37,13 +37,42 @@ const LANES: usize = 16;
 
 /// The algorithm on a convolution's geometry.
 pub trait Winograd {
-    /// `U = G g Gᵀ` of every (filter, channel) pair into `u` (16 matrices channels ×
-    /// filters, row-major: filters contiguous, so a product with few tiles, which runs
-    /// with filters along its vectors, reads them in place), split over the kernels' pool.
+    /// `U = G g Gᵀ` of every (filter, channel) pair into `u` (16 matrices, each in strips
+    /// of filters, channels × filters within a strip: filters contiguous, so a product
+    /// with few tiles, which runs with filters along its vectors, reads them in place and
+    /// in order), split over the kernels' pool.
     fn transform_weights(&self, weight: &[f32], u: &mut [f32]);
     /// The convolution of `data` by the transformed weights `u` into `out` (no bias),
     /// split over the kernels' pool.
     fn run(&self, data: &[f32], u: &[f32], out: &mut [f32]);
+}
+
+/// Filters per strip of the transformed weights: each matrix `U[e]` is stored as strips
+/// of this many filters, channels × filters within a strip (filters contiguous), so a
+/// product reads a strip in order, which streams it from memory well (at batch 1 the
+/// weights are most of what a layer reads).
+const STRIP: usize = 64;
+
+/// Where the transformed weights of filter `f` and channel `c` lie in each matrix.
+trait WeightLayout {
+    /// Filters per strip: [`STRIP`] where the filters divide into such strips, else all.
+    fn strip(&self) -> usize;
+    fn weight_at(&self, f: usize, c: usize) -> usize;
+}
+
+impl WeightLayout for Conv3x3 {
+    fn strip(&self) -> usize {
+        if self.filters % STRIP == 0 {
+            STRIP
+        } else {
+            self.filters
+        }
+    }
+
+    fn weight_at(&self, f: usize, c: usize) -> usize {
+        let strip = self.strip();
+        (f / strip * self.channels + c) * strip + f % strip
+    }
 }
 
 /// The phases of [`Winograd::run`].
@@ -57,8 +86,8 @@ trait Phases {
 }
 
 impl Winograd for Conv3x3 {
-    /// `U = G g Gᵀ` of every (filter, channel) pair into `u` (16 matrices channels ×
-    /// filters, row-major), split over the kernels' pool.
+    /// `U = G g Gᵀ` of every (filter, channel) pair into `u` (16 matrices in strips of
+    /// filters), split over the kernels' pool.
     fn transform_weights(&self, weight: &[f32], u: &mut [f32]) {
         let (f_n, c_n) = (self.filters, self.channels);
         let plane = f_n * c_n;
@@ -81,7 +110,8 @@ impl Winograd for Conv3x3 {
                         }
                     }
                     // SAFETY: channel c's rows are this task's alone; in bounds (above).
-                    unsafe { store(&weight_tile(&g), u.get(), plane, c * f_n + f0, lanes) };
+                    let at = self.weight_at(f0, c);
+                    unsafe { store(&weight_tile(&g), u.get(), plane, at, lanes) };
                 }
             }
         });
@@ -225,25 +255,29 @@ impl Phases for Conv3x3 {
         } else {
             (p_n, 1, p_n, 1)
         };
-        gemm::run(&Product {
-            m: f_n,
-            n: p_n,
-            k: c_n,
-            a: Strided {
-                ptr: u.as_ptr().add(e * f_n * c_n),
-                rs: 1,
-                cs: f_n as isize,
-            },
-            b: Strided {
-                ptr: v.add(e * c_n * p_n),
-                rs: v_rs as isize,
-                cs: v_cs as isize,
-            },
-            c: m.add(e * f_n * p_n),
-            c_rs: m_rs as isize,
-            c_cs: m_cs as isize,
-            accumulate: false,
-        });
+        // One product per strip of filters, each reading its strip of U in order.
+        let strip = self.strip();
+        for f0 in (0..f_n).step_by(strip) {
+            gemm::run(&Product {
+                m: strip,
+                n: p_n,
+                k: c_n,
+                a: Strided {
+                    ptr: u.as_ptr().add(e * f_n * c_n + self.weight_at(f0, 0)),
+                    rs: 1,
+                    cs: strip as isize,
+                },
+                b: Strided {
+                    ptr: v.add(e * c_n * p_n),
+                    rs: v_rs as isize,
+                    cs: v_cs as isize,
+                },
+                c: m.add(e * f_n * p_n + f0 * m_rs),
+                c_rs: m_rs as isize,
+                c_cs: m_cs as isize,
+                accumulate: false,
+            });
+        }
     }
 
     /// `Aᵀ m A` for units `[lo, hi)`, each 2x2 tile written where it lies in the output.
@@ -487,12 +521,14 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             ((seed >> 33) as f64 / (1u64 << 31) as f64 - 0.5) as f32
         };
-        // Odd and even sizes, each padding, more lanes than a block, batch > 1.
+        // Odd and even sizes, each padding, more lanes than a block, batch > 1, weights
+        // in two strips.
         for (batch, channels, height, width, filters, pad) in [
             (1, 3, 5, 5, 2, [1, 1]),
             (2, 17, 7, 9, 19, [0, 2]),
             (1, 4, 3, 40, 5, [2, 0]),
             (3, 20, 6, 6, 33, [1, 1]),
+            (1, 5, 4, 6, 2 * STRIP, [1, 0]),
         ] {
             for channel_last in [false, true] {
                 let c = Conv3x3 {
