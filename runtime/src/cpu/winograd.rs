@@ -62,7 +62,7 @@ trait WeightLayout {
 
 impl WeightLayout for Conv3x3 {
     fn strip(&self) -> usize {
-        if self.filters % STRIP == 0 {
+        if self.filters.is_multiple_of(STRIP) {
             STRIP
         } else {
             self.filters
