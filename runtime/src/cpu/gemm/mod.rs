@@ -1,0 +1,456 @@
+//! kiln's matrix product on the CPU: `C = A·B` or `C += A·B` over strided f32 or f64
+//! matrices, single-threaded (callers split it over the pool).
+//!
+//! The classic blocking (Goto & van de Geijn): B in `KC × NC` blocks and A in `MC × KC`
+//! blocks, each packed into panels that an `MR × NR` register tile runs along; the tile's
+//! loop is plain Rust that the compiler vectorizes for the widest instruction set the
+//! machine has, chosen once at run time. Operands already laid out as panels are read in
+//! place (A with its depth contiguous, B with its rows contiguous); the product runs as
+//! given or transposed (`Cᵀ = Bᵀ·Aᵀ`), whichever a cost of padded tiles, packing and
+//! strided stores says is cheaper. Products with few rows (or one) whose operands both
+//! run along the depth are dot products instead: packing would not pay back.
+//!
+//! The packed blocks live in the calling thread's workspace, sized once for the largest
+//! blocks: after a thread's first product, products allocate nothing. That is why kiln
+//! has its own product: the gemm crate allocates its packing buffers on every call, so a
+//! warm training step could not be allocation-free. `cargo bench -p kiln-runtime --bench
+//! gemm` compares the two on the benchmark networks' shapes.
+
+mod pack;
+#[cfg(test)]
+mod tests;
+mod tile;
+mod vector;
+
+use pack::pack;
+use std::cell::RefCell;
+use std::sync::OnceLock;
+use tile::{store, tile, Out};
+use vector::{dot_blocks, row_product, zero_depth, DOT_MAX_SIDE};
+
+/// A strided matrix operand: element `(i, j)` at `ptr + i·rs + j·cs`.
+#[derive(Clone, Copy)]
+pub struct Strided<T> {
+    pub ptr: *const T,
+    pub rs: isize,
+    pub cs: isize,
+}
+
+/// One product: `c` (`m × n`, strides `c_rs`, `c_cs`) becomes `a · b` (`m × k` by
+/// `k × n`), or `c + a · b` when `accumulate`.
+#[derive(Clone)]
+pub struct Product<T> {
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub a: Strided<T>,
+    pub b: Strided<T>,
+    pub c: *mut T,
+    pub c_rs: isize,
+    pub c_cs: isize,
+    pub accumulate: bool,
+}
+
+/// Element types with a product.
+pub trait Real:
+    Copy + Default + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self> + 'static
+{
+    /// `self · a + b` in one rounding (a single instruction where FMA is compiled in).
+    fn fused_mul_add(self, a: Self, b: Self) -> Self;
+    /// Runs `p` with the tile and instruction set chosen for this type.
+    ///
+    /// # Safety
+    /// As [`run`].
+    unsafe fn dispatch(p: &Product<Self>);
+}
+
+/// Runs `p`.
+///
+/// # Safety
+/// Every element of `a`, `b` and `c` the strides reach for the given sizes must be valid,
+/// `c`'s elements distinct and not overlapping `a` or `b`.
+pub unsafe fn run<T: Real>(p: &Product<T>) {
+    if p.m == 0 || p.n == 0 {
+        return;
+    }
+    unsafe { T::dispatch(p) }
+}
+
+/// The instruction sets the tile is compiled for.
+#[derive(Clone, Copy, PartialEq)]
+enum Isa {
+    Avx512,
+    Avx2,
+    Baseline,
+}
+
+fn isa() -> Isa {
+    static ISA: OnceLock<Isa> = OnceLock::new();
+    *ISA.get_or_init(|| {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("fma") {
+                return Isa::Avx512;
+            }
+            if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
+                return Isa::Avx2;
+            }
+        }
+        Isa::Baseline
+    })
+}
+
+/// The product's loops compiled with instruction set `$features` for tile `$mr × $nr`.
+macro_rules! compiled_for {
+    ($name:ident, $t:ty, $features:literal, $mr:literal, $nr:literal, $rw:literal, $l:literal) => {
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = $features)]
+        unsafe fn $name(p: &Product<$t>) {
+            unsafe { blocked::<$t, $mr, $nr, $rw, $l, true>(p) }
+        }
+    };
+}
+
+compiled_for!(f32_avx512, f32, "avx512f,fma", 6, 64, 32, 16);
+compiled_for!(f32_avx2, f32, "avx2,fma", 4, 24, 8, 8);
+compiled_for!(f64_avx512, f64, "avx512f,fma", 6, 32, 16, 8);
+compiled_for!(f64_avx2, f64, "avx2,fma", 4, 12, 4, 4);
+
+/// The product's loops for any machine (without FMA, whose software form is a library
+/// call per element).
+unsafe fn f32_baseline(p: &Product<f32>) {
+    unsafe { blocked::<f32, 4, 8, 4, 4, false>(p) }
+}
+
+unsafe fn f64_baseline(p: &Product<f64>) {
+    unsafe { blocked::<f64, 4, 4, 2, 2, false>(p) }
+}
+
+impl Real for f32 {
+    #[inline(always)]
+    fn fused_mul_add(self, a: f32, b: f32) -> f32 {
+        self.mul_add(a, b)
+    }
+    unsafe fn dispatch(p: &Product<f32>) {
+        unsafe {
+            match isa() {
+                #[cfg(target_arch = "x86_64")]
+                Isa::Avx512 => f32_avx512(p),
+                #[cfg(target_arch = "x86_64")]
+                Isa::Avx2 => f32_avx2(p),
+                _ => f32_baseline(p),
+            }
+        }
+    }
+}
+
+impl Real for f64 {
+    #[inline(always)]
+    fn fused_mul_add(self, a: f64, b: f64) -> f64 {
+        self.mul_add(a, b)
+    }
+    unsafe fn dispatch(p: &Product<f64>) {
+        unsafe {
+            match isa() {
+                #[cfg(target_arch = "x86_64")]
+                Isa::Avx512 => f64_avx512(p),
+                #[cfg(target_arch = "x86_64")]
+                Isa::Avx2 => f64_avx2(p),
+                _ => f64_baseline(p),
+            }
+        }
+    }
+}
+
+/// Depth of a block: each tile of a column re-reads its `KC × NR` panel of B from L2,
+/// and weights read in place stream in runs this long.
+const KC: usize = 512;
+/// Rows of A packed at once (an `MC × KC` block stays in L2).
+const MC: usize = 192;
+/// Columns of B packed at once (with `MC` and `KC`, what each thread's workspace holds:
+/// 2.4 MB in f64).
+const NC: usize = 1024;
+
+thread_local! {
+    /// The calling thread's packing space, in cache lines: reserved capacity (its length
+    /// stays 0).
+    static WORKSPACE: RefCell<Vec<CacheLine>> = const { RefCell::new(Vec::new()) };
+}
+
+#[repr(C, align(64))]
+struct CacheLine([u8; 64]);
+
+/// `x · y + z`, fused where FMA instructions are compiled in (a software fused
+/// multiply-add elsewhere would be a library call per element).
+#[inline(always)]
+fn mul_add<T: Real, const FMA: bool>(x: T, y: T, z: T) -> T {
+    if FMA {
+        x.fused_mul_add(y, z)
+    } else {
+        x * y + z
+    }
+}
+
+/// The blocked product with an `MR × NR` tile, and `MR × RW` tiles for the columns past
+/// the last whole `NR`; `L` is the vector's lanes.
+#[inline(always)]
+unsafe fn blocked<
+    T: Real,
+    const MR: usize,
+    const NR: usize,
+    const RW: usize,
+    const L: usize,
+    const FMA: bool,
+>(
+    p: &Product<T>,
+) {
+    if p.k == 0 {
+        return unsafe { zero_depth(p) };
+    }
+    if p.m == 1 || p.n == 1 {
+        let p = &if p.m == 1 { p.clone() } else { p.transposed() };
+        return if p.a.cs == 1 && p.b.rs == 1 {
+            unsafe { dot_blocks::<T, 1, 1, L, FMA>(p) }
+        } else {
+            unsafe { row_product::<T, FMA>(p) }
+        };
+    }
+    if p.a.cs == 1 && p.b.rs == 1 && p.m.min(p.n) <= DOT_MAX_SIDE {
+        return unsafe { dot_blocks::<T, 4, 4, L, FMA>(p) };
+    }
+    let t = p.transposed();
+    let cost = |p: &Product<T>| p.cost([MR, NR, RW], 2 * L);
+    if cost(&t) < cost(p) {
+        unsafe { blocked_as_given::<T, MR, NR, RW, FMA>(&t) }
+    } else {
+        unsafe { blocked_as_given::<T, MR, NR, RW, FMA>(p) }
+    }
+}
+
+impl<T: Copy> Product<T> {
+    /// `Cᵀ = Bᵀ·Aᵀ`: the same product, columns for rows.
+    fn transposed(&self) -> Product<T> {
+        Product {
+            m: self.n,
+            n: self.m,
+            a: self.b.transposed(),
+            b: self.a.transposed(),
+            c_rs: self.c_cs,
+            c_cs: self.c_rs,
+            ..*self
+        }
+    }
+
+    /// A rough count of the cycles the blocked product takes as given, with `mr × nr`
+    /// tiles, `mr × rw` ones past the last whole `nr`, and `lanes` multiply-adds per cycle:
+    /// padded tiles, packing (B unless its rows are contiguous; A unless its depth is, a
+    /// quarter as much where its rows are), and element-wise stores where C's columns
+    /// are strided.
+    fn cost(&self, [mr, nr, rw]: [usize; 3], lanes: usize) -> usize {
+        let (m, n, k) = (self.m, self.n, self.k);
+        // Narrow tiles (columns past the last whole `nr`) broadcast A as often for half
+        // the multiply-adds: a fifth slower per column.
+        let (whole, rest) = (n / nr * nr, (n % nr).next_multiple_of(rw));
+        let tiles = m.next_multiple_of(mr) * (whole + rest * 6 / 5) * k / lanes;
+        let pack_b = if self.b.cs == 1 { 0 } else { k * n };
+        let pack_a = match (self.a.cs, self.a.rs) {
+            (1, _) => 0,
+            (_, 1) => m * k / 4 * n.div_ceil(NC),
+            _ => m * k * n.div_ceil(NC),
+        };
+        let stores = if self.c_cs == 1 {
+            0
+        } else {
+            m * n * k.div_ceil(KC)
+        };
+        tiles + pack_b + pack_a + stores
+    }
+}
+
+/// The blocked product, as given: A's depth contiguous, its whole panels are read in
+/// place (else packed); B's rows contiguous, its whole panels are read in place (else
+/// packed).
+#[inline(always)]
+unsafe fn blocked_as_given<
+    T: Real,
+    const MR: usize,
+    const NR: usize,
+    const RW: usize,
+    const FMA: bool,
+>(
+    p: &Product<T>,
+) {
+    let (packed_a, packed_b) = workspace::<T>();
+    let (a_in_place, b_in_place) = (p.a.cs == 1, p.b.cs == 1);
+    for jc in (0..p.n).step_by(NC) {
+        let nc = NC.min(p.n - jc);
+        let whole_cols = nc / NR * NR;
+        for pc in (0..p.k).step_by(KC) {
+            let kc = KC.min(p.k - pc);
+            let packed_rest = unsafe { packed_b.add(whole_cols * kc) };
+            unsafe {
+                if !b_in_place {
+                    pack::<T, NR>(p.b, pc, jc, kc, whole_cols, packed_b);
+                }
+                pack::<T, RW>(p.b, pc, jc + whole_cols, kc, nc - whole_cols, packed_rest);
+            }
+            let block = Block {
+                p,
+                kc,
+                // The first depth block stores (or adds to C as asked); later ones add.
+                add: p.accumulate || pc > 0,
+            };
+            for ic in (0..p.m).step_by(MC) {
+                let mc = MC.min(p.m - ic);
+                let whole_rows = if a_in_place { mc / MR * MR } else { 0 };
+                unsafe {
+                    pack::<T, MR>(
+                        p.a.transposed(),
+                        pc,
+                        ic + whole_rows,
+                        kc,
+                        mc - whole_rows,
+                        packed_a,
+                    )
+                };
+                let rows = Rows {
+                    first: ic,
+                    count: mc,
+                    in_place: whole_rows,
+                    a: p.a.ptr.wrapping_offset(ic as isize * p.a.rs + pc as isize),
+                    packed: packed_a,
+                };
+                for jr in (0..whole_cols).step_by(NR) {
+                    let panel = if b_in_place {
+                        let at = pc as isize * p.b.rs + (jc + jr) as isize;
+                        unsafe { p.b.ptr.offset(at) }
+                    } else {
+                        unsafe { packed_b.add(jr * kc) }
+                    };
+                    let b_stride = if b_in_place { p.b.rs } else { NR as isize };
+                    unsafe { block.column::<MR, NR, FMA>(&rows, jc + jr, NR, panel, b_stride) };
+                }
+                for jr in (whole_cols..nc).step_by(RW) {
+                    let panel = unsafe { packed_rest.add((jr - whole_cols) * kc) };
+                    let cols = RW.min(nc - jr);
+                    unsafe {
+                        block.column::<MR, RW, FMA>(&rows, jc + jr, cols, panel, RW as isize)
+                    };
+                }
+            }
+        }
+    }
+}
+
+/// A block of A's rows: `count` from `first`, the first `in_place` of them read where
+/// they are (`a`: row `first` at the block's depth), the rest from packed panels.
+struct Rows<T> {
+    first: usize,
+    count: usize,
+    in_place: usize,
+    a: *const T,
+    packed: *const T,
+}
+
+/// One depth block of a product.
+struct Block<'a, T> {
+    p: &'a Product<T>,
+    kc: usize,
+    add: bool,
+}
+
+impl<T: Real> Block<'_, T> {
+    /// A tile of this block, stored to `out`.
+    #[inline(always)]
+    unsafe fn tile<const MR: usize, const W: usize, const FMA: bool>(
+        &self,
+        (a, a_rs, a_ds): (*const T, isize, isize),
+        b: *const T,
+        b_stride: isize,
+        out: Out<T>,
+    ) {
+        let tile = unsafe { tile::<T, MR, W, FMA>(self.kc, a, a_rs, a_ds, b, b_stride) };
+        unsafe { store(tile, out) };
+    }
+
+    /// The tiles down C's columns `col .. col + cols` (at most `W`) for a block of A's
+    /// rows, from B's panel `b` (`kc` rows of `W` contiguous elements, `b_stride` apart).
+    #[inline(always)]
+    unsafe fn column<const MR: usize, const W: usize, const FMA: bool>(
+        &self,
+        rows: &Rows<T>,
+        col: usize,
+        cols: usize,
+        b: *const T,
+        b_stride: isize,
+    ) {
+        let p = self.p;
+        for ir in (0..rows.count).step_by(MR) {
+            let out = Out {
+                c: unsafe {
+                    p.c.offset((rows.first + ir) as isize * p.c_rs + col as isize * p.c_cs)
+                },
+                rs: p.c_rs,
+                cs: p.c_cs,
+                rows: (rows.count - ir).min(MR),
+                cols,
+                add: self.add,
+            };
+            let a = if ir < rows.in_place {
+                (unsafe { rows.a.offset(ir as isize * p.a.rs) }, p.a.rs, 1)
+            } else {
+                let panel = unsafe { rows.packed.add((ir - rows.in_place) * self.kc) };
+                (panel, 1, MR as isize)
+            };
+            // A last, packed panel of few rows runs a shorter tile (zeros past them).
+            unsafe {
+                match out.rows {
+                    1 | 2 if MR > 4 => self.tile::<2, W, FMA>(a, b, b_stride, out),
+                    3 | 4 if MR > 4 => self.tile::<4, W, FMA>(a, b, b_stride, out),
+                    _ => self.tile::<MR, W, FMA>(a, b, b_stride, out),
+                }
+            }
+        }
+    }
+}
+
+impl<T: Copy> Strided<T> {
+    fn transposed(self) -> Strided<T> {
+        Strided {
+            ptr: self.ptr,
+            rs: self.cs,
+            cs: self.rs,
+        }
+    }
+}
+
+/// Bytes of the largest packed blocks (in f64).
+const WORKSPACE_BYTES: usize = (MC + NC) * KC * size_of::<f64>();
+
+/// Reserves the calling thread's workspace for any product (address space only: pages
+/// are touched as blocks are packed). The kernels' pool threads and the engine's CPU
+/// workers call it as they start, so which thread runs a product never makes a training
+/// step allocate.
+pub fn reserve_workspace() {
+    WORKSPACE.with(|ws| {
+        let mut ws = ws.borrow_mut();
+        let lines = WORKSPACE_BYTES.div_ceil(64);
+        if ws.capacity() < lines {
+            ws.reserve_exact(lines);
+        }
+    });
+}
+
+/// The calling thread's packed blocks of A (`MC × KC`) and B (`KC × NC`), valid until
+/// the next product on this thread (products do not nest).
+fn workspace<T>() -> (*mut T, *mut T) {
+    reserve_workspace();
+    let a_lines = (MC * KC * size_of::<T>()).div_ceil(64);
+    WORKSPACE.with(|ws| {
+        // The blocks live in the reserved capacity: packing writes every element a tile
+        // reads.
+        let a = ws.borrow_mut().as_mut_ptr();
+        // SAFETY: B's block starts after A's lines, inside the reserved capacity.
+        (a as *mut T, unsafe { a.add(a_lines) } as *mut T)
+    })
+}

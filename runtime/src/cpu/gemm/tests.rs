@@ -1,0 +1,203 @@
+//! kiln's product against the f64 sum of the products, in every layout and path.
+
+use super::*;
+
+/// Layouts of an operand: row-major, column-major, or both strides padded.
+#[derive(Clone, Copy, Debug)]
+enum Layout {
+    Rows,
+    Cols,
+    Padded,
+}
+
+/// `(rs, cs, len)` of a `rows × cols` matrix in `layout`.
+fn strides(rows: usize, cols: usize, layout: Layout) -> (isize, isize, usize) {
+    match layout {
+        Layout::Rows => (cols as isize, 1, rows * cols),
+        Layout::Cols => (1, rows as isize, rows * cols),
+        Layout::Padded => (2 * cols as isize + 1, 2, rows * (2 * cols + 1)),
+    }
+}
+
+/// A compiled form of the product and its name.
+type Variant<T> = (&'static str, unsafe fn(&Product<T>));
+
+/// The compiled forms of the product this machine runs (whatever `run` would choose).
+#[cfg(target_arch = "x86_64")]
+fn variants<T>(
+    baseline: unsafe fn(&Product<T>),
+    avx2: unsafe fn(&Product<T>),
+    avx512: unsafe fn(&Product<T>),
+) -> Vec<Variant<T>> {
+    let mut forms = vec![("baseline", baseline)];
+    let fma = is_x86_feature_detected!("fma");
+    if fma && is_x86_feature_detected!("avx2") {
+        forms.push(("avx2", avx2));
+    }
+    if fma && is_x86_feature_detected!("avx512f") {
+        forms.push(("avx512", avx512));
+    }
+    forms
+}
+
+/// Runs `m × n × k` products with each compiled form, in every layout of A, B and C, with
+/// and without accumulation, against the f64 sum of the products (C starts at a known
+/// value).
+fn check<T: Real + Into<f64> + From<f32>>(
+    forms: &[Variant<T>],
+    (m, n, k): (usize, usize, usize),
+    tolerance: f64,
+) {
+    for &(form, product) in forms {
+        check_form(form, product, (m, n, k), tolerance);
+    }
+}
+
+fn check_form<T: Real + Into<f64> + From<f32>>(
+    form: &str,
+    product: unsafe fn(&Product<T>),
+    (m, n, k): (usize, usize, usize),
+    tolerance: f64,
+) {
+    let layouts = [Layout::Rows, Layout::Cols, Layout::Padded];
+    for la in layouts {
+        for lb in layouts {
+            for lc in [Layout::Rows, Layout::Cols] {
+                for accumulate in [false, true] {
+                    let (a_rs, a_cs, a_len) = strides(m, k, la);
+                    let (b_rs, b_cs, b_len) = strides(k, n, lb);
+                    let (c_rs, c_cs, c_len) = strides(m, n, lc);
+                    let value = |i: usize, salt: usize| {
+                        T::from((((i * 37 + salt * 11) % 23) as f32 - 11.0) / 8.0)
+                    };
+                    let a: Vec<T> = (0..a_len).map(|i| value(i, 1)).collect();
+                    let b: Vec<T> = (0..b_len).map(|i| value(i, 2)).collect();
+                    let mut c: Vec<T> = (0..c_len).map(|i| value(i, 3)).collect();
+                    let before = c.clone();
+                    let at = |rs: isize, cs: isize, i: usize, j: usize| {
+                        (i as isize * rs + j as isize * cs) as usize
+                    };
+                    unsafe {
+                        product(&Product {
+                            m,
+                            n,
+                            k,
+                            a: Strided {
+                                ptr: a.as_ptr(),
+                                rs: a_rs,
+                                cs: a_cs,
+                            },
+                            b: Strided {
+                                ptr: b.as_ptr(),
+                                rs: b_rs,
+                                cs: b_cs,
+                            },
+                            c: c.as_mut_ptr(),
+                            c_rs,
+                            c_cs,
+                            accumulate,
+                        })
+                    };
+                    for i in 0..m {
+                        for j in 0..n {
+                            let mut want: f64 = if accumulate {
+                                before[at(c_rs, c_cs, i, j)].into()
+                            } else {
+                                0.0
+                            };
+                            for d in 0..k {
+                                let (x, y): (f64, f64) = (
+                                    a[at(a_rs, a_cs, i, d)].into(),
+                                    b[at(b_rs, b_cs, d, j)].into(),
+                                );
+                                want += x * y;
+                            }
+                            let got: f64 = c[at(c_rs, c_cs, i, j)].into();
+                            assert!(
+                                (got - want).abs() <= tolerance * (1.0 + want.abs()),
+                                "{form} {m}x{n}x{k} A {la:?} B {lb:?} C {lc:?} accumulate \
+                                 {accumulate}: C[{i}, {j}] = {got}, expected {want}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Shapes that reach each path: vector products (both forms), dot blocks, whole and
+/// partial tiles (and the shorter ones for 1 to 4 last rows) in both orientations,
+/// several depth, row and column blocks.
+const SHAPES: [(usize, usize, usize); 14] = [
+    (1, 37, 19),
+    (29, 1, 40),
+    (1, 1, 5),
+    (5, 3, 0),
+    (7, 9, 33),
+    (13, 70, 17),
+    (70, 13, 17),
+    (31, 130, 300),
+    (200, 66, 9),
+    (3, 300, 64),
+    (64, 100, 2),
+    (40, 4200, 3),
+    (16, 40, 20),
+    (9, 70, 600),
+];
+
+#[test]
+fn products_in_f32_match_the_f64_sum() {
+    #[cfg(target_arch = "x86_64")]
+    let forms = variants(f32_baseline, f32_avx2, f32_avx512);
+    #[cfg(not(target_arch = "x86_64"))]
+    let forms: Vec<Variant<f32>> = vec![("baseline", f32_baseline)];
+    for shape in SHAPES {
+        check::<f32>(&forms, shape, 1e-5);
+    }
+}
+
+#[test]
+fn products_in_f64_match_the_f64_sum() {
+    #[cfg(target_arch = "x86_64")]
+    let forms = variants(f64_baseline, f64_avx2, f64_avx512);
+    #[cfg(not(target_arch = "x86_64"))]
+    let forms: Vec<Variant<f64>> = vec![("baseline", f64_baseline)];
+    for shape in SHAPES {
+        check::<f64>(&forms, shape, 1e-12);
+    }
+}
+
+#[test]
+fn a_warm_thread_multiplies_without_allocating() {
+    let (m, n, k) = (50, 90, 300);
+    let (a, b) = (vec![1.0f32; m * k], vec![0.5f32; k * n]);
+    let mut c = vec![0.0f32; m * n];
+    let product = |c: &mut Vec<f32>| unsafe {
+        run(&Product {
+            m,
+            n,
+            k,
+            a: Strided {
+                ptr: a.as_ptr(),
+                rs: 1,
+                cs: m as isize,
+            },
+            b: Strided {
+                ptr: b.as_ptr(),
+                rs: 1,
+                cs: k as isize,
+            },
+            c: c.as_mut_ptr(),
+            c_rs: n as isize,
+            c_cs: 1,
+            accumulate: false,
+        })
+    };
+    product(&mut c);
+    let lines = WORKSPACE.with(|ws| ws.borrow().capacity());
+    product(&mut c);
+    assert_eq!(WORKSPACE.with(|ws| ws.borrow().capacity()), lines);
+    assert!(lines * 64 >= WORKSPACE_BYTES);
+    assert!(c.iter().all(|&v| v == 150.0));
+}

@@ -1,0 +1,82 @@
+//! The register tile and its stores.
+
+use super::{mul_add, Real};
+
+/// Where a tile goes: its `rows × cols` corner at `c` (strides `rs`, `cs`), stored or
+/// added.
+#[derive(Clone, Copy)]
+pub(super) struct Out<T> {
+    pub c: *mut T,
+    pub rs: isize,
+    pub cs: isize,
+    pub rows: usize,
+    pub cols: usize,
+    pub add: bool,
+}
+
+/// The `MR × NR` tile of the products of `MR` rows of A (`a_rs` apart, their depth
+/// `a_ds` apart: A in place, or a packed panel) and `kc` rows of B of `NR` contiguous
+/// elements, `b_stride` apart.
+#[inline(always)]
+pub(super) unsafe fn tile<T: Real, const MR: usize, const NR: usize, const FMA: bool>(
+    kc: usize,
+    a: *const T,
+    a_rs: isize,
+    a_ds: isize,
+    b: *const T,
+    b_stride: isize,
+) -> [[T; NR]; MR] {
+    let rows: [*const T; MR] = std::array::from_fn(|i| a.wrapping_offset(i as isize * a_rs));
+    let mut acc = [[T::default(); NR]; MR];
+    for d in 0..kc {
+        // SAFETY: the caller's rows hold `kc` elements of depth, B's panel `kc` rows.
+        let (a, b) = unsafe {
+            let at = d as isize * a_ds;
+            let b = b.offset(d as isize * b_stride) as *const [T; NR];
+            let a: [T; MR] = std::array::from_fn(|i| *rows[i].offset(at));
+            (a, b.read_unaligned())
+        };
+        for i in 0..MR {
+            for j in 0..NR {
+                acc[i][j] = mul_add::<T, FMA>(a[i], b[j], acc[i][j]);
+            }
+        }
+    }
+    acc
+}
+
+/// Stores (or adds) a tile to `out`.
+#[inline(always)]
+pub(super) unsafe fn store<T: Real, const MR: usize, const NR: usize>(
+    acc: [[T; NR]; MR],
+    out: Out<T>,
+) {
+    if out.cs == 1 && out.rows == MR && out.cols == NR {
+        // A whole tile along contiguous rows: vector stores straight from the registers.
+        for (i, sums) in acc.iter().enumerate() {
+            let row = unsafe { out.c.offset(i as isize * out.rs) } as *mut [T; NR];
+            let old = if out.add {
+                unsafe { row.read_unaligned() }
+            } else {
+                [T::default(); NR]
+            };
+            unsafe { row.write_unaligned(std::array::from_fn(|j| old[j] + sums[j])) };
+        }
+    } else {
+        unsafe { store_corner(&acc, out) };
+    }
+}
+
+/// Stores (or adds) the top-left corner of a tile: the edges of C, or C with strided rows.
+#[inline(never)]
+unsafe fn store_corner<T: Real, const MR: usize, const NR: usize>(
+    tile: &[[T; NR]; MR],
+    out: Out<T>,
+) {
+    for (i, row) in tile.iter().enumerate().take(out.rows) {
+        for (j, &v) in row.iter().enumerate().take(out.cols) {
+            let c = unsafe { &mut *out.c.offset(i as isize * out.rs + j as isize * out.cs) };
+            *c = if out.add { *c + v } else { v };
+        }
+    }
+}
