@@ -2,7 +2,6 @@
 //! [`llvm`]; feature `llvm`), matrix products on kiln's [`gemm`] ([`matmul`]), run on the
 //! kernels' thread [`pool`].
 
-pub mod gemm;
 #[cfg(feature = "llvm")]
 pub mod jit;
 #[cfg(feature = "llvm")]
@@ -13,6 +12,8 @@ mod orc;
 pub mod pool;
 pub mod scratch;
 pub mod winograd;
+
+pub use kiln_gemm as gemm;
 
 #[cfg(feature = "llvm")]
 pub use jit::{CompiledKernel, Jit, Origin};

@@ -1,5 +1,5 @@
 //! kiln's matrix product on the CPU: `C = A·B` or `C += A·B` over strided f32 or f64
-//! matrices, single-threaded (callers split it over the pool).
+//! matrices, single-threaded (kiln-runtime's `cpu::matmul` splits products over its pool).
 //!
 //! The classic blocking (Goto & van de Geijn): B in `KC × NC` blocks and A in `MC × KC`
 //! blocks, each packed into panels that an `MR × NR` register tile runs along; the tile's
@@ -13,8 +13,9 @@
 //! The packed blocks live in the calling thread's workspace, sized once for the largest
 //! blocks: after a thread's first product, products allocate nothing. That is why kiln
 //! has its own product: the gemm crate allocates its packing buffers on every call, so a
-//! warm training step could not be allocation-free. `cargo bench -p kiln-runtime --bench
-//! gemm` compares the two on the benchmark networks' shapes.
+//! warm training step could not be allocation-free. `cargo bench -p kiln-gemm` compares
+//! the two on the benchmark networks' shapes. A crate of its own so that tests, on the
+//! dev profile, run it optimized like the dependencies.
 
 mod pack;
 #[cfg(test)]

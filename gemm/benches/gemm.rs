@@ -1,9 +1,9 @@
 //! kiln's matrix product against the gemm crate (its former backend) on one thread, on
 //! the products kiln's benchmark networks run (as `matmul` blocks them over two threads):
-//! `cargo bench -p kiln-runtime --bench gemm` prints GFLOP/s of both, the ratio of their
+//! `cargo bench -p kiln-gemm` prints GFLOP/s of both, the ratio of their
 //! times (best of five runs each) and the geometric mean of the ratios.
 
-use kiln_runtime::cpu::gemm::{run, Product, Strided};
+use kiln_gemm::{run, Product, Strided};
 use std::time::Instant;
 
 /// One product: sizes, the strides (row, column) of A, B and C, and where it comes from.
