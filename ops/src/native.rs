@@ -74,12 +74,23 @@ pub struct NativeIo<'a> {
     pub in_shapes: &'a [Shape],
     pub outputs: &'a mut [&'a mut [f32]],
     pub parallel: ParallelFor<'a>,
+    /// Working space of [`Native::scratch`] elements, owned by the caller (an executor
+    /// keeps one per node, MXNet's temporary-space resource), so a call allocates nothing.
+    pub scratch: &'a mut [f64],
 }
 
 /// An operator's native kernel: whether it covers a configuration (attributes and input
-/// shapes; f32 everywhere is the caller's check), and the kernel.
+/// shapes; f32 everywhere is the caller's check), the working space it needs there, and
+/// the kernel.
 #[derive(Clone, Copy)]
 pub struct Native {
     pub supports: fn(&Attrs, &[Shape]) -> bool,
+    /// f64 elements of [`NativeIo::scratch`] a call needs.
+    pub scratch: fn(&Attrs, &[Shape]) -> usize,
     pub run: fn(&KernelCtx, NativeIo) -> Result<(), OpError>,
+}
+
+/// [`Native::scratch`] of kernels that need none.
+pub fn no_scratch(_: &Attrs, _: &[Shape]) -> usize {
+    0
 }

@@ -358,11 +358,13 @@ pub fn check_native(name: &str, kv: &[(&str, &str)], inputs: &[Tensor], is_train
             }
         })
     };
+    let mut scratch = vec![f64::NAN; (native.scratch)(&a, &in_shapes)];
     let io = crate::native::NativeIo {
         inputs: &ins,
         in_shapes: &in_shapes,
         outputs: &mut slots,
         parallel: &parallel,
+        scratch: &mut scratch,
     };
     (native.run)(&ctx, io).unwrap_or_else(|e| panic!("{name} {kv:?}: {e}"));
     for (o, (w, g)) in want.iter().zip(&outs).enumerate() {

@@ -10,19 +10,20 @@ fn on_pool(n: usize, task: &(dyn Fn(usize) + Sync)) {
     crate::cpu::pool::global().run(n, task)
 }
 
-/// A native kernel on f32 buffers, split over the kernels' pool.
+/// A native kernel on f32 buffers, split over the kernels' pool, with its working space.
 pub(crate) fn run_native<'a>(
     native: &Native,
     ctx: &KernelCtx,
-    ins: &'a [&'a [f32]],
-    in_shapes: &'a [Vec<usize>],
+    (ins, in_shapes): (&'a [&'a [f32]], &'a [Vec<usize>]),
     outs: &'a mut [&'a mut [f32]],
+    scratch: &'a mut [f64],
 ) -> std::result::Result<(), OpError> {
     let io = NativeIo {
         inputs: ins,
         in_shapes,
         outputs: outs,
         parallel: &on_pool,
+        scratch,
     };
     (native.run)(ctx, io)
 }
@@ -38,7 +39,10 @@ pub fn run_node<'a>(
 ) -> Result<()> {
     let fail = |e: OpError| Error::Input(format!("{}: {}", op.name, e.render(&[], &[])));
     if let Some(native) = op.native.filter(|n| (n.supports)(ctx.attrs, in_shapes)) {
-        return run_native(&native, ctx, ins, in_shapes, outs).map_err(fail);
+        // Ahead-of-time code allocates its working space per call (it is not counted).
+        let mut scratch = vec![0.0; (native.scratch)(ctx.attrs, in_shapes)];
+        let mut outs: Vec<&mut [f32]> = outs.iter_mut().map(|o| &mut **o).collect();
+        return run_native(&native, ctx, (ins, in_shapes), &mut outs, &mut scratch).map_err(fail);
     }
     let tensors: Vec<Tensor> = (ins.iter().zip(in_shapes))
         .map(|(data, shape)| {

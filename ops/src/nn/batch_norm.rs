@@ -24,7 +24,6 @@ use crate::{
     Attrs, Compute, DType, Grad, GradCtx, GradGraph, Handle, Inputs, KernelCtx, OpDef, Outputs,
     Pattern, Registry, Tensor,
 };
-use std::cell::RefCell;
 
 const OP: &str = "BatchNorm";
 
@@ -255,9 +254,16 @@ fn bn_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> {
 }
 
 /// Both directions' kernels: `[data-shaped, per-channel, per-channel] = core([5
-/// inputs])`, the data being input `data`, tasks over the parallel loop.
-type Core<T> =
-    fn(&KernelCtx, &[usize], [&[T]; 5], [&mut [T]; 3], ParallelFor) -> Result<(), OpError>;
+/// inputs])`, the data being input `data`, tasks over the parallel loop, with two f64 per
+/// channel of working space.
+type Core<T> = fn(
+    &KernelCtx,
+    &[usize],
+    [&[T]; 5],
+    [&mut [T]; 3],
+    ParallelFor,
+    &mut [f64],
+) -> Result<(), OpError>;
 
 /// `core` on the reference's f64 tensors; the per-channel outputs in gamma's dtype.
 fn on_tensors(
@@ -277,6 +283,7 @@ fn on_tensors(
         values,
         [&mut full.data, &mut first, &mut second],
         &serial,
+        &mut vec![0.0; 2 * c],
     )?;
     let vector = |data| Tensor {
         dtype: gamma.dtype,
@@ -289,48 +296,42 @@ fn on_tensors(
 /// `core` on a native call's f32 buffers.
 fn on_buffers(ctx: &KernelCtx, io: NativeIo, data: usize, core: Core<f32>) -> Result<(), OpError> {
     let ins: [&[f32]; 5] = std::array::from_fn(|i| io.inputs[i]);
+    let (shape, parallel, scratch) = (&io.in_shapes[data], io.parallel, io.scratch);
     match io.outputs {
-        [a, b, c] => core(ctx, &io.in_shapes[data], ins, [a, b, c], io.parallel),
+        [a, b, c] => core(ctx, shape, ins, [a, b, c], parallel, scratch),
         _ => invalid(format!("{OP}: three outputs expected")),
     }
+}
+
+/// Working space of a native call: two f64 per channel of the data (input `data`).
+fn scratch(a: &Attrs, shapes: &[Shape], data: usize) -> usize {
+    let shape = &shapes[data];
+    channel_axis(a, shape).map_or(0, |axis| 2 * shape[axis])
 }
 
 /// Tasks a call splits into at least (where there are as many channels or planes).
 const TASKS: usize = 16;
 
-/// `then(slots)` after `slots[ch] = f(ch)` for every channel `ch < c` (its statistics or
-/// sums, each independent), blocks of channels over `parallel`, each block writing its
-/// own slots. The slots are the thread's, reused: a warm call allocates nothing.
-fn per_channel<R>(
+/// `slots[ch] = f(ch)` for every channel `ch < c` (its statistics or sums, each
+/// independent), blocks of channels over `parallel`, each block writing its own slots, in
+/// the call's working space (two f64 per channel).
+fn per_channel<'s>(
     c: usize,
     parallel: ParallelFor,
-    f: impl Fn(usize) -> (f64, f64) + Sync,
-    then: impl FnOnce(&[(f64, f64)]) -> R,
-) -> R {
-    thread_local! {
-        static SLOTS: RefCell<Vec<(f64, f64)>> = const { RefCell::new(Vec::new()) };
-    }
-    let fill = |slots: &mut Vec<(f64, f64)>| {
-        slots.resize(c, (0.0, 0.0));
-        let per = c.div_ceil(TASKS).max(1);
-        for_blocks(&mut slots[..c], per, parallel, &|b, block| {
-            for (j, slot) in block.iter_mut().enumerate() {
-                *slot = f(b * per + j);
-            }
-        });
+    f: impl Fn(usize) -> [f64; 2] + Sync,
+    scratch: &'s mut [f64],
+) -> Result<&'s [[f64; 2]], OpError> {
+    let (slots, _) = scratch.as_chunks_mut::<2>();
+    let Some(slots) = slots.get_mut(..c) else {
+        return invalid(format!("{OP}: working space for {c} channels expected"));
     };
-    SLOTS.with(|slots| match slots.try_borrow_mut() {
-        Ok(mut slots) => {
-            fill(&mut slots);
-            then(&slots[..c])
+    let per = c.div_ceil(TASKS).max(1);
+    for_blocks(slots, per, parallel, &|b, block| {
+        for (j, slot) in block.iter_mut().enumerate() {
+            *slot = f(b * per + j);
         }
-        // A kernel inside `then` on the same thread: its own slots.
-        Err(_) => {
-            let mut own = Vec::new();
-            fill(&mut own);
-            then(&own)
-        }
-    })
+    });
+    Ok(slots)
 }
 
 /// `f(ch, start, plane)` for every plane of `inner` consecutive elements of the
@@ -364,6 +365,7 @@ fn bn_forward<T: Real>(
     [x, gamma, beta, moving_mean, moving_var]: [&[T]; 5],
     [out, means, invstds]: [&mut [T]; 3],
     parallel: ParallelFor,
+    scratch: &mut [f64],
 ) -> Result<(), OpError> {
     let a = ctx.attrs;
     let eps = a.float("eps");
@@ -384,38 +386,39 @@ fn bn_forward<T: Real>(
             } else {
                 1.0 / (sq / m + eps).sqrt()
             };
-            (mean, invstd)
+            [mean, invstd]
         } else {
-            (
+            [
                 moving_mean[ch].to_f64(),
                 1.0 / (moving_var[ch].to_f64() + eps).sqrt(),
-            )
+            ]
         }
     };
-    per_channel(c, parallel, statistics, |stats| {
-        per_plane(out, c, inner, parallel, |ch, start, plane| {
-            let (mean, invstd) = stats[ch];
-            let g = if fix_gamma { 1.0 } else { gamma[ch].to_f64() };
-            let b = beta[ch].to_f64();
-            for (o, v) in plane.iter_mut().zip(&x[start..]) {
-                *o = T::from_f64((v.to_f64() - mean) * invstd * g + b);
-            }
-        });
-        for ((mean, invstd), &(mu, s)) in means.iter_mut().zip(invstds).zip(stats) {
-            *mean = T::from_f64(mu);
-            *invstd = T::from_f64(s);
+    let stats = per_channel(c, parallel, statistics, scratch)?;
+    per_plane(out, c, inner, parallel, |ch, start, plane| {
+        let [mean, invstd] = stats[ch];
+        let g = if fix_gamma { 1.0 } else { gamma[ch].to_f64() };
+        let b = beta[ch].to_f64();
+        for (o, v) in plane.iter_mut().zip(&x[start..]) {
+            *o = T::from_f64((v.to_f64() - mean) * invstd * g + b);
         }
     });
+    for ((mean, invstd), &[mu, s]) in means.iter_mut().zip(invstds).zip(stats) {
+        *mean = T::from_f64(mu);
+        *invstd = T::from_f64(s);
+    }
     Ok(())
 }
 
 /// BatchNorm's native kernels: every configuration.
 const BN_NATIVE: Native = Native {
     supports: |_, shapes| shapes.len() == 5 && !shapes[0].is_empty(),
+    scratch: |a, shapes| scratch(a, shapes, 0),
     run: |ctx, io| on_buffers(ctx, io, 0, bn_forward),
 };
 const BN_BACKWARD_NATIVE: Native = Native {
     supports: |_, shapes| shapes.len() == 5 && !shapes[1].is_empty(),
+    scratch: |a, shapes| scratch(a, shapes, 1),
     run: |ctx, io| on_buffers(ctx, io, 1, bn_backward),
 };
 
@@ -518,6 +521,7 @@ fn bn_backward<T: Real>(
     [og, x, gamma, mean, invstd]: [&[T]; 5],
     [dx, dgamma, dbeta]: [&mut [T]; 3],
     parallel: ParallelFor,
+    scratch: &mut [f64],
 ) -> Result<(), OpError> {
     let a = ctx.attrs;
     let batch_stats = ctx.is_train && !a.bool("use_global_stats");
@@ -531,30 +535,29 @@ fn bn_backward<T: Real>(
     let sums = |ch| {
         let sum_dy: f64 = channel(ch).map(|i| og[i].to_f64()).sum();
         let sum_dy_xhat: f64 = channel(ch).map(|i| og[i].to_f64() * xhat(ch, i)).sum();
-        (sum_dy, sum_dy_xhat)
+        [sum_dy, sum_dy_xhat]
     };
-    per_channel(c, parallel, sums, |sums| {
-        per_plane(dx, c, inner, parallel, |ch, start, plane| {
-            let g = if fix_gamma { 1.0 } else { gamma[ch].to_f64() };
-            let s = invstd[ch].to_f64();
-            let (sum_dy, sum_dy_xhat) = sums[ch];
-            for (k, d) in plane.iter_mut().enumerate() {
-                let i = start + k;
-                let direct = og[i].to_f64();
-                // Through the batch mean and variance: −mean(dy) − x̂·mean(dy·x̂).
-                let through_stats = if batch_stats {
-                    -sum_dy / m - xhat(ch, i) * sum_dy_xhat / m
-                } else {
-                    0.0
-                };
-                *d = T::from_f64(g * s * (direct + through_stats));
-            }
-        });
-        for ((dg, db), &(sum_dy, sum_dy_xhat)) in dgamma.iter_mut().zip(dbeta).zip(sums) {
-            *dg = T::from_f64(if fix_gamma { 0.0 } else { sum_dy_xhat });
-            *db = T::from_f64(sum_dy);
+    let sums = per_channel(c, parallel, sums, scratch)?;
+    per_plane(dx, c, inner, parallel, |ch, start, plane| {
+        let g = if fix_gamma { 1.0 } else { gamma[ch].to_f64() };
+        let s = invstd[ch].to_f64();
+        let [sum_dy, sum_dy_xhat] = sums[ch];
+        for (k, d) in plane.iter_mut().enumerate() {
+            let i = start + k;
+            let direct = og[i].to_f64();
+            // Through the batch mean and variance: −mean(dy) − x̂·mean(dy·x̂).
+            let through_stats = if batch_stats {
+                -sum_dy / m - xhat(ch, i) * sum_dy_xhat / m
+            } else {
+                0.0
+            };
+            *d = T::from_f64(g * s * (direct + through_stats));
         }
     });
+    for ((dg, db), &[sum_dy, sum_dy_xhat]) in dgamma.iter_mut().zip(dbeta).zip(sums) {
+        *dg = T::from_f64(if fix_gamma { 0.0 } else { sum_dy_xhat });
+        *db = T::from_f64(sum_dy);
+    }
     Ok(())
 }
 

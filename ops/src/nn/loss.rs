@@ -16,7 +16,7 @@ use std::ops::Range;
 
 use super::common::{elems, numel, Through};
 use super::softmax::softmax_into;
-use crate::native::{for_blocks, serial, Native, ParallelFor, Real};
+use crate::native::{for_blocks, no_scratch, serial, Native, ParallelFor, Real};
 use crate::param::{param, ParamDef, ParamType};
 use crate::shape::{fmt_shape, invalid, is_known, same_shape, set_in, unify, OpError, Shape, Slot};
 use crate::{
@@ -205,6 +205,7 @@ fn view(a: &Attrs, shape: &[usize]) -> (usize, usize, usize) {
 /// SoftmaxOutput's native kernels: every configuration.
 const SOFTMAX_OUTPUT_NATIVE: Native = Native {
     supports: |_, shapes| !shapes.is_empty(),
+    scratch: no_scratch,
     run: |ctx, io| {
         let x = (io.inputs[0], io.in_shapes[0].as_slice());
         softmax_output_forward(ctx.attrs, x, io.outputs[0], io.parallel);
@@ -213,6 +214,7 @@ const SOFTMAX_OUTPUT_NATIVE: Native = Native {
 };
 const SOFTMAX_OUTPUT_BACKWARD_NATIVE: Native = Native {
     supports: |_, shapes| shapes.len() == 2,
+    scratch: no_scratch,
     run: |ctx, io| {
         let (p, label) = (
             (io.inputs[0], &io.in_shapes[0]),

@@ -6,7 +6,7 @@ use std::ops::Range;
 use std::sync::Mutex;
 
 use super::common::{all_grads, elems, flops, positive, rank_error, Through};
-use crate::native::{serial, Native, ParallelFor, Real};
+use crate::native::{no_scratch, serial, Native, ParallelFor, Real};
 use crate::param::{param, ParamDef, ParamType};
 use crate::shape::{invalid, same_shape, OpError, Shape};
 use crate::{
@@ -306,6 +306,7 @@ fn lrn_backward<T: Real>(
 /// LRN's native kernels: 4-D data, every parameter.
 const LRN_NATIVE: Native = Native {
     supports: |_, shapes| matches!(shapes, [x] if x.len() == 4),
+    scratch: no_scratch,
     run: |ctx, io| match io.outputs {
         [out, norm] => {
             let p = Lrn::new(ctx.attrs)?;
@@ -317,6 +318,7 @@ const LRN_NATIVE: Native = Native {
 };
 const LRN_BACKWARD_NATIVE: Native = Native {
     supports: |_, shapes| matches!(shapes, [og, x, n] if x.len() == 4 && og == x && n == x),
+    scratch: no_scratch,
     run: |ctx, io| {
         let ins = [io.inputs[0], io.inputs[1], io.inputs[2]];
         let p = Lrn::new(ctx.attrs)?;

@@ -8,7 +8,7 @@ use super::common::{
     rank_error, spatial, to_ncx, Dims, Through, LAYOUTS, MAX_WINDOW,
 };
 use crate::contraction::{Contraction, Read};
-use crate::native::{for_blocks, serial, Native, ParallelFor, Real};
+use crate::native::{for_blocks, no_scratch, serial, Native, ParallelFor, Real};
 use crate::param::{param, ParamDef, ParamType};
 use crate::shape::{fmt_shape, invalid, set_in, set_out, OpError, Shape};
 use crate::{c, x, Combiner, IndexExpr};
@@ -566,6 +566,7 @@ const POOL_BACKWARD_NATIVE: Native = Native {
     supports: |a, shapes| {
         shapes.len() == 3 && Window::new(a, shapes[1].len()).is_ok_and(|w| !w.last)
     },
+    scratch: no_scratch,
     run: |ctx, io| {
         let w = Window::new(ctx.attrs, io.in_shapes[1].len())?;
         let shapes = [io.in_shapes[0].as_slice(), &io.in_shapes[1]];

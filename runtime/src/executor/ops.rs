@@ -8,7 +8,7 @@ use kiln_compiler::{Error, Graph, NodeId, Result};
 use kiln_ops::shape::fmt_shape;
 use kiln_ops::{DType, KernelCtx, Resource, Tensor};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use super::engine;
 
@@ -24,12 +24,12 @@ pub(super) struct NodeRun<'a> {
     pub rng: &'a Var,
 }
 
-/// The engine operation of one node: reads its input arrays, runs the operator's kernel,
-/// writes its output arrays. Random operators also write the executor's generator variable,
-/// which orders them, and draw a fresh key each run.
 /// Buffers of a native node kept on the stack while it runs.
 const STACK_IO: usize = 8;
 
+/// The engine operation of one node: reads its input arrays, runs the operator's kernel,
+/// writes its output arrays. Random operators also write the executor's generator variable,
+/// which orders them, and draw a fresh key each run.
 pub(super) fn node_operator(g: &Graph, inferred: &Inferred, run: NodeRun) -> Arc<Operator> {
     let NodeRun {
         id,
@@ -57,6 +57,14 @@ pub(super) fn node_operator(g: &Graph, inferred: &Inferred, run: NodeRun) -> Arc
         writes.push(rng.clone());
     }
     let runs = AtomicU64::new(0);
+    // The native kernel's working space, the node's own (the engine never runs a node's
+    // operation twice at once: it writes the outputs).
+    let scratch = op
+        .native
+        .filter(|_| native)
+        .map(|kernel| (kernel.scratch)(&params, &in_shapes))
+        .unwrap_or(0);
+    let scratch = Mutex::new(vec![0.0f64; scratch]);
     let node_index = id.index() as u64;
     let bytes = io_bytes(&inputs, &outputs);
     engine()
@@ -100,8 +108,15 @@ pub(super) fn node_operator(g: &Graph, inferred: &Inferred, run: NodeRun) -> Arc
                 for (slot, a) in outs.iter_mut().zip(&outputs) {
                     *slot = unsafe { a.as_f32_mut() };
                 }
-                return crate::aot::run_native(&kernel, &ctx, ins, &in_shapes, outs)
-                    .map_err(|e| e.render(&in_names, &out_names));
+                let mut scratch = scratch.lock().unwrap_or_else(|e| e.into_inner());
+                return crate::aot::run_native(
+                    &kernel,
+                    &ctx,
+                    (ins, &in_shapes),
+                    outs,
+                    &mut scratch,
+                )
+                .map_err(|e| e.render(&in_names, &out_names));
             }
             // SAFETY: the engine runs this after pending writes of the inputs and exclusively
             // for the outputs.
