@@ -103,7 +103,7 @@ fn isa() -> Isa {
 
 /// The product's loops compiled with instruction set `$features` for tile `$mr × $nr`.
 macro_rules! compiled_for {
-    ($name:ident, $t:ty, $features:literal, $mr:literal, $nr:literal, $rw:literal, $l:literal) => {
+    ($name:ident, $t:ty, $features:literal, [$mr:literal, $nr:literal, $rw:literal, $l:literal]) => {
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = $features)]
         unsafe fn $name(p: &Product<$t>) {
@@ -112,56 +112,41 @@ macro_rules! compiled_for {
     };
 }
 
-compiled_for!(f32_avx512, f32, "avx512f,fma", 6, 64, 32, 16);
-compiled_for!(f32_avx2, f32, "avx2,fma", 4, 24, 8, 8);
-compiled_for!(f64_avx512, f64, "avx512f,fma", 6, 32, 16, 8);
-compiled_for!(f64_avx2, f64, "avx2,fma", 4, 12, 4, 4);
+/// An element type's compiled forms — AVX-512 and AVX2 (with FMA), and one for any machine
+/// (without FMA, whose software form is a library call per element) — each given its
+/// tile `MR × NR`, narrow tile width `RW` and vector lanes `L`; and the dispatch between
+/// them.
+macro_rules! real {
+    ($t:ty, $avx512:ident $a:tt, $avx2:ident $b:tt, $baseline:ident [$($c:literal),*]) => {
+        compiled_for!($avx512, $t, "avx512f,fma", $a);
+        compiled_for!($avx2, $t, "avx2,fma", $b);
 
-/// The product's loops for any machine (without FMA, whose software form is a library
-/// call per element).
-unsafe fn f32_baseline(p: &Product<f32>) {
-    unsafe { blocked::<f32, 4, 8, 4, 4, false>(p) }
-}
+        unsafe fn $baseline(p: &Product<$t>) {
+            unsafe { blocked::<$t, $($c,)* false>(p) }
+        }
 
-unsafe fn f64_baseline(p: &Product<f64>) {
-    unsafe { blocked::<f64, 4, 4, 2, 2, false>(p) }
-}
-
-impl Real for f32 {
-    #[inline(always)]
-    fn fused_mul_add(self, a: f32, b: f32) -> f32 {
-        self.mul_add(a, b)
-    }
-    unsafe fn dispatch(p: &Product<f32>) {
-        unsafe {
-            match isa() {
-                #[cfg(target_arch = "x86_64")]
-                Isa::Avx512 => f32_avx512(p),
-                #[cfg(target_arch = "x86_64")]
-                Isa::Avx2 => f32_avx2(p),
-                _ => f32_baseline(p),
+        impl Real for $t {
+            #[inline(always)]
+            fn fused_mul_add(self, a: $t, b: $t) -> $t {
+                self.mul_add(a, b)
+            }
+            unsafe fn dispatch(p: &Product<$t>) {
+                unsafe {
+                    match isa() {
+                        #[cfg(target_arch = "x86_64")]
+                        Isa::Avx512 => $avx512(p),
+                        #[cfg(target_arch = "x86_64")]
+                        Isa::Avx2 => $avx2(p),
+                        _ => $baseline(p),
+                    }
+                }
             }
         }
-    }
+    };
 }
 
-impl Real for f64 {
-    #[inline(always)]
-    fn fused_mul_add(self, a: f64, b: f64) -> f64 {
-        self.mul_add(a, b)
-    }
-    unsafe fn dispatch(p: &Product<f64>) {
-        unsafe {
-            match isa() {
-                #[cfg(target_arch = "x86_64")]
-                Isa::Avx512 => f64_avx512(p),
-                #[cfg(target_arch = "x86_64")]
-                Isa::Avx2 => f64_avx2(p),
-                _ => f64_baseline(p),
-            }
-        }
-    }
-}
+real!(f32, f32_avx512 [6, 64, 32, 16], f32_avx2 [4, 24, 8, 8], f32_baseline [4, 8, 4, 4]);
+real!(f64, f64_avx512 [6, 32, 16, 8], f64_avx2 [4, 12, 4, 4], f64_baseline [4, 4, 2, 2]);
 
 /// Depth of a block: each tile of a column re-reads its `KC × NR` panel of B from L2,
 /// and weights read in place stream in runs this long.
