@@ -82,7 +82,7 @@ fn main() -> kiln::Result<()> {
         &arrays(net.list_auxiliary_states())?,
         false,
     )?;
-    let (backend, units) = (exe.backend().0, exe.inference_units());
+    let (backend, units) = (exe.backend().0, exe.inference_units()?);
     let run = || -> kiln::Result<(f64, Tensor)> {
         let start = Instant::now();
         exe.forward(false);

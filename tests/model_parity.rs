@@ -100,7 +100,7 @@ fn check_model(name: &str) {
     println!(
         "{name} ({:?}, {}): max |kiln - mxnet| / output scale = {:.2e}",
         exe.backend().0,
-        exe.inference_units(),
+        exe.inference_units().unwrap(),
         got.max_rel_diff(want)
     );
     if let Some(msg) = compare(&got, want, 1e-4) {

@@ -1,6 +1,7 @@
-//! Every zoo model, planned for inference: each fusion group lowers to the kernel IR or is
-//! a library call (the only reason a group may stay out), and all of a model's kernels,
-//! rendered to CUDA C, compile as one NVRTC module for `compute_90`.
+//! Every zoo model, compiled for inference with every fusion group as a kernel (no gemm,
+//! as a GPU target without cuBLAS): each step is a kernel of the kernel IR or a library
+//! call (the only reason a node may stay out), and all of a model's kernels, rendered to
+//! CUDA C, compile as one NVRTC module for `compute_90`.
 
 mod common;
 #[path = "kir_support/nvrtc.rs"]
@@ -8,7 +9,7 @@ mod nvrtc;
 
 use common::fixture;
 use kiln::compiler::kir;
-use kiln::compiler::plan::plan_symbol;
+use kiln::compiler::program::{compile, Mode, Spec, StepKind, Target};
 use kiln::Symbol;
 use std::collections::HashMap;
 
@@ -33,19 +34,31 @@ fn every_zoo_kernel_lowers_or_is_a_library_call_and_compiles_under_nvrtc() {
             _ => vec![1, 3, 224, 224],
         };
         let sym = Symbol::load(&path).unwrap();
-        let p = plan_symbol(&sym, &HashMap::from([("data".to_string(), data)]), false).unwrap();
+        let target = Target {
+            least_product: None,
+            winograd: false,
+            native: false,
+            symbolic_batch: false,
+            ..Target::cpu()
+        };
+        let shapes = HashMap::from([("data".to_string(), data)]);
+        let p = compile(&sym, &Spec::new(shapes, Mode::Inference, target)).unwrap();
         let mut module = String::new();
-        for (i, grp) in p.fusion.groups.iter().enumerate() {
-            match kir::from_group(&p.graph, &p.inferred, &grp.nodes, &format!("kernel{i}")) {
-                Ok(kernels) => {
-                    for l in kernels {
-                        module += &kir::cuda::render(&l.kernel).unwrap();
-                    }
+        for step in &p.steps {
+            match &step.kind {
+                StepKind::Kernel { ir, .. } => module += &kir::cuda::render(ir).unwrap(),
+                _ => {
+                    let n = p.graph().node(step.nodes[0]);
+                    assert!(
+                        n.op.is_some_and(|op| matches!(
+                            op.compute,
+                            kiln::ops::Compute::Library { .. }
+                        )),
+                        "{name}: `{}` ({}) is not a kernel",
+                        n.name,
+                        n.op_name()
+                    );
                 }
-                Err(e) => assert!(
-                    e.contains("library calls keep their kernels"),
-                    "{name}: {e}"
-                ),
             }
         }
         nvrtc::compile(&module, name);

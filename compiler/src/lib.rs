@@ -5,7 +5,8 @@
 //! - [`infer`]: shape and dtype inference; [`autodiff`]: the training graph.
 //! - [`formats`]: MXNet symbol JSON, `.params`, NumPy `.npy`.
 //! - [`passes`]: graph passes and pipelines (prune, simplify, CSE, inference mode, fusion).
-//! - [`plan`]: memory planning (in-place, co-share, arena offsets, lower bound).
+//! - [`program`]: the compile driver — a Symbol, shapes, mode and target to one program
+//!   (optimized graph, steps in order, memory layout, segments) — and the memory planner.
 //! - [`kir`]: the kernel IR (what a kernel computes, its schedule, loop nests, an interpreter).
 //! - [`interp`]: the reference interpreter, the oracle for every backend and pass.
 //! - [`dot`]: Graphviz output; [`summary`]: shapes, parameters and FLOPs per node.
@@ -25,7 +26,7 @@ pub mod interp;
 pub mod kir;
 pub mod node;
 pub mod passes;
-pub mod plan;
+pub mod program;
 pub mod summary;
 pub mod symbol;
 

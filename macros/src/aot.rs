@@ -266,7 +266,7 @@ fn code(
         vars.insert(n.clone(), b);
     }
     gen.vars = &vars;
-    for part in parts(g, inferred, forward_nodes) {
+    for part in parts(g, inferred, &kiln_compiler::passes::fuse(g), forward_nodes) {
         match part {
             Part::Node(id) => gen.node(id, id.index() < forward_nodes)?,
             Part::Fused { kernels, nodes, .. } => {

@@ -31,6 +31,7 @@ pub mod units;
 pub use checkpoint::{load_checkpoint, save_checkpoint};
 pub use device::Device;
 pub use engine::{Engine, EngineError, EngineKind, FnProperty, Operator, Var};
-pub use executor::{Executor, GradReqs, UnitCounts};
+pub use executor::{Executor, GradReqs, Memory};
+pub use kiln_compiler::program::StepCounts;
 pub use ndarray::{random, Element, NDArray};
 pub use units::Backend;

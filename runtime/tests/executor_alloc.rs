@@ -103,7 +103,7 @@ fn elementwise_steps_allocate_nothing(rows: usize) {
         .rebind(Backend::Jit)
         .unwrap();
     let (_, units) = exe.backend();
-    let (kernels, nodes) = (units.kernels + units.products, units.nodes);
+    let (kernels, nodes) = (units.kernels + units.products, units.reference);
     assert!(
         kernels >= 2 && nodes == 0,
         "{kernels} kernels, {nodes} reference nodes"

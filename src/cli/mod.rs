@@ -27,11 +27,12 @@ enum Command {
     Ops(ops::Args),
     /// Show a model's nodes, inferred shapes and dtypes, parameter count and FLOPs.
     Inspect(inspect::Args),
-    /// Run a forward pass in inference mode on the reference interpreter.
+    /// Run a forward pass in inference mode (kernels compiled by the CPU JIT;
+    /// KILN_BACKEND=interp runs the reference kernels).
     Run(run::Args),
     /// One forward and backward pass in training mode; writes the parameters' gradients.
     Grad(grad::Args),
-    /// Fusion groups, kernel count and memory per planning strategy.
+    /// The compiled program: its steps, and its memory planned and as executed.
     Plan(plan::Args),
     /// Measure a workload against a baseline from the same run.
     Bench(bench::Args),

@@ -1,15 +1,21 @@
-//! `kiln plan MODEL-symbol.json --shape data=32,3,224,224 [--train] [--json]
-//! [--kernels loops|rust|cuda]`: the fusion
-//! groups (members and why each ends), the kernel count, and memory for each planning
-//! strategy next to the lower bound. Memory counts intermediate entries and kernel
-//! workspace (as MXNet's "Total N MB allocated" plus temporary space); arguments, their
-//! gradients and aux states are external. With `--train`, every argument gets a gradient
-//! except `data` and the labels, as MXNet's `simple_bind` for training. `--kernels` prints
-//! each group lowered to the kernel IR, as a loop nest, Rust or CUDA C, or why it is not.
+//! `kiln plan MODEL-symbol.json --shape data=32,3,224,224 [--train] [--json] [--steps]
+//! [--timings] [--kernels loops|rust|cuda]`: the program an executor runs for the model
+//! (the same compile step: passes, steps, order, layout), its step counts, and its memory
+//! next to MXNet's heuristics on the same graph and the lower bound; then an executor is
+//! bound and the memory it allocated is printed beside the plan (`executed`).
+//!
+//! Memory counts internal memory: intermediate values, the steps' workspace, arrays kept
+//! beside the arena (as MXNet's "Total N MB allocated" plus temporary space); arguments,
+//! their gradients, aux states and outputs are external. With `--train`, every argument
+//! gets a gradient except `data` and the labels, as MXNet's `simple_bind` for training.
+//! `--steps` prints the fusion groups (and why each ends) and the whole program; `--kernels` each compiled kernel as a loop nest,
+//! Rust or CUDA C.
 
 use super::parse_shape_arg;
+use kiln::compiler::autodiff::GradReq;
 use kiln::compiler::kir;
-use kiln::compiler::plan::plan_symbol;
+use kiln::compiler::program::{compile, mxnet_strategies, Mode, Program, Spec, StepKind};
+use kiln::runtime::{Device, Executor, GradReqs};
 use kiln::{Result, Symbol};
 use serde_json::json;
 use std::collections::HashMap;
@@ -21,58 +27,101 @@ pub struct Args {
     /// An input's shape, e.g. `data=32,3,224,224` (repeatable).
     #[arg(long = "shape", value_parser = parse_shape_arg)]
     shapes: Vec<(String, Vec<usize>)>,
-    /// Plan the training graph (forward and backward).
+    /// Plan the training program (forward and backward).
     #[arg(long)]
     train: bool,
     /// One JSON object.
     #[arg(long)]
     json: bool,
+    /// Print the program: every step, where its values live, the segments.
+    #[arg(long)]
+    steps: bool,
     /// Print each pass's time.
     #[arg(long)]
     timings: bool,
-    /// Print each fused kernel: `loops` (the kernel IR's loop nest), `rust` or `cuda`.
+    /// Print each compiled kernel: `loops` (the kernel IR's loop nest), `rust` or `cuda`.
     #[arg(long, value_parser = ["loops", "rust", "cuda"])]
     kernels: Option<String>,
 }
 
-/// Each group as a loop nest, Rust or CUDA C, or the reason it is not lowered yet.
-fn print_kernels(p: &kiln::compiler::plan::ModelPlan, form: &str) {
-    for (i, grp) in p.fusion.groups.iter().enumerate() {
-        let name = format!("kernel{i}");
-        let render = |k: &kir::Kernel| {
+/// Each compiled kernel of the program as a loop nest, Rust or CUDA C.
+fn print_kernels(p: &Program, form: &str) -> Result<()> {
+    for step in &p.steps {
+        let kernels: Vec<&kir::Kernel> = match &step.kind {
+            StepKind::Kernel { ir, .. } => vec![ir],
+            StepKind::Product(prod) => (prod.packs.iter().chain(&prod.epilogue))
+                .map(|(ir, _)| ir)
+                .collect(),
+            _ => continue,
+        };
+        for k in kernels {
             let nest = || kir::lower(k, &kir::Schedule::cpu(k));
-            match form {
+            let text = match form {
                 "cuda" => kir::cuda::render(k),
                 "rust" => nest().and_then(|n| kir::rust::render(&n)),
                 _ => nest().map(|n| n.to_string()),
-            }
-        };
-        let text = kir::from_group(&p.graph, &p.inferred, &grp.nodes, &name).and_then(|ks| {
-            ks.iter()
-                .map(|l| render(&l.kernel))
-                .collect::<Result<String, _>>()
-        });
-        match text {
-            Ok(t) => println!("{t}"),
-            Err(e) => println!("// {name}: {e}\n"),
+            };
+            println!("{}", text.map_err(kiln::Error::Input)?);
         }
     }
+    Ok(())
 }
 
 fn mb(bytes: usize) -> f64 {
     bytes as f64 / (1 << 20) as f64
 }
 
+/// The training mode `kiln plan --train` plans: gradients of every argument but `data`
+/// and the labels.
+pub fn training_mode(sym: &Symbol) -> Mode {
+    Mode::Training(
+        (sym.list_arguments().into_iter())
+            .filter(|n| n != "data" && !n.ends_with("label"))
+            .map(|n| (n, GradReq::Write))
+            .collect(),
+    )
+}
+
+/// The internal memory of an executor bound for `mode` (on the CPU, the default backend).
+pub fn executed_bytes(sym: &Symbol, shapes: &[(String, Vec<usize>)], mode: &Mode) -> Result<usize> {
+    let reqs = match mode {
+        Mode::Training(reqs) => GradReqs::Each(reqs.clone()),
+        Mode::Inference => GradReqs::All(GradReq::Null),
+    };
+    let shapes: Vec<(&str, &[usize])> = shapes.iter().map(|(n, s)| (n.as_str(), &s[..])).collect();
+    let exe = Executor::simple_bind(sym, Device::Cpu, &shapes, reqs)?;
+    Ok(exe.memory().internal())
+}
+
 pub fn run(args: Args) -> Result<()> {
     let sym = Symbol::load(&args.model)?;
     let shapes: HashMap<String, Vec<usize>> = args.shapes.iter().cloned().collect();
-    let p = plan_symbol(&sym, &shapes, args.train)?;
-    let g = &p.graph;
+    let mode = if args.train {
+        training_mode(&sym)
+    } else {
+        Mode::Inference
+    };
+    let target = kiln::runtime::Backend::from_env().target();
+    let spec = Spec::new(shapes, mode.clone(), target);
+    let p = compile(&sym, &spec)?;
+    let mxnet = mxnet_strategies(&sym, &spec)?;
+    let executed = executed_bytes(&sym, &args.shapes, &mode)?;
+    let planned = p.layout.internal_bytes();
+    let counts = p.counts();
     if args.json {
-        let groups: Vec<_> = p
-            .fusion
-            .groups
-            .iter()
+        let mut memory = serde_json::Map::new();
+        for (name, bytes) in &mxnet {
+            memory.insert(name.to_string(), json!(mb(*bytes)));
+        }
+        memory.insert("kiln".into(), json!(mb(planned)));
+        memory.insert("executed".into(), json!(mb(executed)));
+        memory.insert("arena".into(), json!(mb(p.layout.arena_bytes)));
+        memory.insert("lower_bound".into(), json!(mb(p.layout.lower_bound)));
+        let timings: Vec<_> = (p.report.timings.iter())
+            .map(|(n, d)| json!({"pass": n, "ms": d.as_secs_f64() * 1e3}))
+            .collect();
+        let g = p.graph();
+        let groups: Vec<_> = (p.fusion.groups.iter())
             .map(|grp| {
                 json!({
                     "ops": grp.nodes.iter().map(|&n| g.node(n).op_name()).collect::<Vec<_>>(),
@@ -81,67 +130,59 @@ pub fn run(args: Args) -> Result<()> {
                 })
             })
             .collect();
-        let mut memory = serde_json::Map::new();
-        for (name, plan) in &p.plans {
-            memory.insert(name.to_string(), json!(mb(plan.bytes)));
-        }
-        memory.insert("lower_bound".into(), json!(mb(p.lower_bound())));
-        if let Some(m) = &p.mirror {
-            memory.insert(
-                "mirror".into(),
-                json!({"mb": mb(m.bytes), "lower_bound": mb(m.lower_bound), "extra_flops": m.extra_flops, "recomputed": m.recomputed}),
-            );
-        }
-        let timings: Vec<_> = p
-            .report
-            .timings
-            .iter()
-            .map(|(n, d)| json!({"pass": n, "ms": d.as_secs_f64() * 1e3}))
-            .collect();
         println!(
             "{}",
-            json!({ "kernels": p.fusion.groups.len(), "groups": groups, "memory_mb": memory, "passes": timings })
+            json!({
+                "groups": groups,
+                "steps": p.steps.len(),
+                "kernels": counts.kernels, "products": counts.products,
+                "winograd": counts.winograd, "native": counts.native,
+                "reference": counts.reference,
+                "segments": p.segments.len(),
+                "memory_mb": memory, "passes": timings
+            })
         );
         return Ok(());
     }
     println!(
-        "{}: {} nodes after passes, {} kernels",
+        "{}: {} nodes after passes, {} steps ({counts})",
         args.model.display(),
-        g.len(),
-        p.fusion.groups.len()
+        p.graph().len(),
+        p.steps.len()
     );
-    for (i, grp) in p.fusion.groups.iter().enumerate() {
-        let members: Vec<String> = grp
-            .nodes
-            .iter()
-            .map(|&n| format!("{} ({})", g.node(n).name, g.node(n).op_name()))
-            .collect();
-        println!(
-            "  kernel {i}: {} — ends: {}",
-            members.join(" + "),
-            grp.reason
-        );
+    if args.steps {
+        let g = p.graph();
+        for (i, grp) in p.fusion.groups.iter().enumerate() {
+            let members: Vec<String> = (grp.nodes.iter())
+                .map(|&n| format!("{} ({})", g.node(n).name, g.node(n).op_name()))
+                .collect();
+            println!(
+                "  group {i}: {} — ends: {}",
+                members.join(" + "),
+                grp.reason
+            );
+        }
+        print!("{p}");
     }
     println!("memory (MB):");
-    for (name, plan) in &p.plans {
-        println!("  {name:<12} {:>10.2}", mb(plan.bytes));
+    for (name, bytes) in &mxnet {
+        println!("  {name:<12} {:>10.2}", mb(*bytes));
     }
-    println!("  {:<12} {:>10.2}", "lower bound", mb(p.lower_bound()));
-    if let Some(m) = &p.mirror {
-        println!(
-            "  with recomputation in backward (off by default): {:.2} MB, {} nodes recomputed, +{:.3} GFLOPs per step",
-            mb(m.bytes),
-            m.recomputed,
-            m.extra_flops as f64 / 1e9
-        );
-    }
+    println!(
+        "  {:<12} {:>10.2}  (arena {:.2}, lower bound {:.2})",
+        "kiln",
+        mb(planned),
+        mb(p.layout.arena_bytes),
+        mb(p.layout.lower_bound)
+    );
+    println!("  {:<12} {:>10.2}", "executed", mb(executed));
     if args.timings {
         for (name, d) in &p.report.timings {
             println!("  pass {name:<16} {:.3} ms", d.as_secs_f64() * 1e3);
         }
     }
     if let Some(form) = &args.kernels {
-        print_kernels(&p, form);
+        print_kernels(&p, form)?;
     }
     Ok(())
 }

@@ -5,6 +5,7 @@
 use super::group::{contraction_of, from_group, Lowered};
 use crate::graph::{Entry, Graph, NodeId};
 use crate::infer::Inferred;
+use crate::passes::Fusion;
 use std::collections::BTreeSet;
 
 /// One piece of work.
@@ -20,13 +21,13 @@ pub enum Part {
     },
 }
 
-/// The parts of `g`'s fusion groups, in group order: within a group, library nodes alone,
+/// The parts of `g`'s fusion groups (`fusion`), in group order: within a group, library nodes alone,
 /// the rest split by (forward or backward — ids from `forward_nodes` on are backward —,
 /// after a library node of the group or not), so each part's kernel needs only values
 /// computed before it starts.
-pub fn parts(g: &Graph, inferred: &Inferred, forward_nodes: usize) -> Vec<Part> {
+pub fn parts(g: &Graph, inferred: &Inferred, fusion: &Fusion, forward_nodes: usize) -> Vec<Part> {
     let mut out = Vec::new();
-    for (gi, group) in crate::passes::fuse(g).groups.iter().enumerate() {
+    for (gi, group) in fusion.groups.iter().enumerate() {
         let mut keyed: Vec<((bool, bool), Vec<NodeId>)> = Vec::new();
         let mut after_library: BTreeSet<NodeId> = BTreeSet::new();
         let mut sorted = group.nodes.clone();

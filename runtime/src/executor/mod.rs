@@ -1,31 +1,40 @@
 //! The Executor: a symbol bound to arrays on a device, run on the engine.
 //!
-//! Binding infers every shape and dtype, builds the training graph when gradients are
-//! requested ([`kiln_compiler::autodiff`]), allocates an array per entry, and pre-creates
-//! one engine operation per unit (a compiled kernel, a product, a native or reference
-//! node; MXNet's `NewOperator`), reading its input arrays and writing its outputs, grouped
-//! into segments of up to 16 (MXNet's bulk execution); backward segments end where a
-//! gradient or aux state is complete. [`Executor::forward`] and [`Executor::backward`]
-//! push them and return at once, so imperative updates of the same arrays (`w -= lr * g`)
-//! interleave in the right order, and an update pushed with a higher priority runs as
-//! soon as its gradient is ready, while backward goes on.
+//! Binding compiles the symbol for the bound arrays' shapes and dtypes, in training mode
+//! where a gradient is requested and in inference otherwise
+//! ([`kiln_compiler::program::compile`]: expansion, passes, differentiation, steps, order,
+//! layout, segments), compiles the steps' kernels for the backend ([`crate::units`]),
+//! places every value where the program's layout says ([`crate::arena`]), and pre-creates
+//! one engine operation per step (MXNet's `NewOperator`), reading its input arrays and
+//! writing its outputs, grouped into the program's segments (MXNet's bulk execution);
+//! backward segments end where a gradient or aux state is complete.
+//! [`Executor::forward`] and [`Executor::backward`] push them and return at once, so
+//! imperative updates of the same arrays (`w -= lr * g`) interleave in the right order,
+//! and an update pushed with a higher priority runs as soon as its gradient is ready,
+//! while backward goes on.
+//!
+//! A forward pass of the other mode than the bound one (training mode on an inference
+//! bind, whose passes removed Dropout; inference on a training bind where BatchNorm would
+//! expand into a scale and shift) compiles its own program at its first run, reusing the
+//! arena where it fits.
 
 mod ops;
 
 use crate::device::Device;
 use crate::engine::{Engine, Operator};
 use crate::ndarray::NDArray;
-use crate::units::{units, Backend, BatchShapes, Unit};
-use kiln_compiler::autodiff::{differentiate, GradReq, TrainingGraph};
-use kiln_compiler::infer::infer;
-use kiln_compiler::{Entry, Error, Graph, NodeId, Result, Symbol};
-use kiln_ops::shape::{fmt_shape, is_known};
+use crate::units::Backend;
+#[cfg(feature = "llvm")]
+use crate::units::Code;
+use kiln_compiler::autodiff::GradReq;
+use kiln_compiler::program::{self, compile, Mode, Place, Program, Spec, StepCounts, StepKind};
+use kiln_compiler::{Entry, Error, Result, Symbol};
 use kiln_ops::{DType, Shape};
 #[cfg(feature = "llvm")]
 use ops::{kernel_operator, matmul_operator};
 use ops::{node_operator, store, NodeRun};
-use std::collections::HashMap;
-use std::sync::Arc;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, OnceLock};
 
 /// Which arguments get gradients, and how.
 #[derive(Clone, Debug)]
@@ -59,57 +68,37 @@ pub struct Executor {
     outputs: Vec<NDArray>,
     head_grads: Vec<Option<NDArray>>,
     plan: Arc<Plan>,
-    /// What the operations run, and what the inference forward pass runs (it differs
-    /// where BatchNorm expands with its moving statistics).
-    units: UnitCounts,
-    inference_units: UnitCounts,
-    /// Bytes of the arena and of the heads' own arrays.
-    memory: (usize, usize),
+    /// The forward pass of the other mode where the bound program cannot run it (an
+    /// inference program in training mode) or runs it slower (a training program where
+    /// inference expands more), compiled at its first run.
+    other: Arc<OnceLock<std::result::Result<Plan, String>>>,
+    /// Whether forward passes of the other mode take `other`.
+    other_needed: bool,
 }
 
-/// How many of an executor's operations are compiled kernels, gemm products (with
-/// compiled epilogues), library nodes on native kernels and nodes on their reference
-/// kernels.
+/// What an executor's memory holds, in bytes, as allocated.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct UnitCounts {
-    pub kernels: usize,
-    pub products: usize,
-    /// Of the products, convolutions run with Winograd's algorithm.
-    pub winograd: usize,
-    /// Library nodes on their native f32 kernels.
-    pub native: usize,
-    pub nodes: usize,
+pub struct Memory {
+    /// The arena: every intermediate value, shared by lifetime, and the steps' workspace.
+    pub arena: usize,
+    /// Arrays of their own for heads a store copies from.
+    pub own: usize,
+    /// What steps keep from run to run: transformed Winograd weights, native kernels'
+    /// working space.
+    pub kept: usize,
+    /// Folded constants.
+    pub constants: usize,
+    /// The outputs' arrays (not internal: callers hold them).
+    pub outputs: usize,
 }
 
-impl UnitCounts {
-    fn of(units: &[Unit]) -> UnitCounts {
-        let mut c = UnitCounts::default();
-        for u in units {
-            match u {
-                Unit::Node(_) => c.nodes += 1,
-                #[cfg(feature = "llvm")]
-                Unit::Native(_) => c.native += 1,
-                #[cfg(feature = "llvm")]
-                Unit::Kernel(_) => c.kernels += 1,
-                #[cfg(feature = "llvm")]
-                Unit::MatMul(m) => {
-                    c.products += 1;
-                    c.winograd += usize::from(m.winograd.is_some());
-                }
-            }
-        }
-        c
-    }
-}
-
-impl std::fmt::Display for UnitCounts {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{} compiled kernels, {} gemm products ({} Winograd), {} native nodes, {} \
-             reference nodes",
-            self.kernels, self.products, self.winograd, self.native, self.nodes
-        )
+impl Memory {
+    /// Internal memory: everything but arguments, their gradients, aux states and
+    /// outputs — what the program's [`Layout::internal_bytes`] predicts.
+    ///
+    /// [`Layout::internal_bytes`]: kiln_compiler::program::Layout::internal_bytes
+    pub fn internal(&self) -> usize {
+        self.arena + self.own + self.kept + self.constants
     }
 }
 
@@ -124,40 +113,22 @@ struct Binding {
     batch_inputs: Vec<String>,
 }
 
-/// The pre-created operations of a bound executor.
+/// The pre-created operations of a bound program.
 struct Plan {
+    /// Forward steps made for training and for inference (a node runs its kernel in the
+    /// mode it was made for; a compiled one is the same).
     forward_train: Vec<Arc<Operator>>,
     forward_infer: Vec<Arc<Operator>>,
-    /// Backward nodes, then gradient writes, then aux updates.
+    /// Backward steps, the stores of gradients and aux updates among them.
     backward: Vec<Arc<Operator>>,
+    counts: StepCounts,
+    memory: Memory,
+    /// The arena, which a program of the other mode may reuse.
+    arena: NDArray,
 }
 
 fn engine() -> &'static Engine {
     Engine::global()
-}
-
-/// Operations per engine segment at most (MXNet's default bulk size is 15).
-const SEGMENT_OPS: usize = 16;
-
-/// `ops` as segments of consecutive operations (MXNet's bulk execution: fewer pushes and
-/// dependency checks), each ending after an operation that writes a variable of `ends` or
-/// after [`SEGMENT_OPS`] operations; a segment of one is the operation itself.
-fn segments(name: &str, ops: Vec<Arc<Operator>>, ends: &[u64]) -> Vec<Arc<Operator>> {
-    let mut out = Vec::new();
-    let mut current: Vec<Arc<Operator>> = Vec::new();
-    let count = ops.len();
-    for (i, op) in ops.into_iter().enumerate() {
-        let end = op.writes().iter().any(|v| ends.contains(&v.id()));
-        current.push(op);
-        if end || current.len() == SEGMENT_OPS || i + 1 == count {
-            let mut ops = std::mem::take(&mut current);
-            out.push(match ops.len() {
-                1 => ops.remove(0),
-                n => engine().new_segment(&format!("{name}[{}..{}]", i + 1 - n, i + 1), ops),
-            });
-        }
-    }
-    out
 }
 
 impl Executor {
@@ -198,7 +169,7 @@ impl Executor {
             backend: Backend::from_env(),
             batch_inputs: shapes.iter().map(|(n, _)| n.to_string()).collect(),
         };
-        Executor::build(symbol, device, args, grads, aux, binding, None)
+        Executor::build(symbol, device, args, grads, aux, binding)
     }
 
     /// Binds to the caller's arrays (every argument and aux state by name; gradient arrays
@@ -249,15 +220,7 @@ impl Executor {
             backend: Backend::from_env(),
             batch_inputs,
         };
-        Executor::build(
-            symbol,
-            device,
-            arg_arrays,
-            grad_arrays,
-            aux_arrays,
-            binding,
-            None,
-        )
+        Executor::build(symbol, device, arg_arrays, grad_arrays, aux_arrays, binding)
     }
 
     /// The same arrays bound again with another backend (to compare them, or to time
@@ -274,31 +237,78 @@ impl Executor {
             self.grads.clone(),
             self.aux.clone(),
             binding,
-            None,
         )
     }
 
-    /// Bytes the executor allocated for what its operations write: the arena (every
-    /// intermediate entry, reused by lifetime) and the heads' own arrays.
-    pub fn memory(&self) -> (usize, usize) {
-        self.memory
+    /// The memory the bound program allocated (a forward pass of the other mode compiled
+    /// later reuses its arena where it fits).
+    pub fn memory(&self) -> Memory {
+        self.plan.memory
     }
 
-    /// The backend the operations run on, and what they run (in training).
-    pub fn backend(&self) -> (Backend, UnitCounts) {
-        (self.binding.backend, self.units)
+    /// The backend the operations run on, and what the bound program runs.
+    pub fn backend(&self) -> (Backend, StepCounts) {
+        (self.binding.backend, self.plan.counts)
     }
 
-    /// What the inference forward pass runs: on the JIT, operators that compute something
-    /// else in inference (BatchNorm with its moving statistics) expand and compile there,
-    /// in a plan of their own with its own arena.
-    pub fn inference_units(&self) -> UnitCounts {
-        self.inference_units
+    /// What the inference forward pass runs (for a training bind where inference expands
+    /// more, its own program, compiled now if it was not yet).
+    pub fn inference_units(&self) -> Result<StepCounts> {
+        match self.other_plan(false)? {
+            Some(p) => Ok(p.counts),
+            None => Ok(self.plan.counts),
+        }
     }
 
-    /// The executor of `symbol` on these arrays; with `inference_outputs`, the plan of an
-    /// inference-only forward pass (operators expanded as inference computes them)
-    /// writing those arrays.
+    /// The specification of this executor's program in `mode`.
+    fn spec(&self, mode: Mode) -> Spec {
+        spec(
+            &self.arg_names,
+            &self.args,
+            &self.aux_names,
+            &self.aux,
+            &self.binding,
+            self.device,
+            mode,
+        )
+    }
+
+    /// The plan of a forward pass in training mode (`is_train`) or inference, where the
+    /// bound program does not run it itself; compiled at the first call.
+    fn other_plan(&self, is_train: bool) -> Result<Option<&Plan>> {
+        let bound_train = self.binding_is_train();
+        if !self.other_needed || is_train == bound_train {
+            return Ok(None);
+        }
+        let plan = self.other.get_or_init(|| {
+            let mode = if is_train {
+                Mode::Training(HashMap::new())
+            } else {
+                Mode::Inference
+            };
+            let program = compile(&self.symbol, &self.spec(mode)).map_err(|e| e.to_string())?;
+            let bound = Bound {
+                device: self.device,
+                args: (&self.arg_names, &self.args),
+                aux: (&self.aux_names, &self.aux),
+                grads: &self.grads,
+                arena: Some(&self.plan.arena),
+                outputs: Some(&self.outputs),
+            };
+            instantiate(&program, &bound)
+                .map(|(plan, _)| plan)
+                .map_err(|e| e.to_string())
+        });
+        plan.as_ref()
+            .map(Some)
+            .map_err(|e| Error::Input(format!("compiling the forward pass: {e}")))
+    }
+
+    fn binding_is_train(&self) -> bool {
+        (self.arg_names.iter()).any(|n| self.binding.reqs.get(n) != GradReq::Null)
+    }
+
+    /// The executor of `symbol` on these arrays.
     fn build(
         symbol: &Symbol,
         device: Device,
@@ -306,267 +316,38 @@ impl Executor {
         grads: Vec<Option<NDArray>>,
         aux: Vec<NDArray>,
         binding: Binding,
-        inference_outputs: Option<&[NDArray]>,
     ) -> Result<Executor> {
-        let null = GradReqs::All(GradReq::Null);
-        let reqs = match inference_outputs {
-            Some(_) => &null,
-            None => &binding.reqs,
-        };
         let arg_names = symbol.list_arguments();
         let aux_names = symbol.list_auxiliary_states();
-        let backend = match device {
-            Device::Cpu => binding.backend,
-            Device::Cuda(_) => Backend::Interpreter,
-        };
-        // Shapes and dtypes of the variables, from the bound arrays.
-        let variables = || {
-            arg_names
-                .iter()
-                .zip(&args)
-                .chain(aux_names.iter().zip(&aux))
-        };
-        let shapes: HashMap<String, Shape> = variables()
-            .map(|(n, a)| (n.clone(), a.shape().to_vec()))
+        let reqs: HashMap<String, GradReq> = (arg_names.iter())
+            .map(|n| (n.clone(), binding.reqs.get(n)))
             .collect();
-        let dtypes: HashMap<String, DType> =
-            variables().map(|(n, a)| (n.clone(), a.dtype())).collect();
-        let mut forward = symbol.to_graph()?;
-        // Whether inference needs a plan of its own: it expands more operators.
-        let mut separate_inference = false;
-        if backend == Backend::Jit {
-            // Operators that expand into ones the JIT compiles (softmax; BatchNorm in
-            // inference) do so before differentiation, so their gradients compile too.
-            let inferred = infer(&forward, &shapes, &dtypes)?;
-            let expand = |training| kiln_compiler::passes::Expand {
-                training,
-                inferred: Some(&inferred),
-            };
-            let (out, expanded) = expand(inference_outputs.is_none()).expand(&forward)?;
-            separate_inference =
-                inference_outputs.is_none() && expand(false).expand(&forward)?.1 > expanded;
-            forward = out.graph;
-        }
-        let req_map: HashMap<String, GradReq> =
-            arg_names.iter().map(|n| (n.clone(), reqs.get(n))).collect();
-        let training = if req_map.values().any(|r| *r != GradReq::Null) {
-            differentiate(&forward, &req_map, true)?
+        let train = reqs.values().any(|r| *r != GradReq::Null);
+        let mode = if train {
+            Mode::Training(reqs)
         } else {
-            TrainingGraph {
-                forward_nodes: forward.len(),
-                num_outputs: forward.heads.len(),
-                graph: forward,
-                grads: vec![],
-                aux_updates: vec![],
-                head_grads: vec![],
-            }
+            Mode::Inference
         };
-        let g = &training.graph;
-        // Every variable's array, by node, matched by name (an expansion may turn an aux
-        // state into a plain input, which moves it among the graph's arguments).
-        let by_name: HashMap<&String, &NDArray> = variables().collect();
-        let mut bound: HashMap<NodeId, NDArray> = HashMap::new();
-        for id in g.node_ids().filter(|&id| g.node(id).is_variable()) {
-            if let Some(a) = by_name.get(&g.node(id).name) {
-                bound.insert(id, (*a).clone());
-            }
-        }
-        let inferred = infer(g, &shapes, &dtypes)?;
-        let mut head_arrays: Vec<Option<NDArray>> = Vec::new();
-        for h in &training.head_grads {
-            head_arrays.push(match h {
-                Some(id) => {
-                    let e = Entry {
-                        node: *id,
-                        index: 0,
-                    };
-                    let a = NDArray::zeros(
-                        inferred.shape(e),
-                        inferred.dtype(e).unwrap_or(DType::F32),
-                        device,
-                    )?;
-                    bound.insert(*id, a.clone());
-                    Some(a)
-                }
-                None => None,
-            });
-        }
-        for id in g.node_ids().filter(|&id| !g.node(id).is_variable()) {
-            for (index, s) in inferred.shapes[id.index()].iter().enumerate() {
-                if !is_known(s) {
-                    return Err(Error::Shape(format!(
-                        "{}: output {index} has unknown shape {}",
-                        g.node(id).describe(),
-                        fmt_shape(s)
-                    )));
-                }
-            }
-        }
-        let batch = (backend == Backend::Jit)
-            .then(|| batch_shapes(g, &shapes, &dtypes, &binding.batch_inputs))
-            .flatten();
-        let units = units(
-            g,
-            &inferred,
-            backend,
-            training.forward_nodes,
-            batch.as_ref(),
-        )
-        .map_err(|e| Error::Input(format!("bind: {e}")))?;
-        let counts = UnitCounts::of(&units);
-        // Variables are their bound arrays; what the units write lives in the arena.
-        let placement = crate::arena::place(g, &inferred, &units, device)?;
-        let memory = (placement.arena_bytes, placement.separate_bytes);
-        let mut arrays = placement.arrays;
-        for id in g.node_ids().filter(|&id| g.node(id).is_variable()) {
-            let a = bound.get(&id).cloned().ok_or_else(|| {
-                Error::Input(format!("bind: variable `{}` has no array", g.node(id).name))
-            })?;
-            arrays.insert(Entry { node: id, index: 0 }, a);
-        }
-        if let Some(given) = inference_outputs {
-            for (e, a) in g.heads.iter().zip(given) {
-                arrays.insert(*e, a.clone());
-            }
-        }
-        // A written (not added) gradient that a unit computes, and that is no other
-        // head, is computed straight into the caller's gradient array: no copy.
-        let grad_array = |id: NodeId| {
-            let name = &g.node(id).name;
-            let slot = arg_names.iter().position(|n| n == name);
-            slot.and_then(|i| grads[i].clone())
-                .ok_or_else(|| Error::Input(format!("no gradient array for `{name}`")))
+        let spec = spec(&arg_names, &args, &aux_names, &aux, &binding, device, mode);
+        let program = compile(symbol, &spec)?;
+        let bound = Bound {
+            device,
+            args: (&arg_names, &args),
+            aux: (&aux_names, &aux),
+            grads: &grads,
+            arena: None,
+            outputs: None,
         };
-        let mut direct = vec![false; training.grads.len()];
-        for (k, &(id, req)) in training.grads.iter().enumerate() {
-            let e = training.grad_entry(k);
-            let once = g.heads.iter().filter(|&&h| h == e).count() == 1;
-            if req == GradReq::Write && once && !g.node(e.node).is_variable() {
-                arrays.insert(e, grad_array(id)?);
-                direct[k] = true;
-            }
-        }
-        let entry = |e: &Entry| -> Result<NDArray> {
-            arrays.get(e).cloned().ok_or_else(|| {
-                Error::Input(format!(
-                    "bind: output {} of `{}` has no array",
-                    e.index,
-                    g.node(e.node).name
-                ))
-            })
-        };
-        let outputs: Vec<NDArray> = g.heads[..training.num_outputs]
-            .iter()
-            .map(entry)
-            .collect::<Result<_>>()?;
-        let seed = crate::ndarray::random::next_key().0;
-        let rng = engine().new_var();
-        let (mut forward_train, mut forward_infer, mut backward) = (vec![], vec![], vec![]);
-        for unit in &units {
-            let forward = unit.is_forward(training.forward_nodes);
-            let inputs = unit
-                .inputs(g)
-                .iter()
-                .map(entry)
-                .collect::<Result<Vec<_>>>()?;
-            let outputs = unit
-                .outputs(&inferred)
-                .iter()
-                .map(entry)
-                .collect::<Result<Vec<_>>>()?;
-            // A forward operation goes into both forward lists, made for its mode (a node
-            // runs its kernel in the mode it is pushed in; a compiled one is the same);
-            // a backward one into the backward list.
-            let mut plan = |op: &dyn Fn(bool) -> Arc<Operator>| {
-                if forward {
-                    forward_train.push(op(true));
-                    forward_infer.push(op(false));
-                } else {
-                    backward.push(op(true));
-                }
-            };
-            let node = |native: bool| {
-                let id = unit.nodes()[0];
-                let (inputs, outputs, rng, inferred) = (&inputs, &outputs, &rng, &inferred);
-                move |is_train| {
-                    let run = NodeRun {
-                        id,
-                        inputs: inputs.clone(),
-                        outputs: outputs.clone(),
-                        is_train,
-                        native,
-                        seed,
-                        rng,
-                    };
-                    node_operator(g, inferred, run)
-                }
-            };
-            match unit {
-                Unit::Node(_) => plan(&node(false)),
-                #[cfg(feature = "llvm")]
-                Unit::Native(_) => plan(&node(true)),
-                #[cfg(feature = "llvm")]
-                Unit::Kernel(k) => {
-                    let op = kernel_operator(k, inputs.clone(), outputs.clone());
-                    plan(&|_| op.clone())
-                }
-                #[cfg(feature = "llvm")]
-                Unit::MatMul(m) => {
-                    let op = matmul_operator(m, inputs.clone(), outputs.clone());
-                    plan(&|_| op.clone())
-                }
-            }
-        }
-        for (k, &(id, req)) in training.grads.iter().enumerate() {
-            if direct[k] {
-                continue;
-            }
-            backward.push(store(
-                &format!("grad {}", g.node(id).name),
-                &entry(&training.grad_entry(k))?,
-                &grad_array(id)?,
-                req == GradReq::Add,
-            )?);
-        }
-        for (k, &id) in training.aux_updates.iter().enumerate() {
-            let target = bound[&id].clone();
-            backward.push(store(
-                &format!("update {}", g.node(id).name),
-                &entry(&training.aux_entry(k))?,
-                &target,
-                false,
-            )?);
-        }
-        let mut memory = memory;
-        let mut inference_units = counts;
-        if separate_inference {
-            let inference = Executor::build(
-                symbol,
-                device,
-                args.clone(),
-                vec![None; args.len()],
-                aux.clone(),
-                binding.clone(),
-                Some(&outputs),
-            )?;
-            forward_infer = inference.plan.forward_infer.clone();
-            memory.0 += inference.memory.0;
-            inference_units = inference.units;
-        }
-        // Backward segments end where a gradient or an aux state is complete, so work
-        // waiting for it (an update, a copy, a push) can start while backward goes on.
-        let done: Vec<u64> = (grads.iter().flatten().chain(&aux))
-            .map(|a| a.var().id())
-            .collect();
-        let plan = Plan {
-            forward_train: segments("forward", forward_train, &[]),
-            forward_infer: if separate_inference {
-                forward_infer
-            } else {
-                segments("forward", forward_infer, &[])
+        let (
+            plan,
+            Arrays {
+                outputs,
+                head_grads,
             },
-            backward: segments("backward", backward, &done),
-        };
+        ) = instantiate(&program, &bound)?;
+        // An inference program runs no training forward pass; a training program runs
+        // inference's, but slower where inference would expand more.
+        let other_needed = !train || program.inference_expands_more;
         Ok(Executor {
             symbol: symbol.clone(),
             device,
@@ -577,21 +358,31 @@ impl Executor {
             grads,
             aux,
             outputs,
-            head_grads: head_arrays,
+            head_grads,
             plan: Arc::new(plan),
-            units: counts,
-            inference_units,
-            memory,
+            other: Arc::new(OnceLock::new()),
+            other_needed,
         })
     }
 
     /// Pushes the forward pass (training mode: BatchNorm uses batch statistics, Dropout
-    /// drops). Returns at once; read [`Executor::outputs`] to wait.
+    /// drops). Returns at once; read [`Executor::outputs`] to wait. Where the pass needs a
+    /// program of its own that fails to compile, the outputs carry the error.
     pub fn forward(&self, is_train: bool) {
+        let plan = match self.other_plan(is_train) {
+            Ok(Some(other)) => other,
+            Ok(None) => &self.plan,
+            Err(e) => {
+                let writes: Vec<_> = self.outputs.iter().map(|a| a.var().clone()).collect();
+                let msg = e.to_string();
+                engine().push_fn_bytes("forward", &[], &writes, 0, move || Err(msg));
+                return;
+            }
+        };
         let ops = if is_train {
-            &self.plan.forward_train
+            &plan.forward_train
         } else {
-            &self.plan.forward_infer
+            &plan.forward_infer
         };
         ops.iter().for_each(|op| engine().push(op, 0));
     }
@@ -732,36 +523,233 @@ impl Executor {
             batch_inputs: shapes.iter().map(|(n, _)| n.to_string()).collect(),
             ..self.binding.clone()
         };
-        Executor::build(&self.symbol, self.device, args, grads, aux, binding, None)
+        Executor::build(&self.symbol, self.device, args, grads, aux, binding)
     }
 }
 
-/// The entry shapes at the batch size plus one, two and three (the batch inputs' first
-/// axis grown), for generalizing kernels over the batch; `None` without batch inputs of
-/// one common batch size, or where the graph does not infer at the other sizes.
-fn batch_shapes(
-    g: &Graph,
-    shapes: &HashMap<String, Shape>,
-    dtypes: &HashMap<String, DType>,
-    batch_inputs: &[String],
-) -> Option<BatchShapes> {
-    let sizes: Vec<usize> = batch_inputs
-        .iter()
-        .map(|n| shapes.get(n).and_then(|s| s.first().copied()))
-        .collect::<Option<_>>()?;
-    let &batch = sizes.first()?;
-    if batch == 0 || sizes.iter().any(|&b| b != batch) {
-        return None;
-    }
-    let grown = |extra: usize| {
-        let mut s = shapes.clone();
-        for n in batch_inputs {
-            s.get_mut(n)?[0] = batch + extra;
-        }
-        infer(g, &s, dtypes).ok()
+/// The compile specification of an executor's program: every variable's shape and dtype
+/// from its bound array.
+fn spec(
+    arg_names: &[String],
+    args: &[NDArray],
+    aux_names: &[String],
+    aux: &[NDArray],
+    binding: &Binding,
+    device: Device,
+    mode: Mode,
+) -> Spec {
+    let variables = || arg_names.iter().zip(args).chain(aux_names.iter().zip(aux));
+    let backend = match device {
+        Device::Cpu => binding.backend,
+        Device::Cuda(_) => Backend::Interpreter,
     };
-    Some(BatchShapes {
-        batch: batch as i64,
-        next: [grown(1)?, grown(2)?, grown(3)?],
-    })
+    Spec {
+        shapes: variables()
+            .map(|(n, a)| (n.clone(), a.shape().to_vec()))
+            .collect(),
+        dtypes: variables().map(|(n, a)| (n.clone(), a.dtype())).collect(),
+        mode,
+        target: backend.target(),
+        batch_inputs: binding.batch_inputs.clone(),
+        // `KILN_DISABLE_PASSES` is read by the pipeline itself.
+        disabled_passes: HashSet::new(),
+    }
+}
+
+/// A step's operation made for training and for inference.
+type TrainInfer = (Arc<Operator>, Arc<Operator>);
+
+/// The arrays a program binds to.
+struct Bound<'a> {
+    device: Device,
+    args: (&'a [String], &'a [NDArray]),
+    aux: (&'a [String], &'a [NDArray]),
+    grads: &'a [Option<NDArray>],
+    /// An arena to reuse where it is large enough.
+    arena: Option<&'a NDArray>,
+    /// The outputs' arrays, where another program already has them.
+    outputs: Option<&'a [NDArray]>,
+}
+
+/// The arrays a new plan made that its executor hands out.
+struct Arrays {
+    outputs: Vec<NDArray>,
+    head_grads: Vec<Option<NDArray>>,
+}
+
+/// `program` on the bound arrays: its values placed as its layout says, one engine
+/// operation per step (made for both modes where it is a forward step), grouped into the
+/// program's segments.
+fn instantiate(program: &Program, bound: &Bound) -> Result<(Plan, Arrays)> {
+    let (g, inferred, t) = (program.graph(), &program.inferred, &program.training);
+    let code = crate::units::compile(program).map_err(|e| Error::Input(format!("bind: {e}")))?;
+    let placement = crate::arena::place(program, bound.device, bound.arena, bound.outputs)?;
+    let mut arrays = placement.arrays;
+    // Variables are their bound arrays (matched by name: an expansion may turn an aux
+    // state into a plain input), folded constants arrays of their own, head gradients
+    // zeros until backward is given them.
+    let by_name: HashMap<&String, &NDArray> = (bound.args.0.iter().zip(bound.args.1))
+        .chain(bound.aux.0.iter().zip(bound.aux.1))
+        .collect();
+    let mut constants = 0;
+    for id in g.node_ids().filter(|&id| g.node(id).is_variable()) {
+        let n = g.node(id);
+        let e = Entry { node: id, index: 0 };
+        let a = match (by_name.get(&n.name), g.constants.get(&id)) {
+            (Some(a), _) => (*a).clone(),
+            (None, Some(value)) => {
+                let a = NDArray::from_tensor(value, bound.device)?;
+                constants += a.nbytes();
+                a
+            }
+            (None, None) if t.head_grads.contains(&Some(id)) => NDArray::zeros(
+                inferred.shape(e),
+                inferred.dtype(e).unwrap_or(DType::F32),
+                bound.device,
+            )?,
+            (None, None) => {
+                return Err(Error::Input(format!(
+                    "bind: variable `{}` has no array",
+                    n.name
+                )))
+            }
+        };
+        arrays.insert(e, a);
+    }
+    let grad_array = |k: usize| {
+        let name = &g.node(t.grads[k].0).name;
+        let slot = bound.args.0.iter().position(|n| n == name);
+        slot.and_then(|i| bound.grads[i].clone())
+            .ok_or_else(|| Error::Input(format!("bind: no gradient array for `{name}`")))
+    };
+    for (&e, place) in &program.layout.places {
+        if let Place::Gradient(k) = place {
+            arrays.insert(e, grad_array(*k)?);
+        }
+    }
+    let entry = |e: &Entry| -> Result<NDArray> {
+        arrays.get(e).cloned().ok_or_else(|| {
+            Error::Input(format!(
+                "bind: output {} of `{}` has no array",
+                e.index,
+                g.node(e.node).name
+            ))
+        })
+    };
+    let outputs: Vec<NDArray> = g.heads[..t.num_outputs]
+        .iter()
+        .map(entry)
+        .collect::<Result<_>>()?;
+    let head_grads = (t.head_grads.iter())
+        .map(|h| h.map(|id| entry(&Entry { node: id, index: 0 })).transpose())
+        .collect::<Result<Vec<_>>>()?;
+    let seed = crate::ndarray::random::next_key().0;
+    let rng = engine().new_var();
+    let mut kept = 0;
+    // Each step's operation, for training and for inference.
+    let mut ops: Vec<TrainInfer> = Vec::with_capacity(program.steps.len());
+    for (s, (step, code)) in program.steps.iter().zip(code).enumerate() {
+        let inputs = step.inputs.iter().map(entry).collect::<Result<Vec<_>>>()?;
+        let outputs = step.outputs.iter().map(entry).collect::<Result<Vec<_>>>()?;
+        let node = |native: bool, is_train: bool| {
+            let run = NodeRun {
+                id: step.nodes[0],
+                inputs: inputs.clone(),
+                outputs: outputs.clone(),
+                is_train,
+                native,
+                seed,
+                rng: &rng,
+            };
+            node_operator(g, inferred, run)
+        };
+        let both = |op: Arc<Operator>| (op.clone(), op);
+        let pair = match (&step.kind, code) {
+            (StepKind::Reference | StepKind::Native, _) => {
+                let native = matches!(step.kind, StepKind::Native);
+                let ((train, k), (infer, _)) = (node(native, true), node(native, false));
+                kept += k;
+                (train, infer)
+            }
+            (StepKind::Store { into, add }, _) => {
+                let target = match into {
+                    program::Bound::Gradient(k) => grad_array(*k)?,
+                    program::Bound::Aux(k) => {
+                        let name = &g.node(t.aux_updates[*k]).name;
+                        (by_name.get(name).map(|a| (*a).clone())).ok_or_else(|| {
+                            Error::Input(format!("bind: no array for aux state `{name}`"))
+                        })?
+                    }
+                };
+                both(store(&step.name, &inputs[0], &target, *add)?)
+            }
+            #[cfg(feature = "llvm")]
+            (StepKind::Kernel { dims, .. }, Code::Kernel(k)) => {
+                both(kernel_operator(&step.name, k, dims, inputs, outputs))
+            }
+            #[cfg(feature = "llvm")]
+            (StepKind::Product(p), Code::Product { packs, epilogue }) => {
+                let workspace = placement.workspace[s].clone();
+                let (op, k) = matmul_operator(
+                    &step.name,
+                    p,
+                    (&packs, epilogue.as_ref()),
+                    (inputs, outputs),
+                    workspace,
+                );
+                kept += k;
+                both(op)
+            }
+            _ => {
+                return Err(Error::Input(format!(
+                    "bind: step `{}` has no compiled code (s{s})",
+                    step.name
+                )))
+            }
+        };
+        ops.push(pair);
+    }
+    // Backward segments end where a gradient or an aux state is complete, so work
+    // waiting for it (an update, a copy, a push) can start while backward goes on.
+    let (mut forward_train, mut forward_infer, mut backward) = (vec![], vec![], vec![]);
+    for range in &program.segments {
+        let forward = program.steps[range.start].forward;
+        let pass = if forward { "forward" } else { "backward" };
+        let segment = |pick: &dyn Fn(&TrainInfer) -> Arc<Operator>| {
+            let mut members: Vec<Arc<Operator>> = ops[range.clone()].iter().map(pick).collect();
+            match members.len() {
+                1 => members.remove(0),
+                _ => engine()
+                    .new_segment(&format!("{pass}[{}..{}]", range.start, range.end), members),
+            }
+        };
+        if forward {
+            forward_train.push(segment(&|(train, _)| train.clone()));
+            forward_infer.push(segment(&|(_, infer)| infer.clone()));
+        } else {
+            backward.push(segment(&|(train, _)| train.clone()));
+        }
+    }
+    let memory = Memory {
+        arena: placement.arena.nbytes(),
+        own: placement.own_bytes,
+        kept,
+        constants,
+        outputs: outputs.iter().map(NDArray::nbytes).sum(),
+    };
+    let plan = Plan {
+        forward_train,
+        forward_infer,
+        backward,
+        counts: program.counts(),
+        memory,
+        arena: placement.arena,
+    };
+    Ok((
+        plan,
+        Arrays {
+            outputs,
+            head_grads,
+        },
+    ))
 }

@@ -30,7 +30,12 @@ const STACK_IO: usize = 8;
 /// The engine operation of one node: reads its input arrays, runs the operator's kernel,
 /// writes its output arrays. Random operators also write the executor's generator variable,
 /// which orders them, and draw a fresh key each run.
-pub(super) fn node_operator(g: &Graph, inferred: &Inferred, run: NodeRun) -> Arc<Operator> {
+/// Returns the operation and the bytes of the native kernel's working space it keeps.
+pub(super) fn node_operator(
+    g: &Graph,
+    inferred: &Inferred,
+    run: NodeRun,
+) -> (Arc<Operator>, usize) {
     let NodeRun {
         id,
         inputs,
@@ -64,10 +69,11 @@ pub(super) fn node_operator(g: &Graph, inferred: &Inferred, run: NodeRun) -> Arc
         .filter(|_| native)
         .map(|kernel| (kernel.scratch)(&params, &in_shapes))
         .unwrap_or(0);
+    let kept = scratch * std::mem::size_of::<f64>();
     let scratch = Mutex::new(vec![0.0f64; scratch]);
     let node_index = id.index() as u64;
     let bytes = io_bytes(&inputs, &outputs);
-    engine()
+    let op = engine()
         .new_operator(&n.name, &reads, &writes, FnProperty::Normal, move || {
             // Random operators run in push order (they all write `rng`), so the run count
             // gives the same key sequence whatever the thread count.
@@ -130,7 +136,8 @@ pub(super) fn node_operator(g: &Graph, inferred: &Inferred, run: NodeRun) -> Arc
             }
             Ok(())
         })
-        .with_bytes(bytes)
+        .with_bytes(bytes);
+    (op, kept)
 }
 
 /// Bytes of the arrays an operation reads and writes.
@@ -161,88 +168,107 @@ fn variables_and_pointers(
 /// output arrays in place, through pointers taken once at bind.
 #[cfg(feature = "llvm")]
 pub(super) fn kernel_operator(
-    k: &crate::units::KernelUnit,
+    name: &str,
+    kernel: Arc<crate::cpu::CompiledKernel>,
+    dims: &[i64],
     inputs: Vec<NDArray>,
     outputs: Vec<NDArray>,
 ) -> Arc<Operator> {
     let (reads, writes, pointers) = variables_and_pointers(&inputs, &outputs);
     let bytes = io_bytes(&inputs, &outputs);
     let call = KernelCall {
-        kernel: k.kernel.clone(),
-        dims: k.dims.clone(),
+        kernel,
+        dims: dims.to_vec(),
         pointers,
         _arrays: inputs.into_iter().chain(outputs).collect(),
     };
     engine()
-        .new_operator(&k.name, &reads, &writes, FnProperty::Normal, move || {
+        .new_operator(name, &reads, &writes, FnProperty::Normal, move || {
             call.run()
         })
         .with_bytes(bytes)
 }
 
-/// The engine operation of a matrix product: its packed operands into scratch memory,
-/// then gemm into the output array block by block, each block's epilogue right after it.
+/// The engine operation of a matrix product: its packed operands into its workspace,
+/// then gemm into the output array (or, where an epilogue follows, into the workspace,
+/// the epilogue reading it block by block right after each block's products). Returns
+/// the operation and the bytes of transformed Winograd weights it keeps.
 #[cfg(feature = "llvm")]
 pub(super) fn matmul_operator(
-    m: &crate::units::MatMulUnit,
-    inputs: Vec<NDArray>,
-    outputs: Vec<NDArray>,
-) -> Arc<Operator> {
-    let (reads, writes, pointers) = variables_and_pointers(&inputs, &outputs);
+    name: &str,
+    product: &kiln_compiler::program::Product,
+    (packs, epilogue): (
+        &[Arc<crate::cpu::CompiledKernel>],
+        Option<&Arc<crate::cpu::CompiledKernel>>,
+    ),
+    (inputs, outputs): (Vec<NDArray>, Vec<NDArray>),
+    workspace: Vec<NDArray>,
+) -> (Arc<Operator>, usize) {
+    let (reads, mut writes, pointers) = variables_and_pointers(&inputs, &outputs);
+    writes.extend(workspace.iter().map(|w| w.var().clone()));
     let bytes = io_bytes(&inputs, &outputs);
     let n = inputs.len();
-    // The epilogue reads the product as its last input (a scratch buffer filled per
-    // run; reading the output it writes would keep LLVM from vectorizing it).
-    let mut epilogue_pointers = pointers.clone();
-    epilogue_pointers.push(pointers[n]);
-    let pack_bytes = m
-        .product
-        .packs
+    // SAFETY: the operation holds the workspace views, which the engine orders.
+    let spaces: Vec<*mut u8> = workspace
         .iter()
-        .map(|p| {
-            let len = kiln_compiler::kir::interp::extent(&p.outputs[0].len, &[]).unwrap_or(0);
-            len as usize * m.product.dtype.size()
-        })
+        .map(|w| unsafe { w.bytes_mut().as_mut_ptr() })
         .collect();
-    // Operands: the inputs, then one slot per packed operand (filled per run).
-    let mut operands: Vec<*const u8> = pointers[..n].iter().map(|&p| p as *const u8).collect();
-    operands.resize(n + m.packs.len(), std::ptr::null());
-    let mut pack_pointers = pointers[..n].to_vec();
-    pack_pointers.push(std::ptr::null_mut());
-    let winograd = m.winograd.as_ref().map(|plan| WinogradCall {
+    // Operands: the inputs, then the packed operands (each in its workspace buffer).
+    let operands: Vec<*const u8> = (pointers[..n].iter().map(|&p| p as *const u8))
+        .chain(spaces[..packs.len()].iter().map(|&p| p as *const u8))
+        .collect();
+    let pack_buffers: Vec<Vec<*mut u8>> = (0..packs.len())
+        .map(|j| pointers[..n].iter().copied().chain([spaces[j]]).collect())
+        .collect();
+    // The product goes to the workspace where an epilogue follows; the epilogue reads
+    // it as its last input (reading the output it writes would keep LLVM from
+    // vectorizing it).
+    let dst = match epilogue {
+        Some(_) => spaces[packs.len()],
+        None => pointers[n],
+    };
+    let mut epilogue_buffers = pointers.clone();
+    epilogue_buffers.insert(n, dst);
+    epilogue_buffers.truncate(n + 2);
+    let winograd = product.winograd.as_ref().map(|plan| WinogradCall {
         conv: plan.conv,
         data: plan.data,
         weight: plan.weight,
         weight_var: plan
             .weight_is_variable
             .then(|| inputs[plan.weight].var().clone()),
-        transformed: std::sync::Mutex::new((vec![], None)),
+        transformed: std::sync::Mutex::new((vec![0.0; plan.conv.weights_len()], None)),
     });
+    let kept = winograd
+        .as_ref()
+        .map_or(0, |w| w.conv.weights_len() * std::mem::size_of::<f32>());
     let call = ProductCall {
         winograd,
-        product: m.product.clone(),
-        packs: m.packs.clone(),
-        pack_bytes,
-        epilogue: m.epilogue.clone(),
-        phases: ["pack0", "pack1", "gemm", "epilogue"]
-            .map(|p| Arc::from(format!("{}/{p}", m.name))),
-        slots: std::sync::Mutex::new((operands, pack_pointers, epilogue_pointers)),
-        out: pointers[n],
-        out_bytes: outputs[0].len() * outputs[0].dtype().size(),
-        _arrays: inputs.into_iter().chain(outputs).collect(),
+        product: product.matmul.clone(),
+        packs: (packs.iter().cloned())
+            .zip(product.packs.iter().map(|(_, d)| d.clone()))
+            .collect(),
+        epilogue: epilogue
+            .cloned()
+            .zip(product.epilogue.as_ref().map(|(_, d)| d.clone())),
+        phases: ["pack0", "pack1", "gemm", "epilogue"].map(|p| Arc::from(format!("{name}/{p}"))),
+        operands,
+        pack_buffers,
+        epilogue_buffers,
+        dst,
+        _arrays: inputs.into_iter().chain(outputs).chain(workspace).collect(),
     };
-    engine()
-        .new_operator(&m.name, &reads, &writes, FnProperty::Normal, move || {
+    let op = engine()
+        .new_operator(name, &reads, &writes, FnProperty::Normal, move || {
             call.run();
             Ok(())
         })
-        .with_bytes(bytes)
+        .with_bytes(bytes);
+    (op, kept)
 }
 
 #[cfg(feature = "llvm")]
 type Compiled = (Arc<crate::cpu::CompiledKernel>, Vec<i64>);
-#[cfg(feature = "llvm")]
-type Slots = (Vec<*const u8>, Vec<*mut u8>, Vec<*mut u8>);
 
 /// A product run as a Winograd convolution: the geometry, which operands are the data
 /// and the weight, and the transformed weights with the (variable id, version) of the
@@ -281,7 +307,7 @@ impl WinogradCall {
         let (u, made_from) = &mut *transformed;
         // The weights cannot change while this operation reads them.
         let version = self.weight_var.as_ref().map(|v| (v.id(), v.version()));
-        if u.is_empty() || version.is_none() || *made_from != version {
+        if version.is_none() || *made_from != version {
             u.resize(c.weights_len(), 0.0);
             c.transform_weights(weight, u);
             *made_from = version;
@@ -290,57 +316,41 @@ impl WinogradCall {
     }
 }
 
-/// What a product operation holds.
+/// What a product operation holds: its kernels and every buffer's address, taken at
+/// bind.
 #[cfg(feature = "llvm")]
 struct ProductCall {
     winograd: Option<WinogradCall>,
     product: kiln_compiler::kir::matmul::MatMul,
     packs: Vec<Compiled>,
-    pack_bytes: Vec<usize>,
     epilogue: Option<Compiled>,
     /// Profile names of the packs and of the products with their epilogues.
     phases: [Arc<str>; 4],
-    /// The product's operand pointers (inputs, then packed operands), a pack kernel's
-    /// buffers (inputs, then its output) and the epilogue's (inputs, the product, the
-    /// output), rewritten per run without allocating.
-    slots: std::sync::Mutex<Slots>,
-    out: *mut u8,
-    out_bytes: usize,
+    /// The product's operands: the inputs, then the packed operands.
+    operands: Vec<*const u8>,
+    /// Each pack kernel's buffers: the inputs, then its workspace buffer.
+    pack_buffers: Vec<Vec<*mut u8>>,
+    /// The epilogue's buffers: the inputs, the product, the output.
+    epilogue_buffers: Vec<*mut u8>,
+    /// Where the product goes.
+    dst: *mut u8,
     _arrays: Vec<NDArray>,
 }
 
 #[cfg(feature = "llvm")]
 impl ProductCall {
     fn run(&self) {
-        use crate::cpu::scratch::Scratch;
-        let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
-        let (operands, pack_buffers, epilogue_buffers) = &mut *slots;
-        let n = pack_buffers.len() - 1;
-        // Scratch for each pack (at most two) and the product, held until the end.
-        let mut scratch: [Option<Scratch>; 2] = [None, None];
-        let mut product = None;
-        let dst = match self.epilogue {
-            Some(_) => {
-                let p = product.insert(Scratch::take(self.out_bytes)).as_mut_ptr();
-                epilogue_buffers[n] = p;
-                p
-            }
-            None => self.out,
-        };
-        for (j, ((kernel, dims), &bytes)) in self.packs.iter().zip(&self.pack_bytes).enumerate() {
-            let s = scratch[j].insert(Scratch::take(bytes));
-            pack_buffers[n] = s.as_mut_ptr();
-            operands[n + j] = pack_buffers[n];
+        for (j, (kernel, dims)) in self.packs.iter().enumerate() {
             let start = crate::profiler::enabled().then(std::time::Instant::now);
-            // SAFETY: the pack kernel reads the held inputs and writes its scratch buffer,
-            // sized for its output. Its buffer count is the pack's by construction.
-            let _ = unsafe { kernel.run(pack_buffers, dims) };
+            // SAFETY: the pack kernel reads the held inputs and writes its workspace
+            // buffer, sized for its output. Its buffer count is the pack's by construction.
+            let _ = unsafe { kernel.run(&self.pack_buffers[j], dims) };
             if let Some(start) = start {
                 crate::profiler::record(&self.phases[j], start, 0);
             }
         }
         let start = crate::profiler::enabled().then(std::time::Instant::now);
-        let epilogue_buffers = SharedPointers(epilogue_buffers);
+        let epilogue_buffers = SharedPointers(&self.epilogue_buffers);
         let epilogue = |block: Option<(i64, i64)>| {
             let epilogue_buffers = epilogue_buffers.get();
             let Some((kernel, dims)) = &self.epilogue else {
@@ -363,12 +373,14 @@ impl ProductCall {
         match &self.winograd {
             // SAFETY: the operands are the held inputs; `dst` holds the output's bytes.
             Some(w) => unsafe {
-                w.run(operands, dst);
+                w.run(&self.operands, self.dst);
                 epilogue(None);
             },
             // SAFETY: the pointers hold the kernel's buffers and the packed operands; the
-            // arena never places a product's output over its operands.
-            None => unsafe { crate::cpu::matmul::run(&self.product, operands, dst, &epilogue) },
+            // layout never places a product's output over its operands.
+            None => unsafe {
+                crate::cpu::matmul::run(&self.product, &self.operands, self.dst, &epilogue)
+            },
         }
         if let Some(start) = start {
             crate::profiler::record(&self.phases[2], start, 0);
@@ -390,7 +402,7 @@ impl SharedPointers<'_> {
     }
 }
 
-// SAFETY: the pointers address the held arrays and scratch buffers, whose accesses the
+// SAFETY: the pointers address the held arrays and workspace views, whose accesses the
 // engine orders.
 #[cfg(feature = "llvm")]
 unsafe impl Send for ProductCall {}

@@ -115,7 +115,7 @@ fn through_executor(
         timing,
         json!({
             "gbps": rate, "copy_gbps": copy_gbps, "ratio": rate / copy_gbps,
-            "kernels": units.kernels, "reference_nodes": units.nodes, "elements": N,
+            "kernels": units.kernels, "reference_nodes": units.reference, "elements": N,
         }),
         &format!("{rate:6.2} GB/s = {:.2}x copy ({units})", rate / copy_gbps),
     );

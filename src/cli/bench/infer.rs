@@ -31,7 +31,7 @@ pub fn run(args: &Args) -> Result<()> {
         let exe = bind(&net, &data);
         kiln::runtime::cpu::winograd::set_enabled(true);
         let exe = exe?;
-        let units = exe.inference_units();
+        let units = exe.inference_units()?;
         let mut failed = None;
         let timing = time(args.runs, || {
             exe.forward(false);
@@ -49,7 +49,7 @@ pub fn run(args: &Args) -> Result<()> {
             timing,
             json!({ "batch": batch, "images_per_s": rate, "gflops": flops / timing.0 / 1e9,
                     "kernels": units.kernels, "products": units.products,
-                    "winograd": units.winograd, "reference_nodes": units.nodes }),
+                    "winograd": units.winograd, "reference_nodes": units.reference }),
             &format!(
                 "{rate:8.1} images/s, {:.1} GFLOP/s, batch {batch} ({units})",
                 flops / timing.0 / 1e9

@@ -8,8 +8,8 @@
 //! Times are per kernel: each run's total divided by the number of kernels.
 
 use super::{report, time, Args};
-use kiln::compiler::kir::{from_group, lower, LoopNest, Schedule};
-use kiln::compiler::plan::plan_symbol;
+use kiln::compiler::kir::{lower, Kernel, LoopNest, Schedule};
+use kiln::compiler::program::{compile, Mode, Spec, StepKind, Target};
 use kiln::runtime::cpu::Jit;
 use kiln::{Error, Result};
 use serde_json::json;
@@ -19,15 +19,28 @@ pub fn run(args: &Args) -> Result<()> {
     let info = kiln::models::info(&args.model)?;
     let sym = info.build()?;
     let shapes = HashMap::from([("data".to_string(), info.input_shape.to_vec())]);
-    let plan = plan_symbol(&sym, &shapes, true)?;
+    let reqs = (sym.list_arguments().into_iter())
+        .filter(|n| n != "data" && !n.ends_with("label"))
+        .map(|n| (n, kiln::compiler::autodiff::GradReq::Write))
+        .collect();
+    let program = compile(
+        &sym,
+        &Spec::new(shapes, Mode::Training(reqs), Target::cpu()),
+    )?;
     let mut nests: Vec<LoopNest> = Vec::new();
-    for (i, group) in plan.fusion.groups.iter().enumerate() {
-        let Ok(kernels) = from_group(&plan.graph, &plan.inferred, &group.nodes, &format!("k{i}"))
-        else {
-            continue;
-        };
-        for l in kernels {
-            nests.push(lower(&l.kernel, &Schedule::cpu(&l.kernel)).map_err(Error::Input)?);
+    let mut add = |k: &Kernel| -> Result<()> {
+        nests.push(lower(k, &Schedule::cpu(k)).map_err(Error::Input)?);
+        Ok(())
+    };
+    for step in &program.steps {
+        match &step.kind {
+            StepKind::Kernel { ir, .. } => add(ir)?,
+            StepKind::Product(p) => {
+                for (ir, _) in p.packs.iter().chain(&p.epilogue) {
+                    add(ir)?;
+                }
+            }
+            _ => {}
         }
     }
     if nests.is_empty() {

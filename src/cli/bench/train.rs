@@ -106,7 +106,7 @@ pub fn run(args: &Args, net: &Symbol, data: &[usize], classes: usize) -> Result<
             variant,
             timing,
             json!({ "batch": batch, "samples_per_s": rate, "kernels": units.kernels,
-                    "products": units.products, "reference_nodes": units.nodes }),
+                    "products": units.products, "reference_nodes": units.reference }),
             &format!("{rate:8.0} samples/s, batch {batch} ({units})"),
         );
     }

@@ -1,0 +1,282 @@
+//! The memory planner: where every value a program's steps write lives.
+//!
+//! Steps run in the program's order. A value lives from the step that writes it to the
+//! last step that reads it (pinned values to the end). A step's workspace (packed gemm
+//! operands, a product before its epilogue) lives during that step only. Strategies, for
+//! ablations:
+//! - `Naive`: every value its own buffer;
+//! - `InPlace`: an output takes a dying input's buffer of the same size where its step
+//!   may overwrite that input (MXNet's in-place);
+//! - `CoShare`: buffers with disjoint lifetimes share storage blocks, best fit from a free
+//!   list (MXNet's co-share);
+//! - `Both`: MXNet's plan;
+//! - `Arena`: in-place, then offsets in one arena chosen so that no two simultaneously
+//!   live buffers overlap — what every program runs with.
+//!
+//! Concurrency: a plan is valid for its execution order. An executor keeps that order:
+//! all arena values are one engine variable, so the engine runs the steps touching the
+//! arena in push order.
+
+use crate::graph::Entry;
+use std::collections::{HashMap, HashSet};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    Naive,
+    InPlace,
+    CoShare,
+    Both,
+    Arena,
+}
+
+/// The strategies by name, as `kiln plan` reports them (`kiln` is the arena).
+pub const STRATEGIES: [(&str, Strategy); 5] = [
+    ("naive", Strategy::Naive),
+    ("inplace", Strategy::InPlace),
+    ("coshare", Strategy::CoShare),
+    ("both", Strategy::Both),
+    ("kiln", Strategy::Arena),
+];
+
+/// One buffer: what it holds, its size and lifetime (steps, inclusive), and its place.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Buffer {
+    /// The values stored here, in order (several when in-place reuse chains them).
+    pub entries: Vec<Entry>,
+    /// Workspace `(step, index)` of a step's workspace list, when not a value.
+    pub workspace_of: Option<(usize, usize)>,
+    pub bytes: usize,
+    pub start: usize,
+    pub end: usize,
+    /// Byte offset in the arena (`Arena`) or the storage block index (other strategies).
+    pub offset: usize,
+}
+
+/// What the planner needs of one step.
+pub struct StepUse<'a> {
+    pub inputs: &'a [Entry],
+    pub outputs: &'a [Entry],
+    /// Bytes of each workspace buffer the step needs while it runs.
+    pub workspace: Vec<usize>,
+    /// Whether output `o` (position in `outputs`) may be written over input `i`
+    /// (position in `inputs`).
+    pub overwrites: &'a dyn Fn(usize, usize) -> bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct MemoryPlan {
+    pub strategy: Strategy,
+    pub buffers: Vec<Buffer>,
+    /// Bytes the strategy allocates in total.
+    pub bytes: usize,
+    /// The largest sum of bytes live at once for this order (no plan can do better).
+    pub lower_bound: usize,
+}
+
+/// Plans the values `stored` says live in memory (the rest live elsewhere: variables,
+/// arrays of their own), `bytes` each; `pinned` values live to the end.
+pub fn plan(
+    steps: &[StepUse],
+    bytes: &dyn Fn(Entry) -> usize,
+    stored: &dyn Fn(Entry) -> bool,
+    pinned: &HashSet<Entry>,
+    strategy: Strategy,
+) -> MemoryPlan {
+    let last = steps.len().saturating_sub(1);
+    let mut end: HashMap<Entry, usize> = HashMap::new();
+    for (s, step) in steps.iter().enumerate() {
+        for &e in step.inputs {
+            end.insert(e, s);
+        }
+    }
+    for &e in pinned {
+        end.insert(e, last);
+    }
+    let inplace = matches!(
+        strategy,
+        Strategy::InPlace | Strategy::Both | Strategy::Arena
+    );
+    let mut buffers: Vec<Buffer> = Vec::new();
+    let mut holder: HashMap<Entry, usize> = HashMap::new();
+    for (s, step) in steps.iter().enumerate() {
+        // A buffer taken over in this step cannot be taken twice.
+        let mut taken: HashSet<usize> = HashSet::new();
+        for (o, &out) in step.outputs.iter().enumerate() {
+            if !stored(out) || holder.contains_key(&out) {
+                continue;
+            }
+            let (size, until) = (bytes(out), end.get(&out).copied().unwrap_or(s));
+            let reuse = inplace
+                .then(|| {
+                    step.inputs.iter().enumerate().find_map(|(i, input)| {
+                        let b = *holder.get(input)?;
+                        (buffers[b].end == s
+                            && end.get(input) == Some(&s)
+                            && buffers[b].bytes == size
+                            && !taken.contains(&b)
+                            && (step.overwrites)(i, o))
+                        .then_some(b)
+                    })
+                })
+                .flatten();
+            let b = match reuse {
+                Some(b) => {
+                    buffers[b].entries.push(out);
+                    buffers[b].end = until;
+                    b
+                }
+                None => {
+                    buffers.push(Buffer {
+                        entries: vec![out],
+                        workspace_of: None,
+                        bytes: size,
+                        start: s,
+                        end: until,
+                        offset: 0,
+                    });
+                    buffers.len() - 1
+                }
+            };
+            taken.insert(b);
+            holder.insert(out, b);
+        }
+        for (w, &size) in step.workspace.iter().enumerate() {
+            buffers.push(Buffer {
+                entries: vec![],
+                workspace_of: Some((s, w)),
+                bytes: size,
+                start: s,
+                end: s,
+                offset: 0,
+            });
+        }
+    }
+    let lower_bound = lower_bound(&buffers, steps.len());
+    let bytes = match strategy {
+        Strategy::Naive | Strategy::InPlace => {
+            for (i, b) in buffers.iter_mut().enumerate() {
+                b.offset = i;
+            }
+            buffers.iter().map(|b| b.bytes).sum()
+        }
+        Strategy::CoShare | Strategy::Both => coshare(&mut buffers),
+        Strategy::Arena => assign_offsets(&mut buffers),
+    };
+    MemoryPlan {
+        strategy,
+        buffers,
+        bytes,
+        lower_bound,
+    }
+}
+
+/// The largest sum of bytes live during one step (a sweep over lifetime ends).
+fn lower_bound(buffers: &[Buffer], steps: usize) -> usize {
+    let mut delta = vec![0i64; steps + 1];
+    for b in buffers {
+        delta[b.start] += b.bytes as i64;
+        delta[b.end + 1] -= b.bytes as i64;
+    }
+    let (mut live, mut most) = (0i64, 0i64);
+    for d in delta {
+        live += d;
+        most = most.max(live);
+    }
+    most as usize
+}
+
+/// MXNet-style sharing: blocks freed by dead buffers are reused best-fit (the smallest
+/// block at least as large, else the largest, grown); the total is the sum of blocks.
+fn coshare(buffers: &mut [Buffer]) -> usize {
+    let mut blocks: Vec<usize> = Vec::new(); // size of each storage block
+    let mut busy_until: Vec<Option<usize>> = Vec::new();
+    let mut order: Vec<usize> = (0..buffers.len()).collect();
+    order.sort_by_key(|&i| (buffers[i].start, i));
+    for i in order {
+        let (start, bytes) = (buffers[i].start, buffers[i].bytes);
+        let free: Vec<usize> = (0..blocks.len())
+            .filter(|&k| busy_until[k].is_none_or(|e| e < start))
+            .collect();
+        let pick = free
+            .iter()
+            .copied()
+            .filter(|&k| blocks[k] >= bytes)
+            .min_by_key(|&k| blocks[k])
+            .or_else(|| free.iter().copied().max_by_key(|&k| blocks[k]));
+        let k = match pick {
+            Some(k) => {
+                blocks[k] = blocks[k].max(bytes);
+                k
+            }
+            None => {
+                blocks.push(bytes);
+                busy_until.push(None);
+                blocks.len() - 1
+            }
+        };
+        busy_until[k] = Some(buffers[i].end);
+        buffers[i].offset = k;
+    }
+    blocks.iter().sum()
+}
+
+/// Offsets in one arena: buffers are placed one by one, each in the smallest gap between
+/// the buffers whose lifetimes meet its own (best fit), else above them. The placement
+/// order matters, so several orders are tried (largest first, earliest first, longest-lived
+/// first) and the smallest arena kept. Returns the arena size. Offsets are multiples of
+/// the alignment every buffer's size is a multiple of.
+fn assign_offsets(buffers: &mut [Buffer]) -> usize {
+    let mut orders: Vec<Vec<usize>> = vec![(0..buffers.len()).collect(); 3];
+    orders[0].sort_by_key(|&i| (std::cmp::Reverse(buffers[i].bytes), buffers[i].start, i));
+    orders[1].sort_by_key(|&i| (buffers[i].start, std::cmp::Reverse(buffers[i].bytes), i));
+    orders[2].sort_by_key(|&i| {
+        (
+            std::cmp::Reverse(buffers[i].end - buffers[i].start),
+            std::cmp::Reverse(buffers[i].bytes),
+            i,
+        )
+    });
+    let mut best: Option<(usize, Vec<usize>)> = None;
+    for order in orders {
+        let offsets = place(buffers, &order);
+        let size = buffers
+            .iter()
+            .zip(&offsets)
+            .map(|(b, o)| o + b.bytes)
+            .max()
+            .unwrap_or(0);
+        if best.as_ref().is_none_or(|(s, _)| size < *s) {
+            best = Some((size, offsets));
+        }
+    }
+    let (size, offsets) = best.unwrap_or_default();
+    for (b, o) in buffers.iter_mut().zip(offsets) {
+        b.offset = o;
+    }
+    size
+}
+
+/// Best-fit placement of `buffers` in `order`; the offset of each buffer.
+fn place(buffers: &[Buffer], order: &[usize]) -> Vec<usize> {
+    let mut offsets = vec![0; buffers.len()];
+    let mut placed: Vec<usize> = Vec::new();
+    for &i in order {
+        let b = &buffers[i];
+        let mut busy: Vec<(usize, usize)> = placed
+            .iter()
+            .filter(|&&j| buffers[j].start <= b.end && b.start <= buffers[j].end)
+            .map(|&j| (offsets[j], offsets[j] + buffers[j].bytes))
+            .collect();
+        busy.sort_unstable();
+        let (mut best, mut top) = (None::<(usize, usize)>, 0);
+        for (lo, hi) in busy {
+            if lo > top && lo - top >= b.bytes && best.is_none_or(|(_, gap)| lo - top < gap) {
+                best = Some((top, lo - top));
+            }
+            top = top.max(hi);
+        }
+        offsets[i] = best.map_or(top, |(offset, _)| offset);
+        placed.push(i);
+    }
+    offsets
+}

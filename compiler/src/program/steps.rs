@@ -1,0 +1,320 @@
+//! A graph cut into steps: the fusion groups' parts ([`crate::kir::parts`]), each a
+//! compiled kernel, a matrix product with its packs and epilogue, or a node on its native
+//! or reference kernel, then put in an order that respects their data dependencies.
+
+use super::{Product, Step, StepKind, Target};
+use crate::error::{Error, Result};
+use crate::graph::{Entry, Graph, NodeId};
+use crate::infer::Inferred;
+use crate::kir::{self, matmul, Kernel, Part, Schedule};
+use crate::passes::Fusion;
+use std::collections::{BTreeSet, HashMap};
+
+/// Entry shapes at three larger batch sizes, to generalize kernels over the batch size.
+pub(super) struct BatchShapes {
+    pub batch: i64,
+    /// Inferred at `batch + 1`, `batch + 2` and `batch + 3`.
+    pub next: [Inferred; 3],
+}
+
+fn node_outputs(id: NodeId, inferred: &Inferred) -> Vec<Entry> {
+    (0..inferred.shapes[id.index()].len())
+        .map(|index| Entry { node: id, index })
+        .collect()
+}
+
+/// A node on its native kernel where the target runs them and it has one for this
+/// configuration (every input and output f32), else on its reference kernel.
+fn node_step(
+    g: &Graph,
+    inferred: &Inferred,
+    id: NodeId,
+    forward_nodes: usize,
+    target: &Target,
+) -> Step {
+    let n = g.node(id);
+    let f32s = |entries: &[Entry]| {
+        entries
+            .iter()
+            .all(|&e| inferred.dtype(e) == Some(kiln_ops::DType::F32))
+    };
+    let outputs = node_outputs(id, inferred);
+    let native = target.native
+        && match (n.op.and_then(|op| op.native), &n.params) {
+            (Some(native), Some(attrs)) => {
+                let shapes: Vec<Vec<usize>> = n
+                    .inputs
+                    .iter()
+                    .map(|&e| inferred.shape(e).to_vec())
+                    .collect();
+                (native.supports)(attrs, &shapes) && f32s(&n.inputs) && f32s(&outputs)
+            }
+            _ => false,
+        };
+    Step {
+        name: n.name.clone(),
+        kind: if native {
+            StepKind::Native
+        } else {
+            StepKind::Reference
+        },
+        nodes: vec![id],
+        inputs: n.inputs.clone(),
+        outputs,
+        forward: id.index() < forward_nodes,
+    }
+}
+
+/// The part's kernels lowered at the batch size plus one, two and three, for
+/// [`over_batch`]; `None` where a lowering fails or gives another number of kernels.
+fn at_larger_batches(
+    g: &Graph,
+    nodes: &[NodeId],
+    name: &str,
+    count: usize,
+    batch: &BatchShapes,
+) -> Option<Vec<[Kernel; 3]>> {
+    let mut sizes = batch.next.iter().map(|inferred| {
+        kir::from_group(g, inferred, nodes, name)
+            .ok()
+            .filter(|ls| ls.len() == count)
+            .map(|ls| ls.into_iter().map(|l| l.kernel))
+    });
+    let (a, b, c) = (sizes.next()??, sizes.next()??, sizes.next()??);
+    Some(a.zip(b).zip(c).map(|((a, b), c)| [a, b, c]).collect())
+}
+
+/// The kernel over a symbolic batch size, with the dimensions to run it with: the
+/// lowerings at the batch size plus one and plus two generalized, and checked against the
+/// lowering at plus three. Larger sizes than the bound one, because the simplifier
+/// specializes a batch of 1 (its coordinate is 0); a kernel exact at larger sizes is exact
+/// at smaller ones, whose index ranges only shrink.
+fn over_batch(larger: &[Kernel; 3], batch: i64) -> Option<(Kernel, Vec<i64>)> {
+    let general = kir::generalize(&larger[0], batch + 1, &larger[1], batch + 2)?;
+    if general.symbolic_dims() == 0 || kir::instantiate(&general, &[batch + 3]) != larger[2] {
+        return None;
+    }
+    Some((general, vec![batch]))
+}
+
+/// The steps of `g`'s operator nodes for `target`, in the order of their parts.
+pub(super) fn steps(
+    g: &Graph,
+    inferred: &Inferred,
+    fusion: &Fusion,
+    forward_nodes: usize,
+    target: &Target,
+    batch: Option<&BatchShapes>,
+) -> Vec<Step> {
+    if !target.kernels {
+        return g
+            .node_ids()
+            .filter(|&id| !g.node(id).is_variable())
+            .map(|id| node_step(g, inferred, id, forward_nodes, target))
+            .collect();
+    }
+    let mut steps = Vec::new();
+    for part in kir::parts(g, inferred, fusion, forward_nodes) {
+        let (name, nodes, lowered) = match part {
+            Part::Node(id) => {
+                steps.push(node_step(g, inferred, id, forward_nodes, target));
+                continue;
+            }
+            Part::Fused {
+                name,
+                nodes,
+                kernels,
+            } => (name, nodes, kernels),
+        };
+        let forward = nodes.iter().all(|id| id.index() < forward_nodes);
+        let larger = (batch.filter(|_| target.symbolic_batch))
+            .and_then(|b| at_larger_batches(g, &nodes, &name, lowered.len(), b));
+        // The kernel (or a transform of it) over a symbolic batch size where the
+        // lowerings at larger sizes generalize.
+        let general = |index: usize, ir: Kernel, f: &dyn Fn(&Kernel) -> Option<Kernel>| {
+            larger
+                .as_ref()
+                .zip(batch)
+                .and_then(|(ks, b)| {
+                    let [x, y, z] = &ks[index];
+                    over_batch(&[f(x)?, f(y)?, f(z)?], b.batch)
+                })
+                .unwrap_or((ir, vec![]))
+        };
+        let kernels = lowered.len();
+        for (index, l) in lowered.into_iter().enumerate() {
+            let product = target.least_product.and_then(|least| {
+                matmul::recognize(&l.kernel).filter(|mm| mm.m * mm.n * mm.k >= least)
+            });
+            let kind = match product {
+                Some(mut product) => {
+                    let eligible = kernels == 1 && product.dtype == kiln_ops::DType::F32;
+                    let winograd = (eligible && target.winograd)
+                        .then(|| kir::winograd_plan(g, inferred, &nodes, &l))
+                        .flatten();
+                    if winograd.is_some() {
+                        product.packs.clear();
+                    }
+                    let epilogue = product.epilogue.clone().map(|e| {
+                        let (ir, dims) = general(index, e, &matmul::epilogue_of);
+                        // Blocks of the split axis run the epilogue's outermost loop
+                        // only if that loop is the split axis (a kernel generalized
+                        // over the batch loops over it first, even at a batch of 1).
+                        let outer = Schedule::cpu(&ir).order.first().map(|&(a, _)| a);
+                        product.split_aligned &= outer == product.split_axis;
+                        (ir, dims)
+                    });
+                    let packs = (product.packs.iter().enumerate())
+                        .map(|(j, p)| {
+                            // Packs generalize only where the larger lowerings pack the
+                            // same operands the same way.
+                            let pack_of = |k: &Kernel| {
+                                let m = matmul::recognize(k)?;
+                                m.packs_like(&product).then(|| m.packs[j].clone())
+                            };
+                            general(index, p.clone(), &pack_of)
+                        })
+                        .collect();
+                    StepKind::Product(Box::new(Product {
+                        matmul: product,
+                        packs,
+                        epilogue,
+                        winograd,
+                    }))
+                }
+                None => {
+                    let (ir, dims) = general(index, l.kernel.clone(), &|k| Some(k.clone()));
+                    StepKind::Kernel { ir, dims }
+                }
+            };
+            steps.push(Step {
+                name: l.kernel.name.clone(),
+                kind,
+                nodes: nodes.clone(),
+                inputs: l.inputs,
+                outputs: l.outputs,
+                forward,
+            });
+        }
+    }
+    steps
+}
+
+/// How the next step is picked among the ready ones.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Policy {
+    /// The one holding the earliest graph node.
+    Earliest,
+    /// The one that grows live memory least (bytes it writes minus bytes of inputs it is
+    /// the last to read), the earliest among equals.
+    LeastGrowth,
+}
+
+/// `steps` in an order where each runs after the steps writing what it reads, forward
+/// steps before backward ones (a forward pass runs alone). `bytes` sizes the values the
+/// memory-aware policy weighs (0 for values living elsewhere).
+pub(super) fn order(
+    g: &Graph,
+    steps: Vec<Step>,
+    policy: Policy,
+    bytes: &dyn Fn(Entry) -> usize,
+) -> Result<Vec<Step>> {
+    let mut writer: HashMap<Entry, usize> = HashMap::new();
+    for (s, step) in steps.iter().enumerate() {
+        for &e in &step.outputs {
+            writer.insert(e, s);
+        }
+    }
+    let mut waiting = vec![0usize; steps.len()];
+    let mut readers: Vec<Vec<usize>> = vec![vec![]; steps.len()];
+    // For each value read: how many steps still have to read it.
+    let mut pending: HashMap<Entry, usize> = HashMap::new();
+    for (s, step) in steps.iter().enumerate() {
+        let mut deps: Vec<usize> = Vec::new();
+        for &e in &step.inputs {
+            match writer.get(&e) {
+                Some(&w) if w != s => deps.push(w),
+                Some(_) => {}
+                None if g.node(e.node).is_variable() => {}
+                None => {
+                    return Err(Error::Input(format!(
+                        "no step writes output {} of `{}`, which step `{}` reads",
+                        e.index,
+                        g.node(e.node).name,
+                        step.name
+                    )))
+                }
+            }
+        }
+        let mut distinct = step.inputs.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        for e in distinct {
+            *pending.entry(e).or_default() += 1;
+        }
+        deps.sort_unstable();
+        deps.dedup();
+        waiting[s] = deps.len();
+        for w in deps {
+            readers[w].push(s);
+        }
+    }
+    let first = |s: usize| steps[s].nodes.iter().min().copied();
+    let growth = |s: usize, pending: &HashMap<Entry, usize>| -> i64 {
+        let step = &steps[s];
+        let writes: usize = step.outputs.iter().map(|&e| bytes(e)).sum();
+        let mut frees = 0;
+        let mut distinct = step.inputs.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        for e in distinct {
+            if pending.get(&e) == Some(&1) {
+                frees += bytes(e);
+            }
+        }
+        writes as i64 - frees as i64
+    };
+    // Ready steps, forward ones first.
+    let mut ready: BTreeSet<(bool, Option<NodeId>, usize)> = (0..steps.len())
+        .filter(|&s| waiting[s] == 0)
+        .map(|s| (!steps[s].forward, first(s), s))
+        .collect();
+    let mut sequence = Vec::with_capacity(steps.len());
+    while let Some(&head) = ready.first() {
+        let next = match policy {
+            Policy::Earliest => head,
+            Policy::LeastGrowth => *ready
+                .iter()
+                .take_while(|r| r.0 == head.0)
+                .min_by_key(|r| growth(r.2, &pending))
+                .unwrap_or(&head),
+        };
+        ready.remove(&next);
+        let s = next.2;
+        sequence.push(s);
+        let mut distinct = steps[s].inputs.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        for e in distinct {
+            if let Some(c) = pending.get_mut(&e) {
+                *c -= 1;
+            }
+        }
+        for &r in &readers[s] {
+            waiting[r] -= 1;
+            if waiting[r] == 0 {
+                ready.insert((!steps[r].forward, first(r), r));
+            }
+        }
+    }
+    if sequence.len() != steps.len() {
+        return Err(Error::Input(
+            "the program's steps depend on each other in a cycle".into(),
+        ));
+    }
+    let mut slots: Vec<Option<Step>> = steps.into_iter().map(Some).collect();
+    Ok(sequence
+        .into_iter()
+        .filter_map(|s| slots[s].take())
+        .collect())
+}
