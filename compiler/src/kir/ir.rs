@@ -1,4 +1,4 @@
-//! The IR's data structures and their textual form.
+//! The IR's data structures and their textual form (read back by [`super::parse`]).
 
 use kiln_ops::expr::{Binary, Unary};
 use kiln_ops::{Combiner, DType};
@@ -503,6 +503,9 @@ impl fmt::Display for Idx {
             Idx::Dim(d) => write!(f, "D{d}"),
             Idx::Red(k) => write!(f, "r{k}"),
             Idx::Add(a, b) => write!(f, "({a} + {b})"),
+            // A product as the right operand is parenthesized, so `a*b*c` is always
+            // `(a*b)*c` and the text parses back to the same tree.
+            Idx::Mul(a, b) if matches!(**b, Idx::Mul(..)) => write!(f, "{a}*({b})"),
             Idx::Mul(a, b) => write!(f, "{a}*{b}"),
             Idx::Div(a, b) => write!(f, "({a} / {b})"),
             Idx::Mod(a, b) => write!(f, "({a} % {b})"),
@@ -513,7 +516,9 @@ impl fmt::Display for Idx {
 impl fmt::Display for Val {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Val::Const(c) => write!(f, "{c}"),
+            // Always with a point, an exponent, `inf` or `NaN` (`0.0`, `1e-7`), so a value
+            // constant never reads as an index used as a value (`Val::Index`, `7`).
+            Val::Const(c) => write!(f, "{c:?}"),
             Val::Load { buffer, index } => write!(f, "in{buffer}[{index}]"),
             Val::Index(i) => write!(f, "{i}"),
             Val::Unary(op, a) => write!(f, "{}({a})", format!("{op:?}").to_lowercase()),
@@ -564,23 +569,79 @@ fn write_stmts(f: &mut fmt::Formatter<'_>, stmts: &[Stmt], depth: usize) -> fmt:
     Ok(())
 }
 
+/// A kernel or buffer name as the textual form writes it: bare when it is an identifier
+/// (ASCII letters, digits and `_`, not starting with a digit), else quoted with Rust's
+/// escapes, so any name parses back.
+fn write_name(f: &mut fmt::Formatter<'_>, name: &str) -> fmt::Result {
+    let mut chars = name.chars();
+    let bare = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if bare {
+        f.write_str(name)
+    } else {
+        write!(f, "{name:?}")
+    }
+}
+
+/// `kernel name(inputs) -> (outputs) compute dtype {`, shared by kernels and loop nests.
+fn write_header(
+    f: &mut fmt::Formatter<'_>,
+    name: &str,
+    inputs: &[Buffer],
+    outputs: &[Buffer],
+    compute: DType,
+) -> fmt::Result {
+    let sig = |f: &mut fmt::Formatter<'_>, bs: &[Buffer]| {
+        for (i, b) in bs.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write_name(f, &b.name)?;
+            write!(f, ": {}[{}]", b.dtype, b.len)?;
+        }
+        Ok(())
+    };
+    f.write_str("kernel ")?;
+    write_name(f, name)?;
+    f.write_str("(")?;
+    sig(f, inputs)?;
+    f.write_str(") -> (")?;
+    sig(f, outputs)?;
+    writeln!(f, ") compute {compute} {{")
+}
+
 impl fmt::Display for LoopNest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let sig = |bs: &[Buffer]| {
-            bs.iter()
-                .map(|b| format!("{}: {}[{}]", b.name, b.dtype, b.len))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        writeln!(
-            f,
-            "kernel {}({}) -> ({}) compute {} {{",
-            self.name,
-            sig(&self.inputs),
-            sig(&self.outputs),
-            self.compute
-        )?;
+        write_header(f, &self.name, &self.inputs, &self.outputs, self.compute)?;
         write_stmts(f, &self.body, 1)?;
+        writeln!(f, "}}")
+    }
+}
+
+/// The loop nest's header, then the domain's extents, each temporary and each output's
+/// value (stored at the point's row-major position):
+///
+/// ```text
+/// kernel relu(x: float32[6]) -> (relu_output: float32[6]) compute float32 {
+///   domain [2, 3]
+///   out0 = max(in0[(i0*3 + i1)], 0.0)
+/// }
+/// ```
+///
+/// [`parse_kernel`](super::parse_kernel) reads it back.
+impl fmt::Display for Kernel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_header(f, &self.name, &self.inputs, &self.outputs, self.compute)?;
+        let extents: Vec<String> = self.domain.iter().map(Idx::to_string).collect();
+        writeln!(f, "  domain [{}]", extents.join(", "))?;
+        for (t, v) in self.temps.iter().enumerate() {
+            writeln!(f, "  t{t} = {v}")?;
+        }
+        for (o, v) in self.values.iter().enumerate() {
+            writeln!(f, "  out{o} = {v}")?;
+        }
         writeln!(f, "}}")
     }
 }

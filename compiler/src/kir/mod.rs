@@ -10,6 +10,9 @@
 //!   GPU block, GPU thread).
 //! - [`lower`] combines them into a [`LoopNest`] of statements (loops, lets, stores), which
 //!   prints as text, runs on [`interp::run`], and is what the renderers consume.
+//! - Kernels and loop nests print as text that [`parse_kernel`] and [`parse_nest`] read
+//!   back (the format is documented in `parse.rs`); the filetests in
+//!   `compiler/tests/filetests/` are written in it.
 //!
 //! Renderers: [`rust::render`] (Rust source from a loop nest, for the macro),
 //! `kiln_runtime::cpu` (LLVM IR, JIT-compiled for the host) and [`cuda::render`] (CUDA C
@@ -39,6 +42,7 @@ pub mod interp;
 mod ir;
 pub mod math;
 pub mod matmul;
+mod parse;
 mod parts;
 pub mod rust;
 mod simplify;
@@ -48,5 +52,7 @@ mod winograd;
 pub use generalize::{generalize, instantiate};
 pub use group::{contraction_of, from_group, Lowered};
 pub use ir::{lower, BitOp, Buffer, Idx, Kernel, LoopKind, LoopNest, Schedule, Stmt, Val};
+pub use parse::{parse_kernel, parse_kernels, parse_nest, ParseError, MAX_DEPTH};
 pub use parts::{parts, Part};
+pub use simplify::simplify;
 pub use winograd::{winograd_plan, Conv3x3, WinogradPlan, TILE};

@@ -8,7 +8,42 @@
 //! quotients and vanish from a remainder; `x / k` is 0 and `x % k` is `x` when
 //! `0 <= x < k`; `(x / a) / b` is `x / (a*b)`.
 
-use super::ir::{Idx, Val};
+use super::ir::{Buffer, Idx, Kernel, Val};
+
+/// `k` with every index expression simplified, given the ranges of its coordinates (its
+/// constant extents; symbolic ones unbounded): what [`from_group`](super::from_group)
+/// applies to the kernels it builds, as a step of its own (the `simplify` filetests).
+pub fn simplify(k: &Kernel) -> Kernel {
+    let extents: Vec<Option<i64>> = k
+        .domain
+        .iter()
+        .map(|e| match e {
+            Idx::Const(n) => Some(*n),
+            _ => None,
+        })
+        .collect();
+    let s = Simplifier {
+        extents: &extents,
+        red: vec![],
+    };
+    let buffers = |bs: &[Buffer]| {
+        bs.iter()
+            .map(|b| Buffer {
+                len: s.idx(&b.len),
+                ..b.clone()
+            })
+            .collect()
+    };
+    Kernel {
+        name: k.name.clone(),
+        domain: k.domain.iter().map(|e| s.idx(e)).collect(),
+        inputs: buffers(&k.inputs),
+        outputs: buffers(&k.outputs),
+        temps: k.temps.iter().map(|v| s.val(v)).collect(),
+        values: k.values.iter().map(|v| s.val(v)).collect(),
+        compute: k.compute,
+    }
+}
 
 /// Inclusive bounds of an index; `i64::MIN`/`i64::MAX` where unknown.
 #[derive(Clone, Copy)]
