@@ -33,10 +33,7 @@ impl Backend {
         match self {
             Backend::Interpreter => Target::reference(),
             #[cfg(feature = "llvm")]
-            Backend::Jit => Target {
-                winograd: crate::cpu::winograd::enabled(),
-                ..Target::cpu()
-            },
+            Backend::Jit => Target::cpu(),
             #[cfg(not(feature = "llvm"))]
             Backend::Jit => Target {
                 native: true,

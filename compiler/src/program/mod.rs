@@ -77,6 +77,10 @@ pub struct Target {
     pub least_product: Option<i64>,
     /// 3x3 convolutions by Winograd's algorithm where it pays.
     pub winograd: bool,
+    /// A product's epilogue runs on each block of its output right after the block's
+    /// products, while it is in cache, where the split allows; off, it is a second pass
+    /// over the whole output (an ablation).
+    pub fused_epilogues: bool,
     /// Library nodes on their native f32 kernels where they have one.
     pub native: bool,
     /// Kernels over a symbolic batch size where they generalize (a reshape to another
@@ -98,6 +102,7 @@ impl Target {
             kernels: true,
             least_product: Some(LEAST_PRODUCT),
             winograd: true,
+            fused_epilogues: true,
             native: true,
             symbolic_batch: true,
             heads_in_arena: false,
@@ -110,6 +115,7 @@ impl Target {
             kernels: false,
             least_product: None,
             winograd: false,
+            fused_epilogues: false,
             native: false,
             symbolic_batch: false,
             heads_in_arena: false,

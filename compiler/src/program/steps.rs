@@ -161,7 +161,8 @@ pub(super) fn steps(
                         // only if that loop is the split axis (a kernel generalized
                         // over the batch loops over it first, even at a batch of 1).
                         let outer = Schedule::cpu(&ir).order.first().map(|&(a, _)| a);
-                        product.split_aligned &= outer == product.split_axis;
+                        product.split_aligned &=
+                            target.fused_epilogues && outer == product.split_axis;
                         (ir, dims)
                     });
                     let packs = (product.packs.iter().enumerate())

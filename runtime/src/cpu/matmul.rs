@@ -7,18 +7,6 @@ use super::gemm::{self, Product, Real, Strided};
 use super::pool;
 use kiln_compiler::kir::matmul::{MatMul, OuterLoop, Split, MAX_LOOPS};
 use kiln_compiler::DType;
-use std::sync::atomic::{AtomicBool, Ordering};
-
-/// Whether aligned blocks run their epilogue right after their products (the default);
-/// off, every epilogue is a second pass over the whole output (an ablation).
-static FUSED_EPILOGUES: AtomicBool = AtomicBool::new(true);
-
-/// Turns per-block epilogues on or off, process-wide (`kiln bench resnet18-infer`
-/// measures both).
-pub fn set_fused_epilogues(on: bool) {
-    FUSED_EPILOGUES.store(on, Ordering::Relaxed);
-}
-
 /// Multiply-adds below which a product runs on the calling thread.
 const PARALLEL_FLOPS: i64 = 1 << 20;
 
@@ -69,7 +57,7 @@ pub unsafe fn run(
     };
     let tasks = tasks(mm);
     let extent = mm.split_extent;
-    let in_blocks = mm.split_aligned && tasks > 1 && FUSED_EPILOGUES.load(Ordering::Relaxed);
+    let in_blocks = mm.split_aligned && tasks > 1;
     pool::global().run(tasks, &|t| {
         let (lo, hi) = (
             extent * t as i64 / tasks as i64,

@@ -17,21 +17,6 @@ use super::pool;
 use super::scratch::Scratch;
 pub use kiln_compiler::kir::Conv3x3;
 use kiln_compiler::kir::TILE;
-use std::sync::atomic::{AtomicBool, Ordering};
-
-/// Whether executors built from now on run eligible convolutions with Winograd's
-/// algorithm (the default); off, they run them on im2col and gemm (an ablation).
-static ENABLED: AtomicBool = AtomicBool::new(true);
-
-/// Turns Winograd convolutions on or off for executors built afterwards, process-wide.
-pub fn set_enabled(on: bool) {
-    ENABLED.store(on, Ordering::Relaxed);
-}
-
-pub fn enabled() -> bool {
-    ENABLED.load(Ordering::Relaxed)
-}
-
 /// Transform lanes processed together (tiles along a row, or channels).
 const LANES: usize = 16;
 

@@ -27,7 +27,9 @@ use crate::units::Backend;
 #[cfg(feature = "llvm")]
 use crate::units::Code;
 use kiln_compiler::autodiff::GradReq;
-use kiln_compiler::program::{self, compile, Mode, Place, Program, Spec, StepCounts, StepKind};
+use kiln_compiler::program::{
+    self, compile, Mode, Place, Program, Spec, StepCounts, StepKind, Target,
+};
 use kiln_compiler::{Entry, Error, Result, Symbol};
 use kiln_ops::{DType, Shape};
 #[cfg(feature = "llvm")]
@@ -102,14 +104,15 @@ impl Memory {
     }
 }
 
-/// How an executor was bound: gradient requests, backend, and the batch inputs (the
-/// inputs whose first axis is the batch size, as MXNet's data and label shapes): compiled
-/// kernels take the batch size as a symbolic dimension where they are linear in it, so a
-/// reshape to another batch size reuses them.
+/// How an executor was bound: gradient requests, backend and the target its programs are
+/// compiled for, and the batch inputs (the inputs whose first axis is the batch size, as
+/// MXNet's data and label shapes): compiled kernels take the batch size as a symbolic
+/// dimension where they are linear in it, so a reshape to another batch size reuses them.
 #[derive(Clone)]
 struct Binding {
     reqs: GradReqs,
     backend: Backend,
+    target: Target,
     batch_inputs: Vec<String>,
 }
 
@@ -133,12 +136,25 @@ fn engine() -> &'static Engine {
 
 impl Executor {
     /// Binds with arrays allocated (zero-filled) from the given input shapes, MXNet's
-    /// `simple_bind`.
+    /// `simple_bind`, on the backend `KILN_BACKEND` names.
     pub fn simple_bind(
         symbol: &Symbol,
         device: Device,
         shapes: &[(&str, &[usize])],
         reqs: GradReqs,
+    ) -> Result<Executor> {
+        let backend = Backend::from_env();
+        Executor::simple_bind_for(symbol, device, shapes, reqs, (backend, backend.target()))
+    }
+
+    /// [`Executor::simple_bind`] on `backend`, its programs compiled for `target` (to
+    /// switch off Winograd or fused epilogues, say, for an ablation).
+    pub fn simple_bind_for(
+        symbol: &Symbol,
+        device: Device,
+        shapes: &[(&str, &[usize])],
+        reqs: GradReqs,
+        (backend, target): (Backend, Target),
     ) -> Result<Executor> {
         let inferred = symbol.infer_shape(shapes)?;
         let (arg_types, _, aux_types) = symbol.infer_type(&[])?;
@@ -166,7 +182,8 @@ impl Executor {
             .collect::<Result<_>>()?;
         let binding = Binding {
             reqs,
-            backend: Backend::from_env(),
+            backend,
+            target,
             batch_inputs: shapes.iter().map(|(n, _)| n.to_string()).collect(),
         };
         Executor::build(symbol, device, args, grads, aux, binding)
@@ -215,9 +232,11 @@ impl Executor {
             .into_iter()
             .filter(|n| n == "data" || n.ends_with("label"))
             .collect();
+        let backend = Backend::from_env();
         let binding = Binding {
             reqs,
-            backend: Backend::from_env(),
+            backend,
+            target: backend.target(),
             batch_inputs,
         };
         Executor::build(symbol, device, arg_arrays, grad_arrays, aux_arrays, binding)
@@ -228,6 +247,7 @@ impl Executor {
     pub fn rebind(&self, backend: Backend) -> Result<Executor> {
         let binding = Binding {
             backend,
+            target: backend.target(),
             ..self.binding.clone()
         };
         Executor::build(
@@ -539,9 +559,9 @@ fn spec(
     mode: Mode,
 ) -> Spec {
     let variables = || arg_names.iter().zip(args).chain(aux_names.iter().zip(aux));
-    let backend = match device {
-        Device::Cpu => binding.backend,
-        Device::Cuda(_) => Backend::Interpreter,
+    let target = match device {
+        Device::Cpu => binding.target.clone(),
+        Device::Cuda(_) => Backend::Interpreter.target(),
     };
     Spec {
         shapes: variables()
@@ -549,7 +569,7 @@ fn spec(
             .collect(),
         dtypes: variables().map(|(n, a)| (n.clone(), a.dtype())).collect(),
         mode,
-        target: backend.target(),
+        target,
         batch_inputs: binding.batch_inputs.clone(),
         // `KILN_DISABLE_PASSES` is read by the pipeline itself.
         disabled_passes: HashSet::new(),

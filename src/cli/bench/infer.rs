@@ -2,8 +2,9 @@
 //! inference mode through a bound executor, `--batch N` images (default 1).
 
 use super::{report, time, Args};
+use kiln::compiler::program::Target;
 use kiln::compiler::{infer, summary};
-use kiln::runtime::{random, Device, Executor, GradReqs};
+use kiln::runtime::{random, Backend, Device, Executor, GradReqs};
 use kiln::{DType, Result};
 use serde_json::json;
 use std::collections::{HashMap, HashSet};
@@ -26,11 +27,12 @@ pub fn run(args: &Args) -> Result<()> {
         ("kiln, 3x3 convolutions on im2col + gemm", true, false),
     ];
     for (variant, fused, winograd) in variants {
-        kiln::runtime::cpu::matmul::set_fused_epilogues(fused);
-        kiln::runtime::cpu::winograd::set_enabled(winograd);
-        let exe = bind(&net, &data);
-        kiln::runtime::cpu::winograd::set_enabled(true);
-        let exe = exe?;
+        let target = Target {
+            fused_epilogues: fused,
+            winograd,
+            ..Backend::Jit.target()
+        };
+        let exe = bind(&net, &data, target)?;
         let units = exe.inference_units()?;
         let mut failed = None;
         let timing = time(args.runs, || {
@@ -56,18 +58,18 @@ pub fn run(args: &Args) -> Result<()> {
             ),
         );
     }
-    kiln::runtime::cpu::matmul::set_fused_epilogues(true);
     Ok(())
 }
 
 /// resnet18 bound for inference at `data`'s shape, with the same random weights on
 /// every call.
-fn bind(net: &kiln::Symbol, data: &[usize]) -> Result<Executor> {
-    let exe = Executor::simple_bind(
+fn bind(net: &kiln::Symbol, data: &[usize], target: Target) -> Result<Executor> {
+    let exe = Executor::simple_bind_for(
         net,
         Device::Cpu,
         &[("data", data)],
         GradReqs::All(kiln::compiler::autodiff::GradReq::Null),
+        (Backend::Jit, target),
     )?;
     random::seed(7);
     for (name, a) in exe.arg_dict().into_iter().chain(exe.aux_dict()) {
