@@ -77,6 +77,8 @@ static RECORDED: AtomicUsize = AtomicUsize::new(0);
 static FUSED: AtomicUsize = AtomicUsize::new(0);
 static CACHED: AtomicUsize = AtomicUsize::new(0);
 static UNFUSED: AtomicUsize = AtomicUsize::new(0);
+/// Why the last unfused segment's kernel did not compile.
+static UNFUSED_REASON: Mutex<Option<String>> = Mutex::new(None);
 
 pub fn stats() -> LazyStats {
     LazyStats {
@@ -85,6 +87,15 @@ pub fn stats() -> LazyStats {
         cached: CACHED.load(Ordering::Relaxed),
         unfused: UNFUSED.load(Ordering::Relaxed),
     }
+}
+
+/// Why the most recent segment that ran operator by operator could not be fused (its
+/// kernel's lowering or compile error), if one did.
+pub fn last_unfused_reason() -> Option<String> {
+    UNFUSED_REASON
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone()
 }
 
 /// Turns recording on or off from now on (pending operators are flushed first).
@@ -321,8 +332,9 @@ impl Segment {
         };
         match plan {
             Ok(plan) => self.run(plan),
-            Err(_) => {
+            Err(why) => {
                 UNFUSED.fetch_add(1, Ordering::Relaxed);
+                *UNFUSED_REASON.lock().unwrap_or_else(|p| p.into_inner()) = Some(why);
                 self.unfused();
             }
         }
