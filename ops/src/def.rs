@@ -187,13 +187,13 @@ pub enum Outputs {
     Dynamic(fn(&Attrs) -> (Vec<String>, usize)),
 }
 
-/// A resource an operator asks the runtime for.
+/// A resource an operator asks the runtime for. (Working space is not one: a native
+/// kernel declares what it needs, `Native::scratch`, and the compiled program's layout
+/// places every product's workspace.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Resource {
     /// The counter-based random generator (its state is an engine variable).
     Random,
-    /// Temporary workspace.
-    TempSpace,
 }
 
 pub type ShapeFn = fn(&Attrs, &mut [Shape], &mut [Shape]) -> Result<(), OpError>;

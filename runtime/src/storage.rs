@@ -67,6 +67,34 @@ pub fn pool_stats(device: Device) -> PoolStats {
     }
 }
 
+/// Gives the blocks in `device`'s free lists back to the system (MXNet's `ReleaseAll`):
+/// the pool keeps every freed block for a later request of its size, so a process that
+/// binds networks of many sizes in turn holds them all until this runs. Returns the bytes
+/// given back.
+pub fn release_cached(device: Device) -> usize {
+    let Device::Cpu = device else {
+        return 0;
+    };
+    let pool = cpu_pool();
+    let blocks = std::mem::take(&mut *pool.free.lock().unwrap_or_else(|e| e.into_inner()));
+    let mut released = 0;
+    for (capacity, ptrs) in blocks {
+        for p in ptrs {
+            // SAFETY: the block was allocated with this layout (the pool's buckets are
+            // valid layouts) and nobody holds it: it sat in the free list.
+            unsafe {
+                std::alloc::dealloc(
+                    p.as_ptr(),
+                    Layout::from_size_align_unchecked(capacity, ALIGN),
+                )
+            };
+            released += capacity;
+        }
+    }
+    pool.cached.fetch_sub(released, Ordering::Relaxed);
+    released
+}
+
 /// A block of device memory, returned to its pool on drop.
 pub struct Storage {
     ptr: NonNull<u8>,
@@ -106,11 +134,15 @@ impl Storage {
                     .map_err(|_| Error::Input(format!("cannot allocate {bytes} bytes")))?;
                 pool.fresh.fetch_add(1, Ordering::Relaxed);
                 // SAFETY: the layout has a non-zero size.
-                NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) }).ok_or_else(|| {
-                    Error::Input(format!(
-                        "out of memory allocating {bytes} bytes on {device}"
-                    ))
-                })?
+                let fresh = || NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) });
+                // Where the system refuses, the free lists' blocks go back first.
+                fresh()
+                    .or_else(|| (release_cached(device) > 0).then(fresh).flatten())
+                    .ok_or_else(|| {
+                        Error::Input(format!(
+                            "out of memory allocating {bytes} bytes on {device}"
+                        ))
+                    })?
             }
         };
         Ok(Storage {
@@ -159,7 +191,7 @@ mod tests {
     }
 
     #[test]
-    fn freed_blocks_are_reused() {
+    fn freed_blocks_are_reused_and_given_back() {
         let size = 1_500_007; // a bucket no other test uses
         let a = Storage::new(size, Device::Cpu).unwrap();
         unsafe { std::ptr::write_bytes(a.as_ptr(), 0xAB, size) };
@@ -170,5 +202,9 @@ mod tests {
         assert_eq!(b.as_ptr(), ptr, "the freed block is served again");
         assert!(pool_stats(Device::Cpu).reused > before);
         assert!(Storage::new(8, Device::Cuda(0)).is_err());
+        // Given back, the block leaves the free lists. (One test: another releasing
+        // the pool meanwhile would make this one's reuse fail.)
+        drop(b);
+        assert!(release_cached(Device::Cpu) >= bucket(size));
     }
 }

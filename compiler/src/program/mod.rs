@@ -751,12 +751,22 @@ impl fmt::Display for Program {
                 let pass = if step.forward { "forward" } else { "backward" };
                 writeln!(f, "segment {pass} [{}..{})", r.start, r.end)?;
             }
-            let kind = match &step.kind {
-                StepKind::Reference => "reference".to_string(),
-                StepKind::Native => "native".to_string(),
-                StepKind::Kernel { dims, .. } if dims.is_empty() => "kernel".to_string(),
-                StepKind::Kernel { .. } => "kernel (symbolic batch)".to_string(),
-                StepKind::Product(p) => {
+            // A library node says which library kernel it runs.
+            let library = step
+                .nodes
+                .first()
+                .and_then(|&id| match g.node(id).op?.compute {
+                    kiln_ops::Compute::Library { kernel, .. } => Some(kernel),
+                    _ => None,
+                });
+            let kind = match (&step.kind, library) {
+                (StepKind::Reference, Some(kernel)) => format!("reference {kernel}"),
+                (StepKind::Native, Some(kernel)) => format!("native {kernel}"),
+                (StepKind::Reference, None) => "reference".to_string(),
+                (StepKind::Native, None) => "native".to_string(),
+                (StepKind::Kernel { dims, .. }, _) if dims.is_empty() => "kernel".to_string(),
+                (StepKind::Kernel { .. }, _) => "kernel (symbolic batch)".to_string(),
+                (StepKind::Product(p), _) => {
                     let mm = &p.matmul;
                     let how = if p.winograd.is_some() {
                         "winograd"
@@ -776,7 +786,7 @@ impl fmt::Display for Program {
                         }
                     )
                 }
-                StepKind::Store { into, add } => {
+                (StepKind::Store { into, add }, _) => {
                     let verb = if *add { "add into" } else { "store into" };
                     format!("{verb} {into:?}")
                 }
