@@ -6,7 +6,6 @@
 //! compiles every model with kiln's one compile step, binds an executor for it and reads
 //! what the executor allocated, in the same run.
 
-use kiln::compiler::autodiff::GradReq;
 use kiln::compiler::program::{compile, mxnet_strategies, Mode, Spec};
 use kiln::runtime::{Backend, Device, Executor, GradReqs};
 use kiln::Symbol;
@@ -48,15 +47,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let side = if model == "inception_v3" { 299 } else { 224 };
         let shapes = HashMap::from([("data".to_string(), vec![batch, 3, side, side])]);
         let train = mode == "training";
-        let reqs: std::collections::HashMap<String, GradReq> = (sym.list_arguments().into_iter())
-            .filter(|n| n != "data" && !n.ends_with("label"))
-            .map(|n| (n, GradReq::Write))
-            .collect();
-        let (mode_of, grad_reqs) = if train {
-            (Mode::Training(reqs.clone()), GradReqs::Each(reqs))
-        } else {
-            (Mode::Inference, GradReqs::All(GradReq::Null))
+        let mode_of = match train {
+            true => Mode::train_parameters(&sym),
+            false => Mode::Inference,
         };
+        let grad_reqs = GradReqs::of(&mode_of);
         let spec = Spec::new(shapes, mode_of, Backend::from_env().target());
         let p = compile(&sym, &spec)?;
         let mxnet = mxnet_strategies(&sym, &spec)?;

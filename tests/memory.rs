@@ -5,7 +5,6 @@
 //! minutes of JIT compiling in a debug build; `cargo run --release --example
 //! memory_report` binds the paper's six networks at batch 32.)
 
-use kiln::compiler::autodiff::GradReq;
 use kiln::compiler::program::{compile, Mode, Spec};
 use kiln::runtime::{Backend, Device, Executor, GradReqs};
 use std::collections::HashMap;
@@ -24,14 +23,8 @@ fn zoo_models_allocate_what_their_programs_plan() {
         let sym = info.build().unwrap();
         let mut data = info.input_shape.to_vec();
         data[0] = 2;
-        let train: HashMap<String, GradReq> = (sym.list_arguments().into_iter())
-            .filter(|n| n != "data" && !n.ends_with("label"))
-            .map(|n| (n, GradReq::Write))
-            .collect();
-        for (mode, reqs) in [
-            (Mode::Inference, GradReqs::All(GradReq::Null)),
-            (Mode::Training(train.clone()), GradReqs::Each(train)),
-        ] {
+        for mode in [Mode::Inference, Mode::train_parameters(&sym)] {
+            let reqs = GradReqs::of(&mode);
             let shapes = HashMap::from([("data".to_string(), data.clone())]);
             let spec = Spec::new(shapes, mode.clone(), Backend::from_env().target());
             let planned = compile(&sym, &spec).unwrap().layout.internal_bytes();

@@ -3,7 +3,6 @@
 //! is stored from its writer to its last reader, in-place reuse only where the step
 //! allows it) and ordered as expected (lower bound ≤ arena; MXNet's both ≤ naive).
 
-use kiln::compiler::autodiff::GradReq;
 use kiln::compiler::passes::fuse;
 use kiln::compiler::program::{compile, mxnet_strategies, Mode, Place, Spec, Target};
 use kiln::compiler::{Entry, Graph};
@@ -138,13 +137,8 @@ fn training_plans_are_valid() {
     ] {
         let info = kiln::models::info(name).unwrap();
         let sym = info.build().unwrap();
-        let reqs: HashMap<String, GradReq> = sym
-            .list_arguments()
-            .into_iter()
-            .filter(|n| n != "data" && !n.ends_with("label"))
-            .map(|n| (n, GradReq::Write))
-            .collect();
-        let spec = Spec::new(batch_of_two(info), Mode::Training(reqs), Target::cpu());
+        let mode = Mode::train_parameters(&sym);
+        let spec = Spec::new(batch_of_two(info), mode, Target::cpu());
         check(&sym, &spec, name);
     }
 }

@@ -12,7 +12,6 @@
 //! Rust or CUDA C.
 
 use super::parse_shape_arg;
-use kiln::compiler::autodiff::GradReq;
 use kiln::compiler::kir;
 use kiln::compiler::program::{compile, mxnet_strategies, Mode, Program, Spec, StepKind};
 use kiln::runtime::{Device, Executor, GradReqs};
@@ -71,23 +70,9 @@ fn mb(bytes: usize) -> f64 {
     bytes as f64 / (1 << 20) as f64
 }
 
-/// The training mode `kiln plan --train` plans: gradients of every argument but `data`
-/// and the labels.
-pub fn training_mode(sym: &Symbol) -> Mode {
-    Mode::Training(
-        (sym.list_arguments().into_iter())
-            .filter(|n| n != "data" && !n.ends_with("label"))
-            .map(|n| (n, GradReq::Write))
-            .collect(),
-    )
-}
-
 /// The internal memory of an executor bound for `mode` (on the CPU, the default backend).
-pub fn executed_bytes(sym: &Symbol, shapes: &[(String, Vec<usize>)], mode: &Mode) -> Result<usize> {
-    let reqs = match mode {
-        Mode::Training(reqs) => GradReqs::Each(reqs.clone()),
-        Mode::Inference => GradReqs::All(GradReq::Null),
-    };
+fn executed_bytes(sym: &Symbol, shapes: &[(String, Vec<usize>)], mode: &Mode) -> Result<usize> {
+    let reqs = GradReqs::of(mode);
     let shapes: Vec<(&str, &[usize])> = shapes.iter().map(|(n, s)| (n.as_str(), &s[..])).collect();
     let exe = Executor::simple_bind(sym, Device::Cpu, &shapes, reqs)?;
     Ok(exe.memory().internal())
@@ -97,7 +82,7 @@ pub fn run(args: Args) -> Result<()> {
     let sym = Symbol::load(&args.model)?;
     let shapes: HashMap<String, Vec<usize>> = args.shapes.iter().cloned().collect();
     let mode = if args.train {
-        training_mode(&sym)
+        Mode::train_parameters(&sym)
     } else {
         Mode::Inference
     };

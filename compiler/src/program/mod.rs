@@ -64,6 +64,17 @@ impl Mode {
     pub fn is_train(&self) -> bool {
         matches!(self, Mode::Training(_))
     }
+
+    /// Training with a written gradient for every argument of `symbol` but `data` and
+    /// the labels (`*label`), as MXNet's `simple_bind` for training.
+    pub fn train_parameters(symbol: &Symbol) -> Mode {
+        Mode::Training(
+            (symbol.list_arguments().into_iter())
+                .filter(|n| n != "data" && !n.ends_with("label"))
+                .map(|n| (n, GradReq::Write))
+                .collect(),
+        )
+    }
 }
 
 /// What the code runs on, as far as compiling is concerned.

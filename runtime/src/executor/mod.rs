@@ -48,6 +48,15 @@ pub enum GradReqs {
 }
 
 impl GradReqs {
+    /// The requests a program of `mode` is compiled for: per argument in training, none
+    /// in inference.
+    pub fn of(mode: &Mode) -> GradReqs {
+        match mode {
+            Mode::Training(reqs) => GradReqs::Each(reqs.clone()),
+            Mode::Inference => GradReqs::All(GradReq::Null),
+        }
+    }
+
     fn get(&self, name: &str) -> GradReq {
         match self {
             GradReqs::All(r) => *r,

@@ -19,14 +19,8 @@ pub fn run(args: &Args) -> Result<()> {
     let info = kiln::models::info(&args.model)?;
     let sym = info.build()?;
     let shapes = HashMap::from([("data".to_string(), info.input_shape.to_vec())]);
-    let reqs = (sym.list_arguments().into_iter())
-        .filter(|n| n != "data" && !n.ends_with("label"))
-        .map(|n| (n, kiln::compiler::autodiff::GradReq::Write))
-        .collect();
-    let program = compile(
-        &sym,
-        &Spec::new(shapes, Mode::Training(reqs), Target::cpu()),
-    )?;
+    let mode = Mode::train_parameters(&sym);
+    let program = compile(&sym, &Spec::new(shapes, mode, Target::cpu()))?;
     let mut nests: Vec<LoopNest> = Vec::new();
     let mut add = |k: &Kernel| -> Result<()> {
         nests.push(lower(k, &Schedule::cpu(k)).map_err(Error::Input)?);
