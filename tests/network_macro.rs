@@ -489,3 +489,33 @@ fn resnet18_gradients_ahead_of_time_match_the_jit_and_the_interpreter() {
     let refs = reference_grads(&symbol, inputs, &[&data, &labels], params, &param);
     assert_grads(&|n| net.grad(n).unwrap().to_vec(), params, refs);
 }
+
+kiln::network! {
+    /// A network computing in f64, which ahead-of-time code does not cover.
+    Doubles(batch = 2) {
+        input x: [batch, 3];
+        output y = Cast(x, dtype = "float64") * 2.0;
+    }
+}
+
+#[test]
+fn a_network_without_ahead_of_time_code_says_why_and_binds_on_the_jit() {
+    assert_eq!(Shared::AHEAD_OF_TIME, Ok(()));
+    let why = Doubles::AHEAD_OF_TIME.unwrap_err();
+    assert!(why.contains("f32 networks only"), "{why}");
+    let exe = Doubles::simple_bind(
+        kiln::runtime::Device::Cpu,
+        kiln::runtime::GradReqs::All(kiln::compiler::autodiff::GradReq::Null),
+    )
+    .unwrap();
+    exe.arg_arrays()[0]
+        .copy_from(
+            &kiln::runtime::NDArray::from_slice(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])
+                .unwrap(),
+        )
+        .unwrap();
+    exe.forward(false);
+    let y = exe.outputs()[0].to_tensor().unwrap();
+    assert_eq!(y.dtype, DType::F64);
+    assert_eq!(y.data, [2.0, 4.0, 6.0, 8.0, 10.0, 12.0]);
+}

@@ -128,14 +128,14 @@ pub fn build(net: &Network) -> syn::Result<Built> {
     })
 }
 
-/// The ahead-of-time inference code of a checked network, where it can be generated.
-pub fn ahead_of_time(built: &Built) -> Option<crate::aot::Aot> {
-    let symbol = Symbol::from_json(&built.json).ok()?;
+/// The ahead-of-time code of a checked network, or why it cannot be generated.
+pub fn ahead_of_time(built: &Built) -> Result<crate::aot::Aot, String> {
+    let symbol = Symbol::from_json(&built.json).map_err(|e| e.to_string())?;
     let inputs: Vec<(String, Vec<usize>)> = (built.inputs.iter())
         .map(|(n, s)| (n.clone(), s.iter().map(DimValue::value).collect()))
         .collect();
     let names = |t: &[(String, Vec<usize>)]| t.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
-    crate::aot::generate(&symbol, &inputs, &names(&built.params), &names(&built.aux)).ok()
+    crate::aot::generate(&symbol, &inputs, &names(&built.params), &names(&built.aux))
 }
 
 /// A saved MXNet symbol checked at the given input shapes (all fixed).

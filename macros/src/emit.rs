@@ -20,7 +20,7 @@ pub fn emit(
     name: &Ident,
     dims: &[(Ident, usize)],
     built: &Built,
-    aot: Option<&Aot>,
+    aot: Result<&Aot, &str>,
 ) -> TokenStream {
     let dim_consts = dims.iter().map(|(d, v)| {
         let c = format_ident!("{}", d.to_string().to_uppercase());
@@ -47,11 +47,27 @@ pub fn emit(
     });
     let json = &built.json;
     let (fields, methods, kernels) = match aot {
-        Some(aot) => ahead_of_time(name, aot),
-        None => (quote! { ; }, quote! {}, quote! {}),
+        Ok(aot) => ahead_of_time(name, aot),
+        Err(_) => (quote! { ; }, quote! {}, quote! {}),
+    };
+    // Where no ahead-of-time code could be made, the struct's documentation and a
+    // constant say why (the network still binds on the JIT).
+    let (why, missing_doc) = match aot {
+        Ok(_) => (quote! { ::std::result::Result::Ok(()) }, quote! {}),
+        Err(reason) => {
+            let doc = format!(
+                "No ahead-of-time code (`forward` and friends): {reason}. Bind it on the \
+                 JIT with `simple_bind`."
+            );
+            (
+                quote! { ::std::result::Result::Err(#reason) },
+                quote! { #[doc = ""] #[doc = #doc] },
+            )
+        }
     };
     quote! {
         #(#attrs)*
+        #missing_doc
         #vis struct #name #fields
 
         #kernels
@@ -70,6 +86,8 @@ pub fn emit(
             pub const OUTPUTS: &'static [(&'static str, &'static [usize])] = #outputs;
             /// The network as MXNet symbol JSON: the graph the macro built and checked.
             pub const JSON: &'static str = #json;
+            /// Whether ahead-of-time code (`new`, `forward`, ...) was generated, or why not.
+            pub const AHEAD_OF_TIME: ::std::result::Result<(), &'static str> = #why;
 
             /// The network as a run-time Symbol (to bind on the JIT, save, or inspect).
             pub fn symbol() -> ::kiln::Symbol {

@@ -26,24 +26,24 @@ pub fn network(input: TokenStream) -> TokenStream {
     let net = parse_macro_input!(input as parse::Network);
     match build::build(&net) {
         Ok(built) => {
-            let aot = build::ahead_of_time(&built);
-            emit::emit(
-                &net.attrs,
-                &net.vis,
-                &net.name,
-                &net.dims,
-                &built,
-                aot.as_ref(),
-            )
-            .into()
+            let aot = match generate(&built, proc_macro2::Span::call_site()) {
+                Ok(aot) => aot,
+                Err(e) => return e.to_compile_error().into(),
+            };
+            let aot = aot.as_ref().map_err(String::as_str);
+            emit::emit(&net.attrs, &net.vis, &net.name, &net.dims, &built, aot).into()
         }
         Err(e) => e.to_compile_error().into(),
     }
 }
 
-/// The ahead-of-time code of `built` (`None` where it is not generated: not f32); a
-/// failure inside the compiler is a compile error saying so rather than a panic.
-fn generate(built: &build::Built, span: proc_macro2::Span) -> syn::Result<Option<aot::Aot>> {
+/// The ahead-of-time code of `built`, or why there is none (a network with other dtypes
+/// than f32: the struct then says so, `AHEAD_OF_TIME`, and binds on the JIT); a failure
+/// inside the compiler is a compile error saying so rather than a panic.
+fn generate(
+    built: &build::Built,
+    span: proc_macro2::Span,
+) -> syn::Result<Result<aot::Aot, String>> {
     std::panic::catch_unwind(|| build::ahead_of_time(built)).map_err(|panic| {
         let what = (panic.downcast_ref::<String>().cloned())
             .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
@@ -128,7 +128,8 @@ pub fn include_symbol(input: TokenStream) -> TokenStream {
         Ok(aot) => aot,
         Err(e) => return e.to_compile_error().into(),
     };
-    let items = emit::emit(&[], &inc.vis, &inc.name, &[], &built, aot.as_ref());
+    let aot = aot.as_ref().map_err(String::as_str);
+    let items = emit::emit(&[], &inc.vis, &inc.name, &[], &built, aot);
     let file = path.to_string_lossy().into_owned();
     // Editing the file rebuilds the crate.
     quote! {
