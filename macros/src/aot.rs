@@ -1,37 +1,48 @@
-//! Ahead-of-time code: the network's inference graph and its training graph (operators
-//! expanded as the JIT executor expands them, the training graph differentiated for every
-//! parameter), each cut into the executor's parts
-//! ([`kiln_compiler::kir::parts`]), each fused kernel rendered to Rust with its shapes as
-//! constants ([`kiln_compiler::kir::rust`]), matrix products run by kiln's CPU gemm
-//! (`kiln::runtime::cpu::matmul`, their pack and epilogue kernels rendered too), and
-//! library nodes on their native kernels (reference kernels where they have none).
-//! Every value of a graph lives in its f32 arena, each at its own offset.
+//! Ahead-of-time code: the network compiled by kiln's one pipeline
+//! ([`kiln_compiler::program::compile`], the passes included) for inference and, where
+//! every output is a loss, for training with a gradient for every parameter; each
+//! program's steps rendered as Rust in the program's order: compiled kernels with their
+//! shapes as constants ([`kiln_compiler::kir::rust`]), matrix products on kiln's CPU gemm
+//! (their pack and epilogue kernels rendered too, the epilogue run on each block of the
+//! product where the program fuses it; Winograd for inference 3x3 convolutions), library
+//! nodes on their native kernels (reference kernels where they have none).
 //!
-//! Not yet: memory sharing in the arenas, dtypes other than f32 (such networks get no
-//! `forward`), training of networks with outputs other than losses.
+//! Every value lives where the program's layout puts it: its f32 arena at the planned
+//! offsets (shared by lifetime, in place where a kernel allows), the products' workspace
+//! included. Outputs, gradients and new aux values stay in the arena to the end (the
+//! target's `heads_in_arena`), so the program's store steps are not needed. Variables are
+//! the struct's: parameters, aux states, folded constants, and the training inputs, which
+//! `forward_train` copies into buffers of their own because backward reads them after
+//! it returns.
+//!
+//! Not covered: dtypes other than f32 (such networks get no `forward`; the struct says
+//! why), training of networks with outputs other than losses.
 
-use kiln_compiler::autodiff::{differentiate, GradReq};
-use kiln_compiler::infer::{infer, Inferred};
-use kiln_compiler::kir::matmul::{recognize, MatMul, Split};
-use kiln_compiler::kir::{lower, parts, rust, winograd_plan, Kernel, Part, Schedule, WinogradPlan};
-use kiln_compiler::passes::Expand;
-use kiln_compiler::{DType, Entry, Graph, Symbol};
-use proc_macro2::TokenStream;
+use kiln_compiler::autodiff::GradReq;
+use kiln_compiler::kir::matmul::{MatMul, Split};
+use kiln_compiler::kir::{lower, rust, Kernel, Schedule, WinogradPlan};
+use kiln_compiler::program::{compile, Mode, Place, Product, Program, Spec, StepKind, Target};
+use kiln_compiler::{DType, Entry, NodeId, Symbol};
+use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 use std::collections::HashMap;
 
-/// Multiply-adds below which a product runs as its compiled kernel (as the JIT decides).
-const LEAST_PRODUCT: i64 = 1 << 14;
-
-/// Where a buffer lives at run time.
+/// Where a value lives at run time.
 #[derive(Clone, Copy)]
 enum Buf {
+    /// The caller's input slice.
     Input(usize),
+    /// The copy of an input that training keeps for backward.
+    KeptInput(usize),
     Param(usize),
     Aux(usize),
-    /// (region, length in f32 elements) of the arena; regions get their offsets once the
-    /// units are ordered, sharing space where their lifetimes do not overlap.
-    Arena(usize, usize),
+    /// A folded constant of the struct's.
+    Constant(usize),
+    /// f32 elements `[at, at + len)` of the arena.
+    Arena {
+        at: usize,
+        len: usize,
+    },
 }
 
 /// The generated code's pieces.
@@ -42,6 +53,8 @@ pub struct Aot {
     pub products: TokenStream,
     /// Library nodes' operators and parsed parameters, built once.
     pub nodes: TokenStream,
+    /// Folded constants' values (`Vec<Vec<f32>>`).
+    pub constants: TokenStream,
     /// Winograd convolutions, each with a slot of transformed weights.
     pub winograd: usize,
     pub inference: Code,
@@ -49,18 +62,14 @@ pub struct Aot {
     pub training: Option<Training>,
 }
 
-/// One graph's code over its own arena.
+/// One program's code over its own arena.
 pub struct Code {
-    /// The regions' offsets: `pub mod <prefix> { pub const R<id>: usize = ..; }`.
-    pub regions: TokenStream,
-    /// Where the inputs are copied first (training keeps them for backward): (region,
-    /// length) per input; empty where the code reads the caller's slices.
-    pub input_regions: Vec<(usize, usize)>,
-    /// The forward units' statements, then the backward ones'.
+    /// The forward steps' statements, then the backward ones'.
     pub forward: TokenStream,
     pub backward: TokenStream,
+    /// The arena's length in f32 elements.
     pub arena_len: usize,
-    /// The outputs' places.
+    /// The outputs' slices.
     pub outputs: Vec<TokenStream>,
 }
 
@@ -72,154 +81,85 @@ pub struct Training {
     pub aux_updates: Vec<(usize, TokenStream)>,
 }
 
-/// What every graph's code shares: kernel modules, products and library nodes.
+/// What every program's code shares: kernel modules, products, library nodes, constants.
 #[derive(Default)]
 struct Shared {
     kernels: Vec<TokenStream>,
     products: Vec<TokenStream>,
     nodes: Vec<TokenStream>,
+    constants: Vec<TokenStream>,
     /// Winograd convolutions (slots of transformed weights).
     winograd: usize,
 }
 
-struct Gen<'a> {
-    g: &'a Graph,
-    inferred: &'a Inferred,
-    vars: &'a HashMap<String, Buf>,
-    is_train: bool,
-    places: HashMap<(usize, usize), Buf>,
-    /// Each region's length.
-    regions: Vec<usize>,
-    /// The regions the unit being generated touches.
-    touched: Vec<usize>,
-    /// The module of this graph's region offsets.
-    prefix: proc_macro2::Ident,
-    shared: Shared,
-    steps: Vec<Step>,
-}
-
-/// One unit's statements, the entries it reads and writes, whether it is a forward
-/// unit, and the arena regions it touches.
-struct Step {
-    reads: Vec<Entry>,
-    writes: Vec<Entry>,
-    tokens: TokenStream,
-    forward: bool,
-    regions: Vec<usize>,
-}
-
 /// The code of `symbol` with `inputs` (declared shapes), `params` and `aux` (names in the
-/// struct's order); `Err` where it cannot be generated yet.
+/// struct's order); `Err` where it cannot be generated.
 pub fn generate(
     symbol: &Symbol,
     inputs: &[(String, Vec<usize>)],
     params: &[String],
     aux: &[String],
 ) -> Result<Aot, String> {
-    let e = |e: kiln_compiler::Error| e.to_string();
     let shapes: HashMap<String, Vec<usize>> = inputs.iter().cloned().collect();
-    let g0 = symbol.to_graph().map_err(e)?;
-    let inferred0 = infer(&g0, &shapes, &HashMap::new()).map_err(e)?;
-    // Every variable's shape, as the executor binds them (expansion adds nodes that only
-    // forward inference can shape).
-    let mut shapes = shapes;
-    for id in g0.node_ids().filter(|&id| g0.node(id).is_variable()) {
-        let s = inferred0.shapes[id.index()][0].clone();
-        shapes.entry(g0.node(id).name.clone()).or_insert(s);
-    }
-    let expanded = |training| -> Result<(Graph, Inferred), String> {
-        let expand = Expand {
-            training,
-            inferred: Some(&inferred0),
-        };
-        let g = expand.expand(&g0).map_err(e)?.0.graph;
-        let inferred = infer(&g, &shapes, &HashMap::new()).map_err(e)?;
-        if inferred
-            .dtypes
-            .iter()
-            .flatten()
-            .any(|d| *d != Some(DType::F32))
-        {
-            return Err("ahead-of-time code is generated for f32 networks only".into());
-        }
-        Ok((g, inferred))
+    // Winograd only in inference: a training step changes the weights every time.
+    let target = |winograd| Target {
+        winograd,
+        symbolic_batch: false,
+        heads_in_arena: true,
+        ..Target::cpu()
     };
-    let mut vars = HashMap::new();
-    for (i, (n, _)) in inputs.iter().enumerate() {
-        vars.insert(n.clone(), Buf::Input(i));
-    }
+    let program = |mode, winograd| {
+        compile(symbol, &Spec::new(shapes.clone(), mode, target(winograd)))
+            .map_err(|e| e.to_string())
+    };
+    let mut vars: HashMap<String, Buf> = HashMap::new();
     for (i, n) in params.iter().enumerate() {
         vars.insert(n.clone(), Buf::Param(i));
     }
     for (i, n) in aux.iter().enumerate() {
         vars.insert(n.clone(), Buf::Aux(i));
     }
-    let (g, inferred) = expanded(false)?;
-    let (shared, inference, _) = code(
-        Shared::default(),
-        &g,
-        &inferred,
-        &vars,
-        (g.len(), false, "infer"),
-        &[],
-        &[],
-    )?;
-    // Training keeps its inputs in its arena, for backward.
-    let train_inputs: Vec<(String, usize)> = (inputs.iter())
-        .map(|(n, s)| (n.clone(), s.iter().product()))
-        .collect();
-    // Training: every parameter gets a gradient; the outputs must all be losses.
-    let (g, _) = expanded(true)?;
+    let mut shared = Shared::default();
+    let mut inference_vars = vars.clone();
+    for (i, (n, _)) in inputs.iter().enumerate() {
+        inference_vars.insert(n.clone(), Buf::Input(i));
+        vars.insert(n.clone(), Buf::KeptInput(i));
+    }
+    let inference = program(Mode::Inference, true)?;
+    let (inference, _) = code(&mut shared, &inference, &inference_vars)?;
     let reqs = params.iter().map(|n| (n.clone(), GradReq::Write)).collect();
-    let training = differentiate(&g, &reqs, true).map_err(e)?;
-    let (shared, training) = match training.head_grads.iter().all(Option::is_none) {
+    let p = program(Mode::Training(reqs), false)?;
+    let t = &p.training;
+    let training = match t.head_grads.iter().all(Option::is_none) {
         true => {
-            let t = &training;
-            let inferred = infer(&t.graph, &shapes, &HashMap::new()).map_err(e)?;
-            let exposed: Vec<Entry> = (0..t.grads.len())
-                .map(|k| t.grad_entry(k))
-                .chain((0..t.aux_updates.len()).map(|k| t.aux_entry(k)))
-                .collect();
-            let (shared, code, reads) = code(
-                shared,
-                &t.graph,
-                &inferred,
-                &vars,
-                (t.forward_nodes, true, "train"),
-                &exposed,
-                &train_inputs,
-            )?;
-            let (grad_reads, aux_reads) = reads.split_at(t.grads.len());
+            let (code, gen) = code(&mut shared, &p, &vars)?;
             let mut grads = vec![quote! { &[] }; params.len()];
-            for ((id, _), read) in t.grads.iter().zip(grad_reads) {
+            for (k, (id, _)) in t.grads.iter().enumerate() {
                 let name = &t.graph.node(*id).name;
                 if let Some(i) = params.iter().position(|p| p == name) {
-                    grads[i] = read.clone();
+                    grads[i] = gen.read_entry(t.grad_entry(k))?;
                 }
             }
-            let aux_updates = (t.aux_updates.iter().zip(aux_reads))
-                .filter_map(|(id, read)| {
-                    let name = &t.graph.node(*id).name;
-                    aux.iter()
-                        .position(|a| a == name)
-                        .map(|i| (i, read.clone()))
-                })
-                .collect();
-            (
-                shared,
-                Some(Training {
-                    code,
-                    grads,
-                    aux_updates,
-                }),
-            )
+            let mut aux_updates = Vec::new();
+            for (k, id) in t.aux_updates.iter().enumerate() {
+                let name = &t.graph.node(*id).name;
+                if let Some(i) = aux.iter().position(|a| a == name) {
+                    aux_updates.push((i, gen.read_entry(t.aux_entry(k))?));
+                }
+            }
+            Some(Training {
+                code,
+                grads,
+                aux_updates,
+            })
         }
-        false => (shared, None),
+        false => None,
     };
     let Shared {
         kernels,
         products,
         nodes,
+        constants,
         winograd,
     } = shared;
     Ok(Aot {
@@ -227,233 +167,117 @@ pub fn generate(
         kernels: quote! { #(#kernels)* },
         products: quote! { ::std::vec![#(#products),*] },
         nodes: quote! { ::std::vec![#(#nodes),*] },
+        constants: quote! { ::std::vec![#(#constants),*] },
         inference,
         training,
     })
 }
 
-/// The code of graph `g`: `(forward nodes 0..n, library nodes in training mode, module of
-/// its region offsets)`; `train_inputs` are inputs copied into the arena first (name,
-/// length). Also the places of the `exposed` entries, which stay live to the end.
-fn code(
-    shared: Shared,
-    g: &Graph,
-    inferred: &Inferred,
-    vars: &HashMap<String, Buf>,
-    (forward_nodes, is_train, prefix): (usize, bool, &str),
-    exposed: &[Entry],
-    train_inputs: &[(String, usize)],
-) -> Result<(Shared, Code, Vec<TokenStream>), String> {
-    let mut vars = vars.clone();
+/// The code of program `p`, its variables bound as `vars` says; also the generator, to
+/// read more of its values.
+fn code<'a>(
+    shared: &'a mut Shared,
+    p: &'a Program,
+    vars: &'a HashMap<String, Buf>,
+) -> Result<(Code, Gen<'a>), String> {
+    if (p.inferred.dtypes.iter().flatten()).any(|d| *d != Some(DType::F32)) {
+        return Err("ahead-of-time code is generated for f32 networks only".into());
+    }
+    let g = p.graph();
+    let mut constants = HashMap::new();
+    for (&id, t) in &g.constants {
+        constants.insert(id, shared.constants.len());
+        let values = t.data.iter().map(|&v| f32_literal(v as f32));
+        shared.constants.push(quote! { ::std::vec![#(#values),*] });
+    }
     let mut gen = Gen {
-        g,
-        inferred,
-        vars: &HashMap::new(),
-        is_train,
-        places: HashMap::new(),
-        regions: vec![],
-        touched: vec![],
-        prefix: format_ident!("{}", prefix),
+        p,
+        vars,
+        constants,
         shared,
-        steps: vec![],
     };
-    let mut input_regions = Vec::new();
-    for (n, len) in train_inputs {
-        let b = gen.alloc(*len);
-        if let Buf::Arena(id, _) = b {
-            input_regions.push((id, *len));
-        }
-        vars.insert(n.clone(), b);
-    }
-    gen.vars = &vars;
-    for part in parts(g, inferred, &kiln_compiler::passes::fuse(g), forward_nodes) {
-        match part {
-            Part::Node(id) => gen.node(id, id.index() < forward_nodes)?,
-            Part::Fused { kernels, nodes, .. } => {
-                let forward = nodes.iter().all(|id| id.index() < forward_nodes);
-                // Inference runs 3x3 convolutions with Winograd, as the JIT does (a
-                // training step changes the weights every time, so it keeps gemm).
-                let winograd = |l| match (is_train, &kernels[..]) {
-                    (false, [_]) => winograd_plan(g, inferred, &nodes, l),
-                    _ => None,
-                };
-                for l in &kernels {
-                    gen.fused(&l.kernel, &l.inputs, &l.outputs, forward, winograd(l))?;
-                }
-            }
-        }
-    }
-    // Outputs and exposed entries are read after the last unit: live to the end.
-    gen.touched.clear();
-    let heads = &g.heads[..g.heads.len() - exposed.len()];
-    let read = |gen: &mut Gen, e: Entry| gen.buf(e).map(|b| gen.read(b));
-    let outputs = (heads.iter().map(|&h| read(&mut gen, h))).collect::<Result<Vec<_>, _>>()?;
-    let exposed = (exposed.iter().map(|&h| read(&mut gen, h))).collect::<Result<Vec<_>, _>>()?;
-    let mut pinned = std::mem::take(&mut gen.touched);
-    pinned.extend(input_regions.iter().map(|(id, _)| *id));
-    let steps = std::mem::take(&mut gen.steps);
-    let (forward, backward): (Vec<Step>, Vec<Step>) = steps.into_iter().partition(|s| s.forward);
-    let (forward, backward) = (in_order(forward)?, in_order(backward)?);
-    let (offsets, arena_len) = place(&gen.regions, forward.iter().chain(&backward), &pinned);
-    let consts = offsets.iter().enumerate().map(|(r, o)| {
-        let c = format_ident!("R{}", r);
-        quote! { pub const #c: usize = #o; }
-    });
-    let module = &gen.prefix;
-    let body = |steps: &[Step]| {
-        let tokens = steps.iter().map(|s| &s.tokens);
-        quote! { #(#tokens)* }
-    };
-    let code = Code {
-        regions: quote! { pub mod #module { #(#consts)* } },
-        input_regions,
-        forward: body(&forward),
-        backward: body(&backward),
-        arena_len,
-        outputs,
-    };
-    Ok((gen.shared, code, exposed))
-}
-
-/// Offsets for regions of `lengths` touched by `steps` in order (the `pinned` ones live
-/// from the first step to the end): a region takes the best-fitting space freed by
-/// regions whose last use came before its first, else space at the end. Returns the
-/// offsets and the arena's length.
-fn place<'s>(
-    lengths: &[usize],
-    steps: impl Iterator<Item = &'s Step>,
-    pinned: &[usize],
-) -> (Vec<usize>, usize) {
-    let n = lengths.len();
-    let (mut first, mut last) = (vec![usize::MAX; n], vec![0; n]);
-    for (t, step) in steps.enumerate() {
-        for &r in &step.regions {
-            first[r] = first[r].min(t);
-            last[r] = last[r].max(t);
-        }
-    }
-    for &r in pinned {
-        first[r] = 0;
-        last[r] = usize::MAX;
-    }
-    let mut by_first: Vec<usize> = (0..n).filter(|&r| first[r] != usize::MAX).collect();
-    by_first.sort_by_key(|&r| (first[r], r));
-    let (mut offsets, mut end) = (vec![0; n], 0);
-    // Live regions (last use, offset, length) and free spans (offset, length).
-    let mut live: Vec<(usize, usize, usize)> = vec![];
-    let mut free: Vec<(usize, usize)> = vec![];
-    for r in by_first {
-        live.retain(|&(l, o, len)| {
-            let ended = l < first[r];
-            if ended {
-                free.push((o, len));
-            }
-            !ended
-        });
-        free.sort_unstable();
-        free.dedup();
-        let mut merged: Vec<(usize, usize)> = Vec::new();
-        for (o, len) in free.drain(..) {
-            match merged.last_mut() {
-                Some((mo, ml)) if *mo + *ml == o => *ml += len,
-                _ => merged.push((o, len)),
-            }
-        }
-        free = merged;
-        let len = lengths[r];
-        let fit = (0..free.len())
-            .filter(|&i| free[i].1 >= len)
-            .min_by_key(|&i| free[i].1);
-        let offset = match fit {
-            Some(i) => {
-                let (o, l) = free.swap_remove(i);
-                if l > len {
-                    free.push((o + len, l - len));
-                }
-                o
-            }
-            None => {
-                end += len;
-                end - len
+    let (mut forward, mut backward) = (Vec::new(), Vec::new());
+    for (s, step) in p.steps.iter().enumerate() {
+        let ins = (step.inputs.iter().map(|&e| gen.buf(e))).collect::<Result<Vec<_>, _>>()?;
+        let outs = (step.outputs.iter().map(|&e| gen.buf(e))).collect::<Result<Vec<_>, _>>()?;
+        let tokens = match &step.kind {
+            // Heads stay in the arena: nothing to store.
+            StepKind::Store { .. } => continue,
+            StepKind::Reference | StepKind::Native => gen.node(step.nodes[0], &ins, &outs)?,
+            StepKind::Kernel { ir, .. } => gen.kernel(ir, &ins, &outs)?,
+            StepKind::Product(product) => {
+                gen.product(product, &ins, &outs, &p.layout.workspace[s])?
             }
         };
-        offsets[r] = offset;
-        live.push((last[r], offset, len));
+        match step.forward {
+            true => forward.push(tokens),
+            false => backward.push(tokens),
+        }
     }
-    (offsets, end)
+    let heads = &g.heads[..p.training.num_outputs];
+    let outputs = (heads.iter().map(|&h| gen.read_entry(h))).collect::<Result<_, _>>()?;
+    let code = Code {
+        forward: quote! { #(#forward)* },
+        backward: quote! { #(#backward)* },
+        arena_len: p.layout.arena_bytes / 4,
+        outputs,
+    };
+    Ok((code, gen))
+}
+
+/// `v` as a literal (or constant) of the generated code.
+fn f32_literal(v: f32) -> TokenStream {
+    match v {
+        v if v.is_nan() => quote! { f32::NAN },
+        f32::INFINITY => quote! { f32::INFINITY },
+        f32::NEG_INFINITY => quote! { f32::NEG_INFINITY },
+        v => {
+            let l = proc_macro2::Literal::f32_suffixed(v);
+            quote! { #l }
+        }
+    }
 }
 
 fn usizes(v: &[usize]) -> TokenStream {
     quote! { ::std::vec![#(#v),*] }
 }
 
+/// Renders one program's steps.
+struct Gen<'a> {
+    p: &'a Program,
+    vars: &'a HashMap<String, Buf>,
+    /// Each folded constant's index among the struct's.
+    constants: HashMap<NodeId, usize>,
+    shared: &'a mut Shared,
+}
+
 impl Gen<'_> {
-    /// A new arena region of `len` elements, touched by the unit being generated.
-    fn alloc(&mut self, len: usize) -> Buf {
-        self.regions.push(len);
-        self.touched.push(self.regions.len() - 1);
-        Buf::Arena(self.regions.len() - 1, len)
-    }
-
-    /// Where entry `e` lives: its variable's buffer, or the region of the unit writing it
-    /// (touched by the unit being generated).
-    fn buf(&mut self, e: Entry) -> Result<Buf, String> {
-        let n = self.g.node(e.node);
-        let key = (e.node.index(), e.index);
-        let b = if n.is_variable() {
-            (self.vars.get(&n.name).copied())
-                .ok_or_else(|| format!("variable `{}` has no buffer", n.name))?
-        } else if let Some(b) = self.places.get(&key) {
-            *b
-        } else {
-            let b = self.alloc(self.inferred.shape(e).iter().product());
-            self.places.insert(key, b);
-            return Ok(b);
-        };
-        if let Buf::Arena(r, _) = b {
-            self.touched.push(r);
+    /// Where value `e` lives: its variable's buffer, or its place in the arena.
+    fn buf(&self, e: Entry) -> Result<Buf, String> {
+        let g = self.p.graph();
+        let n = g.node(e.node);
+        if let Some(&i) = self.constants.get(&e.node) {
+            return Ok(Buf::Constant(i));
         }
-        Ok(b)
-    }
-
-    /// The address of region `r`.
-    fn at(&self, r: usize) -> TokenStream {
-        let (module, c) = (&self.prefix, format_ident!("R{}", r));
-        quote! { arena.add(kernels::#module::#c) }
-    }
-
-    fn read(&self, b: Buf) -> TokenStream {
-        match b {
-            Buf::Input(i) => quote! { inputs[#i] },
-            Buf::Param(i) => quote! { &self.params[#i][..] },
-            Buf::Aux(i) => quote! { &self.aux[#i][..] },
-            // SAFETY (generated): regions are disjoint and inside the arena.
-            // SAFETY (generated): regions live at once are disjoint and inside the arena.
-            Buf::Arena(r, l) => {
-                let at = self.at(r);
-                quote! { unsafe { ::std::slice::from_raw_parts(#at, #l) } }
-            }
+        if n.is_variable() {
+            return (self.vars.get(&n.name).copied())
+                .ok_or_else(|| format!("variable `{}` has no buffer", n.name));
+        }
+        match self.p.layout.places.get(&e) {
+            Some(Place::Arena(offset)) => Ok(Buf::Arena {
+                at: offset / 4,
+                len: self.p.inferred.shape(e).iter().product(),
+            }),
+            _ => Err(format!("{} is not in the arena", g.entry_name(e))),
         }
     }
 
-    fn write(&self, b: Buf) -> Result<TokenStream, String> {
-        match b {
-            Buf::Arena(r, l) => {
-                let at = self.at(r);
-                Ok(quote! { unsafe { ::std::slice::from_raw_parts_mut(#at, #l) } })
-            }
-            _ => Err("a unit writes a variable".into()),
-        }
+    fn read_entry(&self, e: Entry) -> Result<TokenStream, String> {
+        self.buf(e).map(read)
     }
 
-    fn pointer(&self, b: Buf) -> TokenStream {
-        let r = self.read(b);
-        quote! { (#r).as_ptr() as *const u8 }
-    }
-
-    /// Renders `k` as a kernel module; the call with `ins` and `outs`: its outermost loop
-    /// split over kiln's pool where the nest allows (as the JIT runs kernels), else whole.
-    fn kernel(&mut self, k: &Kernel, ins: &[Buf], outs: &[Buf]) -> Result<TokenStream, String> {
+    /// Renders `k` as a kernel module: its name, and the extent `run_range` splits.
+    fn render(&mut self, k: &Kernel) -> Result<(Ident, Option<i64>), String> {
         let name = format!("k{}", self.shared.kernels.len());
         let nest = lower(k, &Schedule::cpu(k))?;
         let nest = kiln_compiler::kir::LoopNest {
@@ -463,136 +287,112 @@ impl Gen<'_> {
         let source = rust::render(&nest)?.replace("kiln_ops::", "::kiln::ops::");
         let module: TokenStream = source.parse().map_err(|e| format!("{e:?}"))?;
         self.shared.kernels.push(module);
-        let module = format_ident!("{}", name);
-        let reads: Vec<TokenStream> = ins.iter().map(|&b| self.read(b)).collect();
-        let writes = outs
-            .iter()
-            .map(|&b| self.write(b))
-            .collect::<Result<Vec<_>, _>>()?;
-        let Some(rows) = rust::split_extent(&nest) else {
-            return Ok(quote! { kernels::#module::run(#(#reads,)* #(#writes,)* &[]); });
+        Ok((format_ident!("{}", name), rust::split_extent(&nest)))
+    }
+
+    /// A call of kernel `k` on `ins` and `outs`: its outermost loop split over kiln's
+    /// pool where the nest allows (as the JIT runs kernels), else whole. Through raw
+    /// pointers, as an output may lie over an input.
+    fn kernel(&mut self, k: &Kernel, ins: &[Buf], outs: &[Buf]) -> Result<TokenStream, String> {
+        let (module, rows) = self.render(k)?;
+        let (at, addresses) = addresses("", ins, outs)?;
+        let whole = whole_call(&module, rows, k, &at);
+        Ok(quote! { { #addresses #whole } })
+    }
+
+    /// A matrix product with its packs and epilogue: packed operands into the workspace,
+    /// the product into the output (or, where an epilogue follows, into the workspace,
+    /// the epilogue reading it after each block's products where the program fuses it).
+    fn product(
+        &mut self,
+        p: &Product,
+        ins: &[Buf],
+        outs: &[Buf],
+        workspace: &[(usize, usize)],
+    ) -> Result<TokenStream, String> {
+        let [out] = outs else {
+            return Err("a product writes one output".into());
         };
-        // Element operations: the domain's points.
-        let work: i64 = (k.domain.iter())
-            .map(|d| kiln_compiler::kir::interp::extent(d, &[]).unwrap_or(1))
-            .product();
-        let (ins_at, outs_at): (Vec<_>, Vec<_>) = (
-            (0..ins.len()).map(|i| format_ident!("in{}", i)).collect(),
-            (0..outs.len()).map(|i| format_ident!("out{}", i)).collect(),
-        );
-        // Addresses as integers, so the tasks' closure is shareable between threads.
-        Ok(quote! {
-            {
-                #(let #ins_at = (#reads).as_ptr() as usize;)*
-                #(let #outs_at = (#writes).as_mut_ptr() as usize;)*
-                ::kiln::runtime::cpu::pool::global().run_rows(#rows, #work, &|lo, hi| {
-                    // SAFETY (generated): the buffers the kernel declares; the blocks of
-                    // its outermost loop write disjoint parts of the outputs.
+        let mm = &p.matmul;
+        let mut buffers = workspace.iter().map(|&(offset, _)| offset / 4);
+        let mut stmts = Vec::new();
+        let mut operands: Vec<TokenStream> = ins.iter().map(|&b| pointer(b)).collect();
+        for (pack, _) in &p.packs {
+            let len = kiln_compiler::kir::interp::extent(&pack.outputs[0].len, &[])? as usize;
+            let at = buffers.next().ok_or("a pack without workspace")?;
+            let packed = Buf::Arena { at, len };
+            stmts.push(self.kernel(pack, ins, &[packed])?);
+            operands.push(pointer(packed));
+        }
+        let dst = match &p.epilogue {
+            Some(_) => {
+                let at = buffers.next().ok_or("a product without workspace")?;
+                Buf::Arena {
+                    at,
+                    len: len(*out)?,
+                }
+            }
+            None => *out,
+        };
+        // The epilogue as a closure of the block of the split axis (`None`: whole).
+        let (epilogue, aligned) = match &p.epilogue {
+            Some((e, _)) => {
+                let (module, rows) = self.render(e)?;
+                let mut e_ins = ins.to_vec();
+                e_ins.push(dst);
+                let (at, addresses) = addresses("e_", &e_ins, outs)?;
+                let whole = whole_call(&module, rows, e, &at);
+                let aligned = mm.split_aligned && rows.is_some();
+                let block = match aligned {
+                    true => quote! {
+                        // SAFETY (generated): blocks of the split axis write disjoint
+                        // parts of the output.
+                        unsafe { kernels::#module::run_range(#at &[], lo, hi) }
+                    },
+                    false => quote! { {} },
+                };
+                let closure = quote! {
+                    #addresses
+                    let epilogue = |block: ::std::option::Option<(i64, i64)>| match block {
+                        ::std::option::Option::Some((lo, hi)) => #block,
+                        ::std::option::Option::None => #whole,
+                    };
+                };
+                (closure, aligned)
+            }
+            None => (
+                quote! { let epilogue = |_: ::std::option::Option<(i64, i64)>| {}; },
+                false,
+            ),
+        };
+        stmts.push(epilogue);
+        match &p.winograd {
+            Some(plan) => stmts.push(self.winograd(plan, ins, dst)?),
+            None => {
+                let index = self.shared.products.len();
+                self.shared.products.push(matmul_tokens(mm, aligned));
+                let dst = write_pointer(dst)?;
+                stmts.push(quote! {
+                    // SAFETY (generated): the operands and the destination are the
+                    // product's buffers, of the lengths its kernel declares, and do not
+                    // overlap.
                     unsafe {
-                        kernels::#module::run_range(
-                            #(#ins_at as *const f32,)* #(#outs_at as *mut f32,)* &[], lo, hi,
+                        ::kiln::runtime::cpu::matmul::run(
+                            &self.products[#index],
+                            &[#(#operands),*],
+                            #dst as *mut u8,
+                            &epilogue,
                         )
-                    }
+                    };
                 });
             }
-        })
-    }
-
-    /// One kernel of a fused part: a matrix product with its packs and epilogue where one
-    /// is recognized and large enough, else the loops.
-    fn fused(
-        &mut self,
-        k: &Kernel,
-        reads: &[Entry],
-        writes: &[Entry],
-        forward: bool,
-        winograd: Option<WinogradPlan>,
-    ) -> Result<(), String> {
-        self.touched.clear();
-        let ins: Vec<Buf> = reads
-            .iter()
-            .map(|&e| self.buf(e))
-            .collect::<Result<_, _>>()?;
-        let outs: Vec<Buf> = writes
-            .iter()
-            .map(|&e| self.buf(e))
-            .collect::<Result<_, _>>()?;
-        let step = |gen: &mut Self, tokens| Step {
-            reads: reads.to_vec(),
-            writes: writes.to_vec(),
-            tokens,
-            forward,
-            regions: std::mem::take(&mut gen.touched),
-        };
-        let product = recognize(k).filter(|mm| mm.m * mm.n * mm.k >= LEAST_PRODUCT);
-        let Some(mm) = product.filter(|_| outs.len() == 1) else {
-            let call = self.kernel(k, &ins, &outs)?;
-            let step = step(self, call);
-            self.steps.push(step);
-            return Ok(());
-        };
-        // The product goes where the epilogue reads it, or straight to the output.
-        let dst = match &mm.epilogue {
-            Some(_) => self.alloc(self.len(outs[0])?),
-            None => outs[0],
-        };
-        let mut stmts = match winograd {
-            Some(plan) => vec![self.winograd(&plan, &ins, dst)?],
-            None => self.gemm(&mm, &ins, dst)?,
-        };
-        if let Some(e) = &mm.epilogue {
-            let mut e_ins = ins.clone();
-            e_ins.push(dst);
-            stmts.push(self.kernel(e, &e_ins, &outs)?);
         }
-        let step = step(self, quote! { { #(#stmts)* } });
-        self.steps.push(step);
-        Ok(())
+        Ok(quote! { { #(#stmts)* } })
     }
 
-    /// The product `mm` of a kernel reading `ins` on kiln's gemm into `dst`, its packed
-    /// operands first.
-    fn gemm(&mut self, mm: &MatMul, ins: &[Buf], dst: Buf) -> Result<Vec<TokenStream>, String> {
-        let mut stmts = Vec::new();
-        let mut operands: Vec<TokenStream> = ins.iter().map(|&b| self.pointer(b)).collect();
-        for p in &mm.packs {
-            let len = kiln_compiler::kir::interp::extent(&p.outputs[0].len, &[])? as usize;
-            let region = self.alloc(len);
-            stmts.push(self.kernel(p, ins, &[region])?);
-            operands.push(self.pointer(region));
-        }
-        let Buf::Arena(dst_region, _) = dst else {
-            return Err("a product writes a variable".into());
-        };
-        let dst_at = self.at(dst_region);
-        let index = self.shared.products.len();
-        self.shared.products.push(matmul_tokens(mm));
-        stmts.push(quote! {
-            // SAFETY (generated): the operands and the destination are the product's
-            // buffers, of the lengths its kernel declares, and do not overlap.
-            unsafe {
-                ::kiln::runtime::cpu::matmul::run(
-                    &self.products[#index],
-                    &[#(#operands),*],
-                    #dst_at as *mut u8,
-                    &|_| {},
-                )
-            };
-        });
-        Ok(stmts)
-    }
-
-    /// The length of a region a unit writes.
-    fn len(&self, b: Buf) -> Result<usize, String> {
-        match b {
-            Buf::Arena(_, l) => Ok(l),
-            _ => Err("a unit writes a variable".into()),
-        }
-    }
-
-    /// A convolution by Winograd's algorithm into `dst`: its weights transformed once per
-    /// change of the parameters where the weight is one (the struct's `winograd` slot),
-    /// else on every run.
+    /// A convolution by Winograd's algorithm into `dst`, then the epilogue whole: its
+    /// weights transformed once per change of the parameters where the weight is one
+    /// (the struct's `winograd` slot), else on every run.
     fn winograd(
         &mut self,
         plan: &WinogradPlan,
@@ -605,8 +405,8 @@ impl Gen<'_> {
         let ([py, px], last) = (c.pad, c.channel_last);
         let slot = self.shared.winograd;
         self.shared.winograd += 1;
-        let (data, weight) = (self.read(ins[plan.data]), self.read(ins[plan.weight]));
-        let out = self.write(dst)?;
+        let (data, weight) = (read(ins[plan.data]), read(ins[plan.weight]));
+        let out = write(dst)?;
         let cached = matches!(ins[plan.weight], Buf::Param(_));
         Ok(quote! {
             {
@@ -621,43 +421,28 @@ impl Gen<'_> {
                     self.winograd_fresh[#slot] = true;
                 }
                 conv.run(#data, &self.winograd[#slot], #out);
+                epilogue(::std::option::Option::None);
             }
         })
     }
 
-    /// A library node on its native kernel, else its reference kernel.
-    fn node(&mut self, id: kiln_compiler::NodeId, forward: bool) -> Result<(), String> {
-        self.touched.clear();
-        let n = self.g.node(id);
+    /// A library node on its native kernel, else its reference kernel. An input the
+    /// layout put under an output (a reference kernel reads its inputs before it writes)
+    /// is read from a copy, so no slice aliases another.
+    fn node(&mut self, id: NodeId, ins: &[Buf], outs: &[Buf]) -> Result<TokenStream, String> {
+        let (g, inferred) = (self.p.graph(), &self.p.inferred);
+        let n = g.node(id);
         let op = n.op.ok_or("an operator node without an operator")?;
         let op_name = op.name;
-        let ins: Vec<Buf> = n
-            .inputs
-            .iter()
-            .map(|&e| self.buf(e))
-            .collect::<Result<_, _>>()?;
-        let count = self.inferred.shapes[id.index()].len();
-        let outs: Vec<Buf> = (0..count)
-            .map(|index| self.buf(Entry { node: id, index }))
-            .collect::<Result<_, _>>()?;
         let in_shapes: Vec<TokenStream> = (n.inputs.iter())
-            .map(|&e| usizes(self.inferred.shape(e)))
+            .map(|&e| usizes(inferred.shape(e)))
             .collect();
-        let out_shapes: Vec<TokenStream> = (self.inferred.shapes[id.index()].iter())
+        let out_shapes: Vec<TokenStream> = (inferred.shapes[id.index()].iter())
             .map(|s| usizes(s))
             .collect();
-        let keys = n
-            .attrs
-            .iter()
-            .filter(|(k, _)| !k.starts_with("__"))
-            .map(|(k, _)| k);
-        let values = n
-            .attrs
-            .iter()
-            .filter(|(k, _)| !k.starts_with("__"))
-            .map(|(_, v)| v);
+        let attrs = n.attrs.iter().filter(|(k, _)| !k.starts_with("__"));
+        let (keys, values): (Vec<_>, Vec<_>) = attrs.unzip();
         let index = self.shared.nodes.len();
-        let is_train = self.is_train;
         self.shared.nodes.push(quote! {
             {
                 let op = ::kiln::ops::lookup(#op_name).expect("a registered operator");
@@ -666,13 +451,27 @@ impl Gen<'_> {
                 (op, attrs)
             }
         });
-        let reads: Vec<TokenStream> = ins.iter().map(|&b| self.read(b)).collect();
-        let writes: Vec<TokenStream> = outs
+        let overlaps = |b: &Buf| outs.iter().any(|o| overlap(b, o));
+        let copies: Vec<TokenStream> = (ins.iter().enumerate())
+            .filter(|(_, b)| overlaps(b))
+            .map(|(i, &b)| {
+                let (copy, r) = (format_ident!("copy{}", i), read(b));
+                quote! { let #copy: ::std::vec::Vec<f32> = (#r).to_vec(); }
+            })
+            .collect();
+        let reads = ins.iter().enumerate().map(|(i, b)| match overlaps(b) {
+            true => {
+                let copy = format_ident!("copy{}", i);
+                quote! { &#copy[..] }
+            }
+            false => read(*b),
+        });
+        let writes = outs
             .iter()
-            .map(|&b| self.write(b))
-            .collect::<Result<_, _>>()?;
-        let written = (0..count).map(|index| Entry { node: id, index }).collect();
-        let tokens = quote! {
+            .map(|&b| write(b))
+            .collect::<Result<Vec<_>, _>>()?;
+        let is_train = self.p.mode.is_train();
+        Ok(quote! {
             {
                 let (op, attrs) = &self.nodes[#index];
                 let out_shapes: ::std::vec::Vec<::std::vec::Vec<usize>> = ::std::vec![#(#out_shapes),*];
@@ -685,64 +484,131 @@ impl Gen<'_> {
                     out_dtypes: &out_dtypes,
                     rng_key: [0, 0],
                 };
+                #(#copies)*
                 let ins: &[&[f32]] = &[#(#reads),*];
                 let outs: &mut [&mut [f32]] = &mut [#(#writes),*];
                 ::kiln::runtime::aot::run_node(op, &ctx, ins, &in_shapes, outs)?;
             }
-        };
-        self.steps.push(Step {
-            reads: n.inputs.clone(),
-            writes: written,
-            tokens,
-            forward,
-            regions: std::mem::take(&mut self.touched),
-        });
-        Ok(())
+        })
     }
 }
 
-/// The steps in an order where each runs after the steps writing what it reads (Kahn's
-/// algorithm, first generated first among the ready).
-fn in_order(steps: Vec<Step>) -> Result<Vec<Step>, String> {
-    let writer: HashMap<Entry, usize> = (steps.iter().enumerate())
-        .flat_map(|(i, s)| s.writes.iter().map(move |&e| (e, i)))
-        .collect();
-    let mut waiting = vec![0usize; steps.len()];
-    let mut readers: Vec<Vec<usize>> = vec![vec![]; steps.len()];
-    for (i, s) in steps.iter().enumerate() {
-        let mut deps: Vec<usize> = s
-            .reads
-            .iter()
-            .filter_map(|e| writer.get(e).copied())
-            .collect();
-        deps.sort_unstable();
-        deps.dedup();
-        waiting[i] = deps.len();
-        for d in deps {
-            readers[d].push(i);
+/// Whether two buffers share elements.
+fn overlap(a: &Buf, b: &Buf) -> bool {
+    match (a, b) {
+        (Buf::Arena { at: a, len: la }, Buf::Arena { at: b, len: lb }) => {
+            a < &(b + lb) && b < &(a + la)
         }
+        _ => false,
     }
-    let mut ready: std::collections::BTreeSet<usize> =
-        (0..steps.len()).filter(|&i| waiting[i] == 0).collect();
-    let mut order = Vec::with_capacity(steps.len());
-    while let Some(i) = ready.pop_first() {
-        order.push(i);
-        for &r in &readers[i] {
-            waiting[r] -= 1;
-            if waiting[r] == 0 {
-                ready.insert(r);
-            }
-        }
-    }
-    if order.len() != steps.len() {
-        return Err("the units depend on each other in a cycle".into());
-    }
-    let mut slots: Vec<Option<Step>> = steps.into_iter().map(Some).collect();
-    Ok(order.into_iter().filter_map(|i| slots[i].take()).collect())
 }
 
-/// `mm` (without its IR parts, which the generated kernels are) as an expression.
-fn matmul_tokens(mm: &MatMul) -> TokenStream {
+/// The address of arena element `at`.
+fn at(at: usize) -> TokenStream {
+    // SAFETY (generated): the layout's offsets lie inside the arena.
+    quote! { unsafe { arena.add(#at) } }
+}
+
+fn read(b: Buf) -> TokenStream {
+    match b {
+        Buf::Input(i) => quote! { inputs[#i] },
+        Buf::KeptInput(i) => quote! { &self.kept_inputs[#i][..] },
+        Buf::Param(i) => quote! { &self.params[#i][..] },
+        Buf::Aux(i) => quote! { &self.aux[#i][..] },
+        Buf::Constant(i) => quote! { &self.constants[#i][..] },
+        Buf::Arena { at: a, len } => {
+            let a = at(a);
+            // SAFETY (generated): the program's layout keeps values live at once apart,
+            // inside the arena.
+            quote! { unsafe { ::std::slice::from_raw_parts(#a, #len) } }
+        }
+    }
+}
+
+fn write(b: Buf) -> Result<TokenStream, String> {
+    match b {
+        Buf::Arena { at: a, len } => {
+            let a = at(a);
+            Ok(quote! { unsafe { ::std::slice::from_raw_parts_mut(#a, #len) } })
+        }
+        _ => Err("a step writes a variable".into()),
+    }
+}
+
+fn len(b: Buf) -> Result<usize, String> {
+    match b {
+        Buf::Arena { len, .. } => Ok(len),
+        _ => Err("a step writes a variable".into()),
+    }
+}
+
+fn pointer(b: Buf) -> TokenStream {
+    match b {
+        Buf::Arena { at: a, .. } => {
+            let a = at(a);
+            quote! { (#a as *const f32 as *const u8) }
+        }
+        b => {
+            let r = read(b);
+            quote! { ((#r).as_ptr() as *const u8) }
+        }
+    }
+}
+
+fn write_pointer(b: Buf) -> Result<TokenStream, String> {
+    match b {
+        Buf::Arena { at: a, .. } => Ok(at(a)),
+        _ => Err("a step writes a variable".into()),
+    }
+}
+
+/// The buffers' addresses as integers named `<prefix>in<i>` and `<prefix>out<i>` (so
+/// closures over them are shareable between threads): the names as the kernel's
+/// arguments, and the statements binding them.
+fn addresses(
+    prefix: &str,
+    ins: &[Buf],
+    outs: &[Buf],
+) -> Result<(TokenStream, TokenStream), String> {
+    let (mut args, mut lets) = (Vec::new(), Vec::new());
+    for (i, &b) in ins.iter().enumerate() {
+        let name = format_ident!("{}in{}", prefix, i);
+        let p = pointer(b);
+        lets.push(quote! { let #name = #p as usize; });
+        args.push(quote! { #name as *const f32, });
+    }
+    for (i, &b) in outs.iter().enumerate() {
+        let name = format_ident!("{}out{}", prefix, i);
+        let p = write_pointer(b)?;
+        lets.push(quote! { let #name = #p as usize; });
+        args.push(quote! { #name as *mut f32, });
+    }
+    Ok((quote! { #(#args)* }, quote! { #(#lets)* }))
+}
+
+/// Kernel `module` (of IR `k`) run whole on the addresses `args`: split over the pool
+/// where it has a range to split.
+fn whole_call(module: &Ident, rows: Option<i64>, k: &Kernel, args: &TokenStream) -> TokenStream {
+    let Some(rows) = rows else {
+        // SAFETY (generated): the kernel's buffers, of the lengths it declares.
+        return quote! { unsafe { kernels::#module::run_raw(#args &[]) } };
+    };
+    // Element operations: the domain's points.
+    let work: i64 = (k.domain.iter())
+        .map(|d| kiln_compiler::kir::interp::extent(d, &[]).unwrap_or(1))
+        .product();
+    quote! {
+        ::kiln::runtime::cpu::pool::global().run_rows(#rows, #work, &|lo, hi| {
+            // SAFETY (generated): the kernel's buffers; the blocks of its outermost loop
+            // write disjoint parts of the outputs.
+            unsafe { kernels::#module::run_range(#args &[], lo, hi) }
+        })
+    }
+}
+
+/// `mm` (without its IR parts, which the generated kernels are) as an expression;
+/// `aligned`: the epilogue runs on each block of the split axis.
+fn matmul_tokens(mm: &MatMul, aligned: bool) -> TokenStream {
     let m = quote! { ::kiln::compiler::kir::matmul };
     let operand = |o: &kiln_compiler::kir::matmul::Operand| {
         let (input, offset, stride, depth) = (o.input, o.offset, o.stride, o.depth);
@@ -773,8 +639,7 @@ fn matmul_tokens(mm: &MatMul) -> TokenStream {
         #m::MatMul {
             m: #mm_m, n: #n, k: #k, a: #a, b: #b, out_rows: #rows, out_cols: #cols,
             loops: #outer, sums: #sums, split: #split, split_extent: #extent,
-            // The epilogue runs whole after the products (a generated kernel).
-            split_aligned: false, split_axis: #split_axis,
+            split_aligned: #aligned, split_axis: #split_axis,
             dtype: ::kiln::DType::F32, packs: ::std::vec![], epilogue: ::std::option::Option::None,
         }
     }

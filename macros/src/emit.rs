@@ -120,6 +120,7 @@ fn ahead_of_time(name: &Ident, aot: &Aot) -> (TokenStream, TokenStream, TokenStr
         kernels,
         products,
         nodes,
+        constants,
         winograd,
         inference,
         training,
@@ -127,12 +128,17 @@ fn ahead_of_time(name: &Ident, aot: &Aot) -> (TokenStream, TokenStream, TokenStr
     let (arena_len, forward, outputs) =
         (inference.arena_len, &inference.forward, &inference.outputs);
     let train_len = training.as_ref().map_or(0, |t| t.code.arena_len);
+    let trains = training.is_some();
     let fields = quote! {
         {
             params: ::std::vec::Vec<::std::vec::Vec<f32>>,
             aux: ::std::vec::Vec<::std::vec::Vec<f32>>,
+            /// Folded constants.
+            constants: ::std::vec::Vec<::std::vec::Vec<f32>>,
             arena: ::std::vec::Vec<f32>,
             train_arena: ::std::vec::Vec<f32>,
+            /// The inputs of the last `forward_train`, which backward reads.
+            kept_inputs: ::std::vec::Vec<::std::vec::Vec<f32>>,
             products: ::std::vec::Vec<::kiln::compiler::kir::matmul::MatMul>,
             nodes: ::std::vec::Vec<(&'static ::kiln::ops::OpDef, ::kiln::ops::Attrs)>,
             /// Transformed weights of the Winograd convolutions, and whether each is up
@@ -158,14 +164,6 @@ fn ahead_of_time(name: &Ident, aot: &Aot) -> (TokenStream, TokenStream, TokenStr
     };
     let train = training.as_ref().map(|t| {
         let (forward, backward, outputs) = (&t.code.forward, &t.code.backward, &t.code.outputs);
-        let copies = t.code.input_regions.iter().enumerate().map(|(i, (r, l))| {
-            let region = format_ident!("R{}", r);
-            quote! {
-                // SAFETY (generated): the input's region of the training arena.
-                unsafe { ::std::slice::from_raw_parts_mut(arena.add(kernels::train::#region), #l) }
-                    .copy_from_slice(inputs[#i]);
-            }
-        });
         let grads = &t.grads;
         let count = grads.len();
         let (aux_index, aux_value): (Vec<usize>, Vec<&TokenStream>) =
@@ -176,9 +174,11 @@ fn ahead_of_time(name: &Ident, aot: &Aot) -> (TokenStream, TokenStream, TokenStr
             #[allow(unused_unsafe, clippy::all)]
             pub fn forward_train(&mut self, inputs: &[&[f32]]) -> ::kiln::Result<::std::vec::Vec<&[f32]>> {
                 #check_inputs
+                for (kept, given) in self.kept_inputs.iter_mut().zip(inputs) {
+                    kept.copy_from_slice(given);
+                }
                 let arena = self.train_arena.as_mut_ptr();
                 use #kernels_mod as kernels;
-                #(#copies)*
                 #forward
                 ::std::result::Result::Ok(::std::vec![#(#outputs),*])
             }
@@ -247,8 +247,13 @@ fn ahead_of_time(name: &Ident, aot: &Aot) -> (TokenStream, TokenStream, TokenStr
             Self {
                 params,
                 aux,
+                constants: #constants,
                 arena: ::std::vec![0.0f32; #arena_len],
                 train_arena: ::std::vec![0.0f32; #train_len],
+                kept_inputs: match #trains {
+                    true => Self::INPUTS.iter().map(|(_, s)| ::std::vec![0.0f32; s.iter().product()]).collect(),
+                    false => ::std::vec::Vec::new(),
+                },
                 products: #products,
                 nodes: #nodes,
                 winograd: ::std::vec![::std::vec::Vec::new(); #winograd],
@@ -272,13 +277,17 @@ fn ahead_of_time(name: &Ident, aot: &Aot) -> (TokenStream, TokenStream, TokenStr
             ::kiln::runtime::aot::save_params(path.as_ref(), [Self::PARAMS, Self::AUX], [&self.params, &self.aux])
         }
 
-        /// The bytes the network holds: parameters, and the arenas planned at build time.
+        /// The bytes the network holds: parameters, and the arenas planned at build time
+        /// (training's with the inputs it keeps).
         pub fn memory_plan() -> ::kiln::runtime::aot::MemoryPlan {
             let count = |t: &[(&str, &[usize])]| t.iter().map(|(_, s)| s.iter().product::<usize>()).sum::<usize>();
             ::kiln::runtime::aot::MemoryPlan {
                 parameters: 4 * (count(Self::PARAMS) + count(Self::AUX)),
                 inference: 4 * #arena_len,
-                training: 4 * #train_len,
+                training: match #trains {
+                    true => 4 * (#train_len + count(Self::INPUTS)),
+                    false => 0,
+                },
             }
         }
 
@@ -314,15 +323,11 @@ fn ahead_of_time(name: &Ident, aot: &Aot) -> (TokenStream, TokenStream, TokenStr
 
         #train
     };
-    let infer_regions = &inference.regions;
-    let train_regions = training.as_ref().map(|t| &t.code.regions);
     let kernels = quote! {
         #[doc(hidden)]
         #[allow(clippy::all, unused)]
         mod #kernels_mod {
             #kernels
-            #infer_regions
-            #train_regions
         }
     };
     (fields, methods, kernels)

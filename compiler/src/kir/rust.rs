@@ -1,7 +1,8 @@
 //! Rust source from a [`LoopNest`]: one module per kernel holding
 //! `pub fn run(in0: &[S0], .., out0: &mut [S0], .., dims: &[i64])`, its loops in the
-//! schedule's order. The Macro issue emits this from `kiln::network!`; the CPU JIT renders
-//! the same IR to LLVM. Loop kinds other than serial are left to the caller here (the
+//! schedule's order, the same over raw pointers (`run_raw`) and, where the outermost loop
+//! splits, over a range of it (`run_range`). `kiln::network!` emits this; the CPU JIT
+//! renders the same IR to LLVM. Loop kinds other than serial are left to the caller here (the
 //! loops are written serially). Functions without a `std` counterpart (erf, erfinv,
 //! gamma, lgamma, digamma) call `kiln_ops::expr`, and f16/bf16 buffers are
 //! `kiln_ops::half` slices, so the code needs `kiln_ops` in scope. Loads convert through
@@ -70,20 +71,39 @@ pub fn render(nest: &LoopNest) -> Result<String, String> {
     };
     stmts(&mut s, &nest.body, &nest.outputs, 2, slices)?;
     s += "    }\n";
+    // The same loops over raw pointers: an output may then be written over an input
+    // the kernel reads only where it stores (`Kernel::may_overwrite`), which slices
+    // cannot express.
+    let mut raw = Vec::new();
+    for (i, b) in nest.inputs.iter().enumerate() {
+        raw.push(format!("in{i}: *const {}", storage_type(b)?));
+    }
+    for (i, b) in nest.outputs.iter().enumerate() {
+        raw.push(format!("out{i}: *mut {}", storage_type(b)?));
+    }
+    raw.push("dims: &[i64]".into());
+    writeln!(
+        s,
+        "    /// # Safety\n    /// The pointers hold the buffers `run` takes."
+    )
+    .unwrap();
+    writeln!(s, "    pub unsafe fn run_raw({}) {{", raw.join(", ")).unwrap();
+    let whole = Mode {
+        raw: true,
+        range: false,
+    };
+    stmts(&mut s, &nest.body, &nest.outputs, 2, whole)?;
+    s += "    }\n";
     if split_extent(nest).is_some() {
-        // The same loops over raw pointers, the outermost over `lo..hi`: a caller runs
-        // disjoint ranges on several threads.
-        let mut raw = Vec::new();
-        for (i, b) in nest.inputs.iter().enumerate() {
-            raw.push(format!("in{i}: *const {}", storage_type(b)?));
-        }
-        for (i, b) in nest.outputs.iter().enumerate() {
-            raw.push(format!("out{i}: *mut {}", storage_type(b)?));
-        }
-        raw.push("dims: &[i64]".into());
+        // The outermost loop over `lo..hi`: a caller runs disjoint ranges on several
+        // threads.
         raw.push("lo: i64".into());
         raw.push("hi: i64".into());
-        writeln!(s, "    /// # Safety\n    /// The pointers hold the buffers `run` takes; ranges run at once are disjoint.").unwrap();
+        writeln!(
+            s,
+            "    /// # Safety\n    /// As `run_raw`; ranges run at once are disjoint."
+        )
+        .unwrap();
         writeln!(s, "    pub unsafe fn run_range({}) {{", raw.join(", ")).unwrap();
         let ranged = Mode {
             raw: true,
