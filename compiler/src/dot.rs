@@ -6,6 +6,9 @@ use kiln_ops::shape::is_known;
 use kiln_ops::Shape;
 use std::fmt::Write;
 
+// Colours and labels match operator names on purpose: they are a picture of particular
+// operators' parameters, as MXNet's plot draws them, that nothing compiled depends on (an
+// operator not listed gets the plain box), so they are no property of the operators.
 fn color(op: &str) -> &'static str {
     match op {
         "Convolution" | "Deconvolution" => "#fb8072",

@@ -245,6 +245,68 @@ pub struct OpDef {
     pub expand: Option<ExpandFn>,
     /// The reference algorithm on f32 buffers, for CPU backends (`crate::native`).
     pub native: Option<crate::native::Native>,
+    // What graph passes recognize an operator by, so that they rewrite any operator
+    // declaring it rather than a list of names.
+    /// Where the first output is the first input, which passes then read instead.
+    pub identity: Identity,
+    /// How `op(op(x))` becomes one application to `x` (`None`: it does not).
+    pub composes: Option<ComposeFn>,
+    /// A per-channel normalization by statistics given as inputs (BatchNorm's).
+    pub channel_norm: Option<fn(&Attrs) -> ChannelNorm>,
+    /// Output channel `c` is the data contracted with slice `c` of the weight (input 1)
+    /// along its first axis, plus bias `c` (input 2, absent under `no_bias`): scaling both
+    /// scales the channel, so a per-channel scale and shift of the output folds into
+    /// them. Gives the values of a normalization's `axis` that name the output's channel
+    /// axis whatever its rank.
+    pub channel_weights: Option<fn(&Attrs) -> &'static [i64]>,
+    /// A convolution, with Convolution's parameters (kernel, stride, dilate, pad,
+    /// num_group, layout) and inputs (data, weight, bias).
+    pub convolution: Option<ConvKind>,
+}
+
+/// Where an operator is the identity on its first input.
+#[derive(Clone, Copy)]
+pub enum Identity {
+    /// Nowhere (the default).
+    Never,
+    /// Always, gradient included (`_copy`): an alias.
+    Always,
+    /// In inference, where the attributes say so: the forward pass is the identity and
+    /// only training differs (BlockGrad's gradient, Dropout's mask unless mode=always).
+    /// Hidden outputs, such as the mask, must go unread.
+    InInference(fn(&Attrs) -> bool),
+}
+
+/// `op(op(x))` as one application of `op` to `x`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Composed {
+    /// `x` itself.
+    Identity,
+    /// The outer application with these attributes set (MXNet strings), applied to `x`.
+    Outer(Vec<(&'static str, String)>),
+}
+
+/// Composes an operator with one output applied to its own output, given the outer and
+/// the inner application's attributes; `None` where they do not compose.
+pub type ComposeFn = fn(outer: &Attrs, inner: &Attrs) -> Option<Composed>;
+
+/// A normalization whose inputs are (data, gamma, beta, mean, var): in inference,
+/// `y = (x − mean)·gamma/√(var + eps) + beta` per channel along `axis`, a scale and shift
+/// (gamma = 1 under `fix_gamma`). Its hidden outputs are statistics.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ChannelNorm {
+    pub axis: i64,
+    pub eps: f64,
+    pub fix_gamma: bool,
+}
+
+/// Which convolution an operator is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConvKind {
+    /// Convolution (cross-correlation).
+    Direct,
+    /// Deconvolution: the direct convolution's gradient with respect to its data.
+    Transposed,
 }
 
 /// What an expansion may depend on besides attributes: the mode (training or inference:
@@ -302,6 +364,11 @@ impl OpDef {
             contraction: None,
             native: None,
             expand: None,
+            identity: Identity::Never,
+            composes: None,
+            channel_norm: None,
+            channel_weights: None,
+            convolution: None,
         }
     }
 
@@ -351,5 +418,66 @@ impl OpDef {
 impl std::fmt::Debug for OpDef {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "OpDef({})", self.name)
+    }
+}
+
+#[cfg(test)]
+mod coverage {
+    use crate::{registry, ConvKind, Identity, OpDef};
+
+    /// Passes find the operators they rewrite by these properties alone: an operator that
+    /// lost its declaration would silently stop being rewritten.
+    #[test]
+    fn operators_passes_rewrite_declare_what_they_are_recognized_by() {
+        type Has = fn(&OpDef) -> bool;
+        let wanted: &[(&str, Has, &[&str])] = &[
+            (
+                "identity: Always",
+                |op| matches!(op.identity, Identity::Always),
+                &["_copy"],
+            ),
+            (
+                "identity: InInference",
+                |op| matches!(op.identity, Identity::InInference(_)),
+                &["BlockGrad", "Dropout"],
+            ),
+            (
+                "composes",
+                |op| op.composes.is_some(),
+                &["transpose", "Reshape"],
+            ),
+            (
+                "channel_norm",
+                |op| op.channel_norm.is_some(),
+                &["BatchNorm"],
+            ),
+            (
+                "channel_weights",
+                |op| op.channel_weights.is_some(),
+                &["Convolution", "FullyConnected"],
+            ),
+            (
+                "convolution: Direct",
+                |op| op.convolution == Some(ConvKind::Direct),
+                &["Convolution"],
+            ),
+            (
+                "convolution: Transposed",
+                |op| op.convolution == Some(ConvKind::Transposed),
+                &["Deconvolution"],
+            ),
+        ];
+        let missing: Vec<String> = wanted
+            .iter()
+            .flat_map(|&(property, has, names)| {
+                (names.iter())
+                    .filter(move |&&name| !registry().get(name).is_some_and(has))
+                    .map(move |name| format!("{name} ({property})"))
+            })
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "operators without the property passes recognize them by: {missing:?}"
+        );
     }
 }

@@ -30,9 +30,9 @@ pub mod tensor_ops;
 pub(crate) mod testutil;
 
 pub use def::{
-    AuxUpdateFn, Combiner, Compute, CostFn, DTypeFn, ExpandCtx, ExpandFn, Grad, GradCtx, GradFn,
-    GradGraph, Handle, IndexMapFn, Inputs, KernelCtx, OpDef, Outputs, Pattern, Reduction,
-    RefKernel, Resource, ShapeFn,
+    AuxUpdateFn, ChannelNorm, Combiner, ComposeFn, Composed, Compute, ConvKind, CostFn, DTypeFn,
+    ExpandCtx, ExpandFn, Grad, GradCtx, GradFn, GradGraph, Handle, Identity, IndexMapFn, Inputs,
+    KernelCtx, OpDef, Outputs, Pattern, Reduction, RefKernel, Resource, ShapeFn,
 };
 pub use dtype::DType;
 pub use expr::{c, x, Expr};

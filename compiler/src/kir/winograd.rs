@@ -6,7 +6,7 @@
 use super::{Idx, Lowered};
 use crate::graph::{Entry, Graph, NodeId};
 use crate::infer::Inferred;
-use kiln_ops::Pattern;
+use kiln_ops::{ConvKind, Pattern};
 
 /// Elements of a transformed tile.
 pub const TILE: usize = 16;
@@ -85,7 +85,8 @@ pub fn winograd_plan(
     nodes: &[NodeId],
     l: &Lowered,
 ) -> Option<WinogradPlan> {
-    let is_conv = |id: &&NodeId| g.node(**id).op.is_some_and(|op| op.name == "Convolution");
+    let is_conv =
+        |id: &&NodeId| (g.node(**id).op).is_some_and(|op| op.convolution == Some(ConvKind::Direct));
     let mut convs = nodes.iter().filter(is_conv);
     let (&id, None) = (convs.next()?, convs.next()) else {
         return None;

@@ -1,9 +1,11 @@
-//! Inference: a BatchNorm using its moving statistics is a per-channel scale and shift,
-//! `y = x·s + t` with `s = γ/√(var+ε)` (γ = 1 under fix_gamma) and `t = β − mean·s`. When it
-//! directly follows a Convolution or FullyConnected whose weights are known, the scale and
-//! shift fold into them — `W' = W·s` per output channel, `b' = b·s + t` — and the BatchNorm
-//! disappears. The folded weights are new variables (`<node>_weight_bnfold`,
-//! `<node>_bias_bnfold`), so weights shared with other nodes stay as they were.
+//! Inference: a BatchNorm using its moving statistics (any `OpDef::channel_norm`) is a
+//! per-channel scale and shift, `y = x·s + t` with `s = γ/√(var+ε)` (γ = 1 under fix_gamma)
+//! and `t = β − mean·s`. When it directly follows an operator whose output channels are
+//! its weight's (`OpDef::channel_weights`: Convolution, FullyConnected) and whose weights
+//! are known, the scale and shift fold into them — `W' = W·s` per output channel,
+//! `b' = b·s + t` — and the normalization disappears. The folded weights are new variables
+//! (`<node>_weight_bnfold`, `<node>_bias_bnfold`), so weights shared with other nodes stay
+//! as they were.
 
 use super::{PassOutput, Rebuild};
 use crate::error::{Error, Result};
@@ -12,7 +14,7 @@ use crate::node::{NodeData, Provenance};
 use kiln_ops::{Attrs, Tensor};
 use std::collections::{BTreeMap, HashMap};
 
-/// A BatchNorm that can fold into the producer of its input.
+/// A normalization that can fold into the producer of its input.
 struct Foldable {
     bn: NodeId,
     producer: NodeId,
@@ -27,23 +29,12 @@ fn value<'a>(g: &Graph, params: &'a HashMap<String, Tensor>, e: Entry) -> Option
 
 fn foldable(g: &Graph, params: &HashMap<String, Tensor>, bn: NodeId) -> Option<Foldable> {
     let n = g.node(bn);
-    let p = n.params.as_ref()?;
+    let norm = (n.op?.channel_norm?)(n.params.as_ref()?);
     let producer = n.inputs[0].node;
     let prod = g.node(producer);
-    let channel_axis_ok = match prod.op_name() {
-        "Convolution" => {
-            let layout = prod.params.as_ref()?.str("layout");
-            let channels_last = layout.ends_with('C') && layout != "None";
-            (if channels_last {
-                p.int("axis") == -1
-            } else {
-                p.int("axis") == 1
-            }) && prod.num_visible_outputs() == 1
-        }
-        "FullyConnected" => p.int("axis") == 1 || p.int("axis") == -1,
-        _ => false,
-    };
-    // The producer's output must feed only this BatchNorm and not be a graph output.
+    let channel_axes = (prod.op?.channel_weights?)(prod.params.as_ref()?);
+    let channel_axis_ok = channel_axes.contains(&norm.axis) && prod.num_visible_outputs() == 1;
+    // The producer's output must feed only this normalization and not be a graph output.
     if !channel_axis_ok
         || g.consumers(producer).len() != 1
         || g.heads.iter().any(|e| e.node == producer)
@@ -64,15 +55,14 @@ fn foldable(g: &Graph, params: &HashMap<String, Tensor>, bn: NodeId) -> Option<F
     let [gamma, beta, mean, var] = [1, 2, 3, 4].map(|i| value(g, params, n.inputs[i]));
     let (beta, mean, var) = (beta?, mean?, var?);
     value(g, params, prod.inputs[1])?; // the weight must be known
-    let eps = p.float("eps");
     let scale: Vec<f64> = (0..var.len())
         .map(|c| {
-            let gm = if p.bool("fix_gamma") {
+            let gm = if norm.fix_gamma {
                 1.0
             } else {
                 gamma.map_or(1.0, |t| t.data[c])
             };
-            gm / (var.data[c] + eps).sqrt()
+            gm / (var.data[c] + norm.eps).sqrt()
         })
         .collect();
     let shift = (0..var.len())
@@ -86,15 +76,15 @@ fn foldable(g: &Graph, params: &HashMap<String, Tensor>, bn: NodeId) -> Option<F
     })
 }
 
-/// Folds inference-mode BatchNorms into the preceding Convolution/FullyConnected. Returns
-/// the rewritten graph and the folded weights to bind (under their new names).
+/// Folds inference-mode normalizations into the preceding operators whose output channels
+/// are their weight's. Returns the rewritten graph and the folded weights to bind (under
+/// their new names).
 pub fn fold_batch_norm(
     g: &Graph,
     params: &HashMap<String, Tensor>,
 ) -> Result<(PassOutput, HashMap<String, Tensor>)> {
     let folds: Vec<Foldable> = g
         .node_ids()
-        .filter(|&id| g.node(id).op_name() == "BatchNorm")
         .filter_map(|id| foldable(g, params, id))
         .collect();
     let by_producer: HashMap<NodeId, &Foldable> = folds.iter().map(|f| (f.producer, f)).collect();

@@ -1,10 +1,11 @@
-//! Inference mode: Dropout and BlockGrad are identities when nothing trains. (BatchNorm
-//! with global statistics becoming a scale-shift folded into the preceding convolution is
-//! the parameter-aware pass of the Passes issue.)
+//! Inference mode: operators that are the identity when nothing trains
+//! (`Identity::InInference`: Dropout, BlockGrad) become their input. Those that are always
+//! the identity are simplification's.
 
 use super::{Pass, PassOutput, Rebuild};
 use crate::error::Result;
 use crate::graph::Graph;
+use kiln_ops::Identity;
 
 pub struct InferenceMode;
 
@@ -14,26 +15,21 @@ impl Pass for InferenceMode {
     }
 
     fn run(&self, g: &Graph) -> Result<PassOutput> {
-        // A Dropout whose mask someone reads stays (the mask is all ones at inference).
-        let mask_read = |id| {
+        // A node whose hidden output someone reads stays (a Dropout's mask, all ones at
+        // inference).
+        let hidden_read = |id| {
             g.consumers(id).iter().any(|&c| {
                 g.node(c)
                     .inputs
                     .iter()
-                    .any(|e| e.node == id && e.index == 1)
-            }) || g.heads.iter().any(|e| e.node == id && e.index == 1)
+                    .any(|e| e.node == id && e.index != 0)
+            }) || g.heads.iter().any(|e| e.node == id && e.index != 0)
         };
         let mut r = Rebuild::new(g);
         for id in g.node_ids() {
             let n = g.node(id);
-            let identity = match n.op_name() {
-                "BlockGrad" => true,
-                "Dropout" => {
-                    n.params
-                        .as_ref()
-                        .is_some_and(|p| p.str("mode") == "training")
-                        && !mask_read(id)
-                }
+            let identity = match (n.op.map(|op| op.identity), &n.params) {
+                (Some(Identity::InInference(when)), Some(p)) => when(p) && !hidden_read(id),
                 _ => false,
             };
             if identity {

@@ -1,10 +1,10 @@
-//! Inference: a BatchNorm using its moving statistics becomes a per-channel scale and
-//! shift, `y = x·s + t` with `s = γ·rsqrt(var+ε)` (γ = 1 under fix_gamma) and
-//! `t = β − mean·s`, written with ordinary operators. The two broadcast operations on `x`
-//! then fuse into the preceding convolution as its epilogue, so the convolution's output
-//! never reaches memory; `s` and `t` are small per-channel vectors (constants once the
-//! parameters are known). Needs the data's rank to shape `s` for broadcasting, hence the
-//! input shapes.
+//! Inference: a BatchNorm using its moving statistics (any `OpDef::channel_norm`) becomes
+//! a per-channel scale and shift, `y = x·s + t` with `s = γ·rsqrt(var+ε)` (γ = 1 under
+//! fix_gamma) and `t = β − mean·s`, written with ordinary operators. The two broadcast
+//! operations on `x` then fuse into the preceding convolution as its epilogue, so the
+//! convolution's output never reaches memory; `s` and `t` are small per-channel vectors
+//! (constants once the parameters are known). Needs the data's rank to shape `s` for
+//! broadcasting, hence the input shapes.
 
 use super::{Pass, PassOutput, Rebuild};
 use crate::error::{Error, Result};
@@ -61,23 +61,26 @@ impl Pass for BatchNormToScaleShift {
                 .inputs
                 .first()
                 .map_or(0, |e| shapes[e.node.index()][e.index].len());
-            let convertible =
-                n.op_name() == "BatchNorm" && rank >= 2 && only_output_zero_used(g, id);
-            if !convertible {
-                r.copy(id);
-                continue;
-            }
-            let p = n.params.as_ref().expect("parsed");
-            let axis = p.int("axis");
-            let axis = if axis < 0 { axis + rank as i64 } else { axis };
+            let norm = match (n.op.and_then(|op| op.channel_norm), &n.params) {
+                (Some(norm), Some(p)) if rank >= 2 && only_output_zero_used(g, id) => norm(p),
+                _ => {
+                    r.copy(id);
+                    continue;
+                }
+            };
+            let axis = if norm.axis < 0 {
+                norm.axis + rank as i64
+            } else {
+                norm.axis
+            };
             if !(0..rank as i64).contains(&axis) {
                 r.copy(id);
                 continue;
             }
             let ins = r.inputs(id);
             let (x, gamma, beta, mean, var) = (ins[0], ins[1], ins[2], ins[3], ins[4]);
-            // Only BatchNorm constrained the statistics' shapes: keep them declared (Gluon
-            // exports declare `(0,)`, unknown, for deferred parameters).
+            // Only the normalization constrained the statistics' shapes: keep them declared
+            // (Gluon exports declare `(0,)`, unknown, for deferred parameters).
             let channels = shapes[n.inputs[0].node.index()][n.inputs[0].index][axis as usize];
             for e in [gamma, beta, mean, var] {
                 let v = &mut r.new.g[e.node].data;
@@ -87,7 +90,7 @@ impl Pass for BatchNormToScaleShift {
             }
             let mut k = 0;
             let of = n.name.clone();
-            let eps = kiln_ops::param::py_float(p.float("eps"));
+            let eps = kiln_ops::param::py_float(norm.eps);
             let shifted = apply(
                 &mut r,
                 &of,
@@ -97,7 +100,7 @@ impl Pass for BatchNormToScaleShift {
                 &[("scalar", eps)],
             )?;
             let mut scale = apply(&mut r, &of, &mut k, "rsqrt", vec![shifted], &[])?;
-            if !p.bool("fix_gamma") {
+            if !norm.fix_gamma {
                 scale = apply(&mut r, &of, &mut k, "elemwise_mul", vec![gamma, scale], &[])?;
             }
             let mean_scaled = apply(&mut r, &of, &mut k, "elemwise_mul", vec![mean, scale], &[])?;

@@ -1,12 +1,14 @@
-//! Algebraic simplification: `x * 1`, `x / 1`, `x + 0`, `x - 0` and identity copies become
-//! `x`; `transpose(transpose(x))` becomes one transpose (or `x`); `Reshape(Reshape(x))`
-//! becomes one Reshape when the outer target does not refer to the inner shape.
+//! Algebraic simplification: `x * 1`, `x / 1`, `x + 0`, `x - 0` and operators that are
+//! always the identity (`Identity::Always`: `_copy`) become `x`; an operator applied to its
+//! own output becomes one application (or `x`) where it declares how it composes
+//! (`OpDef::composes`: transpose of transpose, Reshape of a Reshape whose target does not
+//! refer to the inner shape).
 
 use super::{Pass, PassOutput, Rebuild};
 use crate::error::Result;
 use crate::graph::{Entry, Graph, NodeId};
 use crate::node::NodeData;
-use kiln_ops::Value;
+use kiln_ops::{Composed, Identity};
 
 pub struct Simplify;
 
@@ -23,19 +25,24 @@ fn scalar(g: &Graph, id: NodeId) -> Option<f64> {
     g.node(id).params.as_ref().map(|p| p.float("scalar"))
 }
 
-fn axes(g: &Graph, id: NodeId) -> Vec<i64> {
-    g.node(id)
-        .params
-        .as_ref()
-        .map(|p| p.shape("axes").to_vec())
-        .unwrap_or_default()
-}
-
 fn rewrite(g: &Graph, id: NodeId) -> Rewrite {
     let n = g.node(id);
-    let Some(op) = n.op else { return Rewrite::Keep };
+    let (Some(op), Some(params)) = (n.op, &n.params) else {
+        return Rewrite::Keep;
+    };
     let input = |i: usize| n.inputs[i];
-    let producer = |i: usize| g.node(input(i).node);
+    if matches!(op.identity, Identity::Always) {
+        return Rewrite::Alias(input(0));
+    }
+    if let Some(compose) = op.composes {
+        let inner = g.node(input(0).node);
+        return match (inner.op, &inner.params) {
+            (Some(o), Some(inner_params)) if std::ptr::eq(o, op) => {
+                composed(&n.data, compose(params, inner_params), inner.inputs[0])
+            }
+            _ => Rewrite::Keep,
+        };
+    }
     match op.name {
         "_mul_scalar" | "_div_scalar" if scalar(g, id) == Some(1.0) => Rewrite::Alias(input(0)),
         // x − 0 and x + (−0) are x bit for bit; x + 0 is not (−0 + 0 = +0).
@@ -45,30 +52,19 @@ fn rewrite(g: &Graph, id: NodeId) -> Rewrite {
         "_plus_scalar" if scalar(g, id).map(f64::to_bits) == Some((-0f64).to_bits()) => {
             Rewrite::Alias(input(0))
         }
-        "_copy" => Rewrite::Alias(input(0)),
-        "transpose" if producer(0).op_name() == "transpose" => {
-            let (outer, inner) = (axes(g, id), axes(g, input(0).node));
-            // Empty axes reverse all: composing needs the rank, so only explicit axes here.
-            if outer.is_empty() || inner.is_empty() || outer.len() != inner.len() {
-                return Rewrite::Keep;
-            }
-            let rank = outer.len() as i64;
-            let norm = |a: i64| if a < 0 { a + rank } else { a };
-            let combined: Vec<i64> = outer
-                .iter()
-                .map(|&o| norm(inner[norm(o) as usize]))
-                .collect();
-            let source = producer(0).inputs[0];
-            if combined.iter().enumerate().all(|(i, &a)| a == i as i64) {
-                return Rewrite::Alias(source);
-            }
-            let mut data = n.data.clone();
-            data.attrs
-                .insert("axes".into(), Value::Shape(combined).to_mxnet_string());
-            match data
-                .op
-                .map(|op| kiln_ops::Attrs::parse(op.params, &data.attrs))
-            {
+        _ => Rewrite::Keep,
+    }
+}
+
+/// Node `n` applied to its own output, composed into one application to `source`.
+fn composed(n: &NodeData, c: Option<Composed>, source: Entry) -> Rewrite {
+    match c {
+        None => Rewrite::Keep,
+        Some(Composed::Identity) => Rewrite::Alias(source),
+        Some(Composed::Outer(set)) => {
+            let mut data = n.clone();
+            (data.attrs).extend(set.into_iter().map(|(k, v)| (k.to_string(), v)));
+            match (data.op).map(|op| kiln_ops::Attrs::parse(op.params, &data.attrs)) {
                 Some(Ok(p)) => {
                     data.params = Some(p);
                     Rewrite::Replace(data, vec![source])
@@ -76,19 +72,6 @@ fn rewrite(g: &Graph, id: NodeId) -> Rewrite {
                 _ => Rewrite::Keep,
             }
         }
-        "Reshape" if producer(0).op_name() == "Reshape" => {
-            let p = n.params.as_ref().expect("parsed");
-            // Codes 0, -2, -3, -4 read the input's dimensions; -1 and positive ones do not.
-            let independent = !p.shape("shape").is_empty()
-                && p.shape("shape").iter().all(|&d| d > 0 || d == -1)
-                && !p.bool("reverse");
-            if independent {
-                Rewrite::Replace(n.data.clone(), vec![producer(0).inputs[0]])
-            } else {
-                Rewrite::Keep
-            }
-        }
-        _ => Rewrite::Keep,
     }
 }
 

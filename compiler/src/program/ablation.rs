@@ -13,10 +13,11 @@ use crate::Symbol;
 use std::collections::HashSet;
 
 /// Bytes of a convolution's im2col buffer (one group's column matrix), MXNet's
-/// temporary space for it.
+/// temporary space for it: it runs direct and transposed convolutions alike as im2col (or
+/// col2im) and a gemm.
 fn im2col_bytes(g: &Graph, id: NodeId, inferred: &Inferred) -> usize {
     let n = g.node(id);
-    if !matches!(n.op_name(), "Convolution" | "Deconvolution") {
+    if n.op.is_none_or(|op| op.convolution.is_none()) {
         return 0;
     }
     let (Some(p), Some(data)) = (n.params.as_ref(), n.inputs.first()) else {

@@ -2,7 +2,7 @@
 
 use crate::param::{param, ParamType};
 use crate::shape::OpError;
-use crate::{c, x, Attrs, Compute, DType, Expr, Grad, OpDef, Pattern, Registry};
+use crate::{c, x, Attrs, Compute, DType, Expr, Grad, Identity, OpDef, Pattern, Registry};
 
 const fn unary(name: &'static str, doc: &'static str, f: fn(&Attrs) -> Expr) -> OpDef {
     OpDef {
@@ -55,12 +55,14 @@ static NEGATIVE: OpDef = OpDef {
 static COPY: OpDef = OpDef {
     aliases: &["identity"],
     dtypes: &DType::ALL,
+    identity: Identity::Always,
     ..unary("_copy", "returns a copy of the input", |_| x(0))
 };
 static BLOCK_GRAD: OpDef = OpDef {
     aliases: &["stop_gradient"],
     dtypes: &DType::ALL,
     grad: Grad::Zero,
+    identity: Identity::InInference(|_| true),
     ..unary(
         "BlockGrad",
         "identity in the forward pass; stops gradients in the backward pass",

@@ -21,8 +21,8 @@ use crate::native::{for_blocks, serial, Native, NativeIo, ParallelFor, Real};
 use crate::param::{param, py_float, ParamDef, ParamType};
 use crate::shape::{invalid, same_shape, set_in, set_out, OpError, Shape, Slot};
 use crate::{
-    Attrs, Compute, DType, Grad, GradCtx, GradGraph, Handle, Inputs, KernelCtx, OpDef, Outputs,
-    Pattern, Registry, Tensor,
+    Attrs, ChannelNorm, Compute, DType, Grad, GradCtx, GradGraph, Handle, Inputs, KernelCtx, OpDef,
+    Outputs, Pattern, Registry, Tensor,
 };
 
 const OP: &str = "BatchNorm";
@@ -97,6 +97,11 @@ static BATCH_NORM: OpDef = OpDef {
     aux_update: Some(bn_aux_update),
     expand: Some(bn_expand),
     native: Some(BN_NATIVE),
+    channel_norm: Some(|a| ChannelNorm {
+        axis: a.int("axis"),
+        eps: a.float("eps"),
+        fix_gamma: a.bool("fix_gamma"),
+    }),
     ..OpDef::new(
         OP,
         Pattern::Opaque,

@@ -13,8 +13,8 @@ use crate::param::{param, ParamDef, ParamType};
 use crate::shape::{fmt_shape, invalid, set_in, set_out, OpError, Shape};
 use crate::{x, Combiner, IndexExpr};
 use crate::{
-    Attrs, Compute, Grad, GradCtx, GradGraph, Handle, Inputs, KernelCtx, OpDef, Outputs, Pattern,
-    Registry, Tensor,
+    Attrs, Compute, ConvKind, Grad, GradCtx, GradGraph, Handle, Inputs, KernelCtx, OpDef, Outputs,
+    Pattern, Registry, Tensor,
 };
 
 const OP: &str = "Convolution";
@@ -100,6 +100,8 @@ static CONVOLUTION: OpDef = OpDef {
     cost: conv_cost,
     grad: Grad::Rule(conv_grad),
     contraction: Some(conv_contraction),
+    channel_weights: Some(conv_out_channel_axis),
+    convolution: Some(ConvKind::Direct),
     ..OpDef::new(
         OP,
         Pattern::OutEWiseFusable,
@@ -109,6 +111,15 @@ static CONVOLUTION: OpDef = OpDef {
         },
     )
 };
+
+/// The filter axis of the output: first after the batch, or last for channel-last layouts.
+fn conv_out_channel_axis(a: &Attrs) -> &'static [i64] {
+    if a.str("layout").ends_with('C') {
+        &[-1]
+    } else {
+        &[1]
+    }
+}
 
 /// The validated parameters of one convolution (Deconvolution runs the same loop nest with
 /// its roles of data and output swapped).
@@ -654,6 +665,25 @@ mod tests {
     use crate::Tensor;
 
     const CONV: &str = "Convolution";
+
+    #[test]
+    fn the_output_channel_axis_follows_the_layout() {
+        let c = op(CONV);
+        let axes = |layout| {
+            let a = attrs(
+                c,
+                &[
+                    ("kernel", "(3, 3)"),
+                    ("num_filter", "4"),
+                    ("layout", layout),
+                ],
+            );
+            (c.channel_weights.unwrap())(&a)
+        };
+        for (layout, axis) in [("None", 1), ("NCHW", 1), ("NHWC", -1), ("NDHWC", -1)] {
+            assert_eq!(axes(layout), [axis], "{layout}");
+        }
+    }
 
     #[test]
     fn backward_contractions_match_the_reference() {

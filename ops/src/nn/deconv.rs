@@ -24,8 +24,8 @@ use crate::index::IndexExpr;
 use crate::param::{param, ParamDef, ParamType};
 use crate::shape::{fmt_shape, invalid, set_in, set_out, OpError, Shape};
 use crate::{
-    Attrs, Compute, Grad, GradCtx, GradGraph, Handle, Inputs, KernelCtx, OpDef, Outputs, Pattern,
-    Registry, Tensor,
+    Attrs, Compute, ConvKind, Grad, GradCtx, GradGraph, Handle, Inputs, KernelCtx, OpDef, Outputs,
+    Pattern, Registry, Tensor,
 };
 
 const OP: &str = "Deconvolution";
@@ -127,6 +127,7 @@ static DECONVOLUTION: OpDef = OpDef {
     cost: deconv_cost,
     grad: Grad::Rule(deconv_grad),
     contraction: Some(deconv_contraction),
+    convolution: Some(ConvKind::Transposed),
     ..OpDef::new(
         OP,
         Pattern::OutEWiseFusable,

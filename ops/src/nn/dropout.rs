@@ -11,8 +11,8 @@ use crate::random;
 use crate::shape::{invalid, same_shape, set_out, OpError, Shape};
 use crate::tensor::{for_each_index, strides};
 use crate::{
-    Attrs, Compute, Grad, GradCtx, GradGraph, Handle, KernelCtx, OpDef, Outputs, Pattern, Registry,
-    Resource, Tensor,
+    Attrs, Compute, Grad, GradCtx, GradGraph, Handle, Identity, KernelCtx, OpDef, Outputs, Pattern,
+    Registry, Resource, Tensor,
 };
 
 const OP: &str = "Dropout";
@@ -59,6 +59,7 @@ static DROPOUT: OpDef = OpDef {
     side_effect: true,
     cost: |_, ins, _| elems(&ins[0]),
     grad: Grad::Rule(dropout_grad),
+    identity: Identity::InInference(|a| a.str("mode") == "training"),
     ..OpDef::new(
         OP,
         Pattern::Opaque,
@@ -158,6 +159,16 @@ mod tests {
     use crate::testutil::*;
 
     const DROPOUT: &str = "Dropout";
+
+    #[test]
+    fn only_training_mode_dropout_is_the_identity_in_inference() {
+        let d = op(DROPOUT);
+        let crate::Identity::InInference(when) = d.identity else {
+            panic!("Dropout is the identity in inference");
+        };
+        assert!(when(&attrs(d, &[])));
+        assert!(!when(&attrs(d, &[("mode", "always")])));
+    }
 
     #[test]
     fn mask_shape_and_errors() {

@@ -46,6 +46,7 @@ static FULLY_CONNECTED: OpDef = OpDef {
     cost: fc_cost,
     grad: Grad::Rule(fc_grad),
     contraction: Some(fc_contraction),
+    channel_weights: Some(|_| &[1, -1]),
     ..OpDef::new(
         OP,
         Pattern::OutEWiseFusable,

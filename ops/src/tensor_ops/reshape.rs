@@ -8,8 +8,8 @@ use super::{apply, axis_of, fmt_ints};
 use crate::param::{param, ParamType};
 use crate::shape::{self, fmt_shape, invalid, set_in, set_out, OpError, Shape};
 use crate::{
-    Attrs, Compute, DType, Grad, GradCtx, GradGraph, Handle, IndexExpr, IndexMap, Inputs, OpDef,
-    Pattern, Registry, Value,
+    Attrs, Composed, Compute, DType, Grad, GradCtx, GradGraph, Handle, IndexExpr, IndexMap, Inputs,
+    OpDef, Pattern, Registry, Value,
 };
 
 static RESHAPE: OpDef = OpDef {
@@ -49,8 +49,18 @@ static RESHAPE: OpDef = OpDef {
     infer_shape: reshape_shape,
     dtypes: &DType::ALL,
     grad: Grad::Rule(view_grad),
+    composes: Some(reshape_compose),
     ..OpDef::new("Reshape", Pattern::Injective, Compute::Injective(view_map))
 };
+
+/// Reshape(Reshape(x)) is the outer Reshape of x where its target does not read the input's
+/// dimensions: codes 0, -2, -3, -4 (and `reverse`) do, sizes and -1 do not.
+fn reshape_compose(outer: &Attrs, _inner: &Attrs) -> Option<Composed> {
+    let shape = outer.shape("shape");
+    let independent =
+        !shape.is_empty() && shape.iter().all(|&d| d > 0 || d == -1) && !outer.bool("reverse");
+    independent.then(|| Composed::Outer(vec![]))
+}
 
 /// The number of elements of a shape whose dimensions come from user codes, `None` when it
 /// does not fit in a `usize`.
@@ -557,8 +567,30 @@ pub fn register(r: &mut Registry) {
 #[cfg(test)]
 mod tests {
     use crate::testutil::{
-        analytic_grad, check_grad, infer, infer_both, iota, message, randn, run,
+        analytic_grad, attrs, check_grad, infer, infer_both, iota, message, op, randn, run,
     };
+    use crate::Composed;
+
+    #[test]
+    fn reshapes_compose_where_the_outer_target_ignores_the_input_shape() {
+        let r = op("Reshape");
+        let compose = |outer: &[(&str, &str)]| {
+            (r.composes.unwrap())(&attrs(r, outer), &attrs(r, &[("shape", "(6,)")]))
+        };
+        assert_eq!(
+            compose(&[("shape", "(2, -1)")]),
+            Some(Composed::Outer(vec![]))
+        );
+        let reads_input: [&[(&str, &str)]; 4] = [
+            &[("shape", "(0, -1)")],
+            &[("shape", "(-2,)")],
+            &[("shape", "(2, -1)"), ("reverse", "True")],
+            &[("target_shape", "(2, 3)")],
+        ];
+        for kv in reads_input {
+            assert_eq!(compose(kv), None, "{kv:?}");
+        }
+    }
 
     fn reshaped(input: &[usize], kv: &[(&str, &str)]) -> Vec<usize> {
         infer("Reshape", kv, &[input]).unwrap().1[0].clone()

@@ -5,8 +5,8 @@ use super::{apply, axis_of, fmt_ints};
 use crate::param::{param, ParamType};
 use crate::shape::{fmt_shape, invalid, set_in, set_out, OpError, Shape};
 use crate::{
-    Attrs, Compute, DType, Grad, GradCtx, GradGraph, Handle, IndexExpr, IndexMap, OpDef, Pattern,
-    Registry,
+    Attrs, Composed, Compute, DType, Grad, GradCtx, GradGraph, Handle, IndexExpr, IndexMap, OpDef,
+    Pattern, Registry, Value,
 };
 
 static TRANSPOSE: OpDef = OpDef {
@@ -22,12 +22,37 @@ static TRANSPOSE: OpDef = OpDef {
     inplace: &[],
     dtypes: &DType::ALL,
     grad: Grad::Rule(transpose_grad),
+    composes: Some(transpose_compose),
     ..OpDef::new(
         "transpose",
         Pattern::Injective,
         Compute::Injective(transpose_map),
     )
 };
+
+/// transpose(transpose(x)): output axis i is the inner output's axis outer[i], which is x's
+/// axis inner[outer[i]]. Empty axes reverse all, which needs the rank: only explicit
+/// permutations of one rank compose.
+fn transpose_compose(outer: &Attrs, inner: &Attrs) -> Option<Composed> {
+    let (outer, inner) = (outer.shape("axes"), inner.shape("axes"));
+    if outer.is_empty() || inner.is_empty() || outer.len() != inner.len() {
+        return None;
+    }
+    let rank = outer.len() as i64;
+    let norm = |a: i64| if a < 0 { a + rank } else { a };
+    let mut combined = Vec::with_capacity(outer.len());
+    for &o in outer {
+        // An axis out of range is no permutation: shape inference reports it.
+        combined.push(norm(*inner.get(usize::try_from(norm(o)).ok()?)?));
+    }
+    if combined.iter().enumerate().all(|(i, &a)| a == i as i64) {
+        return Some(Composed::Identity);
+    }
+    Some(Composed::Outer(vec![(
+        "axes",
+        Value::Shape(combined).to_mxnet_string(),
+    )]))
+}
 
 /// Output axis `i` is input axis `perm[i]`. `shape` (possibly all unknown) has the rank and
 /// is named in errors.
@@ -114,7 +139,30 @@ pub fn register(r: &mut Registry) {
 
 #[cfg(test)]
 mod tests {
-    use crate::testutil::{check_grad, infer, infer_both, iota, message, randn, run};
+    use crate::testutil::{attrs, check_grad, infer, infer_both, iota, message, op, randn, run};
+    use crate::{Composed, Value};
+
+    #[test]
+    fn transposes_compose_into_one_permutation() {
+        let t = op("transpose");
+        let compose = |outer: &str, inner: &str| {
+            (t.composes.unwrap())(&attrs(t, &[("axes", outer)]), &attrs(t, &[("axes", inner)]))
+        };
+        assert_eq!(compose("(1, 2, 0)", "(2, 0, 1)"), Some(Composed::Identity));
+        // Output axis i is x's axis inner[outer[i]], negative axes counting from the end.
+        let axes = Value::Shape(vec![2, 0, 1]).to_mxnet_string();
+        for outer in ["(1, 0, 2)", "(-2, -3, -1)"] {
+            assert_eq!(
+                compose(outer, "(0, 2, 1)"),
+                Some(Composed::Outer(vec![("axes", axes.clone())]))
+            );
+        }
+        // A reversal (empty axes) needs the rank; other ranks and axes out of range do not
+        // compose.
+        assert_eq!(compose("()", "(1, 0)"), None);
+        assert_eq!(compose("(1, 0)", "(0, 2, 1)"), None);
+        assert_eq!(compose("(0, 3, 1)", "(0, 2, 1)"), None);
+    }
 
     #[test]
     fn transposes_a_matrix() {
