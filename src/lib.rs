@@ -12,6 +12,29 @@
 //! ```
 
 pub use kiln_compiler as compiler;
+/// The CPU code generator (LLVM). Built without the `llvm` feature, executors have no
+/// kernel compiler and run library nodes on their native f32 kernels, the rest on
+/// reference kernels:
+///
+/// ```
+/// use kiln::prelude::*;
+/// use kiln::runtime::{Device, Executor, GradReqs};
+/// let data = Symbol::var("data");
+/// let fc = sym::fully_connected().data(&data).num_hidden(64).name("fc").build()?;
+/// let y = sym::activation().data(&fc).act_type("relu").name("relu").build()?;
+/// let reqs = GradReqs::All(kiln::compiler::autodiff::GradReq::Null);
+/// let exe = Executor::simple_bind(&y, Device::Cpu, &[("data", &[64, 256])], reqs)?;
+/// exe.forward(false);
+/// assert_eq!(exe.outputs()[0].shape(), [64, 64]);
+/// let (_, steps) = exe.backend();
+/// match kiln::llvm::Jit::global() {
+///     // The fully connected layer is a gemm product with the ReLU as its epilogue.
+///     Ok(_) => assert_eq!((steps.products, steps.reference), (1, 0)),
+///     Err(_) => assert_eq!((steps.products, steps.kernels), (0, 0)),
+/// }
+/// # Ok::<(), kiln::Error>(())
+/// ```
+pub use kiln_llvm as llvm;
 pub use kiln_models as models;
 pub use kiln_ops as ops;
 pub use kiln_runtime as runtime;

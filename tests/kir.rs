@@ -693,7 +693,7 @@ fn storage_dtypes_convert_on_load_and_store_on_every_backend() {
 #[cfg(feature = "llvm")]
 #[test]
 fn jit_kernels_are_cached_in_memory_and_on_disk() {
-    use kiln_runtime::cpu::{Jit, Origin};
+    use kiln_llvm::{Jit, Origin};
     let dir = std::env::temp_dir().join(format!("kiln-jit-cache-test-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let k = every_function(DType::F32);
@@ -712,7 +712,7 @@ fn jit_kernels_are_cached_in_memory_and_on_disk() {
     let second = Jit::new(Some(dir.clone())).unwrap();
     let (kernel, origin) = second.compile(&nest).unwrap();
     assert_eq!(origin, Origin::Disk);
-    assert_eq!(kernel.num_buffers, nest.inputs.len() + nest.outputs.len());
+    assert_eq!(kernel.num_buffers(), nest.inputs.len() + nest.outputs.len());
     let a = tensor(DType::F32, &[5, 3], 0.3);
     let b = Tensor::new(DType::I32, vec![5, 3], (0..15).map(f64::from).collect());
     let shapes = vec![vec![5, 3]; nest.outputs.len()];

@@ -1,8 +1,8 @@
-//! The LLVM JIT: loop nests compiled for the host CPU, cached by a hash of their IR, and
-//! run with their outermost loop split over the shared pool.
+//! The LLVM JIT: loop nests compiled for the host CPU and cached by a hash of their IR;
+//! each kernel runs a range of its outermost loop, so the caller splits it over threads.
 //!
 //! A kernel is compiled once per process ([`Jit`] keeps it in memory) to an object file,
-//! linked into the process by LLVM's ORC JIT ([`super::orc`]). The object is kept in a
+//! linked into the process by LLVM's ORC JIT ([`crate::orc`]). The object is kept in a
 //! cache folder, so a second process only links it. The folder is `$KILN_CACHE_DIR/jit`,
 //! else `$XDG_CACHE_HOME/kiln/jit`, else `~/.cache/kiln/jit`; a folder that cannot be
 //! written only costs the warm start. The hash covers the nest's text (its name aside: two
@@ -13,8 +13,9 @@
 //! on, 256-bit vectors streamed as fast as 512-bit ones and do not lower the clock; `kiln
 //! bench elementwise` measures both.
 
-use super::llvm::{self, Target};
-use super::orc::ObjectLinker;
+use crate::codegen::{self as llvm, Target};
+use crate::orc::ObjectLinker;
+use crate::{Error, Origin, Result};
 use inkwell::context::Context;
 use inkwell::module::Module;
 use inkwell::passes::PassBuilderOptions;
@@ -37,58 +38,39 @@ pub struct CompiledKernel {
     split: Option<Idx>,
     /// Element operations per iteration of the outermost loop.
     row_cost: Idx,
-    pub num_buffers: usize,
+    num_buffers: usize,
     /// Keeps the machine code mapped.
     _linker: Arc<ObjectLinker>,
 }
 
-/// Raw buffer pointers handed to the pool's tasks.
-struct Buffers<'a>(&'a [*mut u8]);
-// SAFETY: tasks write disjoint rows of the outputs (the outermost loop's ranges do not
-// overlap) and only read the inputs.
-unsafe impl Send for Buffers<'_> {}
-unsafe impl Sync for Buffers<'_> {}
-
 impl CompiledKernel {
-    /// Runs the kernel on `buffers` (inputs then outputs, each large enough for the nest's
-    /// buffer lengths under `dims`), splitting the outermost loop over the pool when the
-    /// work pays for it.
-    ///
-    /// # Safety
-    /// Every pointer must be valid for the element count its buffer declares, in its
-    /// dtype; outputs must not overlap anything else unless the kernel reads and writes
-    /// them at the same indices (in-place element-wise reuse).
-    pub unsafe fn run(&self, buffers: &[*mut u8], dims: &[i64]) -> Result<(), String> {
-        if buffers.len() != self.num_buffers {
-            return Err(format!(
-                "kernel takes {} buffers, {} given",
-                self.num_buffers,
-                buffers.len()
-            ));
-        }
-        let f = self.f;
-        let Some(split) = &self.split else {
-            unsafe { f(buffers.as_ptr(), dims.as_ptr(), 0, 1) };
-            return Ok(());
-        };
-        let rows = interp::extent(split, dims)?;
-        let work = rows.saturating_mul(interp::extent(&self.row_cost, dims)?.max(1));
-        let shared = Buffers(buffers);
-        super::pool::global().run_rows(rows, work, &|lo, hi| {
-            let bufs = &shared;
-            unsafe { f(bufs.0.as_ptr(), dims.as_ptr(), lo, hi) };
-        });
-        Ok(())
+    /// Buffers a call takes: the inputs, then the outputs.
+    pub fn num_buffers(&self) -> usize {
+        self.num_buffers
     }
-}
 
-impl CompiledKernel {
-    /// Runs iterations `lo..hi` of the outermost loop on the calling thread (a block of a
-    /// split the caller makes).
+    /// Under `dims`: the outermost loop's extent and the element operations of the whole
+    /// run, for splitting it (`None`: the nest has no loop).
+    pub fn rows(&self, dims: &[i64]) -> Result<Option<(i64, i64)>> {
+        let Some(split) = &self.split else {
+            return Ok(None);
+        };
+        let extent = |i: &Idx| interp::extent(i, dims).map_err(Error::Call);
+        let rows = extent(split)?;
+        Ok(Some((
+            rows,
+            rows.saturating_mul(extent(&self.row_cost)?.max(1)),
+        )))
+    }
+
+    /// Runs iterations `lo..hi` of the outermost loop on the calling thread; iterations
+    /// beyond the loop's extent are not run (a nest without a loop runs whole).
     ///
     /// # Safety
-    /// As [`CompiledKernel::run`]; `lo..hi` within the outermost loop's extent.
-    /// Iterations beyond the loop's extent are not run.
+    /// `buffers` (inputs then outputs, [`CompiledKernel::num_buffers`] of them) must each
+    /// be valid for the element count its buffer declares under `dims`, in its dtype;
+    /// outputs must not overlap anything else unless the kernel reads and writes them at
+    /// the same indices; ranges run at once must be disjoint.
     pub unsafe fn run_range(&self, buffers: &[*mut u8], dims: &[i64], lo: i64, hi: i64) {
         debug_assert_eq!(buffers.len(), self.num_buffers);
         let (lo, hi) = match &self.split {
@@ -102,17 +84,6 @@ impl CompiledKernel {
     }
 }
 
-/// Where a kernel came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Origin {
-    /// Built, optimized and compiled now.
-    Compiled,
-    /// Already compiled in this process.
-    Memory,
-    /// An object file from the cache folder, linked now.
-    Disk,
-}
-
 /// The host CPU the kernels are compiled for.
 struct Host {
     machine: TargetMachine,
@@ -124,7 +95,7 @@ struct Host {
 // SAFETY: the target machine is only used under `Jit::host`'s lock.
 unsafe impl Send for Host {}
 
-fn host() -> Result<Host, String> {
+fn host() -> std::result::Result<Host, String> {
     LlvmTarget::initialize_native(&InitializationConfig::default())
         .map_err(|e| format!("LLVM cannot target this CPU: {e}"))?;
     let triple = TargetMachine::get_default_triple();
@@ -179,8 +150,8 @@ fn default_cache_dir() -> Option<PathBuf> {
 
 /// The renderer's and the JIT's own source: a cached kernel is stale once either changes.
 const RENDERER: &str = concat!(
-    include_str!("llvm/mod.rs"),
-    include_str!("llvm/scalar.rs"),
+    include_str!("codegen/mod.rs"),
+    include_str!("codegen/scalar.rs"),
     include_str!("jit.rs"),
     include_str!("orc.rs")
 );
@@ -199,23 +170,26 @@ fn fnv1a(parts: &[&[u8]]) -> u64 {
 
 impl Jit {
     /// The process-wide JIT, with the default cache folder.
-    pub fn global() -> Result<&'static Jit, String> {
-        static JIT: OnceLock<Result<Jit, String>> = OnceLock::new();
+    pub fn global() -> Result<&'static Jit> {
+        static JIT: OnceLock<Result<Jit>> = OnceLock::new();
         JIT.get_or_init(|| Jit::new(default_cache_dir()))
             .as_ref()
             .map_err(Clone::clone)
     }
 
     /// A JIT with its own memory cache and the given cache folder (`None`: no disk cache).
-    pub fn new(disk: Option<PathBuf>) -> Result<Jit, String> {
+    pub fn new(disk: Option<PathBuf>) -> Result<Jit> {
         Ok(Jit {
-            host: Mutex::new(host()?),
+            host: Mutex::new(host().map_err(Error::Host)?),
             memory: Mutex::new(HashMap::new()),
             disk,
-            linker: Arc::new(ObjectLinker::new(&[
-                (llvm::UNARY_SHIM, llvm::unary_shim as *const () as usize),
-                (llvm::BINARY_SHIM, llvm::binary_shim as *const () as usize),
-            ])?),
+            linker: Arc::new(
+                ObjectLinker::new(&[
+                    (llvm::UNARY_SHIM, llvm::unary_shim as *const () as usize),
+                    (llvm::BINARY_SHIM, llvm::binary_shim as *const () as usize),
+                ])
+                .map_err(Error::Host)?,
+            ),
             compiles: Default::default(),
         })
     }
@@ -236,7 +210,11 @@ impl Jit {
     }
 
     /// The compiled kernel for `nest`, and where it came from.
-    pub fn compile(&self, nest: &LoopNest) -> Result<(Arc<CompiledKernel>, Origin), String> {
+    pub fn compile(&self, nest: &LoopNest) -> Result<(Arc<CompiledKernel>, Origin)> {
+        let failed = |message| Error::Kernel {
+            kernel: nest.name.clone(),
+            message,
+        };
         let host = self.host.lock().unwrap_or_else(|e| e.into_inner());
         let text = LoopNest {
             name: String::new(),
@@ -275,14 +253,11 @@ impl Jit {
         let (addr, origin) = match cached {
             Some(addr) => (addr, Origin::Disk),
             None => {
-                let object = compile_object(nest, &host, &entry)?;
+                let object = compile_object(nest, &host, &entry).map_err(failed)?;
                 if let Some(f) = &file {
                     store(f, &object);
                 }
-                let addr = self
-                    .linker
-                    .link(&object, &entry)
-                    .map_err(|e| format!("kernel `{}`: {e}", nest.name))?;
+                let addr = self.linker.link(&object, &entry).map_err(failed)?;
                 (addr, Origin::Compiled)
             }
         };
@@ -303,7 +278,11 @@ impl Jit {
 }
 
 /// The nest rendered, optimized and compiled to an object file whose kernel is `entry`.
-fn compile_object(nest: &LoopNest, host: &Host, entry: &str) -> Result<Vec<u8>, String> {
+fn compile_object(
+    nest: &LoopNest,
+    host: &Host,
+    entry: &str,
+) -> std::result::Result<Vec<u8>, String> {
     let context = Context::create();
     let target = Target {
         cpu: &host.cpu,
@@ -319,12 +298,12 @@ fn compile_object(nest: &LoopNest, host: &Host, entry: &str) -> Result<Vec<u8>, 
     let object = host
         .machine
         .write_to_memory_buffer(&module, FileType::Object)
-        .map_err(|e| format!("kernel `{}`: LLVM code generation: {e}", nest.name))?;
+        .map_err(|e| format!("LLVM code generation: {e}"))?;
     Ok(object.as_slice().to_vec())
 }
 
 /// LLVM's O3 pipeline with the host's cost model (so the vectorizers know the vectors).
-fn optimize(module: &Module, machine: &TargetMachine) -> Result<(), String> {
+fn optimize(module: &Module, machine: &TargetMachine) -> std::result::Result<(), String> {
     module.set_triple(&machine.get_triple());
     module.set_data_layout(&machine.get_target_data().get_data_layout());
     let options = PassBuilderOptions::create();

@@ -19,7 +19,6 @@ pub(crate) struct Placement {
     pub arrays: HashMap<Entry, NDArray>,
     /// Each step's workspace buffers, as byte views of the arena (only products have
     /// workspace, and only the JIT runs products).
-    #[cfg_attr(not(feature = "llvm"), allow(dead_code))]
     pub workspace: Vec<Vec<NDArray>>,
     pub arena: NDArray,
     /// Bytes of the arrays allocated for values placed on their own that are not graph

@@ -6,8 +6,8 @@
 //! - [`executor`]: a symbol bound to arrays, forward and backward on the engine, its
 //!   work cut into [`units`] (compiled kernels or reference nodes) whose entries live in
 //!   one arena.
-//! - [`cpu`]: the kernels' thread pool and (feature `llvm`) the LLVM JIT that compiles
-//!   kernel IR for the host CPU.
+//! - [`backend`]: the traits a code generator implements (kiln-llvm's JIT for the host
+//!   CPU); [`cpu`]: the kernels' thread pool, gemm products, Winograd convolutions.
 //! - [`optim`]: optimizer updates as pre-created engine operations.
 //! - [`profiler`]: `KILN_PROFILE=trace.json`, a Chrome trace of the engine's operations.
 //! - [`checkpoint`]: MXNet checkpoints (`prefix-symbol.json`, `prefix-%04d.params`).
@@ -17,6 +17,7 @@
 
 pub mod aot;
 mod arena;
+pub mod backend;
 pub mod checkpoint;
 pub mod cpu;
 pub mod device;

@@ -1,12 +1,14 @@
 //! The backend's half of a bound program: the target it compiles for, and each step's
-//! kernels compiled by the CPU JIT (LLVM).
+//! kernels compiled by the host's kernel compiler ([`crate::backend`]).
 //!
 //! The backend is chosen by `KILN_BACKEND`: `jit` (the default) or `interp` (every node
-//! on its reference kernel, the oracle). Built without the `llvm` feature, `jit` runs
-//! library nodes on their native f32 kernels and the rest on reference kernels.
+//! on its reference kernel, the oracle). Without a kernel compiler (kiln built without
+//! LLVM), `jit` runs library nodes on their native f32 kernels and the rest on reference
+//! kernels.
 
-use kiln_compiler::program::{Program, Target};
-#[cfg(feature = "llvm")]
+use crate::backend::{host_compiler, BackendError, HostKernel};
+use kiln_compiler::kir::{lower, Kernel, Schedule};
+use kiln_compiler::program::{Program, StepKind, Target};
 use std::sync::Arc;
 
 /// Which kernels an executor runs.
@@ -28,13 +30,12 @@ impl Backend {
         }
     }
 
-    /// What the compiler targets for this backend.
+    /// What the compiler targets for this backend: without a kernel compiler, the JIT
+    /// runs library nodes on their native kernels and the rest on reference kernels.
     pub fn target(self) -> Target {
         match self {
             Backend::Interpreter => Target::reference(),
-            #[cfg(feature = "llvm")]
-            Backend::Jit => Target::cpu(),
-            #[cfg(not(feature = "llvm"))]
+            Backend::Jit if host_compiler().is_ok() => Target::cpu(),
             Backend::Jit => Target {
                 native: true,
                 ..Target::reference()
@@ -47,51 +48,47 @@ impl Backend {
 pub(crate) enum Code {
     /// Nothing to compile: a node on its native or reference kernel, a store.
     None,
-    #[cfg(feature = "llvm")]
-    Kernel(Arc<crate::cpu::CompiledKernel>),
-    #[cfg(feature = "llvm")]
+    Kernel(Arc<dyn HostKernel>),
     Product {
-        packs: Vec<Arc<crate::cpu::CompiledKernel>>,
-        epilogue: Option<Arc<crate::cpu::CompiledKernel>>,
+        packs: Vec<Arc<dyn HostKernel>>,
+        epilogue: Option<Arc<dyn HostKernel>>,
     },
 }
 
-/// Each step's code, compiled for the host CPU.
-pub(crate) fn compile(program: &Program) -> Result<Vec<Code>, String> {
-    #[cfg(feature = "llvm")]
-    {
-        use kiln_compiler::kir::{lower, Kernel, Schedule};
-        use kiln_compiler::program::StepKind;
-        let mut jit = None;
-        let g = program.graph();
-        let mut out = Vec::with_capacity(program.steps.len());
-        for step in &program.steps {
-            let mut compile = |ir: &Kernel| -> Result<Arc<crate::cpu::CompiledKernel>, String> {
-                let jit = match jit {
-                    Some(j) => j,
-                    None => *jit.insert(crate::cpu::Jit::global()?),
-                };
-                let nest = lower(ir, &Schedule::cpu(ir))?;
-                jit.compile(&nest).map(|(k, _)| k).map_err(|e| {
-                    let names: Vec<&str> = step
-                        .nodes
-                        .iter()
-                        .map(|&id| g.node(id).name.as_str())
-                        .collect();
-                    format!("compiling the kernel of nodes {}: {e}", names.join(", "))
-                })
+/// Each step's code, compiled for the host CPU (the compiler is asked for only where a
+/// step has a kernel).
+pub(crate) fn compile(program: &Program) -> Result<Vec<Code>, BackendError> {
+    let mut compiler = None;
+    let g = program.graph();
+    let mut out = Vec::with_capacity(program.steps.len());
+    for step in &program.steps {
+        let mut compile = |ir: &Kernel| -> Result<Arc<dyn HostKernel>, BackendError> {
+            let compiler = match compiler {
+                Some(c) => c,
+                None => *compiler.insert(host_compiler()?),
             };
-            out.push(match &step.kind {
-                StepKind::Kernel { ir, .. } => Code::Kernel(compile(ir)?),
-                StepKind::Product(p) => Code::Product {
-                    packs: (p.packs.iter().map(|(ir, _)| compile(ir))).collect::<Result<_, _>>()?,
-                    epilogue: p.epilogue.as_ref().map(|(ir, _)| compile(ir)).transpose()?,
-                },
-                _ => Code::None,
-            });
-        }
-        Ok(out)
+            let nest = lower(ir, &Schedule::cpu(ir)).map_err(|message| BackendError::Kernel {
+                kernel: ir.name.clone(),
+                message,
+            })?;
+            compiler.compile(&nest).map_err(|e| {
+                let names: Vec<&str> = (step.nodes.iter())
+                    .map(|&id| g.node(id).name.as_str())
+                    .collect();
+                BackendError::Kernel {
+                    kernel: format!("of nodes {}", names.join(", ")),
+                    message: e.to_string(),
+                }
+            })
+        };
+        out.push(match &step.kind {
+            StepKind::Kernel { ir, .. } => Code::Kernel(compile(ir)?),
+            StepKind::Product(p) => Code::Product {
+                packs: (p.packs.iter().map(|(ir, _)| compile(ir))).collect::<Result<_, _>>()?,
+                epilogue: p.epilogue.as_ref().map(|(ir, _)| compile(ir)).transpose()?,
+            },
+            _ => Code::None,
+        });
     }
-    #[cfg(not(feature = "llvm"))]
-    Ok(program.steps.iter().map(|_| Code::None).collect())
+    Ok(out)
 }

@@ -288,7 +288,6 @@ fn mixed_net() -> Symbol {
         .unwrap()
 }
 
-#[cfg(feature = "llvm")]
 #[test]
 fn the_jit_backend_computes_what_the_interpreter_computes() {
     use kiln_runtime::Backend;
@@ -402,7 +401,6 @@ fn entries_share_one_arena_by_lifetime() {
 /// Backward is pushed as segments that end where a gradient is complete: an update of the
 /// last layer's weights, pushed after `backward` with a higher priority (as MXNet's
 /// KVStore pushes by layer), runs while the first layer's gradient is still pending.
-#[cfg(feature = "llvm")]
 #[test]
 fn updates_start_while_backward_goes_on() {
     use kiln_runtime::optim::Sgd;

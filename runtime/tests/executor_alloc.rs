@@ -10,8 +10,6 @@
 //! the MLP, LeNet (matrix products, convolutions, pooling) and a convolution with batch
 //! normalization (BatchNorm's natives and aux states).
 
-#![cfg(feature = "llvm")]
-
 #[path = "support/counting.rs"]
 mod counting;
 

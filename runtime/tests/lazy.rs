@@ -1,7 +1,6 @@
 //! Lazy fusion of imperative element-wise chains (`ndarray::lazy`): each chain runs as one
 //! fused kernel, plans are reused with other scalars, results equal the operators run one
 //! by one (recording off), and anything else touching the engine sees the chain's results.
-#![cfg(feature = "llvm")]
 
 use kiln_compiler::builders as sym;
 use kiln_runtime::ndarray::lazy::{self, LazyStats};

@@ -3,12 +3,10 @@
 //! kernel, and computes what the interpreter computes. (One test in its own binary: it
 //! counts the process-wide JIT's compilations.)
 
-#![cfg(feature = "llvm")]
-
 use kiln_compiler::autodiff::GradReq;
 use kiln_compiler::builders as sym;
 use kiln_compiler::Symbol;
-use kiln_runtime::cpu::Jit;
+use kiln_llvm::Jit;
 use kiln_runtime::{Backend, Device, Executor, GradReqs, NDArray};
 
 /// Convolution + bias + ReLU, max pooling, a flatten into FullyConnected, and an

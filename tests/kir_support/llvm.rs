@@ -3,7 +3,7 @@
 
 use kiln_compiler::kir::{interp, LoopNest};
 use kiln_compiler::Tensor;
-use kiln_runtime::cpu::Jit;
+use kiln_llvm::Jit;
 use std::sync::OnceLock;
 
 /// One JIT for the whole test binary, without a disk cache.
@@ -62,7 +62,7 @@ pub fn run_on(
         .map(|w| w.as_mut_ptr().cast())
         .collect();
     // SAFETY: every buffer holds its declared element count in its dtype.
-    unsafe { kernel.run(&ptrs, dims) }.unwrap();
+    unsafe { kiln_runtime::backend::run(&*kernel, &ptrs, dims) }.unwrap();
     for (t, words) in outs.iter_mut().zip(&out_words) {
         let size = t.dtype.size();
         // SAFETY: the words hold `len * size` bytes.

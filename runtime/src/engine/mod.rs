@@ -176,7 +176,6 @@ impl EngineKind {
 static FLUSH_HOOK: OnceLock<fn()> = OnceLock::new();
 
 /// Sets the flush hook, once per process.
-#[cfg(feature = "llvm")]
 pub(crate) fn set_flush_hook(hook: fn()) {
     let _ = FLUSH_HOOK.set(hook);
 }

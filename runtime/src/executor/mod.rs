@@ -24,7 +24,6 @@ use crate::device::Device;
 use crate::engine::{Engine, Operator};
 use crate::ndarray::NDArray;
 use crate::units::Backend;
-#[cfg(feature = "llvm")]
 use crate::units::Code;
 use kiln_compiler::autodiff::GradReq;
 use kiln_compiler::program::{
@@ -32,7 +31,6 @@ use kiln_compiler::program::{
 };
 use kiln_compiler::{Entry, Error, Result, Symbol};
 use kiln_ops::{DType, Shape};
-#[cfg(feature = "llvm")]
 use ops::{kernel_operator, matmul_operator};
 use ops::{node_operator, store, NodeRun};
 use std::collections::{HashMap, HashSet};
@@ -712,11 +710,9 @@ fn instantiate(program: &Program, bound: &Bound) -> Result<(Plan, Arrays)> {
                 };
                 both(store(&step.name, &inputs[0], &target, *add)?)
             }
-            #[cfg(feature = "llvm")]
             (StepKind::Kernel { dims, .. }, Code::Kernel(k)) => {
                 both(kernel_operator(&step.name, k, dims, inputs, outputs))
             }
-            #[cfg(feature = "llvm")]
             (StepKind::Product(p), Code::Product { packs, epilogue }) => {
                 let workspace = placement.workspace[s].clone();
                 let (op, k) = matmul_operator(

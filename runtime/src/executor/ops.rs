@@ -1,6 +1,7 @@
 //! The engine operations an executor pre-creates: a node on its reference kernel, a
 //! compiled kernel on its buffers, and the stores of gradients and aux states.
 
+use crate::backend::{self, BackendError, HostKernel};
 use crate::engine::{FnProperty, Operator, Var};
 use crate::ndarray::NDArray;
 use kiln_compiler::infer::Inferred;
@@ -147,7 +148,6 @@ fn io_bytes(inputs: &[NDArray], outputs: &[NDArray]) -> usize {
 
 /// The engine variables an operation reads and writes, and the arrays' addresses (inputs
 /// then outputs), taken once at bind.
-#[cfg(feature = "llvm")]
 fn variables_and_pointers(
     inputs: &[NDArray],
     outputs: &[NDArray],
@@ -166,10 +166,9 @@ fn variables_and_pointers(
 
 /// The engine operation of a compiled kernel: reads its input arrays and writes its
 /// output arrays in place, through pointers taken once at bind.
-#[cfg(feature = "llvm")]
 pub(super) fn kernel_operator(
     name: &str,
-    kernel: Arc<crate::cpu::CompiledKernel>,
+    kernel: Arc<dyn HostKernel>,
     dims: &[i64],
     inputs: Vec<NDArray>,
     outputs: Vec<NDArray>,
@@ -193,14 +192,10 @@ pub(super) fn kernel_operator(
 /// then gemm into the output array (or, where an epilogue follows, into the workspace,
 /// the epilogue reading it block by block right after each block's products). Returns
 /// the operation and the bytes of transformed Winograd weights it keeps.
-#[cfg(feature = "llvm")]
 pub(super) fn matmul_operator(
     name: &str,
     product: &kiln_compiler::program::Product,
-    (packs, epilogue): (
-        &[Arc<crate::cpu::CompiledKernel>],
-        Option<&Arc<crate::cpu::CompiledKernel>>,
-    ),
+    (packs, epilogue): ProductKernels,
     (inputs, outputs): (Vec<NDArray>, Vec<NDArray>),
     workspace: Vec<NDArray>,
 ) -> (Arc<Operator>, usize) {
@@ -260,20 +255,20 @@ pub(super) fn matmul_operator(
     };
     let op = engine()
         .new_operator(name, &reads, &writes, FnProperty::Normal, move || {
-            call.run();
-            Ok(())
+            call.run().map_err(|e| e.to_string())
         })
         .with_bytes(bytes);
     (op, kept)
 }
 
-#[cfg(feature = "llvm")]
-type Compiled = (Arc<crate::cpu::CompiledKernel>, Vec<i64>);
+type Compiled = (Arc<dyn HostKernel>, Vec<i64>);
+
+/// A product's compiled pack kernels and epilogue.
+pub(super) type ProductKernels<'a> = (&'a [Arc<dyn HostKernel>], Option<&'a Arc<dyn HostKernel>>);
 
 /// A product run as a Winograd convolution: the geometry, which operands are the data
 /// and the weight, and the transformed weights with the (variable id, version) of the
 /// weights they were made from (`None`: remade every run).
-#[cfg(feature = "llvm")]
 struct WinogradCall {
     conv: crate::cpu::winograd::Conv3x3,
     data: usize,
@@ -283,10 +278,8 @@ struct WinogradCall {
 }
 
 /// Transformed weights and the (variable id, version) they were made from.
-#[cfg(feature = "llvm")]
 type TransformedWeights = (Vec<f32>, Option<(u64, u64)>);
 
-#[cfg(feature = "llvm")]
 impl WinogradCall {
     /// The convolution of the operands into `dst`.
     ///
@@ -318,7 +311,6 @@ impl WinogradCall {
 
 /// What a product operation holds: its kernels and every buffer's address, taken at
 /// bind.
-#[cfg(feature = "llvm")]
 struct ProductCall {
     winograd: Option<WinogradCall>,
     product: kiln_compiler::kir::matmul::MatMul,
@@ -337,20 +329,21 @@ struct ProductCall {
     _arrays: Vec<NDArray>,
 }
 
-#[cfg(feature = "llvm")]
 impl ProductCall {
-    fn run(&self) {
+    fn run(&self) -> Result<(), BackendError> {
         for (j, (kernel, dims)) in self.packs.iter().enumerate() {
             let start = crate::profiler::enabled().then(std::time::Instant::now);
             // SAFETY: the pack kernel reads the held inputs and writes its workspace
-            // buffer, sized for its output. Its buffer count is the pack's by construction.
-            let _ = unsafe { kernel.run(&self.pack_buffers[j], dims) };
+            // buffer, sized for its output.
+            unsafe { backend::run(&**kernel, &self.pack_buffers[j], dims)? };
             if let Some(start) = start {
                 crate::profiler::record(&self.phases[j], start, 0);
             }
         }
         let start = crate::profiler::enabled().then(std::time::Instant::now);
         let epilogue_buffers = SharedPointers(&self.epilogue_buffers);
+        // The epilogue runs inside gemm's tasks, which cannot return its failure.
+        let failed = std::sync::OnceLock::new();
         let epilogue = |block: Option<(i64, i64)>| {
             let epilogue_buffers = epilogue_buffers.get();
             let Some((kernel, dims)) = &self.epilogue else {
@@ -362,8 +355,11 @@ impl ProductCall {
             unsafe {
                 match block {
                     Some((lo, hi)) => kernel.run_range(epilogue_buffers, dims, lo, hi),
-                    // Its buffer count is the epilogue's by construction.
-                    None => drop(kernel.run(epilogue_buffers, dims)),
+                    None => {
+                        if let Err(e) = backend::run(&**kernel, epilogue_buffers, dims) {
+                            let _ = failed.set(e);
+                        }
+                    }
                 }
             }
             if let Some(start) = start {
@@ -385,17 +381,15 @@ impl ProductCall {
         if let Some(start) = start {
             crate::profiler::record(&self.phases[2], start, 0);
         }
+        failed.into_inner().map_or(Ok(()), Err)
     }
 }
 
 /// Buffer pointers the pool's tasks read (each writes its own block through them).
-#[cfg(feature = "llvm")]
 struct SharedPointers<'a>(&'a [*mut u8]);
 // SAFETY: see `ProductCall::run`: tasks write disjoint blocks.
-#[cfg(feature = "llvm")]
 unsafe impl Sync for SharedPointers<'_> {}
 
-#[cfg(feature = "llvm")]
 impl SharedPointers<'_> {
     fn get(&self) -> &[*mut u8] {
         self.0
@@ -404,33 +398,28 @@ impl SharedPointers<'_> {
 
 // SAFETY: the pointers address the held arrays and workspace views, whose accesses the
 // engine orders.
-#[cfg(feature = "llvm")]
 unsafe impl Send for ProductCall {}
-#[cfg(feature = "llvm")]
 unsafe impl Sync for ProductCall {}
 
 /// What a kernel operation holds: the kernel, its buffers' addresses and the arrays
 /// behind them.
-#[cfg(feature = "llvm")]
 struct KernelCall {
-    kernel: Arc<crate::cpu::CompiledKernel>,
+    kernel: Arc<dyn HostKernel>,
     dims: Vec<i64>,
     pointers: Vec<*mut u8>,
     _arrays: Vec<NDArray>,
 }
 
-#[cfg(feature = "llvm")]
 impl KernelCall {
     fn run(&self) -> std::result::Result<(), String> {
         // SAFETY: the pointers hold the kernel's buffers, sized by the inferred shapes.
-        unsafe { self.kernel.run(&self.pointers, &self.dims) }
+        unsafe { backend::run(&*self.kernel, &self.pointers, &self.dims) }
+            .map_err(|e| e.to_string())
     }
 }
 
 // SAFETY: the pointers address the held arrays, whose accesses the engine orders.
-#[cfg(feature = "llvm")]
 unsafe impl Send for KernelCall {}
-#[cfg(feature = "llvm")]
 unsafe impl Sync for KernelCall {}
 
 /// Writes (or adds) `from`'s values into `to`: a byte copy, or an add in place, when

@@ -156,7 +156,6 @@ fn run(call: ResolvedCall<'_, NDArray>, out: &[NDArray]) -> Result<Vec<NDArray>>
         out_shapes,
         out_dtypes,
     };
-    #[cfg(feature = "llvm")]
     let eager = match super::lazy::record(eager, &inputs, &outputs) {
         None => return Ok(shown),
         Some(eager) => eager,

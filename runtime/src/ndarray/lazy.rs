@@ -4,7 +4,7 @@
 //! Element-wise and broadcast operators applied to CPU f32 arrays are recorded, not run.
 //! At the next interaction with the engine — a wait, any other operation, an executor's
 //! pass (the engine's flush hook) — the recorded *segment* becomes one kernel of the
-//! kernel IR, compiled by the CPU JIT and pushed as one engine operation reading the
+//! kernel IR, compiled by the host's kernel compiler and pushed as one engine operation reading the
 //! segment's inputs and writing the arrays still visible outside it: `a * b + 1.0`
 //! reads `a` and `b` and writes the result, and the product is never stored.
 //!
@@ -15,7 +15,8 @@
 //! its kernel. A segment holds results of one shape (the kernel's domain); a result of
 //! another shape, or a view overlapping the segment's arrays other than exactly, starts a
 //! new segment. A segment that does not compile runs operator by operator, as without
-//! fusion. `KILN_LAZY=0` (or [`set_enabled`]) turns recording off.
+//! fusion. `KILN_LAZY=0` (or [`set_enabled`]) turns recording off, as does a build
+//! without a kernel compiler.
 
 use super::invoke::Eager;
 use super::{engine, NDArray};
@@ -107,7 +108,10 @@ pub fn set_enabled(on: bool) {
 fn enabled() -> bool {
     static FROM_ENV: Once = Once::new();
     FROM_ENV.call_once(|| {
-        if std::env::var("KILN_LAZY").is_ok_and(|v| v == "0") {
+        // Nothing to fuse into without a kernel compiler.
+        if std::env::var("KILN_LAZY").is_ok_and(|v| v == "0")
+            || crate::backend::host_compiler().is_err()
+        {
             ENABLED.store(false, Ordering::Relaxed);
         }
     });
@@ -217,7 +221,7 @@ fn install_hook() {
 /// A compiled segment: the kernel, what its input buffers hold, and which steps' results
 /// it writes.
 struct Plan {
-    kernel: Arc<crate::cpu::CompiledKernel>,
+    kernel: Arc<dyn crate::backend::HostKernel>,
     inputs: Vec<Source>,
     outputs: Vec<usize>,
 }
@@ -399,7 +403,9 @@ impl Segment {
             return Err("a segment lowered to several kernels".into());
         };
         let nest = lower(&l.kernel, &Schedule::cpu(&l.kernel))?;
-        let (kernel, _) = crate::cpu::Jit::global()?.compile(&nest)?;
+        let kernel = crate::backend::host_compiler()
+            .and_then(|c| c.compile(&nest))
+            .map_err(|e| e.to_string())?;
         let source_of = |e: &Entry| {
             if let Some(i) = inputs.iter().position(|&n| n == e.node) {
                 Ok(Source::Input(i))
@@ -451,7 +457,7 @@ impl Segment {
                     .map(|a| unsafe { a.bytes_mut().as_mut_ptr() }),
             );
             // SAFETY: as above; the kernel was compiled for these shapes.
-            unsafe { plan.kernel.run(&buffers, &[]) }
+            unsafe { crate::backend::run(&*plan.kernel, &buffers, &[]) }.map_err(|e| e.to_string())
         });
     }
 

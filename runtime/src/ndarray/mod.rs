@@ -15,7 +15,6 @@ mod arith;
 mod element;
 mod invoke;
 mod io;
-#[cfg(feature = "llvm")]
 pub mod lazy;
 pub mod random;
 

@@ -179,7 +179,7 @@ fn imperative(
 fn direct_kernels(args: &Args, y: &Symbol, values: &[f32], copy_gbps: f64) -> Result<()> {
     use kiln::compiler::kir::{from_group, lower, Schedule};
     use kiln::compiler::passes::fuse;
-    use kiln::runtime::cpu::Jit;
+    use kiln::llvm::Jit;
     let g = y.to_graph()?;
     let shapes = [("a".to_string(), vec![N]), ("b".to_string(), vec![N])].into();
     let inferred = kiln::compiler::infer::infer(&g, &shapes, &Default::default())?;
@@ -193,17 +193,18 @@ fn direct_kernels(args: &Args, y: &Symbol, values: &[f32], copy_gbps: f64) -> Re
         .map(|v| v.as_mut_ptr().cast())
         .collect();
     for bits in [256, 512] {
-        let jit = Jit::new(None).map_err(Error::Input)?.with_vector_bits(bits);
-        let (kernel, _) = jit.compile(&nest).map_err(Error::Input)?;
+        let failure = |e: kiln::llvm::Error| Error::Input(e.to_string());
+        let jit = Jit::new(None).map_err(failure)?.with_vector_bits(bits);
+        let (kernel, _) = jit.compile(&nest).map_err(failure)?;
         let mut failed = None;
         let direct = time(args.runs, || {
             // SAFETY: three buffers of N f32, as the kernel declares.
-            if let Err(e) = unsafe { kernel.run(&pointers, &[]) } {
+            if let Err(e) = unsafe { kiln::runtime::backend::run(&*kernel, &pointers, &[]) } {
                 failed = Some(e);
             }
         });
         if let Some(e) = failed {
-            return Err(Error::Input(e));
+            return Err(Error::Input(e.to_string()));
         }
         let rate = gbps(3 * N * 4, direct.0);
         report(

@@ -10,7 +10,7 @@
 use super::{report, time, Args};
 use kiln::compiler::kir::{lower, Kernel, LoopNest, Schedule};
 use kiln::compiler::program::{compile, Mode, Spec, StepKind, Target};
-use kiln::runtime::cpu::Jit;
+use kiln::llvm::Jit;
 use kiln::{Error, Result};
 use serde_json::json;
 use std::collections::HashMap;
@@ -45,11 +45,11 @@ pub fn run(args: &Args) -> Result<()> {
     }
     let count = nests.len();
     let dir = std::env::temp_dir().join(format!("kiln-bench-jit-{}", std::process::id()));
-    let compile_all = |jit: &Jit| -> std::result::Result<(), String> {
+    let compile_all = |jit: &Jit| -> kiln::llvm::Result<()> {
         nests.iter().try_for_each(|n| jit.compile(n).map(drop))
     };
     let mut failure = None;
-    let mut record = |r: std::result::Result<(), String>| {
+    let mut record = |r: kiln::llvm::Result<()>| {
         if let Err(e) = r {
             failure.get_or_insert(e);
         }
@@ -62,12 +62,12 @@ pub fn run(args: &Args) -> Result<()> {
     let disk = time(args.runs, || {
         record(Jit::new(Some(dir.clone())).and_then(|j| compile_all(&j)))
     });
-    let warm = Jit::new(None).map_err(Error::Input)?;
+    let warm = Jit::new(None).map_err(|e| Error::Input(e.to_string()))?;
     record(compile_all(&warm));
     let memory = time(args.runs, || record(compile_all(&warm)));
     let _ = std::fs::remove_dir_all(&dir);
     if let Some(e) = failure {
-        return Err(Error::Input(e));
+        return Err(Error::Input(e.to_string()));
     }
     for (variant, (median, min)) in [("cold", cold), ("disk", disk), ("memory", memory)] {
         let per = (median / count as f64, min / count as f64);

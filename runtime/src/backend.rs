@@ -1,0 +1,122 @@
+//! The traits a code generator implements for the runtime: compile a kernel IR loop nest
+//! ([`KernelCompiler`]), and run a range of a compiled kernel ([`HostKernel`]); the
+//! runtime splits runs over its thread pool ([`run`]). The host's compiler is kiln-llvm's
+//! JIT ([`host_compiler`]); built without LLVM there is none, and executors target the
+//! native kernels instead ([`crate::Backend::target`]).
+
+use kiln_compiler::kir::LoopNest;
+use std::sync::Arc;
+
+/// Why a backend could not compile or run a kernel.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum BackendError {
+    /// No code generator in this build or on this host.
+    #[error("no kernel compiler: {0}")]
+    Unavailable(String),
+    /// A kernel failed to compile or link.
+    #[error("kernel `{kernel}`: {message}")]
+    Kernel { kernel: String, message: String },
+    /// A call with the wrong buffers or dimensions.
+    #[error("{0}")]
+    Call(String),
+}
+
+impl From<kiln_llvm::Error> for BackendError {
+    fn from(e: kiln_llvm::Error) -> BackendError {
+        match e {
+            kiln_llvm::Error::Unavailable | kiln_llvm::Error::Host(_) => {
+                BackendError::Unavailable(e.to_string())
+            }
+            kiln_llvm::Error::Kernel { kernel, message } => {
+                BackendError::Kernel { kernel, message }
+            }
+            kiln_llvm::Error::Call(message) => BackendError::Call(message),
+        }
+    }
+}
+
+pub type Result<T> = std::result::Result<T, BackendError>;
+
+/// A kernel compiled for the host: callable from any thread.
+pub trait HostKernel: Send + Sync {
+    /// Buffers a call takes: the kernel's inputs, then its outputs.
+    fn num_buffers(&self) -> usize;
+
+    /// Under `dims`: the outermost loop's extent and the element operations of a whole
+    /// run, for splitting it (`None`: no loop to split).
+    fn rows(&self, dims: &[i64]) -> Result<Option<(i64, i64)>>;
+
+    /// Runs iterations `lo..hi` of the outermost loop on the calling thread (the whole
+    /// kernel where it has no loop).
+    ///
+    /// # Safety
+    /// Every buffer must be valid for the element count the kernel declares under `dims`,
+    /// in its dtype; outputs overlap nothing else unless the kernel reads and writes them
+    /// at the same indices; ranges run at once are disjoint.
+    unsafe fn run_range(&self, buffers: &[*mut u8], dims: &[i64], lo: i64, hi: i64);
+}
+
+/// Compiles kernel IR for the host.
+pub trait KernelCompiler: Send + Sync {
+    fn compile(&self, nest: &LoopNest) -> Result<Arc<dyn HostKernel>>;
+}
+
+impl HostKernel for kiln_llvm::CompiledKernel {
+    fn num_buffers(&self) -> usize {
+        kiln_llvm::CompiledKernel::num_buffers(self)
+    }
+
+    fn rows(&self, dims: &[i64]) -> Result<Option<(i64, i64)>> {
+        Ok(kiln_llvm::CompiledKernel::rows(self, dims)?)
+    }
+
+    unsafe fn run_range(&self, buffers: &[*mut u8], dims: &[i64], lo: i64, hi: i64) {
+        // SAFETY: as the caller promised.
+        unsafe { kiln_llvm::CompiledKernel::run_range(self, buffers, dims, lo, hi) }
+    }
+}
+
+impl KernelCompiler for kiln_llvm::Jit {
+    fn compile(&self, nest: &LoopNest) -> Result<Arc<dyn HostKernel>> {
+        let (kernel, _) = kiln_llvm::Jit::compile(self, nest)?;
+        Ok(kernel)
+    }
+}
+
+/// The host's kernel compiler: the process-wide LLVM JIT, or why there is none.
+pub fn host_compiler() -> Result<&'static dyn KernelCompiler> {
+    Ok(kiln_llvm::Jit::global()? as &dyn KernelCompiler)
+}
+
+/// Runs `kernel` whole on `buffers`, its outermost loop split over the pool where the
+/// work pays for it.
+///
+/// # Safety
+/// As [`HostKernel::run_range`].
+pub unsafe fn run(kernel: &dyn HostKernel, buffers: &[*mut u8], dims: &[i64]) -> Result<()> {
+    if buffers.len() != kernel.num_buffers() {
+        return Err(BackendError::Call(format!(
+            "kernel takes {} buffers, {} given",
+            kernel.num_buffers(),
+            buffers.len()
+        )));
+    }
+    let Some((rows, work)) = kernel.rows(dims)? else {
+        // SAFETY: as the caller promised.
+        unsafe { kernel.run_range(buffers, dims, 0, 1) };
+        return Ok(());
+    };
+    let shared = Buffers(buffers);
+    crate::cpu::pool::global().run_rows(rows, work, &|lo, hi| {
+        let buffers = &shared;
+        // SAFETY: as the caller promised; the pool's ranges are disjoint.
+        unsafe { kernel.run_range(buffers.0, dims, lo, hi) };
+    });
+    Ok(())
+}
+
+/// Raw buffer pointers handed to the pool's tasks.
+struct Buffers<'a>(&'a [*mut u8]);
+// SAFETY: tasks write disjoint rows of the outputs and only read the inputs.
+unsafe impl Send for Buffers<'_> {}
+unsafe impl Sync for Buffers<'_> {}
