@@ -6,8 +6,8 @@
 //! compiles every model with kiln's one compile step, binds an executor for it and reads
 //! what the executor allocated, in the same run.
 
-use kiln::compiler::program::{compile, mxnet_strategies, Mode, Spec};
-use kiln::runtime::{Backend, Device, Executor, GradReqs};
+use kiln::compiler::program::{compile, mxnet_strategies, Mode};
+use kiln::runtime::{Config, Device, Executor, GradReqs};
 use kiln::Symbol;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -52,7 +52,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             false => Mode::Inference,
         };
         let grad_reqs = GradReqs::of(&mode_of);
-        let spec = Spec::new(shapes, mode_of, Backend::from_env().target());
+        let spec = Config::global().spec(shapes, mode_of);
         let p = compile(&sym, &spec)?;
         let mxnet = mxnet_strategies(&sym, &spec)?;
         let data = [batch, 3, side, side];

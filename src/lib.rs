@@ -27,7 +27,7 @@ pub use kiln_compiler as compiler;
 /// exe.forward(false);
 /// assert_eq!(exe.outputs()[0].shape(), [64, 64]);
 /// let (_, steps) = exe.backend();
-/// match kiln::llvm::Jit::global() {
+/// match kiln::runtime::backend::host_compiler() {
 ///     // The fully connected layer is a gemm product with the ReLU as its epilogue.
 ///     Ok(_) => assert_eq!((steps.products, steps.reference), (1, 0)),
 ///     Err(_) => assert_eq!((steps.products, steps.kernels), (0, 0)),

@@ -5,8 +5,8 @@
 //! minutes of JIT compiling in a debug build; `cargo run --release --example
 //! memory_report` binds the paper's six networks at batch 32.)
 
-use kiln::compiler::program::{compile, Mode, Spec};
-use kiln::runtime::{Backend, Device, Executor, GradReqs};
+use kiln::compiler::program::{compile, Mode};
+use kiln::runtime::{Config, Device, Executor, GradReqs};
 use std::collections::HashMap;
 
 #[test]
@@ -26,7 +26,7 @@ fn zoo_models_allocate_what_their_programs_plan() {
         for mode in [Mode::Inference, Mode::train_parameters(&sym)] {
             let reqs = GradReqs::of(&mode);
             let shapes = HashMap::from([("data".to_string(), data.clone())]);
-            let spec = Spec::new(shapes, mode.clone(), Backend::from_env().target());
+            let spec = Config::global().spec(shapes, mode.clone());
             let planned = compile(&sym, &spec).unwrap().layout.internal_bytes();
             let exe = Executor::simple_bind(&sym, Device::Cpu, &[("data", &data)], reqs).unwrap();
             assert_eq!(

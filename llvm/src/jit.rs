@@ -2,20 +2,20 @@
 //! each kernel runs a range of its outermost loop, so the caller splits it over threads.
 //!
 //! A kernel is compiled once per process ([`Jit`] keeps it in memory) to an object file,
-//! linked into the process by LLVM's ORC JIT ([`crate::orc`]). The object is kept in a
-//! cache folder, so a second process only links it. The folder is `$KILN_CACHE_DIR/jit`,
-//! else `$XDG_CACHE_HOME/kiln/jit`, else `~/.cache/kiln/jit`; a folder that cannot be
-//! written only costs the warm start. The hash covers the nest's text (its name aside: two
+//! linked into the process by LLVM's ORC JIT ([`crate::orc`]). The object is kept in the
+//! cache folder the JIT is made with (the runtime's configuration chooses it), so a
+//! second process only links it; a folder that cannot be written only costs the warm
+//! start. The hash covers the nest's text (its name aside: two
 //! groups computing the same thing share a kernel), the host CPU and features, the vector
 //! width, kiln's version and the source of this module and of the renderer.
 //!
-//! Vector width: `KILN_VECTOR_BITS` (default 256). On the AVX-512 machine this was tuned
-//! on, 256-bit vectors streamed as fast as 512-bit ones and do not lower the clock; `kiln
+//! Vector width: [`DEFAULT_VECTOR_BITS`] unless the JIT is made with another. On the
+//! AVX-512 machine this was tuned on, 256-bit vectors streamed as fast as 512-bit ones and do not lower the clock; `kiln
 //! bench elementwise` measures both.
 
 use crate::codegen::{self as llvm, Target};
 use crate::orc::ObjectLinker;
-use crate::{Error, Origin, Result};
+use crate::{Error, Origin, Result, DEFAULT_VECTOR_BITS};
 use inkwell::context::Context;
 use inkwell::module::Module;
 use inkwell::passes::PassBuilderOptions;
@@ -26,7 +26,7 @@ use inkwell::OptimizationLevel;
 use kiln_compiler::kir::{interp, math, Idx, LoopNest, Stmt, Val};
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 /// `kiln_kernel(buffers, dims, lo, hi)`.
 type KernelFn = unsafe extern "C" fn(*const *mut u8, *const i64, i64, i64);
@@ -114,15 +114,11 @@ fn host() -> std::result::Result<Host, String> {
             CodeModel::Small,
         )
         .ok_or("LLVM could not create a target machine for this CPU")?;
-    let vector_bits = std::env::var("KILN_VECTOR_BITS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(256);
     Ok(Host {
         machine,
         cpu,
         features,
-        vector_bits,
+        vector_bits: DEFAULT_VECTOR_BITS,
     })
 }
 
@@ -134,18 +130,6 @@ pub struct Jit {
     linker: Arc<ObjectLinker>,
     /// Kernels compiled to machine code or linked from the cache folder.
     compiles: std::sync::atomic::AtomicUsize,
-}
-
-fn default_cache_dir() -> Option<PathBuf> {
-    let env = |k: &str| {
-        std::env::var_os(k)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    env("KILN_CACHE_DIR")
-        .or_else(|| env("XDG_CACHE_HOME").map(|p| p.join("kiln")))
-        .or_else(|| env("HOME").map(|p| p.join(".cache/kiln")))
-        .map(|p| p.join("jit"))
 }
 
 /// The renderer's and the JIT's own source: a cached kernel is stale once either changes.
@@ -169,14 +153,6 @@ fn fnv1a(parts: &[&[u8]]) -> u64 {
 }
 
 impl Jit {
-    /// The process-wide JIT, with the default cache folder.
-    pub fn global() -> Result<&'static Jit> {
-        static JIT: OnceLock<Result<Jit>> = OnceLock::new();
-        JIT.get_or_init(|| Jit::new(default_cache_dir()))
-            .as_ref()
-            .map_err(Clone::clone)
-    }
-
     /// A JIT with its own memory cache and the given cache folder (`None`: no disk cache).
     pub fn new(disk: Option<PathBuf>) -> Result<Jit> {
         Ok(Jit {
@@ -200,7 +176,8 @@ impl Jit {
         self.compiles.load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    /// This JIT with vectors of `bits` (128, 256 or 512) instead of `KILN_VECTOR_BITS`.
+    /// This JIT with vectors of `bits` (128, 256 or 512) instead of
+    /// [`DEFAULT_VECTOR_BITS`].
     pub fn with_vector_bits(self, bits: u32) -> Jit {
         self.host
             .lock()

@@ -4,7 +4,7 @@
 //!
 //! The runtime runs what this crate compiles through its backend traits
 //! (`kiln_runtime::backend`); nothing here knows about executors or the engine. Built
-//! without the `llvm` feature the crate links no LLVM: [`Jit::global`] returns
+//! without the `llvm` feature the crate links no LLVM: [`Jit::new`] returns
 //! [`Error::Unavailable`] and its types have no values, so callers fall back to native
 //! kernels.
 
@@ -21,6 +21,9 @@ mod unavailable;
 pub use jit::{CompiledKernel, Jit};
 #[cfg(not(feature = "llvm"))]
 pub use unavailable::{CompiledKernel, Jit};
+
+/// Vector width of compiled kernels unless a JIT is made with another.
+pub const DEFAULT_VECTOR_BITS: u32 = 256;
 
 /// Why a kernel could not be compiled or run.
 #[derive(Debug, Clone, thiserror::Error)]

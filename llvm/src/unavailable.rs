@@ -1,5 +1,5 @@
 //! The crate's types without LLVM: none of them can be made, so every method is
-//! unreachable, and [`Jit::global`] says why.
+//! unreachable, and [`Jit::new`] says why.
 
 use crate::{Error, Origin, Result};
 use kiln_compiler::kir::LoopNest;
@@ -13,10 +13,6 @@ pub enum Jit {}
 pub enum CompiledKernel {}
 
 impl Jit {
-    pub fn global() -> Result<&'static Jit> {
-        Err(Error::Unavailable)
-    }
-
     pub fn new(_disk: Option<PathBuf>) -> Result<Jit> {
         Err(Error::Unavailable)
     }

@@ -5,7 +5,7 @@
 //! native kernels instead ([`crate::Backend::target`]).
 
 use kiln_compiler::kir::LoopNest;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Why a backend could not compile or run a kernel.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -59,6 +59,10 @@ pub trait HostKernel: Send + Sync {
 /// Compiles kernel IR for the host.
 pub trait KernelCompiler: Send + Sync {
     fn compile(&self, nest: &LoopNest) -> Result<Arc<dyn HostKernel>>;
+
+    /// Kernels compiled (or loaded from a cache on disk) so far; one found in memory is
+    /// not counted.
+    fn compiles(&self) -> usize;
 }
 
 impl HostKernel for kiln_llvm::CompiledKernel {
@@ -81,11 +85,25 @@ impl KernelCompiler for kiln_llvm::Jit {
         let (kernel, _) = kiln_llvm::Jit::compile(self, nest)?;
         Ok(kernel)
     }
+
+    fn compiles(&self) -> usize {
+        kiln_llvm::Jit::compiles(self)
+    }
 }
 
-/// The host's kernel compiler: the process-wide LLVM JIT, or why there is none.
+/// The host's kernel compiler: the process's LLVM JIT, made once with the process
+/// configuration's cache folder (`jit/` in it) and vector width; or why there is none.
 pub fn host_compiler() -> Result<&'static dyn KernelCompiler> {
-    Ok(kiln_llvm::Jit::global()? as &dyn KernelCompiler)
+    static JIT: OnceLock<Result<kiln_llvm::Jit>> = OnceLock::new();
+    let jit = JIT.get_or_init(|| {
+        let config = crate::Config::global();
+        let disk = config.cache_dir.as_ref().map(|d| d.join("jit"));
+        Ok(kiln_llvm::Jit::new(disk)?.with_vector_bits(config.vector_bits))
+    });
+    match jit {
+        Ok(jit) => Ok(jit),
+        Err(e) => Err(e.clone()),
+    }
 }
 
 /// Runs `kernel` whole on `buffers`, its outermost loop split over the pool where the

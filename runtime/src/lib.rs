@@ -9,7 +9,9 @@
 //! - [`backend`]: the traits a code generator implements (kiln-llvm's JIT for the host
 //!   CPU); [`cpu`]: the kernels' thread pool, gemm products, Winograd convolutions.
 //! - [`optim`]: optimizer updates as pre-created engine operations.
-//! - [`profiler`]: `KILN_PROFILE=trace.json`, a Chrome trace of the engine's operations.
+//! - [`config`]: the one [`Config`] (backend, passes, threads, engine, profiling, cache),
+//!   and the one table of the `KILN_*` variables that override it.
+//! - [`profiler`]: a Chrome trace of the engine's operations ([`Config::profile`]).
 //! - [`checkpoint`]: MXNet checkpoints (`prefix-symbol.json`, `prefix-%04d.params`).
 //!
 //! The `cuda` feature gates nothing yet: CUDA kernels are rendered and checked (NVRTC,
@@ -19,6 +21,7 @@ pub mod aot;
 mod arena;
 pub mod backend;
 pub mod checkpoint;
+pub mod config;
 pub mod cpu;
 pub mod device;
 pub mod engine;
@@ -30,6 +33,7 @@ pub mod storage;
 pub mod units;
 
 pub use checkpoint::{load_checkpoint, save_checkpoint};
+pub use config::Config;
 pub use device::Device;
 pub use engine::{Engine, EngineError, EngineKind, FnProperty, Operator, Var};
 pub use executor::{Executor, GradReqs, Memory};

@@ -31,9 +31,9 @@ fn profile() -> Option<&'static Profile> {
     static PROFILE: OnceLock<Option<Profile>> = OnceLock::new();
     PROFILE
         .get_or_init(|| {
-            let path = std::env::var_os("KILN_PROFILE").filter(|p| !p.is_empty())?;
+            let path = crate::Config::global().profile.clone()?;
             Some(Profile {
-                path: path.into(),
+                path,
                 origin: Instant::now(),
                 events: Mutex::new(Vec::new()),
                 threads: Mutex::new(Vec::new()),

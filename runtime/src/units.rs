@@ -1,8 +1,8 @@
 //! The backend's half of a bound program: the target it compiles for, and each step's
 //! kernels compiled by the host's kernel compiler ([`crate::backend`]).
 //!
-//! The backend is chosen by `KILN_BACKEND`: `jit` (the default) or `interp` (every node
-//! on its reference kernel, the oracle). Without a kernel compiler (kiln built without
+//! The backend is the configuration's ([`crate::Config::backend`]): the JIT (the default)
+//! or the interpreter (every node on its reference kernel, the oracle). Without a kernel compiler (kiln built without
 //! LLVM), `jit` runs library nodes on their native f32 kernels and the rest on reference
 //! kernels.
 
@@ -22,14 +22,6 @@ pub enum Backend {
 }
 
 impl Backend {
-    /// `KILN_BACKEND` (`jit` or `interp`), else the JIT.
-    pub fn from_env() -> Backend {
-        match std::env::var("KILN_BACKEND").as_deref() {
-            Ok("interp") | Ok("interpreter") => Backend::Interpreter,
-            _ => Backend::Jit,
-        }
-    }
-
     /// What the compiler targets for this backend: without a kernel compiler, the JIT
     /// runs library nodes on their native kernels and the rest on reference kernels.
     pub fn target(self) -> Target {

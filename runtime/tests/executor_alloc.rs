@@ -23,7 +23,11 @@ use std::sync::{Arc, Condvar, Mutex};
 #[test]
 fn training_steps_allocate_nothing_after_the_first() {
     // Three threads, so the large kernels split even on a machine with one core.
-    std::env::set_var("KILN_CPU_THREADS", "3");
+    kiln_runtime::Config::from_env()
+        .unwrap()
+        .threads(3)
+        .install()
+        .unwrap();
     assert_eq!(kiln_runtime::cpu::pool::global().threads(), 3);
     for rows in [16, 4096] {
         elementwise_steps_allocate_nothing(rows);

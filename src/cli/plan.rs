@@ -13,7 +13,7 @@
 
 use super::parse_shape_arg;
 use kiln::compiler::kir;
-use kiln::compiler::program::{compile, mxnet_strategies, Mode, Program, Spec, StepKind};
+use kiln::compiler::program::{compile, mxnet_strategies, Mode, Program, StepKind};
 use kiln::runtime::{Device, Executor, GradReqs};
 use kiln::{Result, Symbol};
 use serde_json::json;
@@ -86,8 +86,7 @@ pub fn run(args: Args) -> Result<()> {
     } else {
         Mode::Inference
     };
-    let target = kiln::runtime::Backend::from_env().target();
-    let spec = Spec::new(shapes, mode.clone(), target);
+    let spec = kiln::runtime::Config::global().spec(shapes, mode.clone());
     let p = compile(&sym, &spec)?;
     let mxnet = mxnet_strategies(&sym, &spec)?;
     let executed = executed_bytes(&sym, &args.shapes, &mode)?;

@@ -3,8 +3,9 @@
 //!
 //! A pass never mutates the graph it is given; it returns a new one and an [`EntryMap`]
 //! saying where every old entry went, so handles users hold can be followed. Every pass
-//! can be switched off by name — through [`Pipeline::disable`] or `KILN_DISABLE_PASSES=a,b`
-//! — for debugging and ablations; `KILN_DUMP=name` (or `all`) prints the graph after it.
+//! can be switched off by name ([`Pipeline::disable`]; the runtime's configuration,
+//! `KILN_DISABLE_PASSES=a,b`) for debugging and ablations, and the graph printed after it
+//! ([`Pipeline::dump`]; `KILN_DUMP=name` or `all`).
 
 mod cse;
 mod duplicate;
@@ -87,19 +88,17 @@ pub struct Report {
 pub struct Pipeline {
     passes: Vec<Box<dyn Pass>>,
     disabled: HashSet<String>,
+    /// Passes after which the graph is printed to stderr (`all`: every one).
+    dumped: HashSet<String>,
 }
 
 impl Pipeline {
     pub fn new(passes: Vec<Box<dyn Pass>>) -> Pipeline {
-        let disabled = std::env::var("KILN_DISABLE_PASSES")
-            .map(|s| {
-                s.split(',')
-                    .map(|p| p.trim().to_string())
-                    .filter(|p| !p.is_empty())
-                    .collect()
-            })
-            .unwrap_or_default();
-        Pipeline { passes, disabled }
+        Pipeline {
+            passes,
+            disabled: HashSet::new(),
+            dumped: HashSet::new(),
+        }
     }
 
     /// The passes every compilation runs: simplify, CSE, then prune what they left unused.
@@ -131,12 +130,17 @@ impl Pipeline {
         self
     }
 
+    /// Prints the graph to stderr after pass `name` (`all`: after every pass).
+    pub fn dump(&mut self, name: &str) -> &mut Self {
+        self.dumped.insert(name.to_string());
+        self
+    }
+
     pub fn names(&self) -> Vec<&'static str> {
         self.passes.iter().map(|p| p.name()).collect()
     }
 
     pub fn run(&self, g: &Graph) -> Result<(PassOutput, Report)> {
-        let dump = std::env::var("KILN_DUMP").ok();
         let mut graph = g.clone();
         let mut map = identity_map(g);
         let mut report = Report::default();
@@ -150,10 +154,7 @@ impl Pipeline {
             report.timings.push((pass.name(), start.elapsed()));
             map = compose(&map, &out.map);
             graph = out.graph;
-            if dump
-                .as_deref()
-                .is_some_and(|d| d == "all" || d.split(',').any(|n| n == pass.name()))
-            {
+            if self.dumped.contains("all") || self.dumped.contains(pass.name()) {
                 eprintln!("== after {}\n{graph}", pass.name());
             }
         }

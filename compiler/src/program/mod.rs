@@ -148,6 +148,8 @@ pub struct Spec {
     pub batch_inputs: Vec<String>,
     /// Passes not to run, by name.
     pub disabled_passes: HashSet<String>,
+    /// Passes after which the graph is printed to stderr, by name (`all`: every one).
+    pub dumped_passes: HashSet<String>,
 }
 
 impl Spec {
@@ -159,6 +161,7 @@ impl Spec {
             mode,
             target,
             disabled_passes: HashSet::new(),
+            dumped_passes: HashSet::new(),
         }
     }
 }
@@ -431,6 +434,9 @@ pub fn compile(symbol: &Symbol, spec: &Spec) -> Result<Program> {
     let mut pipeline = pipeline(&spec.mode, &shapes, &dtypes);
     for name in &spec.disabled_passes {
         pipeline.disable(name);
+    }
+    for name in &spec.dumped_passes {
+        pipeline.dump(name);
     }
     let (out, report) = pipeline.run(&forward)?;
     let forward = out.graph;

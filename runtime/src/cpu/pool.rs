@@ -63,14 +63,11 @@ pub struct Pool {
     caller: Mutex<()>,
 }
 
-/// The process's pool.
+/// The process's pool, of the process configuration's threads (else the CPU's).
 pub fn global() -> &'static Pool {
     static POOL: OnceLock<Pool> = OnceLock::new();
     POOL.get_or_init(|| {
-        let threads = std::env::var("KILN_CPU_THREADS")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .filter(|&n: &usize| n >= 1)
+        let threads = (crate::Config::global().threads)
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
         Pool::new(threads)
     })

@@ -150,24 +150,8 @@ fn dedup(reads: &[Var], writes: &[Var]) -> (Vec<Var>, Vec<Var>) {
 pub enum EngineKind {
     /// Worker threads with dependency tracking (the default).
     Threaded { workers: usize },
-    /// Every push runs synchronously on the caller (`KILN_ENGINE=naive`).
+    /// Every push runs synchronously on the caller (debugging).
     Naive,
-}
-
-impl EngineKind {
-    /// From `KILN_ENGINE` (`naive` or `threaded`) and `KILN_CPU_WORKER_NTHREADS`.
-    pub fn from_env() -> EngineKind {
-        let workers = std::env::var("KILN_CPU_WORKER_NTHREADS")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(1);
-        match std::env::var("KILN_ENGINE").as_deref() {
-            Ok("naive") => EngineKind::Naive,
-            _ => EngineKind::Threaded {
-                workers: usize::max(workers, 1),
-            },
-        }
-    }
 }
 
 /// Called before anything reaches the engine (a push or a wait): imperative operations
@@ -199,10 +183,10 @@ impl Engine {
         }
     }
 
-    /// The process-wide engine, configured from the environment on first use.
+    /// The process-wide engine, of the process configuration's kind.
     pub fn global() -> &'static Engine {
         static GLOBAL: OnceLock<Engine> = OnceLock::new();
-        GLOBAL.get_or_init(|| Engine::new(EngineKind::from_env()))
+        GLOBAL.get_or_init(|| Engine::new(crate::Config::global().engine))
     }
 
     pub fn kind(&self) -> EngineKind {

@@ -20,20 +20,19 @@
 
 mod ops;
 
+use crate::config::Config;
 use crate::device::Device;
 use crate::engine::{Engine, Operator};
 use crate::ndarray::NDArray;
 use crate::units::Backend;
 use crate::units::Code;
 use kiln_compiler::autodiff::GradReq;
-use kiln_compiler::program::{
-    self, compile, Mode, Place, Program, Spec, StepCounts, StepKind, Target,
-};
+use kiln_compiler::program::{self, compile, Mode, Place, Program, Spec, StepCounts, StepKind};
 use kiln_compiler::{Entry, Error, Result, Symbol};
 use kiln_ops::{DType, Shape};
 use ops::{kernel_operator, matmul_operator};
 use ops::{node_operator, store, NodeRun};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 /// Which arguments get gradients, and how.
@@ -111,15 +110,14 @@ impl Memory {
     }
 }
 
-/// How an executor was bound: gradient requests, backend and the target its programs are
-/// compiled for, and the batch inputs (the inputs whose first axis is the batch size, as
+/// How an executor was bound: gradient requests, the configuration its programs are
+/// compiled with (backend, target, passes), and the batch inputs (the inputs whose first axis is the batch size, as
 /// MXNet's data and label shapes): compiled kernels take the batch size as a symbolic
 /// dimension where they are linear in it, so a reshape to another batch size reuses them.
 #[derive(Clone)]
 struct Binding {
     reqs: GradReqs,
-    backend: Backend,
-    target: Target,
+    config: Config,
     batch_inputs: Vec<String>,
 }
 
@@ -143,25 +141,24 @@ fn engine() -> &'static Engine {
 
 impl Executor {
     /// Binds with arrays allocated (zero-filled) from the given input shapes, MXNet's
-    /// `simple_bind`, on the backend `KILN_BACKEND` names.
+    /// `simple_bind`, with the process's configuration ([`Config::global`]).
     pub fn simple_bind(
         symbol: &Symbol,
         device: Device,
         shapes: &[(&str, &[usize])],
         reqs: GradReqs,
     ) -> Result<Executor> {
-        let backend = Backend::from_env();
-        Executor::simple_bind_for(symbol, device, shapes, reqs, (backend, backend.target()))
+        Executor::simple_bind_with(Config::global(), symbol, device, shapes, reqs)
     }
 
-    /// [`Executor::simple_bind`] on `backend`, its programs compiled for `target` (to
-    /// switch off Winograd or fused epilogues, say, for an ablation).
-    pub fn simple_bind_for(
+    /// [`Executor::simple_bind`] compiled as `config` says (another backend, passes
+    /// switched off, Winograd or fused epilogues off for an ablation).
+    pub fn simple_bind_with(
+        config: &Config,
         symbol: &Symbol,
         device: Device,
         shapes: &[(&str, &[usize])],
         reqs: GradReqs,
-        (backend, target): (Backend, Target),
     ) -> Result<Executor> {
         let inferred = symbol.infer_shape(shapes)?;
         let (arg_types, _, aux_types) = symbol.infer_type(&[])?;
@@ -189,16 +186,15 @@ impl Executor {
             .collect::<Result<_>>()?;
         let binding = Binding {
             reqs,
-            backend,
-            target,
+            config: config.clone(),
             batch_inputs: shapes.iter().map(|(n, _)| n.to_string()).collect(),
         };
         Executor::build(symbol, device, args, grads, aux, binding)
     }
 
     /// Binds to the caller's arrays (every argument and aux state by name; gradient arrays
-    /// for the arguments whose grad_req is not null), MXNet's `bind`. The batch inputs are
-    /// `data` and the arguments named `*label`.
+    /// for the arguments whose grad_req is not null), MXNet's `bind`, with the process's
+    /// configuration. The batch inputs are `data` and the arguments named `*label`.
     pub fn bind(
         symbol: &Symbol,
         device: Device,
@@ -239,11 +235,9 @@ impl Executor {
             .into_iter()
             .filter(|n| n == "data" || n.ends_with("label"))
             .collect();
-        let backend = Backend::from_env();
         let binding = Binding {
             reqs,
-            backend,
-            target: backend.target(),
+            config: Config::global().clone(),
             batch_inputs,
         };
         Executor::build(symbol, device, arg_arrays, grad_arrays, aux_arrays, binding)
@@ -253,8 +247,7 @@ impl Executor {
     /// one against the other).
     pub fn rebind(&self, backend: Backend) -> Result<Executor> {
         let binding = Binding {
-            backend,
-            target: backend.target(),
+            config: self.binding.config.clone().backend(backend),
             ..self.binding.clone()
         };
         Executor::build(
@@ -275,7 +268,7 @@ impl Executor {
 
     /// The backend the operations run on, and what the bound program runs.
     pub fn backend(&self) -> (Backend, StepCounts) {
-        (self.binding.backend, self.plan.counts)
+        (self.binding.config.backend, self.plan.counts)
     }
 
     /// What the inference forward pass runs (for a training bind where inference expands
@@ -566,20 +559,17 @@ fn spec(
     mode: Mode,
 ) -> Spec {
     let variables = || arg_names.iter().zip(args).chain(aux_names.iter().zip(aux));
-    let target = match device {
-        Device::Cpu => binding.target.clone(),
-        Device::Cuda(_) => Backend::Interpreter.target(),
+    let config = match device {
+        Device::Cpu => binding.config.clone(),
+        Device::Cuda(_) => binding.config.clone().backend(Backend::Interpreter),
     };
+    let shapes = variables()
+        .map(|(n, a)| (n.clone(), a.shape().to_vec()))
+        .collect();
     Spec {
-        shapes: variables()
-            .map(|(n, a)| (n.clone(), a.shape().to_vec()))
-            .collect(),
         dtypes: variables().map(|(n, a)| (n.clone(), a.dtype())).collect(),
-        mode,
-        target,
         batch_inputs: binding.batch_inputs.clone(),
-        // `KILN_DISABLE_PASSES` is read by the pipeline itself.
-        disabled_passes: HashSet::new(),
+        ..config.spec(shapes, mode)
     }
 }
 

@@ -15,8 +15,8 @@
 //! its kernel. A segment holds results of one shape (the kernel's domain); a result of
 //! another shape, or a view overlapping the segment's arrays other than exactly, starts a
 //! new segment. A segment that does not compile runs operator by operator, as without
-//! fusion. `KILN_LAZY=0` (or [`set_enabled`]) turns recording off, as does a build
-//! without a kernel compiler.
+//! fusion. The configuration's [`lazy`](crate::Config::lazy) (`KILN_LAZY=0`) turns
+//! recording off, as does a build without a kernel compiler.
 
 use super::invoke::Eager;
 use super::{engine, NDArray};
@@ -26,7 +26,7 @@ use kiln_compiler::{infer, Entry, Graph, NodeData, NodeId, Provenance};
 use kiln_ops::{Attrs, Compute, DType, OpDef, Resource};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Once, OnceLock};
 
 /// Where a recorded operator's input comes from.
@@ -59,7 +59,6 @@ struct Segment {
 }
 
 static PENDING: Mutex<Option<Segment>> = Mutex::new(None);
-static ENABLED: AtomicBool = AtomicBool::new(true);
 
 /// Counters of what recording did, process-wide.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -99,23 +98,11 @@ pub fn last_unfused_reason() -> Option<String> {
         .clone()
 }
 
-/// Turns recording on or off from now on (pending operators are flushed first).
-pub fn set_enabled(on: bool) {
-    flush();
-    ENABLED.store(on, Ordering::Relaxed);
-}
-
+/// Whether operators are recorded: as the process's configuration says, where there is
+/// a kernel compiler to fuse them with.
 fn enabled() -> bool {
-    static FROM_ENV: Once = Once::new();
-    FROM_ENV.call_once(|| {
-        // Nothing to fuse into without a kernel compiler.
-        if std::env::var("KILN_LAZY").is_ok_and(|v| v == "0")
-            || crate::backend::host_compiler().is_err()
-        {
-            ENABLED.store(false, Ordering::Relaxed);
-        }
-    });
-    ENABLED.load(Ordering::Relaxed)
+    static ENABLED: OnceLock<bool> = OnceLock::new();
+    *ENABLED.get_or_init(|| crate::Config::global().lazy && crate::backend::host_compiler().is_ok())
 }
 
 /// The broadcast operator a scalar operator is with its scalar as an input, and whether

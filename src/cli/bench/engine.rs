@@ -1,7 +1,7 @@
 //! The engine's overhead per pushed no-op operation.
 
 use super::{time, Args};
-use kiln::runtime::{Engine, EngineKind, FnProperty, Var};
+use kiln::runtime::{Engine, FnProperty, Var};
 use kiln::Result;
 use serde_json::json;
 use std::hint::black_box;
@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 pub fn run(args: &Args) -> Result<()> {
     const OPS: usize = 100_000;
-    let kind = EngineKind::from_env();
+    let kind = kiln::runtime::Config::global().engine;
     let e = Engine::new(kind);
     let noop: Arc<dyn Fn() -> std::result::Result<(), String> + Send + Sync> = Arc::new(|| Ok(()));
     let (seq_median, _) = time(args.runs, || {

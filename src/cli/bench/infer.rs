@@ -2,9 +2,8 @@
 //! inference mode through a bound executor, `--batch N` images (default 1).
 
 use super::{report, time, Args};
-use kiln::compiler::program::Target;
 use kiln::compiler::{infer, summary};
-use kiln::runtime::{random, Backend, Device, Executor, GradReqs};
+use kiln::runtime::{random, Backend, Config, Device, Executor, GradReqs};
 use kiln::{DType, Result};
 use serde_json::json;
 use std::collections::{HashMap, HashSet};
@@ -27,12 +26,11 @@ pub fn run(args: &Args) -> Result<()> {
         ("kiln, 3x3 convolutions on im2col + gemm", true, false),
     ];
     for (variant, fused, winograd) in variants {
-        let target = Target {
-            fused_epilogues: fused,
-            winograd,
-            ..Backend::Jit.target()
-        };
-        let exe = bind(&net, &data, target)?;
+        let config = (Config::global().clone())
+            .backend(Backend::Jit)
+            .fused_epilogues(fused)
+            .winograd(winograd);
+        let exe = bind(&net, &data, &config)?;
         let units = exe.inference_units()?;
         let mut failed = None;
         let timing = time(args.runs, || {
@@ -63,13 +61,13 @@ pub fn run(args: &Args) -> Result<()> {
 
 /// resnet18 bound for inference at `data`'s shape, with the same random weights on
 /// every call.
-fn bind(net: &kiln::Symbol, data: &[usize], target: Target) -> Result<Executor> {
-    let exe = Executor::simple_bind_for(
+fn bind(net: &kiln::Symbol, data: &[usize], config: &Config) -> Result<Executor> {
+    let exe = Executor::simple_bind_with(
+        config,
         net,
         Device::Cpu,
         &[("data", data)],
         GradReqs::All(kiln::compiler::autodiff::GradReq::Null),
-        (Backend::Jit, target),
     )?;
     random::seed(7);
     for (name, a) in exe.arg_dict().into_iter().chain(exe.aux_dict()) {

@@ -70,8 +70,8 @@ fn time(runs: usize, mut f: impl FnMut()) -> (f64, f64) {
 
 pub fn run(args: Args) -> Result<()> {
     if let Some(path) = &args.profile {
-        // Before the first engine operation, which reads it.
-        std::env::set_var("KILN_PROFILE", path);
+        // Before the first engine operation, which reads the process's configuration.
+        kiln::runtime::Config::from_env()?.profile(path).install()?;
     }
     workload(&args)?;
     match kiln::runtime::profiler::write() {

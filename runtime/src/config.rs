@@ -1,0 +1,319 @@
+//! One configuration for everything kiln's runtime decides: which kernels an executor
+//! runs, which passes and rewrites it compiles with, lazy fusion, threads, the engine,
+//! profiling and the kernel cache. A [`Config`] is a value built with its setters; an
+//! executor is bound with one ([`crate::Executor::simple_bind_with`]), and the process's
+//! own ([`Config::global`]) sizes what exists once per process — the engine, the
+//! kernels' pool, the profiler, the JIT's cache — and is what `simple_bind` uses.
+//!
+//! The process's configuration is the one [`Config::install`] was given before any of
+//! that started, else the defaults with the environment's overrides ([`Config::from_env`]).
+//! This is the only place kiln reads `KILN_*` variables:
+//!
+//! | variable | setting | default |
+//! |---|---|---|
+//! | `KILN_BACKEND` | [`Config::backend`]: `jit`, or `interp` (reference kernels) | `jit` |
+//! | `KILN_DISABLE_PASSES` | [`Config::disable_pass`], comma-separated names | none |
+//! | `KILN_DUMP` | [`Config::dump_pass`]: print the graph after these passes (`all`) | none |
+//! | `KILN_WINOGRAD` | [`Config::winograd`] (`0` off) | on |
+//! | `KILN_FUSED_EPILOGUES` | [`Config::fused_epilogues`] (`0` off) | on |
+//! | `KILN_LAZY` | [`Config::lazy`]: fuse imperative element-wise chains (`0` off) | on |
+//! | `KILN_CPU_THREADS` | [`Config::threads`] of the kernels' pool | the CPU's |
+//! | `KILN_ENGINE` | [`Config::engine`]: `threaded` or `naive` (synchronous) | `threaded` |
+//! | `KILN_CPU_WORKER_NTHREADS` | the threaded engine's workers | 1 |
+//! | `KILN_PROFILE` | [`Config::profile`]: write a Chrome trace there at exit | off |
+//! | `KILN_CACHE_DIR` | [`Config::cache_dir`] (compiled kernels under `jit/`) | `$XDG_CACHE_HOME/kiln`, else `~/.cache/kiln` |
+//! | `KILN_VECTOR_BITS` | [`Config::vector_bits`] of compiled kernels (128, 256, 512) | 256 |
+//!
+//! Test and bench tooling reads its own, in the files that use them, never on kiln's
+//! path: `KILN_UPDATE_BUILDERS` (regenerate the typed builders), `KILN_UPDATE_FILETESTS`
+//! (rewrite the kernel IR filetests' expectations), `KILN_UPDATE_FIXTURES` (rewrite the
+//! kiln-written fixtures), `KILN_REQUIRE_NVRTC=1` (fail, not skip, without NVRTC),
+//! `KILN_PRINT_RANDOM` (a child process of the random-stream test), `KILN_GEMM_ONLY` (one
+//! shape of the gemm bench). A variable with a value kiln cannot use is an error naming it.
+
+use crate::engine::EngineKind;
+use crate::units::Backend;
+use kiln_compiler::program::{Mode, Spec, Target};
+use kiln_compiler::{Error, Result};
+use kiln_ops::Shape;
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+/// Everything the runtime is configured by; see the module's table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    pub backend: Backend,
+    pub disabled_passes: HashSet<String>,
+    /// Passes after which the graph is printed (`all`: every pass).
+    pub dumped_passes: HashSet<String>,
+    pub winograd: bool,
+    pub fused_epilogues: bool,
+    pub lazy: bool,
+    /// Threads of the kernels' pool (the caller included); `None`: the CPU's.
+    pub threads: Option<usize>,
+    pub engine: EngineKind,
+    /// Where the profiler writes its trace; `None`: no profiling.
+    pub profile: Option<PathBuf>,
+    /// kiln's cache folder; `None`: compiled kernels are kept in memory only.
+    pub cache_dir: Option<PathBuf>,
+    pub vector_bits: u32,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config::new()
+    }
+}
+
+static GLOBAL: OnceLock<Config> = OnceLock::new();
+
+impl Config {
+    /// The defaults, whatever the `KILN_*` variables say (the cache folder is under the
+    /// user's usual cache location).
+    pub fn new() -> Config {
+        let env = |k: &str| {
+            std::env::var_os(k)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
+        // The usual per-user cache folders are locations, not kiln settings.
+        let cache_dir = (env("XDG_CACHE_HOME").map(|p| p.join("kiln")))
+            .or_else(|| env("HOME").map(|p| p.join(".cache/kiln")));
+        Config {
+            backend: Backend::Jit,
+            disabled_passes: HashSet::new(),
+            dumped_passes: HashSet::new(),
+            winograd: true,
+            fused_epilogues: true,
+            lazy: true,
+            threads: None,
+            engine: EngineKind::Threaded { workers: 1 },
+            profile: None,
+            cache_dir,
+            vector_bits: 256,
+        }
+    }
+
+    /// The defaults with the `KILN_*` variables' overrides.
+    pub fn from_env() -> Result<Config> {
+        Config::from_vars(|k| std::env::var(k).ok())
+    }
+
+    /// The defaults with overrides from `var` (the `KILN_*` names; empty means unset).
+    pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Config> {
+        let var = |k: &str| var(k).filter(|v| !v.is_empty());
+        let bad = |k: &str, v: &str, want: &str| {
+            Error::Input(format!("environment variable {k}={v:?}: expected {want}"))
+        };
+        let flag = |k: &str, default: bool| match var(k).as_deref() {
+            None => Ok(default),
+            Some("0") | Some("false") | Some("off") => Ok(false),
+            Some("1") | Some("true") | Some("on") => Ok(true),
+            Some(v) => Err(bad(k, v, "0 or 1")),
+        };
+        let count = |k: &str| -> Result<Option<usize>> {
+            var(k)
+                .map(|v| match v.parse::<usize>() {
+                    Ok(n) if n >= 1 => Ok(n),
+                    _ => Err(bad(k, &v, "a count of at least 1")),
+                })
+                .transpose()
+        };
+        let names = |k: &str| -> HashSet<String> {
+            (var(k).unwrap_or_default().split(','))
+                .map(|p| p.trim().to_string())
+                .filter(|p| !p.is_empty())
+                .collect()
+        };
+        let mut c = Config::new();
+        c.backend = match var("KILN_BACKEND").as_deref() {
+            None | Some("jit") => Backend::Jit,
+            Some("interp") | Some("interpreter") => Backend::Interpreter,
+            Some(v) => return Err(bad("KILN_BACKEND", v, "jit or interp")),
+        };
+        c.disabled_passes = names("KILN_DISABLE_PASSES");
+        c.dumped_passes = names("KILN_DUMP");
+        c.winograd = flag("KILN_WINOGRAD", c.winograd)?;
+        c.fused_epilogues = flag("KILN_FUSED_EPILOGUES", c.fused_epilogues)?;
+        c.lazy = flag("KILN_LAZY", c.lazy)?;
+        c.threads = count("KILN_CPU_THREADS")?.or(c.threads);
+        let workers = count("KILN_CPU_WORKER_NTHREADS")?.unwrap_or(1);
+        c.engine = match var("KILN_ENGINE").as_deref() {
+            None | Some("threaded") => EngineKind::Threaded { workers },
+            Some("naive") => EngineKind::Naive,
+            Some(v) => return Err(bad("KILN_ENGINE", v, "threaded or naive")),
+        };
+        c.profile = var("KILN_PROFILE").map(PathBuf::from);
+        if let Some(dir) = var("KILN_CACHE_DIR") {
+            c.cache_dir = Some(dir.into());
+        }
+        if let Some(v) = var("KILN_VECTOR_BITS") {
+            c.vector_bits = match v.as_str() {
+                "128" | "256" | "512" => v.parse().unwrap_or(256),
+                _ => return Err(bad("KILN_VECTOR_BITS", &v, "128, 256 or 512")),
+            };
+        }
+        Ok(c)
+    }
+
+    /// The process's configuration: the one installed, else [`Config::from_env`] (or,
+    /// where a variable is unusable, the defaults, after saying why on stderr: this runs
+    /// where no error can be returned).
+    pub fn global() -> &'static Config {
+        GLOBAL.get_or_init(|| {
+            Config::from_env().unwrap_or_else(|e| {
+                eprintln!("kiln: {e}; using the defaults");
+                Config::new()
+            })
+        })
+    }
+
+    /// Makes this the process's configuration. Fails once the process's configuration
+    /// was read (an executor bound, an array computed): the engine, the pool and the
+    /// JIT are made once, from it.
+    pub fn install(self) -> Result<()> {
+        let wanted = self.clone();
+        GLOBAL.set(self).map_err(|_| {
+            Error::Input(if GLOBAL.get() == Some(&wanted) {
+                "the configuration is already installed".into()
+            } else {
+                "the process's configuration was read before Config::install; install it first"
+                    .into()
+            })
+        })
+    }
+
+    pub fn backend(mut self, backend: Backend) -> Config {
+        self.backend = backend;
+        self
+    }
+
+    pub fn disable_pass(mut self, name: &str) -> Config {
+        self.disabled_passes.insert(name.to_string());
+        self
+    }
+
+    pub fn dump_pass(mut self, name: &str) -> Config {
+        self.dumped_passes.insert(name.to_string());
+        self
+    }
+
+    pub fn winograd(mut self, on: bool) -> Config {
+        self.winograd = on;
+        self
+    }
+
+    pub fn fused_epilogues(mut self, on: bool) -> Config {
+        self.fused_epilogues = on;
+        self
+    }
+
+    pub fn lazy(mut self, on: bool) -> Config {
+        self.lazy = on;
+        self
+    }
+
+    pub fn threads(mut self, threads: usize) -> Config {
+        self.threads = Some(threads.max(1));
+        self
+    }
+
+    pub fn engine(mut self, kind: EngineKind) -> Config {
+        self.engine = kind;
+        self
+    }
+
+    pub fn profile(mut self, path: impl Into<PathBuf>) -> Config {
+        self.profile = Some(path.into());
+        self
+    }
+
+    pub fn cache_dir(mut self, dir: Option<PathBuf>) -> Config {
+        self.cache_dir = dir;
+        self
+    }
+
+    pub fn vector_bits(mut self, bits: u32) -> Config {
+        self.vector_bits = bits;
+        self
+    }
+
+    /// What [`program::compile`](kiln_compiler::program::compile) is given for these
+    /// shapes and mode: this configuration's target and passes.
+    pub fn spec(&self, shapes: HashMap<String, Shape>, mode: Mode) -> Spec {
+        Spec {
+            disabled_passes: self.disabled_passes.clone(),
+            dumped_passes: self.dumped_passes.clone(),
+            ..Spec::new(shapes, mode, self.target())
+        }
+    }
+
+    /// What the compiler targets: the backend's target with this configuration's
+    /// Winograd and epilogue choices.
+    pub fn target(&self) -> Target {
+        let target = self.backend.target();
+        Target {
+            winograd: target.winograd && self.winograd,
+            fused_epilogues: target.fused_epilogues && self.fused_epilogues,
+            ..target
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn from(vars: &[(&str, &str)]) -> Result<Config> {
+        let vars: HashMap<String, String> = (vars.iter())
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Config::from_vars(|k| vars.get(k).cloned())
+    }
+
+    #[test]
+    fn variables_override_the_defaults() {
+        assert_eq!(from(&[]).unwrap(), Config::new());
+        let c = from(&[
+            ("KILN_BACKEND", "interp"),
+            ("KILN_DISABLE_PASSES", "cse, simplify"),
+            ("KILN_WINOGRAD", "0"),
+            ("KILN_LAZY", "off"),
+            ("KILN_CPU_THREADS", "3"),
+            ("KILN_ENGINE", "threaded"),
+            ("KILN_CPU_WORKER_NTHREADS", "2"),
+            ("KILN_PROFILE", "trace.json"),
+            ("KILN_CACHE_DIR", "/tmp/k"),
+            ("KILN_VECTOR_BITS", "512"),
+        ])
+        .unwrap();
+        let want = (Config::new())
+            .backend(Backend::Interpreter)
+            .disable_pass("cse")
+            .disable_pass("simplify")
+            .winograd(false)
+            .lazy(false)
+            .threads(3)
+            .engine(EngineKind::Threaded { workers: 2 })
+            .profile("trace.json")
+            .cache_dir(Some("/tmp/k".into()))
+            .vector_bits(512);
+        assert_eq!(c, want);
+        assert!(!c.target().winograd && !c.target().kernels);
+    }
+
+    #[test]
+    fn an_unusable_value_is_an_error_naming_the_variable() {
+        for (k, v) in [
+            ("KILN_BACKEND", "gpu"),
+            ("KILN_LAZY", "maybe"),
+            ("KILN_CPU_THREADS", "0"),
+            ("KILN_ENGINE", "fast"),
+            ("KILN_VECTOR_BITS", "384"),
+        ] {
+            let e = from(&[(k, v)]).unwrap_err().to_string();
+            assert!(e.contains(k) && e.contains(v), "{e}");
+        }
+    }
+}
