@@ -39,6 +39,9 @@ pub enum Error {
         path: String,
         source: std::io::Error,
     },
+    /// Lowering, scheduling, rendering or running a kernel.
+    #[error(transparent)]
+    Kernel(#[from] crate::kir::KirError),
 }
 
 fn suggest(similar: &[&str]) -> String {

@@ -97,7 +97,7 @@ fn run(t: &FileTest) -> Result<String, String> {
     match step.as_slice() {
         ["lower"] => {
             let k = one_kernel(&t.input)?;
-            let nest = lower(&k, &Schedule::cpu(&k))?;
+            let nest = lower(&k, &Schedule::cpu(&k)).map_err(|e| e.to_string())?;
             let text = nest.to_string();
             // What the step prints reads back too.
             parse_nest(&text).map_err(|e| format!("the output does not parse: {e}"))?;

@@ -279,12 +279,14 @@ impl Gen<'_> {
     /// Renders `k` as a kernel module: its name, and the extent `run_range` splits.
     fn render(&mut self, k: &Kernel) -> Result<(Ident, Option<i64>), String> {
         let name = format!("k{}", self.shared.kernels.len());
-        let nest = lower(k, &Schedule::cpu(k))?;
+        let nest = lower(k, &Schedule::cpu(k)).map_err(|e| e.to_string())?;
         let nest = kiln_compiler::kir::LoopNest {
             name: name.clone(),
             ..nest
         };
-        let source = rust::render(&nest)?.replace("kiln_ops::", "::kiln::ops::");
+        let source = rust::render(&nest)
+            .map_err(|e| e.to_string())?
+            .replace("kiln_ops::", "::kiln::ops::");
         let module: TokenStream = source.parse().map_err(|e| format!("{e:?}"))?;
         self.shared.kernels.push(module);
         Ok((format_ident!("{}", name), rust::split_extent(&nest)))
@@ -318,7 +320,8 @@ impl Gen<'_> {
         let mut stmts = Vec::new();
         let mut operands: Vec<TokenStream> = ins.iter().map(|&b| pointer(b)).collect();
         for (pack, _) in &p.packs {
-            let len = kiln_compiler::kir::interp::extent(&pack.outputs[0].len, &[])? as usize;
+            let len = kiln_compiler::kir::interp::extent(&pack.outputs[0].len, &[])
+                .map_err(|e| e.to_string())? as usize;
             let at = buffers.next().ok_or("a pack without workspace")?;
             let packed = Buf::Arena { at, len };
             stmts.push(self.kernel(pack, ins, &[packed])?);

@@ -18,6 +18,7 @@
 //! come from a small prelude. Storage types convert on load and store, f16 and bf16
 //! included (they compute in f32).
 
+use super::error::KirError;
 use super::gpu::{block_reduce, GStmt, GpuKernel, Launch};
 use super::ir::{linear, BitOp, Buffer, Idx, Kernel, Val};
 use kiln_ops::expr::{Binary, Unary};
@@ -25,8 +26,8 @@ use kiln_ops::{Combiner, DType};
 use std::fmt::Write;
 
 /// The C type that stores buffer `b`'s elements.
-fn storage_type(b: &Buffer) -> Result<&'static str, String> {
-    Ok(match b.dtype {
+fn storage_type(b: &Buffer) -> &'static str {
+    match b.dtype {
         DType::F32 => "float",
         DType::F64 => "double",
         DType::U8 | DType::Bool => "unsigned char",
@@ -35,14 +36,14 @@ fn storage_type(b: &Buffer) -> Result<&'static str, String> {
         DType::I64 => "long long",
         DType::F16 => "kiln_f16",
         DType::BF16 => "kiln_bf16",
-    })
+    }
 }
 
 /// `value` (of the compute type) as buffer `b` stores it, rounded as the interpreter
 /// rounds: integers through 64 bits (wrapping to the width), bool as value != 0.
-fn stored(b: &Buffer, value: &str) -> Result<String, String> {
-    let ty = storage_type(b)?;
-    Ok(match b.dtype {
+fn stored(b: &Buffer, value: &str) -> String {
+    let ty = storage_type(b);
+    match b.dtype {
         DType::F32 | DType::F64 => format!("({ty})({value})"),
         DType::F16 => format!("kiln_to_f16((float)({value}))"),
         DType::BF16 => format!("kiln_to_bf16((float)({value}))"),
@@ -50,7 +51,7 @@ fn stored(b: &Buffer, value: &str) -> Result<String, String> {
         DType::U8 | DType::I8 | DType::I32 | DType::I64 => {
             format!("({ty})(long long)({value})")
         }
-    })
+    }
 }
 
 /// Helpers in the compute type `T`, matching `kiln_ops::expr::eval`'s semantics, and the
@@ -110,40 +111,41 @@ __device__ T kiln_digamma(T x) {
 /// Threads per block of reduction kernels ([`block_reduce`]).
 pub const REDUCTION_BLOCK: u32 = 256;
 
-fn compute_type(k: &Kernel) -> Result<&'static str, String> {
+fn compute_type(k: &Kernel) -> Result<&'static str, KirError> {
     match k.compute {
         DType::F32 => Ok("float"),
         DType::F64 => Ok("double"),
-        other => Err(format!(
-            "kernel `{}`: compute type {other} is not rendered to CUDA",
-            k.name
-        )),
+        dtype => Err(KirError::Unsupported {
+            kernel: k.name.clone(),
+            dtype,
+            target: "CUDA",
+        }),
     }
 }
 
 /// The buffers, then the symbolic dimensions.
-fn params(k: &Kernel) -> Result<Vec<String>, String> {
+fn params(k: &Kernel) -> Vec<String> {
     let mut params = Vec::new();
     for (i, b) in k.inputs.iter().enumerate() {
-        params.push(format!("const {}* __restrict__ in{i}", storage_type(b)?));
+        params.push(format!("const {}* __restrict__ in{i}", storage_type(b)));
     }
     for (i, b) in k.outputs.iter().enumerate() {
-        params.push(format!("{}* __restrict__ out{i}", storage_type(b)?));
+        params.push(format!("{}* __restrict__ out{i}", storage_type(b)));
     }
     params.extend((0..k.symbolic_dims()).map(|d| format!("long long dim{d}")));
-    Ok(params)
+    params
 }
 
 /// Renders `k` as one `extern "C" __global__` function named after the kernel, in a
 /// namespace of its own: a kernel with reductions over its inner axes under the block
 /// schedule ([`block_reduce`], launched with [`REDUCTION_BLOCK`] threads per block), any
 /// other under the element-wise grid-stride schedule (any launch).
-pub fn render(k: &Kernel) -> Result<String, String> {
+pub fn render(k: &Kernel) -> Result<String, KirError> {
     let compute = compute_type(k)?;
     if let Ok(gk) = block_reduce(k, REDUCTION_BLOCK) {
         return render_block(&gk);
     }
-    let mut params = params(k)?;
+    let mut params = params(k);
     params.push("long long n".into());
 
     // A namespace per kernel keeps `T` and the prelude apart, so the kernels of a model
@@ -162,12 +164,12 @@ pub fn render(k: &Kernel) -> Result<String, String> {
     s += "  const long long stride = (long long)gridDim.x * blockDim.x;\n";
     s += "  const long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n";
     if vectorizable(k) {
-        s += &vector_path(k)?;
+        s += &vector_path(k);
     }
     s += "  for (long long lin = first; lin < n; lin += stride) {\n";
     s += &point(k, &|b, i| format!("kiln_ld(in{b}[{}])", idx(i)), &|o, v| {
-        Ok(format!("out{o}[lin] = {};", stored(&k.outputs[o], v)?))
-    })?;
+        format!("out{o}[lin] = {};", stored(&k.outputs[o], v))
+    });
     s += "  }\n}\n}\n";
     Ok(s)
 }
@@ -196,7 +198,7 @@ fn vectorizable(k: &Kernel) -> bool {
 /// The `float4` path, taken when the element count is a multiple of four and every
 /// buffer is 16-byte aligned (a uniform branch): each thread loads a `float4` of every
 /// input, computes its four points, and stores a `float4` of every output.
-fn vector_path(k: &Kernel) -> Result<String, String> {
+fn vector_path(k: &Kernel) -> String {
     let buffers: Vec<String> = (0..k.inputs.len())
         .map(|b| format!("in{b}"))
         .chain((0..k.outputs.len()).map(|o| format!("out{o}")))
@@ -221,15 +223,15 @@ fn vector_path(k: &Kernel) -> Result<String, String> {
             .unwrap_or(0);
         writeln!(s, "      {{ const long long lin = 4 * q + {lane};").unwrap();
         s += &point(k, &|b, _| format!("(T)v{b}.{c}"), &|o, v| {
-            Ok(format!("o{o}.{c} = (float)({v});"))
-        })?;
+            format!("o{o}.{c} = (float)({v});")
+        });
         s += "      }\n";
     }
     for o in 0..k.outputs.len() {
         writeln!(s, "      reinterpret_cast<float4*>(out{o})[q] = o{o};").unwrap();
     }
     s += "    }\n    return;\n  }\n";
-    Ok(s)
+    s
 }
 
 /// One point's statements at linear index `lin`: its coordinates, temporaries and stores,
@@ -237,8 +239,8 @@ fn vector_path(k: &Kernel) -> Result<String, String> {
 fn point(
     k: &Kernel,
     load: &dyn Fn(usize, &Idx) -> String,
-    store: &dyn Fn(usize, &str) -> Result<String, String>,
-) -> Result<String, String> {
+    store: &dyn Fn(usize, &str) -> String,
+) -> String {
     let mut s = String::from("    long long rest = lin;\n");
     for axis in (0..k.domain.len()).rev() {
         let extent = idx(&k.domain[axis]);
@@ -256,14 +258,14 @@ fn point(
         writeln!(s, "    const T t{t} = {};", val_with(v, load)).unwrap();
     }
     for (o, v) in k.values.iter().enumerate() {
-        writeln!(s, "    {}", store(o, &val_with(v, load))?).unwrap();
+        writeln!(s, "    {}", store(o, &val_with(v, load))).unwrap();
     }
-    Ok(s)
+    s
 }
 
 /// Renders a block-scheduled kernel: `__launch_bounds__` of its block, the shared array,
 /// coordinates and registers declared up front, and its statements.
-pub fn render_block(gk: &GpuKernel) -> Result<String, String> {
+pub fn render_block(gk: &GpuKernel) -> Result<String, KirError> {
     let k = &gk.kernel;
     let compute = compute_type(k)?;
     let mut s = format!(
@@ -275,7 +277,7 @@ pub fn render_block(gk: &GpuKernel) -> Result<String, String> {
         "extern \"C\" __global__ void __launch_bounds__({}) {}({}) {{",
         gk.block,
         k.name,
-        params(k)?.join(", ")
+        params(k).join(", ")
     )
     .unwrap();
     writeln!(s, "  __shared__ T kiln_shared[{}];", gk.shared.max(1)).unwrap();
@@ -283,17 +285,12 @@ pub fn render_block(gk: &GpuKernel) -> Result<String, String> {
     writeln!(s, "  long long {};", coords.join(", ")).unwrap();
     let regs: Vec<String> = (0..gk.registers).map(|r| format!("t{r} = 0")).collect();
     writeln!(s, "  T {};", regs.join(", ")).unwrap();
-    block_stmts(&mut s, &gk.body, &k.outputs, 1)?;
+    block_stmts(&mut s, &gk.body, &k.outputs, 1);
     s += "}\n}\n";
     Ok(s)
 }
 
-fn block_stmts(
-    s: &mut String,
-    body: &[GStmt],
-    outputs: &[Buffer],
-    depth: usize,
-) -> Result<(), String> {
+fn block_stmts(s: &mut String, body: &[GStmt], outputs: &[Buffer], depth: usize) {
     let pad = "  ".repeat(depth);
     for st in body {
         match st {
@@ -323,12 +320,12 @@ fn block_stmts(
                     idx(step)
                 )
                 .unwrap();
-                block_stmts(s, body, outputs, depth + 1)?;
+                block_stmts(s, body, outputs, depth + 1);
                 writeln!(s, "{pad}}}").unwrap();
             }
             GStmt::IfLess { lhs, rhs, body } => {
                 writeln!(s, "{pad}if ({} < {}) {{", idx(lhs), idx(rhs)).unwrap();
-                block_stmts(s, body, outputs, depth + 1)?;
+                block_stmts(s, body, outputs, depth + 1);
                 writeln!(s, "{pad}}}").unwrap();
             }
             GStmt::Set { reg, value } => writeln!(s, "{pad}t{reg} = {};", val(value)).unwrap(),
@@ -346,12 +343,11 @@ fn block_stmts(
                 index,
                 value,
             } => {
-                let v = stored(&outputs[*output], &val(value))?;
+                let v = stored(&outputs[*output], &val(value));
                 writeln!(s, "{pad}out{output}[{}] = {v};", idx(index)).unwrap()
             }
         }
     }
-    Ok(())
 }
 
 fn idx(i: &Idx) -> String {

@@ -14,6 +14,7 @@
 //! in lockstep, shared-memory races reported) and renders to CUDA
 //! ([`super::cuda::render_block`]).
 
+use super::error::KirError;
 use super::ir::{Idx, Kernel, Val};
 use kiln_ops::Combiner;
 use std::fmt;
@@ -118,11 +119,15 @@ fn product(extents: &[Idx]) -> Idx {
 /// Schedules `k` one block of `block` threads (a power of two, at least 32) per row,
 /// where the rows are the outer axes its reductions depend on. Fails for kernels without
 /// reductions, and for reductions over other axes than the innermost ones.
-pub fn block_reduce(k: &Kernel, block: u32) -> Result<GpuKernel, String> {
+pub fn block_reduce(k: &Kernel, block: u32) -> Result<GpuKernel, KirError> {
+    let unfit = |reason: String| KirError::BlockSchedule {
+        kernel: k.name.clone(),
+        reason,
+    };
     if block < 32 || !block.is_power_of_two() {
-        return Err(format!(
+        return Err(unfit(format!(
             "a block of {block} threads: need a power of two ≥ 32"
-        ));
+        )));
     }
     let rank = k.domain.len();
     let axes = k.temp_axes();
@@ -130,7 +135,7 @@ pub fn block_reduce(k: &Kernel, block: u32) -> Result<GpuKernel, String> {
         .filter(|&t| matches!(k.temps[t], Val::Reduce { .. }))
         .collect();
     if reductions.is_empty() {
-        return Err(format!("kernel `{}` has no reduction", k.name));
+        return Err(unfit("no reduction".into()));
     }
     // Rows: the outer axes any reduction depends on; every reduction and every temporary
     // it reads must depend on no other axis.
@@ -141,10 +146,7 @@ pub fn block_reduce(k: &Kernel, block: u32) -> Result<GpuKernel, String> {
         .unwrap_or(0);
     let row_level = |t: usize| axes[t][rows_rank..].iter().all(|&d| !d);
     if let Some(&t) = reductions.iter().find(|&&t| !row_level(t)) {
-        return Err(format!(
-            "kernel `{}`: reduction t{t} depends on inner axes",
-            k.name
-        ));
+        return Err(unfit(format!("reduction t{t} depends on inner axes")));
     }
     let (thread, blk, blocks, row, r, inner) =
         (rank, rank + 1, rank + 2, rank + 3, rank + 4, rank + 5);

@@ -3,10 +3,12 @@
 //! other, composing index maps (reshape, transpose, slice, concat, broadcast) into the
 //! load indices, and wrapping reductions' prologues in a [`Val::Reduce`].
 
+use super::error::KirError;
 use super::ir::{Buffer, Idx, Kernel, Val};
 use super::simplify::Simplifier;
 use crate::graph::{Entry, Graph, NodeId};
 use crate::infer::Inferred;
+use crate::node::NodeData;
 use kiln_ops::{Compute, DType, Expr, IndexExpr};
 use std::collections::{HashMap, HashSet};
 
@@ -26,7 +28,7 @@ pub fn from_group(
     inferred: &Inferred,
     nodes: &[NodeId],
     name: &str,
-) -> Result<Vec<Lowered>, String> {
+) -> Result<Vec<Lowered>, KirError> {
     let members: HashSet<NodeId> = nodes.iter().copied().collect();
     // Outputs: entries of the group read outside it, or graph heads, by shape.
     let mut by_shape: Vec<(Vec<usize>, Vec<Entry>)> = Vec::new();
@@ -47,7 +49,9 @@ pub fn from_group(
         }
     }
     if by_shape.is_empty() {
-        return Err(format!("group `{name}` has no output"));
+        return Err(KirError::NoOutput {
+            group: name.to_string(),
+        });
     }
     // Entries read more than once (by members, or as an output and by a member) become
     // temporaries, so a diamond is computed once per point rather than once per path.
@@ -142,34 +146,49 @@ fn splice(e: &Expr, args: &[Val]) -> Val {
     }
 }
 
+/// Node `n` that does not lower, and why.
+fn unlowerable(n: &NodeData, reason: impl Into<String>) -> KirError {
+    KirError::Unlowerable {
+        node: n.describe(),
+        reason: reason.into(),
+    }
+}
+
+/// A member's operator and parsed parameters: variables and unparsed nodes do not lower.
+fn operator(n: &NodeData) -> Result<(&'static kiln_ops::OpDef, &kiln_ops::Attrs), KirError> {
+    let op =
+        n.op.ok_or_else(|| unlowerable(n, "a variable inside a group"))?;
+    let params = n
+        .params
+        .as_ref()
+        .ok_or_else(|| unlowerable(n, "unparsed parameters"))?;
+    Ok((op, params))
+}
+
 /// The contraction a library node declares for output `e.index`, or why it has none.
 pub fn contraction_of(
     g: &Graph,
     inferred: &Inferred,
     e: Entry,
-) -> Result<kiln_ops::contraction::Contraction, String> {
+) -> Result<kiln_ops::contraction::Contraction, KirError> {
     let n = g.node(e.node);
-    let op = n.op.ok_or("a variable inside a group")?;
-    let library = || {
-        format!(
-            "{} ({}) is not lowered to loops: library calls keep their kernels",
-            n.describe(),
-            op.pattern.name()
-        )
+    let (op, params) = operator(n)?;
+    let library = |why| KirError::Library {
+        node: n.describe(),
+        pattern: op.pattern.name(),
+        why,
     };
-    let f = op.contraction.ok_or_else(library)?;
-    let params = n.params.as_ref().ok_or("unparsed parameters")?;
+    let f = op.contraction.ok_or_else(|| library(None))?;
     let ins: Vec<Vec<usize>> = n
         .inputs
         .iter()
         .map(|&i| inferred.shape(i).clone())
         .collect();
-    f(params, &ins, &inferred.shapes[e.node.index()], e.index)
-        .map_err(|err| format!("{}: {err}", library()))
+    f(params, &ins, &inferred.shapes[e.node.index()], e.index).map_err(|err| library(Some(err)))
 }
 
 impl Lowering<'_> {
-    fn contraction(&self, e: Entry) -> Result<kiln_ops::contraction::Contraction, String> {
+    fn contraction(&self, e: Entry) -> Result<kiln_ops::contraction::Contraction, KirError> {
         contraction_of(self.g, self.inferred, e)
     }
 
@@ -180,12 +199,12 @@ impl Lowering<'_> {
         e: Entry,
         c: &kiln_ops::contraction::Contraction,
         coords: &[Idx],
-    ) -> Result<Val, String> {
+    ) -> Result<Val, KirError> {
         use kiln_ops::contraction::Read;
         use kiln_ops::expr::Binary;
         let n = self.g.node(e.node);
         if coords.iter().any(Idx::mentions_reduction) {
-            return Err(format!("{}: a reduction inside a reduction", n.describe()));
+            return Err(unlowerable(n, "a reduction inside a reduction"));
         }
         let rank = coords.len();
         let point: Vec<Idx> = coords
@@ -198,7 +217,7 @@ impl Lowering<'_> {
             extents: &extents,
             red: c.extents.iter().map(|&x| Some(x as i64)).collect(),
         };
-        let mut read = |r: &Read, at: &[Idx]| -> Result<Val, String> {
+        let mut read = |r: &Read, at: &[Idx]| -> Result<Val, KirError> {
             let input = n.inputs[r.input];
             let shape = self.inferred.shape(input).clone();
             let c: Vec<Idx> = r.coords.iter().map(|x| substitute(x, at)).collect();
@@ -255,7 +274,7 @@ impl Lowering<'_> {
         name: String,
         shape: &[usize],
         outputs: &[Entry],
-    ) -> Result<Kernel, String> {
+    ) -> Result<Kernel, KirError> {
         let coords: Vec<Idx> = (0..shape.len()).map(Idx::Coord).collect();
         self.extents = shape.iter().map(|&d| Some(d as i64)).collect();
         let extents = self.extents.clone();
@@ -292,7 +311,7 @@ impl Lowering<'_> {
 
     /// The value of entry `e` at `coords` (in `e`'s shape): a temporary when `e` is a member
     /// read more than once.
-    fn value(&mut self, e: Entry, coords: &[Idx]) -> Result<Val, String> {
+    fn value(&mut self, e: Entry, coords: &[Idx]) -> Result<Val, KirError> {
         // Inside a reduction the point changes with the reduction coordinates: no sharing.
         // A reduction's value is shared even when read once, since the entry reading it
         // may itself be recomputed (inside another reduction's body: softmax's max).
@@ -317,7 +336,7 @@ impl Lowering<'_> {
     }
 
     /// The expression of entry `e` at `coords`.
-    fn compute(&mut self, e: Entry, coords: &[Idx]) -> Result<Val, String> {
+    fn compute(&mut self, e: Entry, coords: &[Idx]) -> Result<Val, KirError> {
         let shape = self.inferred.shape(e).clone();
         if !self.members.contains(&e.node) {
             let buffer = match self.inputs.iter().position(|&i| i == e) {
@@ -333,8 +352,11 @@ impl Lowering<'_> {
             });
         }
         let n = self.g.node(e.node);
-        let op = n.op.ok_or("a variable inside a group")?;
-        let params = n.params.as_ref().ok_or("unparsed parameters")?;
+        let (op, params) = operator(n)?;
+        let refused = |source| KirError::Operator {
+            node: n.describe(),
+            source,
+        };
         match op.compute {
             Compute::Scalar(f) => {
                 // Inputs broadcast to this output: right-aligned, size-1 axes read index 0.
@@ -344,7 +366,7 @@ impl Lowering<'_> {
                     .map(|&i| {
                         let s = self.inferred.shape(i).clone();
                         let lead = shape.len().checked_sub(s.len()).ok_or_else(|| {
-                            format!("`{}`: an input has more axes than its output", n.name)
+                            unlowerable(n, "an input has more axes than its output")
                         })?;
                         let c: Vec<Idx> = s
                             .iter()
@@ -369,7 +391,7 @@ impl Lowering<'_> {
                     .map(|&i| self.inferred.shape(i).clone())
                     .collect();
                 let outs = &self.inferred.shapes[e.node.index()];
-                let m = map(params, &ins, outs, e.index).map_err(|err| err.to_string())?;
+                let m = map(params, &ins, outs, e.index).map_err(refused)?;
                 // Pieces in order: the first whose guard holds wins (concatenation).
                 let mut result: Option<Val> = None;
                 for piece in m.pieces.iter().rev() {
@@ -396,14 +418,14 @@ impl Lowering<'_> {
                         _ => v,
                     });
                 }
-                result.ok_or_else(|| format!("{} has an empty index map", n.describe()))
+                result.ok_or_else(|| unlowerable(n, "an empty index map"))
             }
             Compute::Reduce(reduction) => {
                 let input = n.inputs[0];
                 let in_shape = self.inferred.shape(input).clone();
-                let r = reduction(params, &in_shape, &shape).map_err(|err| err.to_string())?;
+                let r = reduction(params, &in_shape, &shape).map_err(refused)?;
                 if coords.iter().any(Idx::mentions_reduction) {
-                    return Err(format!("{}: a reduction inside a reduction", n.describe()));
+                    return Err(unlowerable(n, "a reduction inside a reduction"));
                 }
                 // Output axes are the kept input axes: all of them with keepdims (reduced
                 // ones of size 1), the kept ones in order, none when everything is reduced
@@ -421,10 +443,9 @@ impl Lowering<'_> {
                         (a + shape.len()).saturating_sub(in_shape.len())
                     };
                     at[a] = coords.get(from).cloned().ok_or_else(|| {
-                        format!(
-                            "{}: output rank {} does not fit the reduction",
-                            n.describe(),
-                            shape.len()
+                        unlowerable(
+                            n,
+                            format!("output rank {} does not fit the reduction", shape.len()),
                         )
                     })?;
                 }

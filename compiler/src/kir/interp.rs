@@ -2,6 +2,7 @@
 //! each stored value to its buffer's dtype. Renderers are tested against it, and it against
 //! the graph oracle. Out-of-bounds accesses are errors, not panics.
 
+use super::error::{Fault, KirError};
 use super::ir::{Buffer, Idx, LoopNest, Stmt, Val};
 use kiln_ops::Tensor;
 
@@ -32,52 +33,52 @@ impl<'a> Env<'a> {
     }
 }
 
-pub(super) fn idx(e: &Idx, env: &Env) -> Result<i64, String> {
+pub(super) fn idx(e: &Idx, env: &Env) -> Result<i64, Fault> {
     Ok(match e {
         Idx::Const(c) => *c,
         Idx::Coord(a) => *env
             .coords
             .get(*a)
-            .ok_or_else(|| format!("coordinate i{a} outside every loop"))?,
-        Idx::Red(k) => *env
-            .red
-            .get(*k)
-            .ok_or_else(|| format!("reduction coordinate r{k} outside its reduction"))?,
-        Idx::Dim(d) => *env
-            .dims
-            .get(*d)
-            .ok_or_else(|| format!("symbolic dimension D{d} is not bound"))?,
+            .ok_or_else(|| Fault::Invalid(format!("coordinate i{a} outside every loop")))?,
+        Idx::Red(k) => *env.red.get(*k).ok_or_else(|| {
+            Fault::Invalid(format!("reduction coordinate r{k} outside its reduction"))
+        })?,
+        Idx::Dim(d) => *env.dims.get(*d).ok_or(Fault::UnboundDim(*d))?,
         Idx::Add(a, b) => idx(a, env)? + idx(b, env)?,
         Idx::Mul(a, b) => idx(a, env)? * idx(b, env)?,
         Idx::Div(a, b) => {
             let d = idx(b, env)?;
             if d <= 0 {
-                return Err(format!("division by {d} in {e}"));
+                return Err(Fault::Invalid(format!("division by {d} in {e}")));
             }
             idx(a, env)?.div_euclid(d)
         }
         Idx::Mod(a, b) => {
             let d = idx(b, env)?;
             if d <= 0 {
-                return Err(format!("remainder by {d} in {e}"));
+                return Err(Fault::Invalid(format!("remainder by {d} in {e}")));
             }
             idx(a, env)?.rem_euclid(d)
         }
     })
 }
 
-pub(super) fn val(v: &Val, env: &Env) -> Result<f64, String> {
+pub(super) fn val(v: &Val, env: &Env) -> Result<f64, Fault> {
     Ok(match v {
         Val::Const(c) => *c,
         Val::Load { buffer, index } => {
             let t = env
                 .inputs
                 .get(*buffer)
-                .ok_or_else(|| format!("no input buffer {buffer}"))?;
+                .ok_or_else(|| Fault::Invalid(format!("no input buffer {buffer}")))?;
             let i = idx(index, env)?;
-            *t.data
-                .get(usize::try_from(i).map_err(|_| format!("in{buffer}[{i}]: negative index"))?)
-                .ok_or_else(|| format!("in{buffer}[{i}] is out of bounds ({} elements)", t.len()))?
+            *usize::try_from(i)
+                .ok()
+                .and_then(|i| t.data.get(i))
+                .ok_or_else(|| Fault::OutOfBounds {
+                    access: format!("in{buffer}[{i}]"),
+                    len: t.len(),
+                })?
         }
         Val::Index(i) => idx(i, env)? as f64,
         Val::Reduce {
@@ -118,7 +119,7 @@ pub(super) fn val(v: &Val, env: &Env) -> Result<f64, String> {
         Val::Temp(t) => *env
             .temps
             .get(*t)
-            .ok_or_else(|| format!("t{t} read before it is set"))?,
+            .ok_or_else(|| Fault::Invalid(format!("t{t} read before it is set")))?,
         Val::Unary(op, a) => op.apply(val(a, env)?),
         Val::Bits(op, a) => op.apply(val(a, env)?),
         Val::Shared(i) => {
@@ -126,11 +127,9 @@ pub(super) fn val(v: &Val, env: &Env) -> Result<f64, String> {
             *usize::try_from(at)
                 .ok()
                 .and_then(|a| env.shared.get(a))
-                .ok_or_else(|| {
-                    format!(
-                        "shared[{at}] is out of bounds ({} elements)",
-                        env.shared.len()
-                    )
+                .ok_or_else(|| Fault::OutOfBounds {
+                    access: format!("shared[{at}]"),
+                    len: env.shared.len(),
                 })?
         }
         Val::Binary(op, a, b) => op.apply(val(a, env)?, val(b, env)?),
@@ -144,7 +143,7 @@ pub(super) fn val(v: &Val, env: &Env) -> Result<f64, String> {
     })
 }
 
-fn exec(stmts: &[Stmt], env: &mut Env, outs: &mut [Tensor]) -> Result<(), String> {
+fn exec(stmts: &[Stmt], env: &mut Env, outs: &mut [Tensor]) -> Result<(), Fault> {
     for s in stmts {
         match s {
             Stmt::Loop {
@@ -175,13 +174,16 @@ fn exec(stmts: &[Stmt], env: &mut Env, outs: &mut [Tensor]) -> Result<(), String
                 let i = idx(index, env)?;
                 let out = outs
                     .get_mut(*output)
-                    .ok_or_else(|| format!("no output buffer {output}"))?;
+                    .ok_or_else(|| Fault::Invalid(format!("no output buffer {output}")))?;
                 let dtype = out.dtype;
                 let len = out.len();
                 let slot = usize::try_from(i)
                     .ok()
                     .and_then(|i| out.data.get_mut(i))
-                    .ok_or_else(|| format!("out{output}[{i}] is out of bounds ({len} elements)"))?;
+                    .ok_or_else(|| Fault::OutOfBounds {
+                        access: format!("out{output}[{i}]"),
+                        len,
+                    })?;
                 *slot = dtype.round(v);
             }
         }
@@ -194,13 +196,13 @@ pub(super) fn allocate_outputs(
     buffers: &[Buffer],
     env: &Env,
     out_shapes: &[Vec<usize>],
-) -> Result<Vec<Tensor>, String> {
+) -> Result<Vec<Tensor>, Fault> {
     if buffers.len() != out_shapes.len() {
-        return Err(format!(
+        return Err(Fault::OutputShapes(format!(
             "{} output shapes for {} outputs",
             out_shapes.len(),
             buffers.len()
-        ));
+        )));
     }
     buffers
         .iter()
@@ -208,10 +210,10 @@ pub(super) fn allocate_outputs(
         .map(|(b, s)| {
             let len = idx(&b.len, env)? as usize;
             if len != s.iter().product::<usize>() {
-                return Err(format!(
+                return Err(Fault::OutputShapes(format!(
                     "output `{}` holds {len} elements, not shape {s:?}",
                     b.name
-                ));
+                )));
             }
             Ok(Tensor::zeros(b.dtype, s.clone()))
         })
@@ -225,15 +227,19 @@ pub fn run(
     inputs: &[&Tensor],
     dims: &[i64],
     out_shapes: &[Vec<usize>],
-) -> Result<Vec<Tensor>, String> {
+) -> Result<Vec<Tensor>, KirError> {
     let mut env = Env::new(dims, inputs);
-    let mut outs = allocate_outputs(&nest.outputs, &env, out_shapes)?;
-    exec(&nest.body, &mut env, &mut outs)?;
-    Ok(outs)
+    allocate_outputs(&nest.outputs, &env, out_shapes)
+        .and_then(|mut outs| exec(&nest.body, &mut env, &mut outs).map(|()| outs))
+        .map_err(|fault| KirError::Run {
+            kernel: nest.name.clone(),
+            at: None,
+            fault,
+        })
 }
 
 /// The value of a coordinate-free index expression (an extent or a buffer length) with
 /// the symbolic dimensions bound to `dims`.
-pub fn extent(e: &Idx, dims: &[i64]) -> Result<i64, String> {
-    idx(e, &Env::new(dims, &[]))
+pub fn extent(e: &Idx, dims: &[i64]) -> Result<i64, KirError> {
+    Ok(idx(e, &Env::new(dims, &[]))?)
 }

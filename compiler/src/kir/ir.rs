@@ -1,5 +1,6 @@
 //! The IR's data structures and their textual form (read back by [`super::parse`]).
 
+use super::error::KirError;
 use kiln_ops::expr::{Binary, Unary};
 use kiln_ops::{Combiner, DType};
 use std::fmt;
@@ -434,16 +435,15 @@ pub(crate) fn linear(domain: &[Idx]) -> Idx {
 
 /// Combines what a kernel computes with how its loops run. The schedule must cover every
 /// domain axis exactly once.
-pub fn lower(k: &Kernel, s: &Schedule) -> Result<LoopNest, String> {
+pub fn lower(k: &Kernel, s: &Schedule) -> Result<LoopNest, KirError> {
     let mut axes: Vec<usize> = s.order.iter().map(|(a, _)| *a).collect();
     axes.sort_unstable();
     if axes != (0..k.domain.len()).collect::<Vec<_>>() {
-        return Err(format!(
-            "schedule {:?} does not cover the {} domain axes of `{}` once each",
-            s.order,
-            k.domain.len(),
-            k.name
-        ));
+        return Err(KirError::Schedule {
+            kernel: k.name.clone(),
+            order: s.order.clone(),
+            axes: k.domain.len(),
+        });
     }
     // Each temporary is computed inside the loops of the axes it depends on and no
     // deeper: a row's reduction runs once per row, not once per element.

@@ -33,8 +33,12 @@
 //! Around the core: [`math`] turns exp and tanh into polynomials with stated error bounds
 //! (so f32 kernels vectorize), and [`generalize`] finds one kernel over a symbolic batch
 //! size from lowerings at several, so a new batch size needs no new kernel.
+//!
+//! Failures are [`KirError`]s naming the group's node or the kernel, and for a run the
+//! block, thread and element where it happened ([`Fault`]: what went wrong there).
 
 pub mod cuda;
+mod error;
 mod generalize;
 pub mod gpu;
 mod group;
@@ -49,10 +53,11 @@ mod simplify;
 pub mod simt;
 mod winograd;
 
+pub use error::{Fault, KirError};
 pub use generalize::{generalize, instantiate};
 pub use group::{contraction_of, from_group, Lowered};
 pub use ir::{lower, BitOp, Buffer, Idx, Kernel, LoopKind, LoopNest, Schedule, Stmt, Val};
 pub use parse::{parse_kernel, parse_kernels, parse_nest, ParseError, MAX_DEPTH};
-pub use parts::{parts, Part};
+pub use parts::{parts, Part, Unlowered};
 pub use simplify::simplify;
 pub use winograd::{winograd_plan, Conv3x3, WinogradPlan, TILE};

@@ -2,6 +2,7 @@
 //! lower to kernels together, and nodes that run alone. Shared by the JIT executor and
 //! the `network!` macro's ahead-of-time code, so both run the same kernels.
 
+use super::error::KirError;
 use super::group::{contraction_of, from_group, Lowered};
 use crate::graph::{Entry, Graph, NodeId};
 use crate::infer::Inferred;
@@ -10,15 +11,27 @@ use std::collections::BTreeSet;
 
 /// One piece of work.
 pub enum Part {
-    /// A node on its own kernel (native or reference): a library call without a
-    /// contraction for every output, or a node of a group that did not lower.
+    /// A library call without a contraction for every output, on its own kernel (native
+    /// or reference).
     Node(NodeId),
+    /// Nodes that did not lower together, each then on its own kernel.
+    Unlowered(Unlowered),
     /// Nodes lowered together, named `name`.
     Fused {
         name: String,
         nodes: Vec<NodeId>,
         kernels: Vec<Lowered>,
     },
+}
+
+/// A part whose nodes did not lower to kernels, and why: kept so a program can say why
+/// they run node by node.
+#[derive(Clone, Debug)]
+pub struct Unlowered {
+    /// The name its kernel would have had (`g3_0`).
+    pub name: String,
+    pub nodes: Vec<NodeId>,
+    pub reason: KirError,
 }
 
 /// The parts of `g`'s fusion groups (`fusion`), in group order: within a group, library nodes alone,
@@ -63,9 +76,64 @@ pub fn parts(g: &Graph, inferred: &Inferred, fusion: &Fusion, forward_nodes: usi
                     nodes,
                     kernels,
                 }),
-                Err(_) => out.extend(nodes.into_iter().map(Part::Node)),
+                Err(reason) => out.push(Part::Unlowered(Unlowered {
+                    name,
+                    nodes,
+                    reason,
+                })),
             }
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::passes::Group;
+    use crate::Symbol;
+    use std::collections::HashMap;
+
+    /// A group fusion never makes (a sum over a FullyConnected: a reduction inside its
+    /// contraction) does not lower; its part keeps why instead of becoming bare nodes.
+    #[test]
+    fn a_group_that_does_not_lower_keeps_why() {
+        let fc = Symbol::op("FullyConnected")
+            .args([&Symbol::var("x"), &Symbol::var("w")])
+            .attr("num_hidden", "4")
+            .attr("no_bias", "True")
+            .build()
+            .unwrap();
+        let sum = Symbol::op("sum")
+            .args([&fc])
+            .attr("axis", "1")
+            .build()
+            .unwrap();
+        let g = sum.to_graph().unwrap();
+        let shapes = HashMap::from([("x".into(), vec![2, 3]), ("w".into(), vec![4, 3])]);
+        let inferred = crate::infer::infer(&g, &shapes, &HashMap::new()).unwrap();
+        let nodes: Vec<NodeId> = g.node_ids().filter(|&id| !g.node(id).is_variable()).collect();
+        let fusion = Fusion {
+            groups: vec![Group {
+                nodes: nodes.clone(),
+                anchor: None,
+                reason: String::new(),
+            }],
+            group_of: g
+                .node_ids()
+                .map(|id| (!g.node(id).is_variable()).then_some(0))
+                .collect(),
+        };
+        let parts = parts(&g, &inferred, &fusion, g.node_ids().len());
+        let [Part::Unlowered(u)] = parts.as_slice() else {
+            panic!("one unlowered part expected");
+        };
+        assert_eq!((u.name.as_str(), &u.nodes), ("g0_0", &nodes));
+        assert!(
+            matches!(&u.reason, KirError::Unlowerable { node, reason }
+                if node.starts_with("FullyConnected") && reason == "a reduction inside a reduction"),
+            "{}",
+            u.reason
+        );
+    }
 }

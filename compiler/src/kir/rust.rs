@@ -8,13 +8,14 @@
 //! `kiln_ops::half` slices, so the code needs `kiln_ops` in scope. Loads convert through
 //! the prelude's `Ld` trait; stores round as the interpreter does.
 
+use super::error::KirError;
 use super::ir::{Buffer, Idx, LoopKind, LoopNest, Stmt, Val};
 use kiln_ops::expr::{Binary, Unary};
 use kiln_ops::{Combiner, DType};
 use std::fmt::Write;
 
-fn storage_type(b: &Buffer) -> Result<&'static str, String> {
-    Ok(match b.dtype {
+fn storage_type(b: &Buffer) -> &'static str {
+    match b.dtype {
         DType::F32 => "f32",
         DType::F64 => "f64",
         DType::U8 | DType::Bool => "u8",
@@ -23,40 +24,41 @@ fn storage_type(b: &Buffer) -> Result<&'static str, String> {
         DType::I64 => "i64",
         DType::F16 => "kiln_ops::half::f16",
         DType::BF16 => "kiln_ops::half::bf16",
-    })
+    }
 }
 
 /// `value` (of the compute type) as buffer `b` stores it, rounded as the interpreter
 /// rounds: half precision from f64, integers through i64 (wrapping to the width), bool
 /// as value != 0.
-fn stored(b: &Buffer, value: &str) -> Result<String, String> {
-    let ty = storage_type(b)?;
-    Ok(match b.dtype {
+fn stored(b: &Buffer, value: &str) -> String {
+    let ty = storage_type(b);
+    match b.dtype {
         DType::F32 | DType::F64 => format!("({value}) as {ty}"),
         DType::F16 | DType::BF16 => format!("{ty}::from_f64(({value}) as f64)"),
         DType::Bool => format!("(({value}) != 0.0) as u8"),
         DType::U8 | DType::I8 | DType::I32 | DType::I64 => format!("(({value}) as i64) as {ty}"),
-    })
+    }
 }
 
 /// Renders `nest` as `pub mod <name> { pub fn run(..) }`.
-pub fn render(nest: &LoopNest) -> Result<String, String> {
+pub fn render(nest: &LoopNest) -> Result<String, KirError> {
     let compute = match nest.compute {
         DType::F32 => "f32",
         DType::F64 => "f64",
-        other => {
-            return Err(format!(
-                "kernel `{}`: compute type {other} is not rendered to Rust",
-                nest.name
-            ))
+        dtype => {
+            return Err(KirError::Unsupported {
+                kernel: nest.name.clone(),
+                dtype,
+                target: "Rust",
+            })
         }
     };
     let mut params = Vec::new();
     for (i, b) in nest.inputs.iter().enumerate() {
-        params.push(format!("in{i}: &[{}]", storage_type(b)?));
+        params.push(format!("in{i}: &[{}]", storage_type(b)));
     }
     for (i, b) in nest.outputs.iter().enumerate() {
-        params.push(format!("out{i}: &mut [{}]", storage_type(b)?));
+        params.push(format!("out{i}: &mut [{}]", storage_type(b)));
     }
     params.push("dims: &[i64]".into());
     let mut s = format!(
@@ -69,17 +71,17 @@ pub fn render(nest: &LoopNest) -> Result<String, String> {
         raw: false,
         range: false,
     };
-    stmts(&mut s, &nest.body, &nest.outputs, 2, slices)?;
+    stmts(&mut s, &nest.body, &nest.outputs, 2, slices);
     s += "    }\n";
     // The same loops over raw pointers: an output may then be written over an input
     // the kernel reads only where it stores (`Kernel::may_overwrite`), which slices
     // cannot express.
     let mut raw = Vec::new();
     for (i, b) in nest.inputs.iter().enumerate() {
-        raw.push(format!("in{i}: *const {}", storage_type(b)?));
+        raw.push(format!("in{i}: *const {}", storage_type(b)));
     }
     for (i, b) in nest.outputs.iter().enumerate() {
-        raw.push(format!("out{i}: *mut {}", storage_type(b)?));
+        raw.push(format!("out{i}: *mut {}", storage_type(b)));
     }
     raw.push("dims: &[i64]".into());
     writeln!(
@@ -92,7 +94,7 @@ pub fn render(nest: &LoopNest) -> Result<String, String> {
         raw: true,
         range: false,
     };
-    stmts(&mut s, &nest.body, &nest.outputs, 2, whole)?;
+    stmts(&mut s, &nest.body, &nest.outputs, 2, whole);
     s += "    }\n";
     if split_extent(nest).is_some() {
         // The outermost loop over `lo..hi`: a caller runs disjoint ranges on several
@@ -109,7 +111,7 @@ pub fn render(nest: &LoopNest) -> Result<String, String> {
             raw: true,
             range: true,
         };
-        stmts(&mut s, &nest.body, &nest.outputs, 2, ranged)?;
+        stmts(&mut s, &nest.body, &nest.outputs, 2, ranged);
         s += "    }\n";
     }
     s += "}\n";
@@ -166,13 +168,7 @@ struct Mode {
     range: bool,
 }
 
-fn stmts(
-    s: &mut String,
-    body: &[Stmt],
-    outputs: &[Buffer],
-    depth: usize,
-    mode: Mode,
-) -> Result<(), String> {
+fn stmts(s: &mut String, body: &[Stmt], outputs: &[Buffer], depth: usize, mode: Mode) {
     let pad = "    ".repeat(depth);
     for st in body {
         match st {
@@ -188,7 +184,7 @@ fn stmts(
                     range: false,
                     ..mode
                 };
-                stmts(s, body, outputs, depth + 1, inner)?;
+                stmts(s, body, outputs, depth + 1, inner);
                 writeln!(s, "{pad}}}").unwrap();
             }
             Stmt::Let { temp, value } => {
@@ -200,7 +196,7 @@ fn stmts(
                 value,
             } => {
                 let at = idx(index);
-                let value = stored(&outputs[*output], &val(value, mode.raw))?;
+                let value = stored(&outputs[*output], &val(value, mode.raw));
                 match mode.raw {
                     true => writeln!(s, "{pad}*out{output}.add(({at}) as usize) = {value};"),
                     false => writeln!(s, "{pad}out{output}[({at}) as usize] = {value};"),
@@ -209,7 +205,6 @@ fn stmts(
             }
         }
     }
-    Ok(())
 }
 
 fn idx(i: &Idx) -> String {

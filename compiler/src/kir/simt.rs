@@ -11,6 +11,7 @@
 //! Out-of-bounds accesses, two threads storing to one element, and elements no thread
 //! stores are reported as errors.
 
+use super::error::{Fault, KirError};
 use super::gpu::{GStmt, GpuKernel, Launch};
 use super::interp::{allocate_outputs, idx, val, Env};
 use super::ir::{Idx, Kernel, Val};
@@ -24,11 +25,16 @@ pub fn run(
     inputs: &[&Tensor],
     dims: &[i64],
     out_shapes: &[Vec<usize>],
-) -> Result<Vec<Tensor>, String> {
+) -> Result<Vec<Tensor>, KirError> {
+    let fail = |at: Option<String>, fault| KirError::Run {
+        kernel: k.name.clone(),
+        at,
+        fault,
+    };
     if grid == 0 || block == 0 {
-        return Err(format!(
-            "kernel `{}`: empty launch {grid} x {block}",
-            k.name
+        return Err(fail(
+            None,
+            Fault::Invalid(format!("empty launch {grid} x {block}")),
         ));
     }
     let mut env = Env {
@@ -36,12 +42,13 @@ pub fn run(
         temps: vec![0.0; k.temps.len()],
         ..Env::new(dims, inputs)
     };
-    let mut outs = allocate_outputs(&k.outputs, &env, out_shapes)?;
+    let mut outs = allocate_outputs(&k.outputs, &env, out_shapes).map_err(|f| fail(None, f))?;
     let extents = k
         .domain
         .iter()
         .map(|e| idx(e, &env))
-        .collect::<Result<Vec<_>, _>>()?;
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|f| fail(None, f))?;
     let n: i64 = extents.iter().product();
     // The thread that stored each element, to report races and gaps.
     let mut writer: Vec<Option<(u32, u32)>> = vec![None; n.max(0) as usize];
@@ -58,14 +65,11 @@ pub fn run(
                 if let Some(c) = env.coords.first_mut() {
                     *c = rest;
                 }
-                let at = |e: String| {
-                    format!(
-                        "kernel `{}`, block {b} thread {t}, element {lin}: {e}",
-                        k.name
-                    )
-                };
+                let at = |fault| fail(Some(format!("block {b} thread {t}, element {lin}")), fault);
                 if let Some((b0, t0)) = writer[lin as usize].replace((b, t)) {
-                    return Err(at(format!("race: block {b0} thread {t0} stored it too")));
+                    return Err(at(Fault::Race(format!(
+                        "race: block {b0} thread {t0} stored it too"
+                    ))));
                 }
                 for (t, v) in k.temps.iter().enumerate() {
                     env.temps[t] = val(v, &env).map_err(at)?;
@@ -73,10 +77,13 @@ pub fn run(
                 for (o, v) in k.values.iter().enumerate() {
                     let x = val(v, &env).map_err(at)?;
                     let out = &mut outs[o];
-                    let slot = out
-                        .data
-                        .get_mut(lin as usize)
-                        .ok_or_else(|| at(format!("out{o} is out of bounds")))?;
+                    let len = out.data.len();
+                    let slot = out.data.get_mut(lin as usize).ok_or_else(|| {
+                        at(Fault::OutOfBounds {
+                            access: format!("out{o}[{lin}]"),
+                            len,
+                        })
+                    })?;
                     *slot = out.dtype.round(x);
                 }
                 lin += stride;
@@ -84,13 +91,19 @@ pub fn run(
         }
     }
     if let Some(gap) = writer.iter().position(Option::is_none) {
-        return Err(format!(
-            "kernel `{}`: no thread of the {grid} x {block} launch stored element {gap}",
-            k.name
+        return Err(fail(
+            None,
+            Fault::Unstored {
+                launch: format!("{grid} x {block}"),
+                element: format!("element {gap}"),
+            },
         ));
     }
     Ok(outs)
 }
+
+/// A fault, with where in the block it happened (`block 0 thread 3`).
+type Located = (String, Fault);
 
 /// One block's state: each thread's coordinates and registers, the shared array, and
 /// who wrote and read each shared slot in the current barrier interval (`epoch`).
@@ -124,12 +137,13 @@ impl Block<'_> {
         r
     }
 
-    fn at(&self, t: usize, e: impl std::fmt::Display) -> String {
-        format!("block {} thread {t}: {e}", self.index)
+    /// `fault` in thread `t`.
+    fn at(&self, t: usize, fault: Fault) -> Located {
+        (format!("block {} thread {t}", self.index), fault)
     }
 
     /// Evaluates `v` for thread `t`, first checking its shared reads for races.
-    fn value(&mut self, t: usize, v: &Val) -> Result<f64, String> {
+    fn value(&mut self, t: usize, v: &Val) -> Result<f64, Located> {
         let mut slots = Vec::new();
         shared_reads(v, &mut slots);
         for i in slots {
@@ -139,12 +153,20 @@ impl Block<'_> {
             let s = usize::try_from(s)
                 .ok()
                 .filter(|&s| s < self.shared.len())
-                .ok_or_else(|| self.at(t, format!("shared[{s}] is out of bounds")))?;
+                .ok_or_else(|| {
+                    self.at(
+                        t,
+                        Fault::OutOfBounds {
+                            access: format!("shared[{s}]"),
+                            len: self.shared.len(),
+                        },
+                    )
+                })?;
             if let Some((w, e)) = self.wrote[s] {
                 if e == self.epoch && w != t {
                     return Err(self.at(
                         t,
-                        format!("shared-memory race: reads shared[{s}], which thread {w} wrote since the last barrier"),
+                        Fault::Race(format!("shared-memory race: reads shared[{s}], which thread {w} wrote since the last barrier")),
                     ));
                 }
             }
@@ -160,7 +182,7 @@ impl Block<'_> {
             .map_err(|e| self.at(t, e))
     }
 
-    fn index(&mut self, t: usize, i: &Idx) -> Result<i64, String> {
+    fn index(&mut self, t: usize, i: &Idx) -> Result<i64, Located> {
         self.with_env(t, |env| idx(i, env))
             .map_err(|e| self.at(t, e))
     }
@@ -185,7 +207,7 @@ fn exec(
     outs: &mut [Tensor],
     writers: &mut Writers,
     block_size: usize,
-) -> Result<(), String> {
+) -> Result<(), Located> {
     for s in body {
         match s {
             GStmt::Launch { coord, value } => {
@@ -234,7 +256,7 @@ fn exec(
                     for &t in &running {
                         let d = b.index(t, step)?;
                         if d <= 0 {
-                            return Err(b.at(t, format!("loop step {d}")));
+                            return Err(b.at(t, Fault::Invalid(format!("loop step {d}"))));
                         }
                         b.coords[t][*coord] += d;
                     }
@@ -256,7 +278,15 @@ fn exec(
                     let s = usize::try_from(s)
                         .ok()
                         .filter(|&s| s < b.shared.len())
-                        .ok_or_else(|| b.at(t, format!("shared[{s}] is out of bounds")))?;
+                        .ok_or_else(|| {
+                            b.at(
+                                t,
+                                Fault::OutOfBounds {
+                                    access: format!("shared[{s}]"),
+                                    len: b.shared.len(),
+                                },
+                            )
+                        })?;
                     let race = match b.wrote[s] {
                         Some((w, e)) if e == b.epoch && w != t => {
                             Some(format!("thread {w} wrote it"))
@@ -272,7 +302,7 @@ fn exec(
                     if let Some(who) = race {
                         return Err(b.at(
                             t,
-                            format!("shared-memory race: writes shared[{s}], but {who} since the last barrier"),
+                            Fault::Race(format!("shared-memory race: writes shared[{s}], but {who} since the last barrier")),
                         ));
                     }
                     b.shared[s] = v;
@@ -281,10 +311,12 @@ fn exec(
             }
             GStmt::Barrier => {
                 if active.len() != block_size {
-                    return Err(format!(
-                        "block {}: a barrier reached by {} of {block_size} threads",
-                        b.index,
-                        active.len()
+                    return Err((
+                        format!("block {}", b.index),
+                        Fault::Invalid(format!(
+                            "a barrier reached by {} of {block_size} threads",
+                            active.len()
+                        )),
                     ));
                 }
                 b.epoch += 1;
@@ -294,9 +326,11 @@ fn exec(
                     w.len() == 32 && w[0] % 32 == 0 && w.windows(2).all(|p| p[1] == p[0] + 1)
                 });
                 if !warp_full {
-                    return Err(format!(
-                        "block {}: a shuffle with inactive lanes (threads {:?})",
-                        b.index, active
+                    return Err((
+                        format!("block {}", b.index),
+                        Fault::Invalid(format!(
+                            "a shuffle with inactive lanes (threads {active:?})"
+                        )),
                     ));
                 }
                 let moved: Vec<f64> = active
@@ -326,11 +360,19 @@ fn exec(
                     let slot = usize::try_from(i)
                         .ok()
                         .filter(|&i| i < out.data.len())
-                        .ok_or_else(|| b.at(t, format!("out{output}[{i}] is out of bounds")))?;
+                        .ok_or_else(|| {
+                            b.at(
+                                t,
+                                Fault::OutOfBounds {
+                                    access: format!("out{output}[{i}]"),
+                                    len: out.data.len(),
+                                },
+                            )
+                        })?;
                     if let Some((b0, t0)) = writers[*output][slot].replace((b.index, t)) {
                         return Err(b.at(
                             t,
-                            format!("race: out{output}[{slot}] was stored by block {b0} thread {t0} too"),
+                            Fault::Race(format!("race: out{output}[{slot}] was stored by block {b0} thread {t0} too")),
                         ));
                     }
                     out.data[slot] = out.dtype.round(v);
@@ -352,10 +394,15 @@ pub fn run_block(
     inputs: &[&Tensor],
     dims: &[i64],
     out_shapes: &[Vec<usize>],
-) -> Result<Vec<Tensor>, String> {
+) -> Result<Vec<Tensor>, KirError> {
     let k = &gk.kernel;
-    let name = |e: String| format!("kernel `{}`: {e}", k.name);
-    let mut outs = allocate_outputs(&k.outputs, &Env::new(dims, inputs), out_shapes)?;
+    let fail = |at: Option<String>, fault| KirError::Run {
+        kernel: k.name.clone(),
+        at,
+        fault,
+    };
+    let mut outs = allocate_outputs(&k.outputs, &Env::new(dims, inputs), out_shapes)
+        .map_err(|f| fail(None, f))?;
     let mut writers: Writers = outs.iter().map(|o| vec![None; o.data.len()]).collect();
     let threads = gk.block as usize;
     let all: Vec<usize> = (0..threads).collect();
@@ -372,13 +419,18 @@ pub fn run_block(
             dims,
             inputs,
         };
-        exec(&gk.body, &all, &mut b, &mut outs, &mut writers, threads).map_err(name)?;
+        exec(&gk.body, &all, &mut b, &mut outs, &mut writers, threads)
+            .map_err(|(at, fault)| fail(Some(at), fault))?;
     }
     for (o, w) in writers.iter().enumerate() {
         if let Some(gap) = w.iter().position(Option::is_none) {
-            return Err(name(format!(
-                "no thread of the {grid}-block launch stored out{o}[{gap}]"
-            )));
+            return Err(fail(
+                None,
+                Fault::Unstored {
+                    launch: format!("{grid}-block"),
+                    element: format!("out{o}[{gap}]"),
+                },
+            ));
         }
     }
     Ok(outs)

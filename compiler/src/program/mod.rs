@@ -39,7 +39,7 @@ use crate::error::{Error, Result};
 use crate::graph::{Entry, Graph, NodeId};
 use crate::infer::{infer, Inferred};
 use crate::kir::matmul::MatMul;
-use crate::kir::{Kernel, WinogradPlan};
+use crate::kir::{Kernel, Unlowered, WinogradPlan};
 use crate::passes::{self, Cse, Expand, FoldConstants, InferenceMode, Pipeline, Prune, Simplify};
 use crate::Symbol;
 use kiln_ops::shape::{fmt_shape, is_known, size};
@@ -288,6 +288,9 @@ pub struct Program {
     /// parts.
     pub fusion: passes::Fusion,
     pub steps: Vec<Step>,
+    /// Parts of fusion groups that did not lower to kernels, with why: their nodes' steps
+    /// run on node kernels.
+    pub unlowered: Vec<Unlowered>,
     pub layout: Layout,
     /// Consecutive steps pushed as one engine operation.
     pub segments: Vec<Range<usize>>,
@@ -474,7 +477,7 @@ pub fn compile(symbol: &Symbol, spec: &Spec) -> Result<Program> {
         .then(|| batch_shapes(g, &shapes, &dtypes, &spec.batch_inputs))
         .flatten();
     let fusion = passes::fuse(g);
-    let mut steps = steps::steps(
+    let (mut steps, unlowered) = steps::steps(
         g,
         &inferred,
         &fusion,
@@ -510,6 +513,7 @@ pub fn compile(symbol: &Symbol, spec: &Spec) -> Result<Program> {
         mode: spec.mode.clone(),
         target: spec.target.clone(),
         steps,
+        unlowered,
         layout,
         segments,
         report,
@@ -742,7 +746,7 @@ fn segments(steps: &[Step], layout: &Layout) -> Vec<Range<usize>> {
 
 impl fmt::Display for Program {
     /// The program as text: each step with what it runs, reads and writes (and where),
-    /// the segments, and the memory.
+    /// the segments, the parts that did not lower (and why), and the memory.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let g = self.graph();
         let place = |e: &Entry| match self.layout.places.get(e) {
@@ -822,6 +826,16 @@ impl fmt::Display for Program {
                 write!(f, " workspace {}", at.join(", "))?;
             }
             writeln!(f)?;
+        }
+        for u in &self.unlowered {
+            let nodes: Vec<&str> = u.nodes.iter().map(|&id| g.node(id).name.as_str()).collect();
+            writeln!(
+                f,
+                "unlowered {} ({}): {}",
+                u.name,
+                nodes.join(", "),
+                u.reason
+            )?;
         }
         let mb = |b: usize| b as f64 / (1 << 20) as f64;
         let l = &self.layout;

@@ -1,12 +1,13 @@
 //! A graph cut into steps: the fusion groups' parts ([`crate::kir::parts`]), each a
 //! compiled kernel, a matrix product with its packs and epilogue, or a node on its native
-//! or reference kernel, then put in an order that respects their data dependencies.
+//! or reference kernel (with why, where its group did not lower), then put in an order
+//! that respects their data dependencies.
 
 use super::{Product, Step, StepKind, Target};
 use crate::error::{Error, Result};
 use crate::graph::{Entry, Graph, NodeId};
 use crate::infer::Inferred;
-use crate::kir::{self, matmul, Kernel, Part, Schedule};
+use crate::kir::{self, matmul, Kernel, Part, Schedule, Unlowered};
 use crate::passes::Fusion;
 use std::collections::{BTreeSet, HashMap};
 
@@ -97,7 +98,8 @@ fn over_batch(larger: &[Kernel; 3], batch: i64) -> Option<(Kernel, Vec<i64>)> {
     Some((general, vec![batch]))
 }
 
-/// The steps of `g`'s operator nodes for `target`, in the order of their parts.
+/// The steps of `g`'s operator nodes for `target`, in the order of their parts, and the
+/// parts that did not lower (their nodes' steps run on node kernels).
 pub(super) fn steps(
     g: &Graph,
     inferred: &Inferred,
@@ -105,19 +107,28 @@ pub(super) fn steps(
     forward_nodes: usize,
     target: &Target,
     batch: Option<&BatchShapes>,
-) -> Vec<Step> {
+) -> (Vec<Step>, Vec<Unlowered>) {
     if !target.kernels {
-        return g
+        let steps = g
             .node_ids()
             .filter(|&id| !g.node(id).is_variable())
             .map(|id| node_step(g, inferred, id, forward_nodes, target))
             .collect();
+        return (steps, vec![]);
     }
     let mut steps = Vec::new();
+    let mut unlowered = Vec::new();
     for part in kir::parts(g, inferred, fusion, forward_nodes) {
         let (name, nodes, lowered) = match part {
             Part::Node(id) => {
                 steps.push(node_step(g, inferred, id, forward_nodes, target));
+                continue;
+            }
+            Part::Unlowered(u) => {
+                steps.extend(
+                    (u.nodes.iter()).map(|&id| node_step(g, inferred, id, forward_nodes, target)),
+                );
+                unlowered.push(u);
                 continue;
             }
             Part::Fused {
@@ -198,7 +209,7 @@ pub(super) fn steps(
             });
         }
     }
-    steps
+    (steps, unlowered)
 }
 
 /// How the next step is picked among the ready ones.
