@@ -39,7 +39,9 @@ pub use kiln_models as models;
 pub use kiln_ops as ops;
 pub use kiln_runtime as runtime;
 
-pub use kiln_compiler::{builders as sym, DType, Error, Result, Symbol, Tensor};
+pub use kiln_compiler::{builders as sym, DType, Symbol, Tensor};
+/// kiln's errors: the runtime's, which carry the compiler's unchanged.
+pub use kiln_runtime::{Error, Result};
 
 /// Declares a network in Rust; kiln's compiler builds and checks it while the crate
 /// compiles.

@@ -41,7 +41,7 @@ fn build(case: &Case) -> kiln::Result<Symbol> {
     for (k, v) in &case.attrs {
         call = call.attr(k, v);
     }
-    call.build()
+    Ok(call.build()?)
 }
 
 fn check(case: &Case, file: &ParamFile) -> Result<(), String> {

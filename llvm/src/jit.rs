@@ -55,7 +55,7 @@ impl CompiledKernel {
         let Some(split) = &self.split else {
             return Ok(None);
         };
-        let extent = |i: &Idx| interp::extent(i, dims).map_err(Error::Call);
+        let extent = |i: &Idx| interp::extent(i, dims).map_err(|e| Error::Call(e.to_string()));
         let rows = extent(split)?;
         Ok(Some((
             rows,

@@ -2,7 +2,7 @@
 //! kernels and `cpu::matmul`: library nodes on their native kernels, or their reference
 //! kernels where they have none. Needs no LLVM.
 
-use kiln_compiler::{Error, Result};
+use crate::{Error, Result};
 use kiln_ops::native::{Native, NativeIo};
 use kiln_ops::{DType, KernelCtx, OpDef, OpError, Tensor};
 
@@ -37,7 +37,10 @@ pub fn run_node<'a>(
     in_shapes: &'a [Vec<usize>],
     outs: &'a mut [&'a mut [f32]],
 ) -> Result<()> {
-    let fail = |e: OpError| Error::Input(format!("{}: {}", op.name, e.render(&[], &[])));
+    let fail = |e: OpError| Error::Operator {
+        op: op.name.to_string(),
+        message: e.render(&[], &[]).to_string(),
+    };
     if let Some(native) = op.native.filter(|n| (n.supports)(ctx.attrs, in_shapes)) {
         // Ahead-of-time code allocates its working space per call (it is not counted).
         let mut scratch = vec![0.0; (native.scratch)(ctx.attrs, in_shapes)];
@@ -113,7 +116,7 @@ pub fn save_params(path: &std::path::Path, tables: Tables, values: [&[Vec<f32>];
                 .push(Tensor::new(DType::F32, shape.to_vec(), data));
         }
     }
-    kiln_compiler::formats::params::write_params(path, &file)
+    Ok(kiln_compiler::formats::params::write_params(path, &file)?)
 }
 
 /// The bytes an ahead-of-time network holds.

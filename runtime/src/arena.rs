@@ -7,8 +7,9 @@
 
 use crate::device::Device;
 use crate::ndarray::NDArray;
+use crate::Result;
 use kiln_compiler::program::{Place, Program, ALIGN};
-use kiln_compiler::{Entry, Result};
+use kiln_compiler::Entry;
 use kiln_ops::DType;
 use std::collections::HashMap;
 

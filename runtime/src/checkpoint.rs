@@ -4,7 +4,8 @@
 //! `list_auxiliary_states` order, so the bytes depend only on the model.
 
 use crate::ndarray::NDArray;
-use kiln_compiler::{Error, Result, Symbol};
+use crate::{Error, Result};
+use kiln_compiler::Symbol;
 use std::collections::HashMap;
 use std::path::PathBuf;
 

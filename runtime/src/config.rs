@@ -33,8 +33,8 @@
 
 use crate::engine::EngineKind;
 use crate::units::Backend;
+use crate::{Error, Result};
 use kiln_compiler::program::{Mode, Spec, Target};
-use kiln_compiler::{Error, Result};
 use kiln_ops::Shape;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -103,8 +103,10 @@ impl Config {
     /// The defaults with overrides from `var` (the `KILN_*` names; empty means unset).
     pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Config> {
         let var = |k: &str| var(k).filter(|v| !v.is_empty());
-        let bad = |k: &str, v: &str, want: &str| {
-            Error::Input(format!("environment variable {k}={v:?}: expected {want}"))
+        let bad = |k: &str, v: &str, want: &str| Error::Config {
+            variable: k.to_string(),
+            value: v.to_string(),
+            expected: want.to_string(),
         };
         let flag = |k: &str, default: bool| match var(k).as_deref() {
             None => Ok(default),

@@ -4,7 +4,8 @@
 use crate::cpu::pool;
 use crate::engine::{FnProperty, Operator};
 use crate::ndarray::NDArray;
-use kiln_compiler::{DType, Error, Result};
+use crate::{Error, Result};
+use kiln_compiler::DType;
 use std::sync::Arc;
 
 /// Plain SGD: `w ← (1 − lr·wd)·w − lr·rescale_grad·g` (MXNet's `sgd_update` without

@@ -3,7 +3,7 @@
 //! system allocator.
 
 use crate::device::Device;
-use kiln_compiler::{Error, Result};
+use crate::{Error, Result};
 use std::alloc::Layout;
 use std::collections::HashMap;
 use std::ptr::NonNull;
@@ -111,9 +111,11 @@ impl Storage {
     /// whatever its last owner wrote (always initialized memory, never garbage).
     pub fn new(bytes: usize, device: Device) -> Result<Storage> {
         if let Device::Cuda(n) = device {
-            return Err(Error::Input(format!(
-                "cannot allocate on gpu({n}): kiln's CUDA backend is not built yet (Codegen issue)"
-            )));
+            return Err(Error::Allocation {
+                bytes,
+                device: format!("gpu({n})"),
+                reason: "kiln's CUDA backend is not built yet".into(),
+            });
         }
         let capacity = bucket(bytes);
         let pool = cpu_pool();
@@ -130,18 +132,22 @@ impl Storage {
                 p
             }
             None => {
-                let layout = Layout::from_size_align(capacity, ALIGN)
-                    .map_err(|_| Error::Input(format!("cannot allocate {bytes} bytes")))?;
+                let layout =
+                    Layout::from_size_align(capacity, ALIGN).map_err(|_| Error::Allocation {
+                        bytes,
+                        device: device.to_string(),
+                        reason: "too large a block".into(),
+                    })?;
                 pool.fresh.fetch_add(1, Ordering::Relaxed);
                 // SAFETY: the layout has a non-zero size.
                 let fresh = || NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) });
                 // Where the system refuses, the free lists' blocks go back first.
                 fresh()
                     .or_else(|| (release_cached(device) > 0).then(fresh).flatten())
-                    .ok_or_else(|| {
-                        Error::Input(format!(
-                            "out of memory allocating {bytes} bytes on {device}"
-                        ))
+                    .ok_or_else(|| Error::Allocation {
+                        bytes,
+                        device: device.to_string(),
+                        reason: "out of memory".into(),
                     })?
             }
         };

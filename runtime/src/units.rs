@@ -59,9 +59,9 @@ pub(crate) fn compile(program: &Program) -> Result<Vec<Code>, BackendError> {
                 Some(c) => c,
                 None => *compiler.insert(host_compiler()?),
             };
-            let nest = lower(ir, &Schedule::cpu(ir)).map_err(|message| BackendError::Kernel {
+            let nest = lower(ir, &Schedule::cpu(ir)).map_err(|e| BackendError::Kernel {
                 kernel: ir.name.clone(),
-                message,
+                message: e.to_string(),
             })?;
             compiler.compile(&nest).map_err(|e| {
                 let names: Vec<&str> = (step.nodes.iter())

@@ -40,9 +40,11 @@ pub fn run(args: Args) -> Result<()> {
     );
     print!("{}", summary::summarize(&g, &inferred, &inputs));
     if let Some(path) = args.dot {
-        std::fs::write(&path, dot::to_dot(&g, Some(&inferred.shapes))).map_err(|e| Error::Io {
-            path: path.display().to_string(),
-            source: e,
+        std::fs::write(&path, dot::to_dot(&g, Some(&inferred.shapes))).map_err(|e| {
+            kiln::compiler::Error::Io {
+                path: path.display().to_string(),
+                source: e,
+            }
         })?;
         println!("wrote {}", path.display());
     }

@@ -60,7 +60,7 @@ fn print_kernels(p: &Program, form: &str) -> Result<()> {
                 "rust" => nest().and_then(|n| kir::rust::render(&n)),
                 _ => nest().map(|n| n.to_string()),
             };
-            println!("{}", text.map_err(kiln::Error::Input)?);
+            println!("{}", text?);
         }
     }
     Ok(())

@@ -112,7 +112,10 @@ mod tests {
         let g = sum.to_graph().unwrap();
         let shapes = HashMap::from([("x".into(), vec![2, 3]), ("w".into(), vec![4, 3])]);
         let inferred = crate::infer::infer(&g, &shapes, &HashMap::new()).unwrap();
-        let nodes: Vec<NodeId> = g.node_ids().filter(|&id| !g.node(id).is_variable()).collect();
+        let nodes: Vec<NodeId> = g
+            .node_ids()
+            .filter(|&id| !g.node(id).is_variable())
+            .collect();
         let fusion = Fusion {
             groups: vec![Group {
                 nodes: nodes.clone(),

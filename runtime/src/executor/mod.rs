@@ -26,9 +26,10 @@ use crate::engine::{Engine, Operator};
 use crate::ndarray::NDArray;
 use crate::units::Backend;
 use crate::units::Code;
+use crate::{Error, Result};
 use kiln_compiler::autodiff::GradReq;
 use kiln_compiler::program::{self, compile, Mode, Place, Program, Spec, StepCounts, StepKind};
-use kiln_compiler::{Entry, Error, Result, Symbol};
+use kiln_compiler::{Entry, Symbol};
 use kiln_ops::{DType, Shape};
 use ops::{kernel_operator, matmul_operator};
 use ops::{node_operator, store, NodeRun};
@@ -599,7 +600,7 @@ struct Arrays {
 /// program's segments.
 fn instantiate(program: &Program, bound: &Bound) -> Result<(Plan, Arrays)> {
     let (g, inferred, t) = (program.graph(), &program.inferred, &program.training);
-    let code = crate::units::compile(program).map_err(|e| Error::Input(format!("bind: {e}")))?;
+    let code = crate::units::compile(program)?;
     let placement = crate::arena::place(program, bound.device, bound.arena, bound.outputs)?;
     let mut arrays = placement.arrays;
     // Variables are their bound arrays (matched by name: an expansion may turn an aux

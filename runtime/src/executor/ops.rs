@@ -4,8 +4,9 @@
 use crate::backend::{self, BackendError, HostKernel};
 use crate::engine::{FnProperty, Operator, Var};
 use crate::ndarray::NDArray;
+use crate::{Error, Result};
 use kiln_compiler::infer::Inferred;
-use kiln_compiler::{Error, Graph, NodeId, Result};
+use kiln_compiler::{Graph, NodeId};
 use kiln_ops::shape::fmt_shape;
 use kiln_ops::{DType, KernelCtx, Resource, Tensor};
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -143,7 +143,7 @@ fn run(call: ResolvedCall<'_, NDArray>, out: &[NDArray]) -> Result<Vec<NDArray>>
     let outputs: Vec<NDArray> = (0..out_names.len())
         .map(|i| match out.get(i) {
             Some(a) => Ok(a.clone()),
-            None => NDArray::uninit(&out_shapes[i], out_dtypes[i], device),
+            None => Ok(NDArray::uninit(&out_shapes[i], out_dtypes[i], device)?),
         })
         .collect::<Result<_>>()?;
 

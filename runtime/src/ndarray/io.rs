@@ -2,8 +2,9 @@
 
 use super::{Element, NDArray};
 use crate::device::Device;
+use crate::{Error, Result};
 use kiln_compiler::formats::{npy, params};
-use kiln_compiler::{Error, ParamFile, Result};
+use kiln_compiler::ParamFile;
 use std::path::Path;
 
 impl NDArray {
@@ -15,7 +16,7 @@ impl NDArray {
             file.names.push(name.to_string());
             file.arrays.push(a.to_tensor()?);
         }
-        params::write_params(path, &file)
+        Ok(params::write_params(path, &file)?)
     }
 
     /// Loads a `.params` file onto the CPU: `(name, array)` pairs (names are empty when an
@@ -35,7 +36,7 @@ impl NDArray {
     }
 
     pub fn save_npy(&self, path: impl AsRef<Path>) -> Result<()> {
-        npy::write_npy(path, &self.to_tensor()?)
+        Ok(npy::write_npy(path, &self.to_tensor()?)?)
     }
 
     pub fn load_npy(path: impl AsRef<Path>) -> Result<NDArray> {

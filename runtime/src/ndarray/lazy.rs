@@ -385,11 +385,11 @@ impl Segment {
             .collect();
         let dtypes = shapes.keys().map(|k| (k.clone(), DType::F32)).collect();
         let inferred = infer::infer(&g, &shapes, &dtypes).map_err(|e| e.to_string())?;
-        let mut lowered = from_group(&g, &inferred, &steps, "lazy")?;
+        let mut lowered = from_group(&g, &inferred, &steps, "lazy").map_err(|e| e.to_string())?;
         let [l] = &mut lowered[..] else {
             return Err("a segment lowered to several kernels".into());
         };
-        let nest = lower(&l.kernel, &Schedule::cpu(&l.kernel))?;
+        let nest = lower(&l.kernel, &Schedule::cpu(&l.kernel)).map_err(|e| e.to_string())?;
         let kernel = crate::backend::host_compiler()
             .and_then(|c| c.compile(&nest))
             .map_err(|e| e.to_string())?;

@@ -24,7 +24,7 @@ pub use invoke::invoke_into;
 use crate::device::Device;
 use crate::engine::{Engine, EngineError, FnProperty, Var};
 use crate::storage::Storage;
-use kiln_compiler::{Error, Result};
+use crate::{Error, Result};
 use kiln_ops::shape::fmt_shape;
 use kiln_ops::{DType, Tensor};
 use std::fmt;

@@ -4,7 +4,8 @@
 
 use super::NDArray;
 use crate::engine::Var;
-use kiln_compiler::{builders, Result};
+use crate::Result;
+use kiln_compiler::builders;
 use kiln_ops::{DType, Value};
 use std::sync::{Mutex, OnceLock};
 
@@ -53,6 +54,7 @@ pub fn uniform(low: f64, high: f64, shape: &[usize], dtype: DType) -> Result<NDA
         .dtype(Value::DType(dtype).to_mxnet_string().as_str())
         .build()
         .map(only)
+        .map_err(Into::into)
 }
 
 /// Normal samples with mean `loc` and standard deviation `scale`.
@@ -64,4 +66,5 @@ pub fn normal(loc: f64, scale: f64, shape: &[usize], dtype: DType) -> Result<NDA
         .dtype(Value::DType(dtype).to_mxnet_string().as_str())
         .build()
         .map(only)
+        .map_err(Into::into)
 }

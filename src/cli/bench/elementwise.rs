@@ -184,9 +184,8 @@ fn direct_kernels(args: &Args, y: &Symbol, values: &[f32], copy_gbps: f64) -> Re
     let shapes = [("a".to_string(), vec![N]), ("b".to_string(), vec![N])].into();
     let inferred = kiln::compiler::infer::infer(&g, &shapes, &Default::default())?;
     let group = &fuse(&g).groups[0];
-    let lowered = from_group(&g, &inferred, &group.nodes, "w1").map_err(Error::Input)?;
-    let nest =
-        lower(&lowered[0].kernel, &Schedule::cpu(&lowered[0].kernel)).map_err(Error::Input)?;
+    let lowered = from_group(&g, &inferred, &group.nodes, "w1")?;
+    let nest = lower(&lowered[0].kernel, &Schedule::cpu(&lowered[0].kernel))?;
     let (mut ia, mut ib, mut out) = (values.to_vec(), values.to_vec(), vec![0f32; N]);
     let pointers: Vec<*mut u8> = [&mut ia, &mut ib, &mut out]
         .into_iter()

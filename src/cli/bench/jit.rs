@@ -23,7 +23,7 @@ pub fn run(args: &Args) -> Result<()> {
     let program = compile(&sym, &Spec::new(shapes, mode, Target::cpu()))?;
     let mut nests: Vec<LoopNest> = Vec::new();
     let mut add = |k: &Kernel| -> Result<()> {
-        nests.push(lower(k, &Schedule::cpu(k)).map_err(Error::Input)?);
+        nests.push(lower(k, &Schedule::cpu(k))?);
         Ok(())
     };
     for step in &program.steps {

@@ -31,7 +31,10 @@ pub fn mlp() -> Result<Symbol> {
         .arg(&x)
         .attr("num_hidden", 10)
         .build()?;
-    Symbol::op("SoftmaxOutput").name("softmax").arg(&x).build()
+    Ok(Symbol::op("SoftmaxOutput")
+        .name("softmax")
+        .arg(&x)
+        .build()?)
 }
 
 /// Times one training step of `net` on random data of `data` shape with random labels in

@@ -1,0 +1,59 @@
+//! The runtime's typed errors. Each says what failed and names the array, node, operator,
+//! file, device or variable involved; what the compiler reports (graphs, shapes, files,
+//! parameters) passes through unchanged.
+
+use crate::backend::BackendError;
+use crate::engine::EngineError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The graph, its shapes or dtypes, a file, a parameter.
+    #[error(transparent)]
+    Compile(#[from] kiln_compiler::Error),
+    /// A kernel could not be compiled or run.
+    #[error(transparent)]
+    Backend(#[from] BackendError),
+    /// An operation failed on the engine (seen by whoever waits on what it writes).
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    /// A value the caller gave does not fit: arrays of other shapes, dtypes or devices,
+    /// missing arrays, an optimizer's arguments.
+    #[error("{0}")]
+    Input(String),
+    /// An operator's kernel refused its inputs.
+    #[error("{op}: {message}")]
+    Operator { op: String, message: String },
+    /// Device memory that cannot be had.
+    #[error("cannot allocate {bytes} bytes on {device}: {reason}")]
+    Allocation {
+        bytes: usize,
+        device: String,
+        reason: String,
+    },
+    /// A `KILN_*` variable with a value kiln cannot use.
+    #[error("environment variable {variable}={value:?}: expected {expected}")]
+    Config {
+        variable: String,
+        value: String,
+        expected: String,
+    },
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl From<kiln_compiler::kir::KirError> for Error {
+    fn from(e: kiln_compiler::kir::KirError) -> Error {
+        Error::Compile(e.into())
+    }
+}
+
+/// Where a runtime failure surfaces through the compiler's interfaces (an NDArray as an
+/// operand of the generic operator builders): its message, as an input error.
+impl From<Error> for kiln_compiler::Error {
+    fn from(e: Error) -> kiln_compiler::Error {
+        match e {
+            Error::Compile(e) => e,
+            e => kiln_compiler::Error::Input(e.to_string()),
+        }
+    }
+}
