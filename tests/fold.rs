@@ -101,3 +101,53 @@ fn batchnorm_as_scale_shift_keeps_outputs_and_fuses_into_convolutions() {
         compare(&got[0], &want[0], 1e-5)
     );
 }
+
+#[test]
+fn batchnorm_folds_into_fully_connected_only_on_its_channel_axis() {
+    use kiln::compiler::builders as sym;
+    let data = Symbol::var("data");
+    // Unflattened, the layer maps (2, 3, 4) to (2, 3, 5): axis 1 is not its channel.
+    let net = |flatten: bool, axis: i64| {
+        let fc = sym::fully_connected()
+            .data(&data)
+            .num_hidden(5)
+            .flatten(flatten)
+            .name("fc")
+            .build()
+            .unwrap();
+        sym::batch_norm()
+            .data(&fc)
+            .axis(axis)
+            .fix_gamma(false)
+            .name("bn")
+            .build()
+            .unwrap()
+    };
+    for (flatten, axis, folds) in [(true, 1, true), (false, 1, false), (false, -1, true)] {
+        let sym = net(flatten, axis);
+        let shapes = sym.infer_shape(&[("data", &[2, 3, 4])]).unwrap();
+        let names = (sym.list_arguments().into_iter()).chain(sym.list_auxiliary_states());
+        let mut values: HashMap<String, Tensor> = names
+            .zip(shapes.arguments.iter().chain(&shapes.aux_states))
+            .filter(|(n, _)| n != "data")
+            .map(|(n, s)| (n.clone(), weights::parameter(&n, s)))
+            .collect();
+        let (inference, _) = Pipeline::inference().run(&sym.to_graph().unwrap()).unwrap();
+        let (folded, new_params) = fold_batch_norm(&inference.graph, &values).unwrap();
+        let g = &folded.graph;
+        let left = g
+            .node_ids()
+            .filter(|&id| g.node(id).op_name() == "BatchNorm")
+            .count();
+        assert_eq!(left == 0, folds, "flatten={flatten} axis={axis}");
+        values.extend(new_params);
+        values.insert("data".into(), weights::parameter("data", &[2, 3, 4]));
+        let want = interpret(&inference.graph, &values, RunOptions::default()).unwrap();
+        let got = interpret(g, &values, RunOptions::default()).unwrap();
+        assert!(
+            compare(&got[0], &want[0], 1e-4).is_none(),
+            "flatten={flatten} axis={axis}: {:?}",
+            compare(&got[0], &want[0], 1e-4)
+        );
+    }
+}

@@ -46,7 +46,9 @@ static FULLY_CONNECTED: OpDef = OpDef {
     cost: fc_cost,
     grad: Grad::Rule(fc_grad),
     contraction: Some(fc_contraction),
-    channel_weights: Some(|_| &[1, -1]),
+    // Flattened, the output is (batch, num_hidden); otherwise num_hidden is the last of
+    // however many axes, which only -1 names for every rank.
+    channel_weights: Some(|a| if a.bool("flatten") { &[1, -1] } else { &[-1] }),
     ..OpDef::new(
         OP,
         Pattern::OutEWiseFusable,
