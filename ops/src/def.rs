@@ -271,6 +271,8 @@ pub enum Identity {
     Never,
     /// Always, gradient included (`_copy`): an alias.
     Always,
+    /// In every mode, where the attributes say so (`x * 1`, `x - 0`).
+    Where(fn(&Attrs) -> bool),
     /// In inference, where the attributes say so: the forward pass is the identity and
     /// only training differs (BlockGrad's gradient, Dropout's mask unless mode=always).
     /// Hidden outputs, such as the mask, must go unread.
@@ -440,6 +442,16 @@ mod coverage {
                 "identity: InInference",
                 |op| matches!(op.identity, Identity::InInference(_)),
                 &["BlockGrad", "Dropout"],
+            ),
+            (
+                "identity: Where",
+                |op| matches!(op.identity, Identity::Where(_)),
+                &[
+                    "_mul_scalar",
+                    "_div_scalar",
+                    "_plus_scalar",
+                    "_minus_scalar",
+                ],
             ),
             (
                 "composes",

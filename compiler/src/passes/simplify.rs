@@ -1,5 +1,6 @@
-//! Algebraic simplification: `x * 1`, `x / 1`, `x + 0`, `x - 0` and operators that are
-//! always the identity (`Identity::Always`: `_copy`) become `x`; an operator applied to its
+//! Algebraic simplification: operators that are the identity — always (`Identity::Always`:
+//! `_copy`) or where their attributes say so (`Identity::Where`: `x * 1`, `x / 1`,
+//! `x + (-0)`, `x - 0`) — become `x`; an operator applied to its
 //! own output becomes one application (or `x`) where it declares how it composes
 //! (`OpDef::composes`: transpose of transpose, Reshape of a Reshape whose target does not
 //! refer to the inner shape).
@@ -21,18 +22,16 @@ enum Rewrite {
     Replace(NodeData, Vec<Entry>),
 }
 
-fn scalar(g: &Graph, id: NodeId) -> Option<f64> {
-    g.node(id).params.as_ref().map(|p| p.float("scalar"))
-}
-
 fn rewrite(g: &Graph, id: NodeId) -> Rewrite {
     let n = g.node(id);
     let (Some(op), Some(params)) = (n.op, &n.params) else {
         return Rewrite::Keep;
     };
     let input = |i: usize| n.inputs[i];
-    if matches!(op.identity, Identity::Always) {
-        return Rewrite::Alias(input(0));
+    match op.identity {
+        Identity::Always => return Rewrite::Alias(input(0)),
+        Identity::Where(holds) if holds(params) => return Rewrite::Alias(input(0)),
+        _ => {}
     }
     if let Some(compose) = op.composes {
         let inner = g.node(input(0).node);
@@ -43,17 +42,7 @@ fn rewrite(g: &Graph, id: NodeId) -> Rewrite {
             _ => Rewrite::Keep,
         };
     }
-    match op.name {
-        "_mul_scalar" | "_div_scalar" if scalar(g, id) == Some(1.0) => Rewrite::Alias(input(0)),
-        // x − 0 and x + (−0) are x bit for bit; x + 0 is not (−0 + 0 = +0).
-        "_minus_scalar" if scalar(g, id).map(f64::to_bits) == Some(0f64.to_bits()) => {
-            Rewrite::Alias(input(0))
-        }
-        "_plus_scalar" if scalar(g, id).map(f64::to_bits) == Some((-0f64).to_bits()) => {
-            Rewrite::Alias(input(0))
-        }
-        _ => Rewrite::Keep,
-    }
+    Rewrite::Keep
 }
 
 /// Node `n` applied to its own output, composed into one application to `source`.

@@ -3,7 +3,7 @@
 
 use crate::param::{param, ParamDef, ParamType};
 use crate::shape::{self, OpError, Shape, Slot};
-use crate::{c, x, Attrs, Compute, DType, Expr, Inputs, OpDef, Pattern, Registry};
+use crate::{c, x, Attrs, Compute, DType, Expr, Identity, Inputs, OpDef, Pattern, Registry};
 
 const LHS_RHS: Inputs = Inputs::Fixed(&["lhs", "rhs"]);
 
@@ -148,11 +148,29 @@ pub(super) fn scalar_dtype(
     }
 }
 
-static PLUS_SCALAR: OpDef = with_scalar("_plus_scalar", &["_PlusScalar"], |a| x(0) + s(a));
-static MINUS_SCALAR: OpDef = with_scalar("_minus_scalar", &["_MinusScalar"], |a| x(0) - s(a));
+/// Whether the scalar is exactly `v`, sign of zero included: `x - 0` and `x + (-0)` are `x`
+/// bit for bit, `x + 0` is not (`-0 + 0 = +0`).
+fn scalar_is(a: &Attrs, v: f64) -> bool {
+    a.float("scalar").to_bits() == v.to_bits()
+}
+
+static PLUS_SCALAR: OpDef = OpDef {
+    identity: Identity::Where(|a| scalar_is(a, -0.0)),
+    ..with_scalar("_plus_scalar", &["_PlusScalar"], |a| x(0) + s(a))
+};
+static MINUS_SCALAR: OpDef = OpDef {
+    identity: Identity::Where(|a| scalar_is(a, 0.0)),
+    ..with_scalar("_minus_scalar", &["_MinusScalar"], |a| x(0) - s(a))
+};
 static RMINUS_SCALAR: OpDef = with_scalar("_rminus_scalar", &["_RMinusScalar"], |a| s(a) - x(0));
-static MUL_SCALAR: OpDef = with_scalar("_mul_scalar", &["_MulScalar"], |a| x(0) * s(a));
-static DIV_SCALAR: OpDef = with_scalar("_div_scalar", &["_DivScalar"], |a| x(0) / s(a));
+static MUL_SCALAR: OpDef = OpDef {
+    identity: Identity::Where(|a| scalar_is(a, 1.0)),
+    ..with_scalar("_mul_scalar", &["_MulScalar"], |a| x(0) * s(a))
+};
+static DIV_SCALAR: OpDef = OpDef {
+    identity: Identity::Where(|a| scalar_is(a, 1.0)),
+    ..with_scalar("_div_scalar", &["_DivScalar"], |a| x(0) / s(a))
+};
 static RDIV_SCALAR: OpDef = with_scalar("_rdiv_scalar", &["_RDivScalar"], |a| s(a) / x(0));
 
 pub fn register(r: &mut Registry) {
