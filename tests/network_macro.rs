@@ -1,4 +1,4 @@
-//! `network!` and `include_symbol!` (the Macro issue): a network declared in Rust is the
+//! `network!` and `include_symbol!`: a network declared in Rust is the
 //! network the Symbol API builds — same arguments under MXNet's names, same shapes, same
 //! outputs on the reference interpreter — and an included MXNet file is that file; their
 //! ahead-of-time code (MLP, LeNet, ResNet-18, MXNet's checkpoint) gives the outputs and
@@ -518,4 +518,31 @@ fn a_network_without_ahead_of_time_code_says_why_and_binds_on_the_jit() {
     let y = exe.outputs()[0].to_tensor().unwrap();
     assert_eq!(y.dtype, DType::F64);
     assert_eq!(y.data, [2.0, 4.0, 6.0, 8.0, 10.0, 12.0]);
+}
+
+kiln::network! {
+    /// Dropout while training: every pass draws its own mask.
+    Dropped(batch = 4) {
+        input data: [batch, 16];
+        input softmax_label: [batch];
+        let fc = FullyConnected(data, num_hidden = 8);
+        let drop = Dropout(fc, p = 0.5);
+        output softmax = SoftmaxOutput(drop, softmax_label);
+    }
+}
+
+#[test]
+fn dropout_draws_a_new_mask_on_every_training_pass() {
+    let mut net = Dropped::new(|_, _, values| {
+        for (i, v) in values.iter_mut().enumerate() {
+            *v = 0.05 * (i % 7) as f32 + 0.01;
+        }
+    });
+    let (data, labels) = (vec![1.0f32; 64], [0.0f32; 4]);
+    let mut train = || net.forward_train(&[&data, &labels]).unwrap()[0].to_vec();
+    let (first, second) = (train(), train());
+    assert_ne!(first, second, "the same mask twice");
+    // Inference has no dropout: the same outputs every time.
+    let once = net.forward(&[&data, &labels]).unwrap()[0].to_vec();
+    assert_eq!(once, net.forward(&[&data, &labels]).unwrap()[0].to_vec());
 }

@@ -143,9 +143,16 @@ pub fn generate(
             let mut aux_updates = Vec::new();
             for (k, id) in t.aux_updates.iter().enumerate() {
                 let name = &t.graph.node(*id).name;
-                if let Some(i) = aux.iter().position(|a| a == name) {
-                    aux_updates.push((i, gen.read_entry(t.aux_entry(k))?));
+                let Some(i) = aux.iter().position(|a| a == name) else {
+                    continue;
+                };
+                // A state a step leaves as it was (BatchNorm with global statistics).
+                if let Buf::Aux(j) = gen.buf(t.aux_entry(k))? {
+                    if j == i {
+                        continue;
+                    }
                 }
+                aux_updates.push((i, gen.read_entry(t.aux_entry(k))?));
             }
             Some(Training {
                 code,
@@ -185,7 +192,10 @@ fn code<'a>(
     }
     let g = p.graph();
     let mut constants = HashMap::new();
-    for (&id, t) in &g.constants {
+    // In node order, so the generated code is the same from build to build.
+    let mut folded: Vec<_> = g.constants.iter().collect();
+    folded.sort_by_key(|(id, _)| **id);
+    for (&id, t) in folded {
         constants.insert(id, shared.constants.len());
         let values = t.data.iter().map(|&v| f32_literal(v as f32));
         shared.constants.push(quote! { ::std::vec![#(#values),*] });
@@ -284,7 +294,7 @@ impl Gen<'_> {
             name: name.clone(),
             ..nest
         };
-        let source = rust::render(&nest)
+        let source = rust::render_raw(&nest)
             .map_err(|e| e.to_string())?
             .replace("kiln_ops::", "::kiln::ops::");
         let module: TokenStream = source.parse().map_err(|e| format!("{e:?}"))?;
@@ -332,7 +342,7 @@ impl Gen<'_> {
                 let at = buffers.next().ok_or("a product without workspace")?;
                 Buf::Arena {
                     at,
-                    len: len(*out)?,
+                    len: written(*out)?.1,
                 }
             }
             None => *out,
@@ -394,8 +404,8 @@ impl Gen<'_> {
     }
 
     /// A convolution by Winograd's algorithm into `dst`, then the epilogue whole: its
-    /// weights transformed once per change of the parameters where the weight is one
-    /// (the struct's `winograd` slot), else on every run.
+    /// weights transformed once per change of the parameters where the weight is one or a
+    /// constant (the struct's `winograd` slot), else on every run.
     fn winograd(
         &mut self,
         plan: &WinogradPlan,
@@ -410,7 +420,7 @@ impl Gen<'_> {
         self.shared.winograd += 1;
         let (data, weight) = (read(ins[plan.data]), read(ins[plan.weight]));
         let out = write(dst)?;
-        let cached = matches!(ins[plan.weight], Buf::Param(_));
+        let cached = matches!(ins[plan.weight], Buf::Param(_) | Buf::Constant(_));
         Ok(quote! {
             {
                 use ::kiln::runtime::cpu::winograd::Winograd;
@@ -474,6 +484,15 @@ impl Gen<'_> {
             .map(|&b| write(b))
             .collect::<Result<Vec<_>, _>>()?;
         let is_train = self.p.mode.is_train();
+        // A random operator draws from a key of its own node and of the pass (the
+        // struct's count of passes run), so each pass draws afresh.
+        let rng_key = match op.resources.contains(&kiln_ops::Resource::Random) {
+            true => {
+                let node = id.index() as u64;
+                quote! { ::kiln::ops::random::key(self.passes, #node) }
+            }
+            false => quote! { [0, 0] },
+        };
         Ok(quote! {
             {
                 let (op, attrs) = &self.nodes[#index];
@@ -485,7 +504,7 @@ impl Gen<'_> {
                     is_train: #is_train,
                     out_shapes: &out_shapes,
                     out_dtypes: &out_dtypes,
-                    rng_key: [0, 0],
+                    rng_key: #rng_key,
                 };
                 #(#copies)*
                 let ins: &[&[f32]] = &[#(#reads),*];
@@ -528,21 +547,18 @@ fn read(b: Buf) -> TokenStream {
     }
 }
 
-fn write(b: Buf) -> Result<TokenStream, String> {
+/// The arena elements `(at, len)` of a buffer a step writes (steps write no variable).
+fn written(b: Buf) -> Result<(usize, usize), String> {
     match b {
-        Buf::Arena { at: a, len } => {
-            let a = at(a);
-            Ok(quote! { unsafe { ::std::slice::from_raw_parts_mut(#a, #len) } })
-        }
+        Buf::Arena { at, len } => Ok((at, len)),
         _ => Err("a step writes a variable".into()),
     }
 }
 
-fn len(b: Buf) -> Result<usize, String> {
-    match b {
-        Buf::Arena { len, .. } => Ok(len),
-        _ => Err("a step writes a variable".into()),
-    }
+fn write(b: Buf) -> Result<TokenStream, String> {
+    let (a, len) = written(b)?;
+    let a = at(a);
+    Ok(quote! { unsafe { ::std::slice::from_raw_parts_mut(#a, #len) } })
 }
 
 fn pointer(b: Buf) -> TokenStream {
@@ -559,10 +575,7 @@ fn pointer(b: Buf) -> TokenStream {
 }
 
 fn write_pointer(b: Buf) -> Result<TokenStream, String> {
-    match b {
-        Buf::Arena { at: a, .. } => Ok(at(a)),
-        _ => Err("a step writes a variable".into()),
-    }
+    written(b).map(|(a, _)| at(a))
 }
 
 /// The buffers' addresses as integers named `<prefix>in<i>` and `<prefix>out<i>` (so

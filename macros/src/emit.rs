@@ -145,6 +145,8 @@ fn ahead_of_time(name: &Ident, aot: &Aot) -> (TokenStream, TokenStream, TokenStr
             /// to date with the parameters.
             winograd: ::std::vec::Vec<::std::vec::Vec<f32>>,
             winograd_fresh: ::std::vec::Vec<bool>,
+            /// Forward passes run, which random operators' keys count.
+            passes: u64,
         }
     };
     let check_inputs = quote! {
@@ -177,6 +179,7 @@ fn ahead_of_time(name: &Ident, aot: &Aot) -> (TokenStream, TokenStream, TokenStr
                 for (kept, given) in self.kept_inputs.iter_mut().zip(inputs) {
                     kept.copy_from_slice(given);
                 }
+                self.passes += 1;
                 let arena = self.train_arena.as_mut_ptr();
                 use #kernels_mod as kernels;
                 #forward
@@ -258,6 +261,7 @@ fn ahead_of_time(name: &Ident, aot: &Aot) -> (TokenStream, TokenStream, TokenStr
                 nodes: #nodes,
                 winograd: ::std::vec![::std::vec::Vec::new(); #winograd],
                 winograd_fresh: ::std::vec![false; #winograd],
+                passes: 0,
             }
         }
 
@@ -315,6 +319,7 @@ fn ahead_of_time(name: &Ident, aot: &Aot) -> (TokenStream, TokenStream, TokenStr
         #[allow(unused_unsafe, clippy::all)]
         pub fn forward(&mut self, inputs: &[&[f32]]) -> ::kiln::Result<::std::vec::Vec<&[f32]>> {
             #check_inputs
+            self.passes += 1;
             let arena = self.arena.as_mut_ptr();
             use #kernels_mod as kernels;
             #forward

@@ -40,8 +40,19 @@ fn stored(b: &Buffer, value: &str) -> String {
     }
 }
 
-/// Renders `nest` as `pub mod <name> { pub fn run(..) }`.
+/// Renders `nest` as `pub mod <name> { pub fn run(..) }` with `run_raw` and, where the
+/// outermost loop splits, `run_range`.
 pub fn render(nest: &LoopNest) -> Result<String, KirError> {
+    render_with(nest, true)
+}
+
+/// `nest` with `run_raw` and `run_range` only: what generated code that addresses its
+/// buffers by pointer calls (half the code to compile).
+pub fn render_raw(nest: &LoopNest) -> Result<String, KirError> {
+    render_with(nest, false)
+}
+
+fn render_with(nest: &LoopNest, slices: bool) -> Result<String, KirError> {
     let compute = match nest.compute {
         DType::F32 => "f32",
         DType::F64 => "f64",
@@ -53,26 +64,28 @@ pub fn render(nest: &LoopNest) -> Result<String, KirError> {
             })
         }
     };
-    let mut params = Vec::new();
-    for (i, b) in nest.inputs.iter().enumerate() {
-        params.push(format!("in{i}: &[{}]", storage_type(b)));
-    }
-    for (i, b) in nest.outputs.iter().enumerate() {
-        params.push(format!("out{i}: &mut [{}]", storage_type(b)));
-    }
-    params.push("dims: &[i64]".into());
     let mut s = format!(
         "#[allow(unused, clippy::all)]\npub mod {} {{\n    type T = {compute};\n",
         nest.name
     );
     s += PRELUDE;
-    writeln!(s, "    pub fn run({}) {{", params.join(", ")).unwrap();
-    let slices = Mode {
-        raw: false,
-        range: false,
-    };
-    stmts(&mut s, &nest.body, &nest.outputs, 2, slices);
-    s += "    }\n";
+    if slices {
+        let mut params = Vec::new();
+        for (i, b) in nest.inputs.iter().enumerate() {
+            params.push(format!("in{i}: &[{}]", storage_type(b)));
+        }
+        for (i, b) in nest.outputs.iter().enumerate() {
+            params.push(format!("out{i}: &mut [{}]", storage_type(b)));
+        }
+        params.push("dims: &[i64]".into());
+        writeln!(s, "    pub fn run({}) {{", params.join(", ")).unwrap();
+        let safe = Mode {
+            raw: false,
+            range: false,
+        };
+        stmts(&mut s, &nest.body, &nest.outputs, 2, safe);
+        s += "    }\n";
+    }
     // The same loops over raw pointers: an output may then be written over an input
     // the kernel reads only where it stores (`Kernel::may_overwrite`), which slices
     // cannot express.
