@@ -22,6 +22,9 @@ pub use jit::{CompiledKernel, Jit};
 #[cfg(not(feature = "llvm"))]
 pub use unavailable::{CompiledKernel, Jit};
 
+/// Whether this build links LLVM (else [`Jit::new`] says so).
+pub const AVAILABLE: bool = cfg!(feature = "llvm");
+
 /// Vector width of compiled kernels unless a JIT is made with another.
 pub const DEFAULT_VECTOR_BITS: u32 = 256;
 

@@ -19,6 +19,9 @@ pub enum BackendError {
     /// A call with the wrong buffers or dimensions.
     #[error("{0}")]
     Call(String),
+    /// The kernel IR could not be lowered for the compiler.
+    #[error(transparent)]
+    Lower(#[from] kiln_compiler::kir::KirError),
 }
 
 impl From<kiln_llvm::Error> for BackendError {

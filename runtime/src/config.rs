@@ -3,7 +3,8 @@
 //! profiling and the kernel cache. A [`Config`] is a value built with its setters; an
 //! executor is bound with one ([`crate::Executor::simple_bind_with`]), and the process's
 //! own ([`Config::global`]) sizes what exists once per process — the engine, the
-//! kernels' pool, the profiler, the JIT's cache — and is what `simple_bind` uses.
+//! kernels' pool, the profiler, the JIT (cache folder, vector width), lazy fusion — and
+//! is what `simple_bind` uses.
 //!
 //! The process's configuration is the one [`Config::install`] was given before any of
 //! that started, else the defaults with the environment's overrides ([`Config::from_env`]).
@@ -91,7 +92,7 @@ impl Config {
             engine: EngineKind::Threaded { workers: 1 },
             profile: None,
             cache_dir,
-            vector_bits: 256,
+            vector_bits: kiln_llvm::DEFAULT_VECTOR_BITS,
         }
     }
 
@@ -152,7 +153,7 @@ impl Config {
         }
         if let Some(v) = var("KILN_VECTOR_BITS") {
             c.vector_bits = match v.as_str() {
-                "128" | "256" | "512" => v.parse().unwrap_or(256),
+                "128" | "256" | "512" => v.parse().unwrap_or(kiln_llvm::DEFAULT_VECTOR_BITS),
                 _ => return Err(bad("KILN_VECTOR_BITS", &v, "128, 256 or 512")),
             };
         }
@@ -171,19 +172,16 @@ impl Config {
         })
     }
 
-    /// Makes this the process's configuration. Fails once the process's configuration
-    /// was read (an executor bound, an array computed): the engine, the pool and the
+    /// Makes this the process's configuration (again, where it already is). Fails once
+    /// another configuration was read (an executor bound, an array computed): the engine, the pool and the
     /// JIT are made once, from it.
     pub fn install(self) -> Result<()> {
         let wanted = self.clone();
-        GLOBAL.set(self).map_err(|_| {
-            Error::Input(if GLOBAL.get() == Some(&wanted) {
-                "the configuration is already installed".into()
-            } else {
-                "the process's configuration was read before Config::install; install it first"
-                    .into()
-            })
-        })
+        match GLOBAL.set(self) {
+            Ok(()) => Ok(()),
+            Err(_) if GLOBAL.get() == Some(&wanted) => Ok(()),
+            Err(_) => Err(Error::ConfiguredAlready),
+        }
     }
 
     pub fn backend(mut self, backend: Backend) -> Config {

@@ -13,6 +13,12 @@ pub enum Error {
     /// A kernel could not be compiled or run.
     #[error(transparent)]
     Backend(#[from] BackendError),
+    /// A program's step whose kernels could not be compiled, by its nodes.
+    #[error("compiling the kernels of {nodes}: {source}")]
+    Step {
+        nodes: String,
+        source: Box<BackendError>,
+    },
     /// An operation failed on the engine (seen by whoever waits on what it writes).
     #[error(transparent)]
     Engine(#[from] EngineError),
@@ -30,6 +36,9 @@ pub enum Error {
         device: String,
         reason: String,
     },
+    /// The process's configuration was made (read) before `Config::install`.
+    #[error("the process's configuration was read before Config::install: install it first")]
+    ConfiguredAlready,
     /// A `KILN_*` variable with a value kiln cannot use.
     #[error("environment variable {variable}={value:?}: expected {expected}")]
     Config {
@@ -40,6 +49,12 @@ pub enum Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl From<kiln_llvm::Error> for Error {
+    fn from(e: kiln_llvm::Error) -> Error {
+        Error::Backend(e.into())
+    }
+}
 
 impl From<kiln_compiler::kir::KirError> for Error {
     fn from(e: kiln_compiler::kir::KirError) -> Error {

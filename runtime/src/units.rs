@@ -27,7 +27,9 @@ impl Backend {
     pub fn target(self) -> Target {
         match self {
             Backend::Interpreter => Target::reference(),
-            Backend::Jit if host_compiler().is_ok() => Target::cpu(),
+            // Decided by the build, not by starting the JIT: a host where LLVM fails to
+            // start gets that error when it binds.
+            Backend::Jit if kiln_llvm::AVAILABLE => Target::cpu(),
             Backend::Jit => Target {
                 native: true,
                 ..Target::reference()
@@ -48,35 +50,34 @@ pub(crate) enum Code {
 }
 
 /// Each step's code, compiled for the host CPU (the compiler is asked for only where a
-/// step has a kernel).
-pub(crate) fn compile(program: &Program) -> Result<Vec<Code>, BackendError> {
+/// step has a kernel); a failure names the step's nodes.
+pub(crate) fn compile(program: &Program) -> crate::Result<Vec<Code>> {
     let mut compiler = None;
     let g = program.graph();
     let mut out = Vec::with_capacity(program.steps.len());
     for step in &program.steps {
-        let mut compile = |ir: &Kernel| -> Result<Arc<dyn HostKernel>, BackendError> {
-            let compiler = match compiler {
-                Some(c) => c,
-                None => *compiler.insert(host_compiler()?),
-            };
-            let nest = lower(ir, &Schedule::cpu(ir)).map_err(|e| BackendError::Kernel {
-                kernel: ir.name.clone(),
-                message: e.to_string(),
-            })?;
-            compiler.compile(&nest).map_err(|e| {
+        let mut compile = |ir: &Kernel| -> crate::Result<Arc<dyn HostKernel>> {
+            let compiled = (|| -> Result<Arc<dyn HostKernel>, BackendError> {
+                let compiler = match compiler {
+                    Some(c) => c,
+                    None => *compiler.insert(host_compiler()?),
+                };
+                compiler.compile(&lower(ir, &Schedule::cpu(ir))?)
+            })();
+            compiled.map_err(|source| {
                 let names: Vec<&str> = (step.nodes.iter())
                     .map(|&id| g.node(id).name.as_str())
                     .collect();
-                BackendError::Kernel {
-                    kernel: format!("of nodes {}", names.join(", ")),
-                    message: e.to_string(),
+                crate::Error::Step {
+                    nodes: names.join(", "),
+                    source: Box::new(source),
                 }
             })
         };
         out.push(match &step.kind {
             StepKind::Kernel { ir, .. } => Code::Kernel(compile(ir)?),
             StepKind::Product(p) => Code::Product {
-                packs: (p.packs.iter().map(|(ir, _)| compile(ir))).collect::<Result<_, _>>()?,
+                packs: (p.packs.iter().map(|(ir, _)| compile(ir))).collect::<crate::Result<_>>()?,
                 epilogue: p.epilogue.as_ref().map(|(ir, _)| compile(ir)).transpose()?,
             },
             _ => Code::None,

@@ -152,8 +152,10 @@ impl Executor {
         Executor::simple_bind_with(Config::global(), symbol, device, shapes, reqs)
     }
 
-    /// [`Executor::simple_bind`] compiled as `config` says (another backend, passes
-    /// switched off, Winograd or fused epilogues off for an ablation).
+    /// [`Executor::simple_bind`] compiled as `config` says: its backend, passes, Winograd
+    /// and fused epilogues (an ablation, a comparison with the interpreter). What exists
+    /// once per process — the engine, the pool's threads, the JIT's cache and vector
+    /// width, profiling, lazy fusion — is the process configuration's ([`Config::global`]).
     pub fn simple_bind_with(
         config: &Config,
         symbol: &Symbol,

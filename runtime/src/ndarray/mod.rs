@@ -8,7 +8,8 @@
 //!
 //! Every operator of kiln-ops can be applied to arrays through the typed builders
 //! (`kiln_compiler::builders`) or [`NDArray::op`]. Element-wise chains on CPU f32 arrays
-//! are recorded and run as one fused JIT kernel ([`lazy`], feature `llvm`); other
+//! are recorded and run as one fused JIT kernel ([`lazy`], where there is a kernel
+//! compiler); other
 //! operators run their reference kernels.
 
 mod arith;
@@ -220,8 +221,7 @@ impl NDArray {
 
     /// The values as a reference tensor, after waiting for pending writes.
     pub fn to_tensor(&self) -> Result<Tensor> {
-        self.wait_to_read()
-            .map_err(|e| Error::Input(e.to_string()))?;
+        self.wait_to_read()?;
         // SAFETY: no pending operation writes this array any more.
         Ok(unsafe { self.read_tensor() })
     }

@@ -134,7 +134,7 @@ fn compare<N: Generated>(args: &Args, mut net: N, train: bool) -> Result<()> {
             }
         }
         if let Err(e) = Engine::global().wait_all() {
-            failed.get_or_insert(Error::Input(e.to_string()));
+            failed.get_or_insert(Error::from(e));
         }
     });
     let slices: Vec<&[f32]> = (inputs.iter())

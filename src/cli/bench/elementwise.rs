@@ -99,7 +99,7 @@ fn through_executor(
         }
     });
     if let Some(e) = failed {
-        return Err(Error::Input(e.to_string()));
+        return Err(Error::from(e));
     }
     let got = exe.outputs()[0].to_vec::<f32>()?;
     if !check(got[999]) {
@@ -148,7 +148,7 @@ fn imperative(
         last = Some(y);
     });
     if let Some(e) = failed {
-        return Err(Error::Input(e.to_string()));
+        return Err(Error::from(e));
     }
     let calls = args.runs.max(1) + 1;
     let kernels = (lazy::stats().fused - before.fused) as f64 / calls as f64;
@@ -192,9 +192,8 @@ fn direct_kernels(args: &Args, y: &Symbol, values: &[f32], copy_gbps: f64) -> Re
         .map(|v| v.as_mut_ptr().cast())
         .collect();
     for bits in [256, 512] {
-        let failure = |e: kiln::llvm::Error| Error::Input(e.to_string());
-        let jit = Jit::new(None).map_err(failure)?.with_vector_bits(bits);
-        let (kernel, _) = jit.compile(&nest).map_err(failure)?;
+        let jit = Jit::new(None)?.with_vector_bits(bits);
+        let (kernel, _) = jit.compile(&nest)?;
         let mut failed = None;
         let direct = time(args.runs, || {
             // SAFETY: three buffers of N f32, as the kernel declares.
@@ -203,7 +202,7 @@ fn direct_kernels(args: &Args, y: &Symbol, values: &[f32], copy_gbps: f64) -> Re
             }
         });
         if let Some(e) = failed {
-            return Err(Error::Input(e.to_string()));
+            return Err(Error::from(e));
         }
         let rate = gbps(3 * N * 4, direct.0);
         report(

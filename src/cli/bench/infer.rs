@@ -40,7 +40,7 @@ pub fn run(args: &Args) -> Result<()> {
             }
         });
         if let Some(e) = failed {
-            return Err(kiln::Error::Input(e.to_string()));
+            return Err(kiln::Error::from(e));
         }
         let rate = batch as f64 / timing.0;
         report(

@@ -62,12 +62,12 @@ pub fn run(args: &Args) -> Result<()> {
     let disk = time(args.runs, || {
         record(Jit::new(Some(dir.clone())).and_then(|j| compile_all(&j)))
     });
-    let warm = Jit::new(None).map_err(|e| Error::Input(e.to_string()))?;
+    let warm = Jit::new(None)?;
     record(compile_all(&warm));
     let memory = time(args.runs, || record(compile_all(&warm)));
     let _ = std::fs::remove_dir_all(&dir);
     if let Some(e) = failure {
-        return Err(Error::Input(e.to_string()));
+        return Err(Error::from(e));
     }
     for (variant, (median, min)) in [("cold", cold), ("disk", disk), ("memory", memory)] {
         let per = (median / count as f64, min / count as f64);

@@ -97,7 +97,7 @@ pub fn run(args: &Args, net: &Symbol, data: &[usize], classes: usize) -> Result<
                 Engine::global().push(u, priority);
             }
             if let Err(e) = Engine::global().wait_all() {
-                failed.get_or_insert(Error::Input(e.to_string()));
+                failed.get_or_insert(Error::from(e));
             }
         });
         if let Some(e) = failed {
