@@ -1,6 +1,6 @@
 //! A graph cut into what a backend runs: each fusion group's nodes split into parts that
-//! lower to kernels together, and nodes that run alone. Shared by the JIT executor and
-//! the `network!` macro's ahead-of-time code, so both run the same kernels.
+//! lower to kernels together, and nodes that run alone. The program's steps are made
+//! from them (`program::compile`), so every consumer runs the same kernels.
 
 use super::error::KirError;
 use super::group::{contraction_of, from_group, Lowered};
