@@ -546,3 +546,33 @@ fn dropout_draws_a_new_mask_on_every_training_pass() {
     let once = net.forward(&[&data, &labels]).unwrap()[0].to_vec();
     assert_eq!(once, net.forward(&[&data, &labels]).unwrap()[0].to_vec());
 }
+
+kiln::network! {
+    /// BatchNorm on its moving statistics while training: a step leaves them as they were.
+    Frozen(batch = 2) {
+        input data: [batch, 3, 4, 4];
+        input softmax_label: [batch];
+        let conv = Convolution(data, kernel = (3, 3), num_filter = 2);
+        let bn = BatchNorm(conv, use_global_stats = true, fix_gamma = false);
+        let fc = FullyConnected(bn, num_hidden = 3);
+        output softmax = SoftmaxOutput(fc, softmax_label);
+    }
+}
+
+#[test]
+fn a_training_step_keeps_global_statistics() {
+    let mut net = Frozen::new(|name, _, values| {
+        for (i, v) in values.iter_mut().enumerate() {
+            *v = if name.ends_with("var") {
+                1.5
+            } else {
+                0.1 * (i % 5) as f32
+            };
+        }
+    });
+    let before = net.param("bn_moving_mean").unwrap().to_vec();
+    let data: Vec<f32> = (0..96).map(|i| (i as f32 * 0.37).sin()).collect();
+    net.train_step(&[&data, &[0.0, 2.0]], 0.1).unwrap();
+    assert_eq!(net.param("bn_moving_mean").unwrap(), &before[..]);
+    assert!(net.grad("conv_weight").unwrap().iter().any(|g| *g != 0.0));
+}
