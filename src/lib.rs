@@ -64,7 +64,7 @@ pub use kiln_runtime::{Error, Result};
 /// products on kiln's CPU gemm, library nodes on their native kernels — without LLVM.
 /// Where every output is a loss, `forward_train`, `backward`, `grad(name)` and
 /// `train_step(inputs, lr)` (SGD, gradients rescaled by the batch) run the training graph
-/// the same way.
+/// the same way; elsewhere `TRAINING` says why there are none.
 ///
 /// ```
 /// kiln::network! {

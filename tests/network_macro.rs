@@ -491,6 +491,15 @@ fn resnet18_gradients_ahead_of_time_match_the_jit_and_the_interpreter() {
 }
 
 kiln::network! {
+    /// A layer whose output is not a loss: no training code.
+    Scaled(batch = 2) {
+        input x: [batch, 3];
+        let fc = FullyConnected(x, num_hidden = 2);
+        output y = fc * 2.0;
+    }
+}
+
+kiln::network! {
     /// A network computing in f64, which ahead-of-time code does not cover.
     Doubles(batch = 2) {
         input x: [batch, 3];
@@ -499,8 +508,15 @@ kiln::network! {
 }
 
 #[test]
-fn a_network_without_ahead_of_time_code_says_why_and_binds_on_the_jit() {
+fn a_network_without_ahead_of_time_or_training_code_says_why() {
     assert_eq!(Shared::AHEAD_OF_TIME, Ok(()));
+    // An output that is not a loss: inference code, and why there is no training code.
+    let why = Scaled::TRAINING.unwrap_err();
+    assert!(why.contains("not a loss"), "{why}");
+    let mut scaled = Scaled::new(|_, _, values| values.fill(0.5));
+    // (3 · 0.5 + 0.5) · 2 in every output.
+    assert_eq!(scaled.forward(&[&[1.0; 6]]).unwrap()[0], [4.0; 4]);
+    assert_eq!(SmallMlp::TRAINING, Ok(()));
     let why = Doubles::AHEAD_OF_TIME.unwrap_err();
     assert!(why.contains("f32 networks only"), "{why}");
     let exe = Doubles::simple_bind(

@@ -58,8 +58,9 @@ pub struct Aot {
     /// Winograd convolutions, each with a slot of transformed weights.
     pub winograd: usize,
     pub inference: Code,
-    /// Where the network can be trained (every output a loss).
-    pub training: Option<Training>,
+    /// The training code where the network can be trained (every output a loss), else
+    /// why not.
+    pub training: Result<Training, String>,
 }
 
 /// One program's code over its own arena.
@@ -75,8 +76,9 @@ pub struct Code {
 
 pub struct Training {
     pub code: Code,
-    /// Each parameter's gradient (by index in `PARAMS`).
-    pub grads: Vec<TokenStream>,
+    /// Each parameter's gradient (by index in `PARAMS`; `None` where nothing depends on
+    /// it).
+    pub grads: Vec<Option<TokenStream>>,
     /// Aux states (by index in `AUX`) and their new values after a step.
     pub aux_updates: Vec<(usize, TokenStream)>,
 }
@@ -128,39 +130,13 @@ pub fn generate(
     let inference = program(Mode::Inference, true)?;
     let (inference, _) = code(&mut shared, &inference, &inference_vars)?;
     let reqs = params.iter().map(|n| (n.clone(), GradReq::Write)).collect();
-    let p = program(Mode::Training(reqs), false)?;
-    let t = &p.training;
-    let training = match t.head_grads.iter().all(Option::is_none) {
-        true => {
-            let (code, gen) = code(&mut shared, &p, &vars)?;
-            let mut grads = vec![quote! { &[] }; params.len()];
-            for (k, (id, _)) in t.grads.iter().enumerate() {
-                let name = &t.graph.node(*id).name;
-                if let Some(i) = params.iter().position(|p| p == name) {
-                    grads[i] = gen.read_entry(t.grad_entry(k))?;
-                }
-            }
-            let mut aux_updates = Vec::new();
-            for (k, id) in t.aux_updates.iter().enumerate() {
-                let name = &t.graph.node(*id).name;
-                let Some(i) = aux.iter().position(|a| a == name) else {
-                    continue;
-                };
-                // A state a step leaves as it was (BatchNorm with global statistics).
-                if let Buf::Aux(j) = gen.buf(t.aux_entry(k))? {
-                    if j == i {
-                        continue;
-                    }
-                }
-                aux_updates.push((i, gen.read_entry(t.aux_entry(k))?));
-            }
-            Some(Training {
-                code,
-                grads,
-                aux_updates,
-            })
+    // Without training code the struct still runs inference, and says why.
+    let training = match program(Mode::Training(reqs), false) {
+        Err(e) => Err(format!("the training program does not compile: {e}")),
+        Ok(p) if p.training.head_grads.iter().any(Option::is_some) => {
+            Err("an output is not a loss (training code takes no head gradients)".into())
         }
-        false => None,
+        Ok(p) => training(&mut shared, &p, &vars, params, aux),
     };
     let Shared {
         kernels,
@@ -177,6 +153,45 @@ pub fn generate(
         constants: quote! { ::std::vec![#(#constants),*] },
         inference,
         training,
+    })
+}
+
+/// The training code of program `p`: its code, each parameter's gradient and the aux
+/// states' new values.
+fn training(
+    shared: &mut Shared,
+    p: &Program,
+    vars: &HashMap<String, Buf>,
+    params: &[String],
+    aux: &[String],
+) -> Result<Training, String> {
+    let t = &p.training;
+    let (code, gen) = code(shared, p, vars)?;
+    let mut grads = vec![None; params.len()];
+    for (k, (id, _)) in t.grads.iter().enumerate() {
+        let name = &t.graph.node(*id).name;
+        if let Some(i) = params.iter().position(|p| p == name) {
+            grads[i] = Some(gen.read_entry(t.grad_entry(k))?);
+        }
+    }
+    let mut aux_updates = Vec::new();
+    for (k, id) in t.aux_updates.iter().enumerate() {
+        let name = &t.graph.node(*id).name;
+        let Some(i) = aux.iter().position(|a| a == name) else {
+            continue;
+        };
+        // A state a step leaves as it was (BatchNorm with global statistics).
+        if let Buf::Aux(j) = gen.buf(t.aux_entry(k))? {
+            if j == i {
+                continue;
+            }
+        }
+        aux_updates.push((i, gen.read_entry(t.aux_entry(k))?));
+    }
+    Ok(Training {
+        code,
+        grads,
+        aux_updates,
     })
 }
 

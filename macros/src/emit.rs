@@ -128,7 +128,7 @@ fn ahead_of_time(name: &Ident, aot: &Aot) -> (TokenStream, TokenStream, TokenStr
     let (arena_len, forward, outputs) =
         (inference.arena_len, &inference.forward, &inference.outputs);
     let train_len = training.as_ref().map_or(0, |t| t.code.arena_len);
-    let trains = training.is_some();
+    let trains = training.is_ok();
     let fields = quote! {
         {
             params: ::std::vec::Vec<::std::vec::Vec<f32>>,
@@ -164,9 +164,14 @@ fn ahead_of_time(name: &Ident, aot: &Aot) -> (TokenStream, TokenStream, TokenStr
             }
         }
     };
-    let train = training.as_ref().map(|t| {
+    let train = training.as_ref().ok().map(|t| {
         let (forward, backward, outputs) = (&t.code.forward, &t.code.backward, &t.code.outputs);
-        let grads = &t.grads;
+        let grads: Vec<TokenStream> = (t.grads.iter())
+            .map(|g| match g {
+                Some(g) => quote! { ::std::option::Option::Some(#g) },
+                None => quote! { ::std::option::Option::None },
+            })
+            .collect();
         let count = grads.len();
         let (aux_index, aux_value): (Vec<usize>, Vec<&TokenStream>) =
             t.aux_updates.iter().map(|(i, v)| (*i, v)).unzip();
@@ -196,14 +201,15 @@ fn ahead_of_time(name: &Ident, aot: &Aot) -> (TokenStream, TokenStream, TokenStr
                 ::std::result::Result::Ok(())
             }
 
-            /// Parameter `name`'s gradient from the last `backward`.
+            /// Parameter `name`'s gradient from the last `backward` (`None` for a parameter
+            /// nothing depends on).
             #[allow(unused_unsafe, clippy::all)]
             pub fn grad(&self, name: &str) -> ::std::option::Option<&[f32]> {
                 let i = Self::PARAMS.iter().position(|(n, _)| *n == name)?;
                 let arena = self.train_arena.as_ptr() as *mut f32;
                 use #kernels_mod as kernels;
-                let grads: [&[f32]; #count] = [#(#grads),*];
-                ::std::option::Option::Some(grads[i])
+                let grads: [::std::option::Option<&[f32]>; #count] = [#(#grads),*];
+                grads[i]
             }
 
             /// One SGD step: forward (training), backward, then every parameter
@@ -219,9 +225,9 @@ fn ahead_of_time(name: &Ident, aot: &Aot) -> (TokenStream, TokenStream, TokenStr
                 self.winograd_fresh.fill(false);
                 let arena = self.train_arena.as_mut_ptr();
                 use #kernels_mod as kernels;
-                let grads: ::std::vec::Vec<&[f32]> = ::std::vec![#(#grads),*];
+                let grads: ::std::vec::Vec<::std::option::Option<&[f32]>> = ::std::vec![#(#grads),*];
                 for (w, g) in self.params.iter_mut().zip(grads) {
-                    for (w, g) in w.iter_mut().zip(g) {
+                    for (w, g) in w.iter_mut().zip(g.unwrap_or_default()) {
                         *w -= step * g;
                     }
                 }
@@ -231,7 +237,15 @@ fn ahead_of_time(name: &Ident, aot: &Aot) -> (TokenStream, TokenStream, TokenStr
             }
         }
     });
+    let training_why = match training {
+        Ok(_) => quote! { ::std::result::Result::Ok(()) },
+        Err(reason) => quote! { ::std::result::Result::Err(#reason) },
+    };
     let methods = quote! {
+        /// Whether training code (`forward_train`, `backward`, `grad`, `train_step`) was
+        /// generated, or why not.
+        pub const TRAINING: ::std::result::Result<(), &'static str> = #training_why;
+
         /// The network with every parameter and auxiliary state filled by
         /// `init(name, shape, values)` (MXNet's names; values start at zero).
         pub fn new(mut init: impl FnMut(&str, &[usize], &mut [f32])) -> Self {
