@@ -127,17 +127,24 @@ pub unsafe fn run(kernel: &dyn HostKernel, buffers: &[*mut u8], dims: &[i64]) ->
         unsafe { kernel.run_range(buffers, dims, 0, 1) };
         return Ok(());
     };
-    let shared = Buffers(buffers);
+    let shared = SharedBuffers(buffers);
     crate::cpu::pool::global().run_rows(rows, work, &|lo, hi| {
-        let buffers = &shared;
         // SAFETY: as the caller promised; the pool's ranges are disjoint.
-        unsafe { kernel.run_range(buffers.0, dims, lo, hi) };
+        unsafe { kernel.run_range(shared.get(), dims, lo, hi) };
     });
     Ok(())
 }
 
-/// Raw buffer pointers handed to the pool's tasks.
-struct Buffers<'a>(&'a [*mut u8]);
-// SAFETY: tasks write disjoint rows of the outputs and only read the inputs.
-unsafe impl Send for Buffers<'_> {}
-unsafe impl Sync for Buffers<'_> {}
+/// Raw buffer pointers handed to the pool's tasks, each of which writes its own block of
+/// the outputs through them.
+pub(crate) struct SharedBuffers<'a>(pub &'a [*mut u8]);
+// SAFETY: the tasks given them write disjoint blocks of the outputs and only read the
+// inputs (what every caller promises).
+unsafe impl Send for SharedBuffers<'_> {}
+unsafe impl Sync for SharedBuffers<'_> {}
+
+impl SharedBuffers<'_> {
+    pub(crate) fn get(&self) -> &[*mut u8] {
+        self.0
+    }
+}

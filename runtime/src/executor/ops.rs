@@ -1,7 +1,7 @@
 //! The engine operations an executor pre-creates: a node on its reference kernel, a
 //! compiled kernel on its buffers, and the stores of gradients and aux states.
 
-use crate::backend::{self, BackendError, HostKernel};
+use crate::backend::{self, BackendError, HostKernel, SharedBuffers};
 use crate::engine::{FnProperty, Operator, Var};
 use crate::ndarray::NDArray;
 use crate::{Error, Result};
@@ -342,7 +342,7 @@ impl ProductCall {
             }
         }
         let start = crate::profiler::enabled().then(std::time::Instant::now);
-        let epilogue_buffers = SharedPointers(&self.epilogue_buffers);
+        let epilogue_buffers = SharedBuffers(&self.epilogue_buffers);
         // The epilogue runs inside gemm's tasks, which cannot return its failure.
         let failed = std::sync::OnceLock::new();
         let epilogue = |block: Option<(i64, i64)>| {
@@ -383,17 +383,6 @@ impl ProductCall {
             crate::profiler::record(&self.phases[2], start, 0);
         }
         failed.into_inner().map_or(Ok(()), Err)
-    }
-}
-
-/// Buffer pointers the pool's tasks read (each writes its own block through them).
-struct SharedPointers<'a>(&'a [*mut u8]);
-// SAFETY: see `ProductCall::run`: tasks write disjoint blocks.
-unsafe impl Sync for SharedPointers<'_> {}
-
-impl SharedPointers<'_> {
-    fn get(&self) -> &[*mut u8] {
-        self.0
     }
 }
 
