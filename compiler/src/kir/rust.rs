@@ -97,35 +97,27 @@ fn render_with(nest: &LoopNest, slices: bool) -> Result<String, KirError> {
         raw.push(format!("out{i}: *mut {}", storage_type(b)));
     }
     raw.push("dims: &[i64]".into());
-    writeln!(
-        s,
-        "    /// # Safety\n    /// The pointers hold the buffers `run` takes."
-    )
-    .unwrap();
-    writeln!(s, "    pub unsafe fn run_raw({}) {{", raw.join(", ")).unwrap();
-    let whole = Mode {
-        raw: true,
-        range: false,
+    let mut function = |name: &str, params: &[String], doc: &str, range: bool| {
+        writeln!(s, "    /// # Safety\n    /// {doc}").unwrap();
+        writeln!(s, "    pub unsafe fn {name}({}) {{", params.join(", ")).unwrap();
+        stmts(
+            &mut s,
+            &nest.body,
+            &nest.outputs,
+            2,
+            Mode { raw: true, range },
+        );
+        s += "    }\n";
     };
-    stmts(&mut s, &nest.body, &nest.outputs, 2, whole);
-    s += "    }\n";
+    let held = "Each pointer holds its buffer: the elements the kernel declares, in its dtype.";
+    function("run_raw", &raw, held, false);
     if split_extent(nest).is_some() {
         // The outermost loop over `lo..hi`: a caller runs disjoint ranges on several
         // threads.
         raw.push("lo: i64".into());
         raw.push("hi: i64".into());
-        writeln!(
-            s,
-            "    /// # Safety\n    /// As `run_raw`; ranges run at once are disjoint."
-        )
-        .unwrap();
-        writeln!(s, "    pub unsafe fn run_range({}) {{", raw.join(", ")).unwrap();
-        let ranged = Mode {
-            raw: true,
-            range: true,
-        };
-        stmts(&mut s, &nest.body, &nest.outputs, 2, ranged);
-        s += "    }\n";
+        let doc = "As `run_raw`; ranges run at once are disjoint.";
+        function("run_range", &raw, doc, true);
     }
     s += "}\n";
     Ok(s)
