@@ -10,21 +10,24 @@ use kiln::models::weights;
 use kiln::{Symbol, Tensor};
 use std::collections::HashMap;
 
+/// Deterministic values for every argument and aux state of `sym` but `data`, at the
+/// shapes `data`'s shape gives them.
+fn parameters(sym: &Symbol, data: &[usize]) -> HashMap<String, Tensor> {
+    let shapes = sym.infer_shape(&[("data", data)]).unwrap();
+    let names = (sym.list_arguments().into_iter()).chain(sym.list_auxiliary_states());
+    names
+        .zip(shapes.arguments.iter().chain(&shapes.aux_states))
+        .filter(|(n, _)| n != "data")
+        .map(|(n, s)| (n.clone(), weights::parameter(&n, s)))
+        .collect()
+}
+
 #[test]
 fn folding_batchnorm_keeps_resnet18_outputs() {
     let sym = Symbol::load(fixture("models/resnet18_v1-symbol.json")).unwrap();
     let io = params("models/resnet18_v1-io.params");
     let data = io.get("data").unwrap().clone();
-    let shapes = sym.infer_shape(&[("data", &data.shape)]).unwrap();
-    let names = sym
-        .list_arguments()
-        .into_iter()
-        .chain(sym.list_auxiliary_states());
-    let mut values: HashMap<String, Tensor> = names
-        .zip(shapes.arguments.iter().chain(&shapes.aux_states))
-        .filter(|(n, _)| n != "data")
-        .map(|(n, s)| (n.clone(), weights::parameter(&n, s)))
-        .collect();
+    let mut values = parameters(&sym, &data.shape);
     let (inference, _) = Pipeline::inference().run(&sym.to_graph().unwrap()).unwrap();
     let (folded, new_params) = fold_batch_norm(&inference.graph, &values).unwrap();
     let count = |g: &kiln::compiler::Graph, op: &str| {
@@ -57,16 +60,7 @@ fn batchnorm_as_scale_shift_keeps_outputs_and_fuses_into_convolutions() {
     let sym = Symbol::load(fixture("models/resnet18_v1-symbol.json")).unwrap();
     let io = params("models/resnet18_v1-io.params");
     let data = io.get("data").unwrap().clone();
-    let shapes = sym.infer_shape(&[("data", &data.shape)]).unwrap();
-    let names = sym
-        .list_arguments()
-        .into_iter()
-        .chain(sym.list_auxiliary_states());
-    let mut values: HashMap<String, Tensor> = names
-        .zip(shapes.arguments.iter().chain(&shapes.aux_states))
-        .filter(|(n, _)| n != "data")
-        .map(|(n, s)| (n.clone(), weights::parameter(&n, s)))
-        .collect();
+    let mut values = parameters(&sym, &data.shape);
     values.insert("data".into(), data.clone());
     let (inference, _) = Pipeline::inference().run(&sym.to_graph().unwrap()).unwrap();
     let pass = BatchNormToScaleShift {
@@ -125,13 +119,7 @@ fn batchnorm_folds_into_fully_connected_only_on_its_channel_axis() {
     };
     for (flatten, axis, folds) in [(true, 1, true), (false, 1, false), (false, -1, true)] {
         let sym = net(flatten, axis);
-        let shapes = sym.infer_shape(&[("data", &[2, 3, 4])]).unwrap();
-        let names = (sym.list_arguments().into_iter()).chain(sym.list_auxiliary_states());
-        let mut values: HashMap<String, Tensor> = names
-            .zip(shapes.arguments.iter().chain(&shapes.aux_states))
-            .filter(|(n, _)| n != "data")
-            .map(|(n, s)| (n.clone(), weights::parameter(&n, s)))
-            .collect();
+        let mut values = parameters(&sym, &[2, 3, 4]);
         let (inference, _) = Pipeline::inference().run(&sym.to_graph().unwrap()).unwrap();
         let (folded, new_params) = fold_batch_norm(&inference.graph, &values).unwrap();
         let g = &folded.graph;
