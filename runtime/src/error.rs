@@ -39,6 +39,10 @@ pub enum Error {
     /// The process's configuration was made (read) before `Config::install`.
     #[error("the process's configuration was read before Config::install: install it first")]
     ConfiguredAlready,
+    /// A failure already returned once, kept where it happened (a program compiled once
+    /// per executor) and returned again.
+    #[error(transparent)]
+    Again(std::sync::Arc<Error>),
     /// A `KILN_*` variable with a value kiln cannot use.
     #[error("environment variable {variable}={value:?}: expected {expected}")]
     Config {

@@ -80,7 +80,7 @@ pub struct Executor {
     /// The forward pass of the other mode where the bound program cannot run it (an
     /// inference program in training mode) or runs it slower (a training program where
     /// inference expands more), compiled at its first run.
-    other: Arc<OnceLock<std::result::Result<Plan, String>>>,
+    other: Arc<OnceLock<std::result::Result<Plan, Arc<Error>>>>,
     /// Whether forward passes of the other mode take `other`.
     other_needed: bool,
 }
@@ -309,7 +309,8 @@ impl Executor {
             } else {
                 Mode::Inference
             };
-            let program = compile(&self.symbol, &self.spec(mode)).map_err(|e| e.to_string())?;
+            let program =
+                compile(&self.symbol, &self.spec(mode)).map_err(|e| Arc::new(e.into()))?;
             let bound = Bound {
                 device: self.device,
                 args: (&self.arg_names, &self.args),
@@ -320,11 +321,9 @@ impl Executor {
             };
             instantiate(&program, &bound)
                 .map(|(plan, _)| plan)
-                .map_err(|e| e.to_string())
+                .map_err(Arc::new)
         });
-        plan.as_ref()
-            .map(Some)
-            .map_err(|e| Error::Input(format!("compiling the forward pass: {e}")))
+        plan.as_ref().map(Some).map_err(|e| Error::Again(e.clone()))
     }
 
     fn binding_is_train(&self) -> bool {
