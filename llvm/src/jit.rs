@@ -19,6 +19,7 @@ use crate::{Error, Origin, Result, DEFAULT_VECTOR_BITS};
 use inkwell::context::Context;
 use inkwell::module::Module;
 use inkwell::passes::PassBuilderOptions;
+use inkwell::support::LLVMString;
 use inkwell::targets::{
     CodeModel, FileType, InitializationConfig, RelocMode, Target as LlvmTarget, TargetMachine,
 };
@@ -95,13 +96,13 @@ struct Host {
 // SAFETY: the target machine is only used under `Jit::host`'s lock.
 unsafe impl Send for Host {}
 
-fn host() -> std::result::Result<Host, String> {
+fn host() -> Result<Host> {
     LlvmTarget::initialize_native(&InitializationConfig::default())
-        .map_err(|e| format!("LLVM cannot target this CPU: {e}"))?;
+        .map_err(|e| Error::Host(format!("LLVM cannot target this CPU: {e}")))?;
     let triple = TargetMachine::get_default_triple();
     let cpu = TargetMachine::get_host_cpu_name().to_string();
     let features = TargetMachine::get_host_cpu_features().to_string();
-    let target = LlvmTarget::from_triple(&triple).map_err(|e| e.to_string())?;
+    let target = LlvmTarget::from_triple(&triple).map_err(|e| Error::Host(e.to_string()))?;
     let machine = target
         .create_target_machine(
             &triple,
@@ -113,7 +114,7 @@ fn host() -> std::result::Result<Host, String> {
             RelocMode::PIC,
             CodeModel::Small,
         )
-        .ok_or("LLVM could not create a target machine for this CPU")?;
+        .ok_or_else(|| Error::Host("LLVM could not create a target machine for this CPU".into()))?;
     Ok(Host {
         machine,
         cpu,
@@ -156,16 +157,13 @@ impl Jit {
     /// A JIT with its own memory cache and the given cache folder (`None`: no disk cache).
     pub fn new(disk: Option<PathBuf>) -> Result<Jit> {
         Ok(Jit {
-            host: Mutex::new(host().map_err(Error::Host)?),
+            host: Mutex::new(host()?),
             memory: Mutex::new(HashMap::new()),
             disk,
-            linker: Arc::new(
-                ObjectLinker::new(&[
-                    (llvm::UNARY_SHIM, llvm::unary_shim as *const () as usize),
-                    (llvm::BINARY_SHIM, llvm::binary_shim as *const () as usize),
-                ])
-                .map_err(Error::Host)?,
-            ),
+            linker: Arc::new(ObjectLinker::new(&[
+                (llvm::UNARY_SHIM, llvm::unary_shim as *const () as usize),
+                (llvm::BINARY_SHIM, llvm::binary_shim as *const () as usize),
+            ])?),
             compiles: Default::default(),
         })
     }
@@ -188,10 +186,6 @@ impl Jit {
 
     /// The compiled kernel for `nest`, and where it came from.
     pub fn compile(&self, nest: &LoopNest) -> Result<(Arc<CompiledKernel>, Origin)> {
-        let failed = |message| Error::Kernel {
-            kernel: nest.name.clone(),
-            message,
-        };
         let host = self.host.lock().unwrap_or_else(|e| e.into_inner());
         let text = LoopNest {
             name: String::new(),
@@ -220,7 +214,7 @@ impl Jit {
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let cached = file.as_ref().and_then(|f| {
             let object = std::fs::read(f).ok()?;
-            let linked = self.linker.link(&object, &entry).ok();
+            let linked = self.linker.link(&nest.name, &object, &entry).ok();
             if linked.is_none() {
                 // Unreadable by this LLVM: replaced below.
                 let _ = std::fs::remove_file(f);
@@ -230,11 +224,11 @@ impl Jit {
         let (addr, origin) = match cached {
             Some(addr) => (addr, Origin::Disk),
             None => {
-                let object = compile_object(nest, &host, &entry).map_err(failed)?;
+                let object = compile_object(nest, &host, &entry)?;
                 if let Some(f) = &file {
                     store(f, &object);
                 }
-                let addr = self.linker.link(&object, &entry).map_err(failed)?;
+                let addr = self.linker.link(&nest.name, &object, &entry)?;
                 (addr, Origin::Compiled)
             }
         };
@@ -255,41 +249,39 @@ impl Jit {
 }
 
 /// The nest rendered, optimized and compiled to an object file whose kernel is `entry`.
-fn compile_object(
-    nest: &LoopNest,
-    host: &Host,
-    entry: &str,
-) -> std::result::Result<Vec<u8>, String> {
+fn compile_object(nest: &LoopNest, host: &Host, entry: &str) -> Result<Vec<u8>> {
+    let failed = |message: String| Error::Kernel {
+        kernel: nest.name.clone(),
+        message,
+    };
     let context = Context::create();
     let target = Target {
         cpu: &host.cpu,
         features: &host.features,
         vector_bits: host.vector_bits,
     };
-    let module = llvm::render(&context, &math::expand(nest), &target)?;
-    let f = module
-        .get_function(llvm::ENTRY)
-        .ok_or("the rendered module has no kernel function")?;
+    let module = llvm::render(&context, &math::expand(nest), &target).map_err(failed)?;
+    let f = (module.get_function(llvm::ENTRY))
+        .ok_or_else(|| failed("the rendered module has no kernel function".into()))?;
     f.as_global_value().set_name(entry);
-    optimize(&module, &host.machine)?;
+    optimize(&module, &host.machine)
+        .map_err(|e| failed(format!("LLVM optimization failed: {e}")))?;
     let object = host
         .machine
         .write_to_memory_buffer(&module, FileType::Object)
-        .map_err(|e| format!("LLVM code generation: {e}"))?;
+        .map_err(|e| failed(format!("LLVM code generation: {e}")))?;
     Ok(object.as_slice().to_vec())
 }
 
 /// LLVM's O3 pipeline with the host's cost model (so the vectorizers know the vectors).
-fn optimize(module: &Module, machine: &TargetMachine) -> std::result::Result<(), String> {
+fn optimize(module: &Module, machine: &TargetMachine) -> std::result::Result<(), LLVMString> {
     module.set_triple(&machine.get_triple());
     module.set_data_layout(&machine.get_target_data().get_data_layout());
     let options = PassBuilderOptions::create();
     options.set_loop_vectorization(true);
     options.set_loop_slp_vectorization(true);
     options.set_loop_unrolling(true);
-    module
-        .run_passes("default<O3>", machine, options)
-        .map_err(|e| format!("LLVM optimization failed: {e}"))
+    module.run_passes("default<O3>", machine, options)
 }
 
 /// Writes the cache file through a temporary name, so a reader never sees half a file.

@@ -6,6 +6,7 @@
 //! entry symbol; the shims are defined as absolute symbols and anything else an object
 //! calls (libm, memset) resolves against the process.
 
+use crate::{Error, Result};
 use llvm_sys::core::LLVMCreateMemoryBufferWithMemoryRangeCopy;
 use llvm_sys::error::{LLVMDisposeErrorMessage, LLVMErrorRef, LLVMGetErrorMessage};
 use llvm_sys::orc2::lljit::*;
@@ -22,30 +23,36 @@ pub struct ObjectLinker {
 unsafe impl Send for ObjectLinker {}
 unsafe impl Sync for ObjectLinker {}
 
-fn check(what: &str, e: LLVMErrorRef) -> Result<(), String> {
+/// LLVM's text of `e`, where it is an error (consuming it), with what was being done.
+fn failure(what: &str, e: LLVMErrorRef) -> Option<String> {
     if e.is_null() {
-        return Ok(());
+        return None;
     }
     // SAFETY: a non-null error is consumed by taking its message, which is then freed.
     unsafe {
         let m = LLVMGetErrorMessage(e);
         let text = CStr::from_ptr(m).to_string_lossy().into_owned();
         LLVMDisposeErrorMessage(m);
-        Err(format!("{what}: {text}"))
+        Some(format!("{what}: {text}"))
     }
 }
 
-fn c_string(s: &str) -> Result<CString, String> {
-    CString::new(s).map_err(|_| format!("symbol name `{s}` holds a NUL byte"))
+/// Starting the JIT failed.
+fn host(what: &str, e: LLVMErrorRef) -> Result<()> {
+    failure(what, e).map_or(Ok(()), |m| Err(Error::Host(m)))
+}
+
+fn c_string(s: &str) -> Result<CString> {
+    CString::new(s).map_err(|_| Error::Call(format!("symbol name `{s}` holds a NUL byte")))
 }
 
 impl ObjectLinker {
     /// An LLJIT for the host, with `symbols` (name, address) defined and the process's
     /// own symbols visible to the objects.
-    pub fn new(symbols: &[(&str, usize)]) -> Result<ObjectLinker, String> {
+    pub fn new(symbols: &[(&str, usize)]) -> Result<ObjectLinker> {
         let mut jit = std::ptr::null_mut();
         // SAFETY: a null builder asks for the default (host) configuration.
-        check("creating the LLVM ORC JIT", unsafe {
+        host("creating the LLVM ORC JIT", unsafe {
             LLVMOrcCreateLLJIT(&mut jit, std::ptr::null_mut())
         })?;
         let linker = ObjectLinker { jit };
@@ -54,7 +61,7 @@ impl ObjectLinker {
         unsafe {
             let dylib = LLVMOrcLLJITGetMainJITDylib(jit);
             let mut generator = std::ptr::null_mut();
-            check(
+            host(
                 "resolving the process's symbols",
                 LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(
                     &mut generator,
@@ -82,15 +89,15 @@ impl ObjectLinker {
                 });
             }
             let unit = LLVMOrcAbsoluteSymbols(pairs.as_mut_ptr(), pairs.len());
-            check("defining the shims", LLVMOrcJITDylibDefine(dylib, unit))?;
+            host("defining the shims", LLVMOrcJITDylibDefine(dylib, unit))?;
         }
         Ok(linker)
     }
 
-    /// Links an object file into the process and returns the address of `entry`, a
-    /// symbol it defines (unique among the objects linked so far). An object that fails
-    /// to link is removed again, so its symbols may be defined anew.
-    pub fn link(&self, object: &[u8], entry: &str) -> Result<usize, String> {
+    /// Links the object file of kernel `kernel` into the process and returns the address
+    /// of `entry`, a symbol it defines (unique among the objects linked so far). An object
+    /// that fails to link is removed again, so its symbols may be defined anew.
+    pub fn link(&self, kernel: &str, object: &[u8], entry: &str) -> Result<usize> {
         let entry = c_string(entry)?;
         // SAFETY: the buffer copies `object` and is owned by LLJIT once added; the lookup
         // links it (resolving its relocations) and returns the entry's address. Releasing
@@ -104,21 +111,28 @@ impl ObjectLinker {
                 c"kiln kernel".as_ptr(),
             );
             let mut address = 0;
-            let linked = check(
+            let failed = failure(
                 "adding a kernel object",
                 LLVMOrcLLJITAddObjectFileWithRT(self.jit, tracker, buffer),
             )
-            .and_then(|()| {
-                check(
+            .or_else(|| {
+                failure(
                     "linking a kernel object",
                     LLVMOrcLLJITLookup(self.jit, &mut address, entry.as_ptr()),
                 )
             });
-            if linked.is_err() {
-                let _ = check("unlinking", LLVMOrcResourceTrackerRemove(tracker));
+            if failed.is_some() {
+                // The link's own failure is the one to report.
+                let _ = failure("unlinking", LLVMOrcResourceTrackerRemove(tracker));
             }
             LLVMOrcReleaseResourceTracker(tracker);
-            linked.map(|()| address as usize)
+            match failed {
+                None => Ok(address as usize),
+                Some(message) => Err(Error::Kernel {
+                    kernel: kernel.to_string(),
+                    message,
+                }),
+            }
         }
     }
 }
@@ -127,7 +141,7 @@ impl Drop for ObjectLinker {
     fn drop(&mut self) {
         // SAFETY: no kernel of this linker is reachable any more (each holds an `Arc` to
         // it); an error while tearing down has nowhere to go.
-        let _ = check("disposing the LLVM ORC JIT", unsafe {
+        let _ = failure("disposing the LLVM ORC JIT", unsafe {
             LLVMOrcDisposeLLJIT(self.jit)
         });
     }

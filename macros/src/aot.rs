@@ -20,12 +20,43 @@
 
 use kiln_compiler::autodiff::GradReq;
 use kiln_compiler::kir::matmul::{MatMul, Split};
-use kiln_compiler::kir::{lower, rust, Kernel, Schedule, WinogradPlan};
+use kiln_compiler::kir::{lower, rust, Kernel, KirError, Schedule, WinogradPlan};
 use kiln_compiler::program::{compile, Mode, Place, Product, Program, Spec, StepKind, Target};
 use kiln_compiler::{DType, Entry, NodeId, Symbol};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 use std::collections::HashMap;
+
+/// Why ahead-of-time code cannot be generated (the struct then says so and binds on the
+/// JIT), or why training code cannot.
+#[derive(Debug, thiserror::Error)]
+pub enum AotError {
+    #[error(transparent)]
+    Compile(#[from] kiln_compiler::Error),
+    #[error(transparent)]
+    Kernel(#[from] KirError),
+    #[error("ahead-of-time code is generated for f32 networks only")]
+    NotF32,
+    #[error("an output is not a loss (training code takes no head gradients)")]
+    NotALoss,
+    #[error("the training program does not compile: {0}")]
+    Training(Box<AotError>),
+    /// The program's layout does not place a value where generated code needs it (a bug).
+    #[error("{0}")]
+    Layout(String),
+    /// A rendered kernel is not Rust tokens (a bug in the renderer).
+    #[error("kernel `{kernel}` does not lex: {message}")]
+    Tokens { kernel: String, message: String },
+    /// The generator panicked (a bug in kiln).
+    #[error("kiln's ahead-of-time code generation failed (a bug in kiln): {0}")]
+    Panicked(String),
+}
+
+type Result<T, E = AotError> = std::result::Result<T, E>;
+
+fn layout(what: impl Into<String>) -> AotError {
+    AotError::Layout(what.into())
+}
 
 /// Where a value lives at run time.
 #[derive(Clone, Copy)]
@@ -60,7 +91,7 @@ pub struct Aot {
     pub inference: Code,
     /// The training code where the network can be trained (every output a loss), else
     /// why not.
-    pub training: Result<Training, String>,
+    pub training: Result<Training>,
 }
 
 /// One program's code over its own arena.
@@ -101,7 +132,7 @@ pub fn generate(
     inputs: &[(String, Vec<usize>)],
     params: &[String],
     aux: &[String],
-) -> Result<Aot, String> {
+) -> Result<Aot> {
     let shapes: HashMap<String, Vec<usize>> = inputs.iter().cloned().collect();
     // Winograd only in inference: a training step changes the weights every time.
     let target = |winograd| Target {
@@ -110,10 +141,8 @@ pub fn generate(
         heads_in_arena: true,
         ..Target::cpu()
     };
-    let program = |mode, winograd| {
-        compile(symbol, &Spec::new(shapes.clone(), mode, target(winograd)))
-            .map_err(|e| e.to_string())
-    };
+    let program =
+        |mode, winograd| compile(symbol, &Spec::new(shapes.clone(), mode, target(winograd)));
     let mut vars: HashMap<String, Buf> = HashMap::new();
     for (i, n) in params.iter().enumerate() {
         vars.insert(n.clone(), Buf::Param(i));
@@ -132,10 +161,8 @@ pub fn generate(
     let reqs = params.iter().map(|n| (n.clone(), GradReq::Write)).collect();
     // Without training code the struct still runs inference, and says why.
     let training = match program(Mode::Training(reqs), false) {
-        Err(e) => Err(format!("the training program does not compile: {e}")),
-        Ok(p) if p.training.head_grads.iter().any(Option::is_some) => {
-            Err("an output is not a loss (training code takes no head gradients)".into())
-        }
+        Err(e) => Err(AotError::Training(Box::new(e.into()))),
+        Ok(p) if p.training.head_grads.iter().any(Option::is_some) => Err(AotError::NotALoss),
         Ok(p) => training(&mut shared, &p, &vars, params, aux),
     };
     let Shared {
@@ -164,7 +191,7 @@ fn training(
     vars: &HashMap<String, Buf>,
     params: &[String],
     aux: &[String],
-) -> Result<Training, String> {
+) -> Result<Training> {
     let t = &p.training;
     let (code, gen) = code(shared, p, vars)?;
     let mut grads = vec![None; params.len()];
@@ -201,9 +228,9 @@ fn code<'a>(
     shared: &'a mut Shared,
     p: &'a Program,
     vars: &'a HashMap<String, Buf>,
-) -> Result<(Code, Gen<'a>), String> {
+) -> Result<(Code, Gen<'a>)> {
     if (p.inferred.dtypes.iter().flatten()).any(|d| *d != Some(DType::F32)) {
-        return Err("ahead-of-time code is generated for f32 networks only".into());
+        return Err(AotError::NotF32);
     }
     let g = p.graph();
     let mut constants = HashMap::new();
@@ -278,7 +305,7 @@ struct Gen<'a> {
 
 impl Gen<'_> {
     /// Where value `e` lives: its variable's buffer, or its place in the arena.
-    fn buf(&self, e: Entry) -> Result<Buf, String> {
+    fn buf(&self, e: Entry) -> Result<Buf> {
         let g = self.p.graph();
         let n = g.node(e.node);
         if let Some(&i) = self.constants.get(&e.node) {
@@ -286,33 +313,34 @@ impl Gen<'_> {
         }
         if n.is_variable() {
             return (self.vars.get(&n.name).copied())
-                .ok_or_else(|| format!("variable `{}` has no buffer", n.name));
+                .ok_or_else(|| layout(format!("variable `{}` has no buffer", n.name)));
         }
         match self.p.layout.places.get(&e) {
             Some(Place::Arena(offset)) => Ok(Buf::Arena {
                 at: offset / 4,
                 len: self.p.inferred.shape(e).iter().product(),
             }),
-            _ => Err(format!("{} is not in the arena", g.entry_name(e))),
+            _ => Err(layout(format!("{} is not in the arena", g.entry_name(e)))),
         }
     }
 
-    fn read_entry(&self, e: Entry) -> Result<TokenStream, String> {
+    fn read_entry(&self, e: Entry) -> Result<TokenStream> {
         self.buf(e).map(read)
     }
 
     /// Renders `k` as a kernel module: its name, and the extent `run_range` splits.
-    fn render(&mut self, k: &Kernel) -> Result<(Ident, Option<i64>), String> {
+    fn render(&mut self, k: &Kernel) -> Result<(Ident, Option<i64>)> {
         let name = format!("k{}", self.shared.kernels.len());
-        let nest = lower(k, &Schedule::cpu(k)).map_err(|e| e.to_string())?;
+        let nest = lower(k, &Schedule::cpu(k))?;
         let nest = kiln_compiler::kir::LoopNest {
             name: name.clone(),
             ..nest
         };
-        let source = rust::render_raw(&nest)
-            .map_err(|e| e.to_string())?
-            .replace("kiln_ops::", "::kiln::ops::");
-        let module: TokenStream = source.parse().map_err(|e| format!("{e:?}"))?;
+        let source = rust::render_raw(&nest)?.replace("kiln_ops::", "::kiln::ops::");
+        let module: TokenStream = source.parse().map_err(|e| AotError::Tokens {
+            kernel: k.name.clone(),
+            message: format!("{e:?}"),
+        })?;
         self.shared.kernels.push(module);
         Ok((format_ident!("{}", name), rust::split_extent(&nest)))
     }
@@ -320,7 +348,7 @@ impl Gen<'_> {
     /// A call of kernel `k` on `ins` and `outs`: its outermost loop split over kiln's
     /// pool where the nest allows (as the JIT runs kernels), else whole. Through raw
     /// pointers, as an output may lie over an input.
-    fn kernel(&mut self, k: &Kernel, ins: &[Buf], outs: &[Buf]) -> Result<TokenStream, String> {
+    fn kernel(&mut self, k: &Kernel, ins: &[Buf], outs: &[Buf]) -> Result<TokenStream> {
         let (module, rows) = self.render(k)?;
         let (at, addresses) = addresses("", ins, outs)?;
         let whole = whole_call(&module, rows, k, &at);
@@ -336,25 +364,28 @@ impl Gen<'_> {
         ins: &[Buf],
         outs: &[Buf],
         workspace: &[(usize, usize)],
-    ) -> Result<TokenStream, String> {
+    ) -> Result<TokenStream> {
         let [out] = outs else {
-            return Err("a product writes one output".into());
+            return Err(layout("a product writes one output"));
         };
         let mm = &p.matmul;
         let mut buffers = workspace.iter().map(|&(offset, _)| offset / 4);
         let mut stmts = Vec::new();
         let mut operands: Vec<TokenStream> = ins.iter().map(|&b| pointer(b)).collect();
         for (pack, _) in &p.packs {
-            let len = kiln_compiler::kir::interp::extent(&pack.outputs[0].len, &[])
-                .map_err(|e| e.to_string())? as usize;
-            let at = buffers.next().ok_or("a pack without workspace")?;
+            let len = kiln_compiler::kir::interp::extent(&pack.outputs[0].len, &[])? as usize;
+            let at = buffers
+                .next()
+                .ok_or_else(|| layout("a pack without workspace"))?;
             let packed = Buf::Arena { at, len };
             stmts.push(self.kernel(pack, ins, &[packed])?);
             operands.push(pointer(packed));
         }
         let dst = match &p.epilogue {
             Some(_) => {
-                let at = buffers.next().ok_or("a product without workspace")?;
+                let at = buffers
+                    .next()
+                    .ok_or_else(|| layout("a product without workspace"))?;
                 Buf::Arena {
                     at,
                     len: written(*out)?.1,
@@ -421,12 +452,7 @@ impl Gen<'_> {
     /// A convolution by Winograd's algorithm into `dst`, then the epilogue whole: its
     /// weights transformed once per change of the parameters where the weight is one or a
     /// constant (the struct's `winograd` slot), else on every run.
-    fn winograd(
-        &mut self,
-        plan: &WinogradPlan,
-        ins: &[Buf],
-        dst: Buf,
-    ) -> Result<TokenStream, String> {
+    fn winograd(&mut self, plan: &WinogradPlan, ins: &[Buf], dst: Buf) -> Result<TokenStream> {
         let c = &plan.conv;
         let (batch, channels, height, width, filters) =
             (c.batch, c.channels, c.height, c.width, c.filters);
@@ -457,10 +483,10 @@ impl Gen<'_> {
     /// A library node on its native kernel, else its reference kernel. An input the
     /// layout put under an output (a reference kernel reads its inputs before it writes)
     /// is read from a copy, so no slice aliases another.
-    fn node(&mut self, id: NodeId, ins: &[Buf], outs: &[Buf]) -> Result<TokenStream, String> {
+    fn node(&mut self, id: NodeId, ins: &[Buf], outs: &[Buf]) -> Result<TokenStream> {
         let (g, inferred) = (self.p.graph(), &self.p.inferred);
         let n = g.node(id);
-        let op = n.op.ok_or("an operator node without an operator")?;
+        let op = (n.op).ok_or_else(|| layout(format!("node `{}` has no operator", n.name)))?;
         let op_name = op.name;
         let in_shapes: Vec<TokenStream> = (n.inputs.iter())
             .map(|&e| usizes(inferred.shape(e)))
@@ -563,14 +589,14 @@ fn read(b: Buf) -> TokenStream {
 }
 
 /// The arena elements `(at, len)` of a buffer a step writes (steps write no variable).
-fn written(b: Buf) -> Result<(usize, usize), String> {
+fn written(b: Buf) -> Result<(usize, usize)> {
     match b {
         Buf::Arena { at, len } => Ok((at, len)),
-        _ => Err("a step writes a variable".into()),
+        _ => Err(layout("a step writes a variable")),
     }
 }
 
-fn write(b: Buf) -> Result<TokenStream, String> {
+fn write(b: Buf) -> Result<TokenStream> {
     let (a, len) = written(b)?;
     let a = at(a);
     Ok(quote! { unsafe { ::std::slice::from_raw_parts_mut(#a, #len) } })
@@ -589,18 +615,14 @@ fn pointer(b: Buf) -> TokenStream {
     }
 }
 
-fn write_pointer(b: Buf) -> Result<TokenStream, String> {
+fn write_pointer(b: Buf) -> Result<TokenStream> {
     written(b).map(|(a, _)| at(a))
 }
 
 /// The buffers' addresses as integers named `<prefix>in<i>` and `<prefix>out<i>` (so
 /// closures over them are shareable between threads): the names as the kernel's
 /// arguments, and the statements binding them.
-fn addresses(
-    prefix: &str,
-    ins: &[Buf],
-    outs: &[Buf],
-) -> Result<(TokenStream, TokenStream), String> {
+fn addresses(prefix: &str, ins: &[Buf], outs: &[Buf]) -> Result<(TokenStream, TokenStream)> {
     let (mut args, mut lets) = (Vec::new(), Vec::new());
     for (i, &b) in ins.iter().enumerate() {
         let name = format_ident!("{}in{}", prefix, i);

@@ -129,8 +129,8 @@ pub fn build(net: &Network) -> syn::Result<Built> {
 }
 
 /// The ahead-of-time code of a checked network, or why it cannot be generated.
-pub fn ahead_of_time(built: &Built) -> Result<crate::aot::Aot, String> {
-    let symbol = Symbol::from_json(&built.json).map_err(|e| e.to_string())?;
+pub fn ahead_of_time(built: &Built) -> Result<crate::aot::Aot, crate::aot::AotError> {
+    let symbol = Symbol::from_json(&built.json)?;
     let inputs: Vec<(String, Vec<usize>)> = (built.inputs.iter())
         .map(|(n, s)| (n.clone(), s.iter().map(DimValue::value).collect()))
         .collect();

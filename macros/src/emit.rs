@@ -2,7 +2,7 @@
 //! network as MXNet JSON (the exact graph the macro checked), its inputs, parameters and
 //! outputs with their inferred shapes, and the run-time Symbol.
 
-use crate::aot::Aot;
+use crate::aot::{Aot, AotError};
 use crate::build::{Built, DimValue};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -20,7 +20,7 @@ pub fn emit(
     name: &Ident,
     dims: &[(Ident, usize)],
     built: &Built,
-    aot: Result<&Aot, &str>,
+    aot: Result<&Aot, &AotError>,
 ) -> TokenStream {
     let dim_consts = dims.iter().map(|(d, v)| {
         let c = format_ident!("{}", d.to_string().to_uppercase());
@@ -55,6 +55,7 @@ pub fn emit(
     let (why, missing_doc) = match aot {
         Ok(_) => (quote! { ::std::result::Result::Ok(()) }, quote! {}),
         Err(reason) => {
+            let reason = reason.to_string();
             let doc = format!(
                 "No ahead-of-time code (`forward` and friends): {reason}. Bind it on the \
                  JIT with `simple_bind`."
@@ -239,7 +240,10 @@ fn ahead_of_time(name: &Ident, aot: &Aot) -> (TokenStream, TokenStream, TokenStr
     });
     let training_why = match training {
         Ok(_) => quote! { ::std::result::Result::Ok(()) },
-        Err(reason) => quote! { ::std::result::Result::Err(#reason) },
+        Err(reason) => {
+            let reason = reason.to_string();
+            quote! { ::std::result::Result::Err(#reason) }
+        }
     };
     let methods = quote! {
         /// Whether training code (`forward_train`, `backward`, `grad`, `train_step`) was

@@ -30,8 +30,15 @@ pub fn network(input: TokenStream) -> TokenStream {
                 Ok(aot) => aot,
                 Err(e) => return e.to_compile_error().into(),
             };
-            let aot = aot.as_ref().map_err(String::as_str);
-            emit::emit(&net.attrs, &net.vis, &net.name, &net.dims, &built, aot).into()
+            emit::emit(
+                &net.attrs,
+                &net.vis,
+                &net.name,
+                &net.dims,
+                &built,
+                aot.as_ref(),
+            )
+            .into()
         }
         Err(e) => e.to_compile_error().into(),
     }
@@ -43,16 +50,14 @@ pub fn network(input: TokenStream) -> TokenStream {
 fn generate(
     built: &build::Built,
     span: proc_macro2::Span,
-) -> syn::Result<Result<aot::Aot, String>> {
-    std::panic::catch_unwind(|| build::ahead_of_time(built)).map_err(|panic| {
+) -> syn::Result<Result<aot::Aot, aot::AotError>> {
+    let generated = std::panic::catch_unwind(|| build::ahead_of_time(built)).map_err(|panic| {
         let what = (panic.downcast_ref::<String>().cloned())
             .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
             .unwrap_or_default();
-        syn::Error::new(
-            span,
-            format!("kiln's ahead-of-time code generation failed (a bug in kiln): {what}"),
-        )
-    })
+        syn::Error::new(span, aot::AotError::Panicked(what).to_string())
+    })?;
+    Ok(generated)
 }
 
 /// `include_symbol!([vis Name =] "path-symbol.json", input = [dims], ...)`.
@@ -128,8 +133,7 @@ pub fn include_symbol(input: TokenStream) -> TokenStream {
         Ok(aot) => aot,
         Err(e) => return e.to_compile_error().into(),
     };
-    let aot = aot.as_ref().map_err(String::as_str);
-    let items = emit::emit(&[], &inc.vis, &inc.name, &[], &built, aot);
+    let items = emit::emit(&[], &inc.vis, &inc.name, &[], &built, aot.as_ref());
     let file = path.to_string_lossy().into_owned();
     // Editing the file rebuilds the crate.
     quote! {

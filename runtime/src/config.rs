@@ -179,6 +179,7 @@ impl Config {
         let wanted = self.clone();
         match GLOBAL.set(self) {
             Ok(()) => Ok(()),
+            // The refused value is this configuration, handed back: nothing is lost.
             Err(_) if GLOBAL.get() == Some(&wanted) => Ok(()),
             Err(_) => Err(Error::ConfiguredAlready),
         }

@@ -184,7 +184,7 @@ pub(super) fn kernel_operator(
     };
     engine()
         .new_operator(name, &reads, &writes, FnProperty::Normal, move || {
-            call.run()
+            call.run().map_err(|e| e.to_string())
         })
         .with_bytes(bytes)
 }
@@ -401,10 +401,9 @@ struct KernelCall {
 }
 
 impl KernelCall {
-    fn run(&self) -> std::result::Result<(), String> {
+    fn run(&self) -> std::result::Result<(), BackendError> {
         // SAFETY: the pointers hold the kernel's buffers, sized by the inferred shapes.
         unsafe { backend::run(&*self.kernel, &self.pointers, &self.dims) }
-            .map_err(|e| e.to_string())
     }
 }
 
