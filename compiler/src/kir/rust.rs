@@ -70,14 +70,7 @@ fn render_with(nest: &LoopNest, slices: bool) -> Result<String, KirError> {
     );
     s += PRELUDE;
     if slices {
-        let mut params = Vec::new();
-        for (i, b) in nest.inputs.iter().enumerate() {
-            params.push(format!("in{i}: &[{}]", storage_type(b)));
-        }
-        for (i, b) in nest.outputs.iter().enumerate() {
-            params.push(format!("out{i}: &mut [{}]", storage_type(b)));
-        }
-        params.push("dims: &[i64]".into());
+        let params = parameters(nest, ["&[", "]"], ["&mut [", "]"]);
         writeln!(s, "    pub fn run({}) {{", params.join(", ")).unwrap();
         let safe = Mode {
             raw: false,
@@ -89,14 +82,7 @@ fn render_with(nest: &LoopNest, slices: bool) -> Result<String, KirError> {
     // The same loops over raw pointers: an output may then be written over an input
     // the kernel reads only where it stores (`Kernel::may_overwrite`), which slices
     // cannot express.
-    let mut raw = Vec::new();
-    for (i, b) in nest.inputs.iter().enumerate() {
-        raw.push(format!("in{i}: *const {}", storage_type(b)));
-    }
-    for (i, b) in nest.outputs.iter().enumerate() {
-        raw.push(format!("out{i}: *mut {}", storage_type(b)));
-    }
-    raw.push("dims: &[i64]".into());
+    let mut raw = parameters(nest, ["*const ", ""], ["*mut ", ""]);
     let mut function = |name: &str, params: &[String], doc: &str, range: bool| {
         writeln!(s, "    /// # Safety\n    /// {doc}").unwrap();
         writeln!(s, "    pub unsafe fn {name}({}) {{", params.join(", ")).unwrap();
@@ -121,6 +107,20 @@ fn render_with(nest: &LoopNest, slices: bool) -> Result<String, KirError> {
     }
     s += "}\n";
     Ok(s)
+}
+
+/// A kernel function's parameters: each input's and output's storage type wrapped as
+/// `[before, after]` says (a slice, a pointer), then the dimensions.
+fn parameters(nest: &LoopNest, input: [&str; 2], output: [&str; 2]) -> Vec<String> {
+    let buffers = |prefix: &str, bs: &[Buffer], [open, close]: [&str; 2]| {
+        (bs.iter().enumerate())
+            .map(|(i, b)| format!("{prefix}{i}: {open}{}{close}", storage_type(b)))
+            .collect::<Vec<_>>()
+    };
+    let mut params = buffers("in", &nest.inputs, input);
+    params.extend(buffers("out", &nest.outputs, output));
+    params.push("dims: &[i64]".into());
+    params
 }
 
 /// The extent of the loop `run_range` splits: where the nest is temporaries and then one
