@@ -6,7 +6,7 @@
 
 use kiln_compiler::autodiff::{differentiate, GradReq};
 use kiln_compiler::infer::infer;
-use kiln_compiler::kir::matmul::{recognize, MatMul};
+use kiln_compiler::kir::matmul::{pack_per_index, recognize, MatMul};
 use kiln_compiler::kir::{self, from_group, lower, Kernel, Schedule};
 use kiln_compiler::passes::fuse;
 use kiln_compiler::{DType, Symbol, Tensor};
@@ -115,6 +115,11 @@ fn networks(s: usize) -> Vec<Network> {
     ] {
         nets.push((what, conv(attrs), vec![("x", vec![2, 4 * s, 9, 8])]));
     }
+    nets.push((
+        "padded 3x3 convolution of 6 images of 64 tiles",
+        conv(&[("kernel", "(3,3)"), ("pad", "(1,1)")]),
+        vec![("x", vec![6, 2 * s, 16, 16])],
+    ));
     nets.push((
         "channel-last padded 3x3 convolution",
         conv(&[("kernel", "(3,3)"), ("pad", "(1,1)"), ("layout", "NHWC")]),
@@ -240,9 +245,19 @@ fn run_as_product(mm: &MatMul, k: &Kernel, inputs: &[&Tensor], out_shape: &[usiz
     }
 }
 
-#[test]
-fn products_recognized_in_the_ir_compute_what_their_kernels_compute() {
-    let mut recognized = 0;
+/// A product recognized in a network's forward or backward kernels.
+struct Recognized {
+    what: &'static str,
+    mm: MatMul,
+    kernel: Kernel,
+    /// Inputs for the kernel.
+    ins: Vec<Tensor>,
+    out_shape: Vec<usize>,
+}
+
+/// Every product recognized in the networks' forward and backward kernels.
+fn recognized_products() -> Vec<Recognized> {
+    let mut found = Vec::new();
     for (what, net, shapes) in networks(1) {
         let loss = call("MakeLoss", &[&call("sum", &[&net], &[])], &[]);
         let g = loss.to_graph().unwrap();
@@ -265,30 +280,95 @@ fn products_recognized_in_the_ir_compute_what_their_kernels_compute() {
                 let Some(mm) = recognize(&l.kernel) else {
                     continue;
                 };
-                recognized += 1;
                 let ins: Vec<Tensor> = l
                     .inputs
                     .iter()
                     .enumerate()
                     .map(|(i, e)| tensor(DType::F32, inferred.shape(*e), i as f64))
                     .collect();
-                let refs: Vec<&Tensor> = ins.iter().collect();
                 let out_shape = inferred.shape(l.outputs[0]).to_vec();
-                let nest = lower(&l.kernel, &Schedule::cpu(&l.kernel)).unwrap();
-                let want =
-                    kir::interp::run(&nest, &refs, &[], std::slice::from_ref(&out_shape)).unwrap();
-                let got = run_as_product(&mm, &l.kernel, &refs, &out_shape);
-                for (i, (g, w)) in got.data.iter().zip(&want[0].data).enumerate() {
-                    assert!(
-                        (g - w).abs() <= 1e-5 * (1.0 + w.abs()),
-                        "{what}: element {i}: {g} != {w}\n{mm:?}\n{nest}"
-                    );
-                }
+                found.push(Recognized {
+                    what,
+                    mm,
+                    kernel: l.kernel,
+                    ins,
+                    out_shape,
+                });
             }
         }
     }
-    // The forward products and the data and weight gradients of the 19 networks.
-    assert!(recognized >= 57, "only {recognized} products recognized");
+    found
+}
+
+#[test]
+fn products_recognized_in_the_ir_compute_what_their_kernels_compute() {
+    let products = recognized_products();
+    for Recognized {
+        what,
+        mm,
+        kernel,
+        ins,
+        out_shape,
+    } in &products
+    {
+        let refs: Vec<&Tensor> = ins.iter().collect();
+        let nest = lower(kernel, &Schedule::cpu(kernel)).unwrap();
+        let want = kir::interp::run(&nest, &refs, &[], std::slice::from_ref(out_shape)).unwrap();
+        let got = run_as_product(mm, kernel, &refs, out_shape);
+        for (i, (g, w)) in got.data.iter().zip(&want[0].data).enumerate() {
+            assert!(
+                (g - w).abs() <= 1e-5 * (1.0 + w.abs()),
+                "{what}: element {i}: {g} != {w}\n{mm:?}\n{nest}"
+            );
+        }
+    }
+    // The forward products and the data and weight gradients of the 20 networks.
+    assert!(
+        products.len() >= 60,
+        "only {} products recognized",
+        products.len()
+    );
+}
+
+#[test]
+fn packs_along_the_split_loop_pack_each_index_alone() {
+    let mut checked = 0;
+    for Recognized { what, mm, ins, .. } in recognized_products() {
+        if mm.packs.is_empty() || !mm.packs_along_split() {
+            continue;
+        }
+        let refs: Vec<&Tensor> = ins.iter().collect();
+        let extent = mm.split_loop().unwrap().extent;
+        for p in &mm.packs {
+            let len = kir::interp::extent(&p.outputs[0].len, &[]).unwrap();
+            let whole = kir::interp::run(
+                &lower(p, &Schedule::cpu(p)).unwrap(),
+                &refs,
+                &[],
+                &[vec![len as usize]],
+            )
+            .unwrap()
+            .remove(0);
+            let by_index = pack_per_index(p).unwrap();
+            let nest = lower(&by_index, &Schedule::cpu(&by_index)).unwrap();
+            let block = (len / extent) as usize;
+            for i in 0..extent {
+                let got = kir::interp::run(&nest, &refs, &[i], &[vec![block]])
+                    .unwrap()
+                    .remove(0);
+                let at = i as usize * block;
+                assert_eq!(
+                    got.data,
+                    whole.data[at..at + block],
+                    "{what}: index {i} of {}",
+                    p.name
+                );
+            }
+            checked += 1;
+        }
+    }
+    // The padded, strided and dilated convolutions and their data gradients.
+    assert!(checked >= 6, "only {checked} packs checked by index");
 }
 
 #[test]
@@ -325,7 +405,7 @@ fn a_padded_convolution_packs_its_windows() {
 #[test]
 fn executors_run_products_on_gemm_as_the_interpreter_computes_them() {
     use kiln_runtime::{Backend, Device, Executor, GradReqs, NDArray};
-    let (mut products, mut winograd) = (0, 0);
+    let (mut products, mut winograd, mut streamed) = (0, 0, 0);
     for (what, net, shapes) in networks(8) {
         let loss = call(
             "MakeLoss",
@@ -339,6 +419,7 @@ fn executors_run_products_on_gemm_as_the_interpreter_computes_them() {
             .unwrap();
         products += exe.backend().1.products;
         winograd += exe.backend().1.winograd;
+        streamed += exe.backend().1.streamed;
         for (i, a) in exe.arg_arrays().iter().enumerate() {
             let t = tensor(DType::F32, a.shape(), i as f64 + 0.5);
             a.copy_from(&NDArray::from_tensor(&t, Device::Cpu).unwrap())
@@ -366,7 +447,10 @@ fn executors_run_products_on_gemm_as_the_interpreter_computes_them() {
         assert!(worst <= 1e-4, "{what}: {worst:e} from the interpreter");
     }
     assert!(products >= 40, "only {products} products ran on gemm");
-    // The 3x3 convolutions of stride 1 and one group: padded channel-first and
-    // channel-last, and unpadded.
-    assert_eq!(winograd, 3, "Winograd convolutions");
+    // The 3x3 convolutions of stride 1 and one group: padded channel-first (on 2 and 6
+    // images) and channel-last, and unpadded.
+    assert_eq!(winograd, 4, "Winograd convolutions");
+    // Products split along the batch run image by image: the convolutions and their data
+    // gradients, the 6 images' Winograd convolution in blocks of images.
+    assert!(streamed >= 10, "only {streamed} products streamed");
 }

@@ -381,6 +381,18 @@ impl Gen<'_> {
             stmts.push(self.kernel(pack, ins, &[packed])?);
             operands.push(pointer(packed));
         }
+        let scratch = match &p.winograd {
+            Some(plan) => {
+                let at = buffers
+                    .next()
+                    .ok_or_else(|| layout("a Winograd convolution without working space"))?;
+                Some(Buf::Arena {
+                    at,
+                    len: plan.conv.scratch_len(),
+                })
+            }
+            None => None,
+        };
         let dst = match &p.epilogue {
             Some(_) => {
                 let at = buffers
@@ -425,8 +437,8 @@ impl Gen<'_> {
             ),
         };
         stmts.push(epilogue);
-        match &p.winograd {
-            Some(plan) => stmts.push(self.winograd(plan, ins, dst)?),
+        match p.winograd.as_ref().zip(scratch) {
+            Some((plan, scratch)) => stmts.push(self.winograd(plan, ins, dst, scratch)?),
             None => {
                 let index = self.shared.products.len();
                 self.shared.products.push(matmul_tokens(mm, aligned));
@@ -452,7 +464,13 @@ impl Gen<'_> {
     /// A convolution by Winograd's algorithm into `dst`, then the epilogue whole: its
     /// weights transformed once per change of the parameters where the weight is one or a
     /// constant (the struct's `winograd` slot), else on every run.
-    fn winograd(&mut self, plan: &WinogradPlan, ins: &[Buf], dst: Buf) -> Result<TokenStream> {
+    fn winograd(
+        &mut self,
+        plan: &WinogradPlan,
+        ins: &[Buf],
+        dst: Buf,
+        scratch: Buf,
+    ) -> Result<TokenStream> {
         let c = &plan.conv;
         let (batch, channels, height, width, filters) =
             (c.batch, c.channels, c.height, c.width, c.filters);
@@ -460,7 +478,7 @@ impl Gen<'_> {
         let slot = self.shared.winograd;
         self.shared.winograd += 1;
         let (data, weight) = (read(ins[plan.data]), read(ins[plan.weight]));
-        let out = write(dst)?;
+        let (out, scratch) = (write(dst)?, write(scratch)?);
         let cached = matches!(ins[plan.weight], Buf::Param(_) | Buf::Constant(_));
         Ok(quote! {
             {
@@ -474,7 +492,7 @@ impl Gen<'_> {
                     conv.transform_weights(#weight, &mut self.winograd[#slot]);
                     self.winograd_fresh[#slot] = true;
                 }
-                conv.run(#data, &self.winograd[#slot], #out);
+                conv.run(#data, &self.winograd[#slot], #out, #scratch);
                 epilogue(::std::option::Option::None);
             }
         })

@@ -115,6 +115,38 @@ pub fn host_compiler() -> Result<&'static dyn KernelCompiler> {
 /// # Safety
 /// As [`HostKernel::run_range`].
 pub unsafe fn run(kernel: &dyn HostKernel, buffers: &[*mut u8], dims: &[i64]) -> Result<()> {
+    // SAFETY: as the caller promised.
+    unsafe { run_rows(kernel, buffers, dims, None) }
+}
+
+/// Runs iterations `lo..hi` of `kernel`'s outermost loop (`None`: all of them), split
+/// over the pool where the work pays for it.
+///
+/// # Safety
+/// As [`HostKernel::run_range`].
+pub unsafe fn run_rows(
+    kernel: &dyn HostKernel,
+    buffers: &[*mut u8],
+    dims: &[i64],
+    range: Option<(i64, i64)>,
+) -> Result<()> {
+    check_buffers(kernel, buffers)?;
+    let Some((rows, work)) = kernel.rows(dims)? else {
+        // SAFETY: as the caller promised.
+        unsafe { kernel.run_range(buffers, dims, 0, 1) };
+        return Ok(());
+    };
+    let (lo, hi) = range.unwrap_or((0, rows));
+    let shared = SharedBuffers(buffers);
+    let work = work / rows.max(1) * (hi - lo);
+    crate::cpu::pool::global().run_rows(hi - lo, work, &|a, b| {
+        // SAFETY: as the caller promised; the pool's ranges are disjoint.
+        unsafe { kernel.run_range(shared.get(), dims, lo + a, lo + b) };
+    });
+    Ok(())
+}
+
+fn check_buffers(kernel: &dyn HostKernel, buffers: &[*mut u8]) -> Result<()> {
     if buffers.len() != kernel.num_buffers() {
         return Err(BackendError::Call(format!(
             "kernel takes {} buffers, {} given",
@@ -122,16 +154,6 @@ pub unsafe fn run(kernel: &dyn HostKernel, buffers: &[*mut u8], dims: &[i64]) ->
             buffers.len()
         )));
     }
-    let Some((rows, work)) = kernel.rows(dims)? else {
-        // SAFETY: as the caller promised.
-        unsafe { kernel.run_range(buffers, dims, 0, 1) };
-        return Ok(());
-    };
-    let shared = SharedBuffers(buffers);
-    crate::cpu::pool::global().run_rows(rows, work, &|lo, hi| {
-        // SAFETY: as the caller promised; the pool's ranges are disjoint.
-        unsafe { kernel.run_range(shared.get(), dims, lo, hi) };
-    });
     Ok(())
 }
 

@@ -250,13 +250,21 @@ impl Config {
         }
     }
 
+    /// Threads of the kernels' pool under this configuration.
+    pub fn pool_threads(&self) -> usize {
+        (self.threads)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    }
+
     /// What the compiler targets: the backend's target with this configuration's
-    /// Winograd and epilogue choices.
+    /// Winograd and epilogue choices, its products streamed over the pool's threads.
     pub fn target(&self) -> Target {
         let target = self.backend.target();
         Target {
             winograd: target.winograd && self.winograd,
             fused_epilogues: target.fused_epilogues && self.fused_epilogues,
+            // Products run index by index on the threads the kernels' pool has.
+            streams: target.kernels.then(|| self.pool_threads()),
             ..target
         }
     }

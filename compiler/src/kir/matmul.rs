@@ -119,6 +119,122 @@ impl MatMul {
             .product();
         outer * self.m * self.n * self.k
     }
+
+    /// The outer loop the product splits along, if it splits along one.
+    pub fn split_loop(&self) -> Option<OuterLoop> {
+        match self.split {
+            Split::Loop(l) => self.loops.get(l).copied(),
+            _ => None,
+        }
+    }
+
+    /// The products of one index of the split loop (see [`MatMul::split_loop`]), with its
+    /// operands and output offset to that index, or to its slots where they are packed
+    /// or stored by index: the product without that loop, not split.
+    pub fn per_index(&self) -> Option<MatMul> {
+        let Split::Loop(l) = self.split else {
+            return None;
+        };
+        let mut loops = self.loops.clone();
+        loops.remove(l);
+        Some(MatMul {
+            loops,
+            split: Split::None,
+            split_extent: 1,
+            packs: vec![],
+            epilogue: None,
+            ..self.clone()
+        })
+    }
+
+    /// Whether the product splits along an outer loop whose axis every pack puts
+    /// outermost: then each index of the loop reads a contiguous block of each packed
+    /// operand, which [`pack_per_index`] packs alone.
+    pub fn packs_along_split(&self) -> bool {
+        let Some(outer) = self.split_loop() else {
+            return false;
+        };
+        let Some(first_pack) = self.packs.first() else {
+            return true;
+        };
+        let inputs = first_pack.inputs.len();
+        let stride_of = |j: usize| {
+            [(self.a.input, outer.a), (self.b.input, outer.b)]
+                .into_iter()
+                .find_map(|(input, stride)| (input == inputs + j).then_some(stride))
+        };
+        self.packs.iter().enumerate().all(|(j, p)| {
+            let block: Option<i64> = p.domain.iter().skip(1).map(constant).product();
+            p.domain.first().and_then(constant) == Some(outer.extent)
+                && stride_of(j).is_some_and(|s| Some(s) == block)
+        })
+    }
+}
+
+/// Multiply-adds below which a product runs on the calling thread.
+pub const PARALLEL_FLOPS: i64 = 1 << 20;
+
+/// Pack `p` (see [`MatMul::packs_along_split`]) for one index of its outermost axis:
+/// the axis dropped from its domain, its coordinate symbolic dimension 0 (the index to
+/// pack), its output that index's block.
+pub fn pack_per_index(p: &Kernel) -> Option<Kernel> {
+    if p.symbolic_dims() != 0 || p.domain.is_empty() {
+        return None;
+    }
+    let coord = |a: usize| match a {
+        0 => Idx::Dim(0),
+        a => Idx::Coord(a - 1),
+    };
+    let map = |v: &Val| v.map_idx(&|i| i.substitute(&coord, &Idx::Red));
+    let domain: Vec<Idx> = p.domain[1..].to_vec();
+    let block = domain.iter().map(constant).product::<Option<i64>>()?;
+    let mut out = p.outputs[0].clone();
+    out.len = Idx::Const(block);
+    Some(Kernel {
+        name: format!("{}_by_index", p.name),
+        domain,
+        outputs: vec![out],
+        temps: p.temps.iter().map(map).collect(),
+        values: p.values.iter().map(map).collect(),
+        ..p.clone()
+    })
+}
+
+/// Epilogue `e` (its last input the product) reading the product from a buffer of
+/// `block` indices of domain axis `axis`, index `i` at `i % block`: for runs over blocks
+/// of `block` indices starting at multiples of it.
+pub fn epilogue_by_block(e: &Kernel, axis: usize, block: i64) -> Kernel {
+    let product = e.inputs.len() - 1;
+    let in_block = |i: &Idx| {
+        i.substitute(
+            &|a| match a == axis {
+                true if block == 1 => Idx::Const(0),
+                true => Idx::Coord(a) % Idx::Const(block),
+                false => Idx::Coord(a),
+            },
+            &Idx::Red,
+        )
+    };
+    let mut e = e.clone();
+    for t in &mut e.temps {
+        if let Val::Load { buffer, index } = t {
+            if *buffer == product {
+                *index = in_block(index);
+            }
+        }
+    }
+    let len = (e.domain.iter().enumerate())
+        .map(|(a, d)| {
+            if a == axis {
+                Idx::Const(block)
+            } else {
+                d.clone()
+            }
+        })
+        .fold(Idx::Const(1), |len, d| len * d);
+    e.inputs[product].len = len;
+    e.name = format!("{}_by_block", e.name);
+    e
 }
 
 /// `offset + Σ coord[a]·Coord(a) + Σ red[r]·Red(r)`.
@@ -387,7 +503,25 @@ enum Role {
 /// The kernel as a matrix product with an epilogue, when it is one: one output, in f32
 /// or f64 (storage and compute), constant extents, and one sum of products of two loads
 /// whose indices are affine in the coordinates.
+///
+/// Where the product splits along an outer loop, a pack that reads the loop's axis puts
+/// it outermost, so each index of the loop packs a contiguous block of its own and can
+/// be packed right before its products ([`MatMul::packs_along_split`]; MXNet's im2col of
+/// one image at a time).
 pub fn recognize(k: &Kernel) -> Option<MatMul> {
+    let mm = recognize_laid_out(k, None)?;
+    match (mm.split, mm.split_axis) {
+        (Split::Loop(_), Some(axis)) if !mm.packs.is_empty() => Some(
+            recognize_laid_out(k, Some(axis))
+                .filter(|h| h.split == mm.split)
+                .unwrap_or(mm),
+        ),
+        _ => Some(mm),
+    }
+}
+
+/// [`recognize`], with domain axis `hoist` outermost in every pack that reads it.
+fn recognize_laid_out(k: &Kernel, hoist: Option<usize>) -> Option<MatMul> {
     let dtype = k.compute;
     if k.outputs.len() != 1
         || !matches!(dtype, DType::F32 | DType::F64)
@@ -449,7 +583,8 @@ pub fn recognize(k: &Kernel) -> Option<MatMul> {
     let mut operand = |o: Result<(usize, Affine), Vec<bool>>, v: &Val| match o {
         Ok(plain) => Some(plain),
         Err(coords) => {
-            let (pack, a) = pack(k, v, &domain, &extents, &coords, &both, packs.len())?;
+            let outer: Vec<bool> = (0..rank).map(|i| both[i] || Some(i) == hoist).collect();
+            let (pack, a) = pack(k, v, &domain, &extents, &coords, &outer, packs.len())?;
             packs.push(pack);
             Some((k.inputs.len() + packs.len() - 1, a))
         }
@@ -624,7 +759,7 @@ fn mentions(v: &Val, rank: usize, reds: usize) -> Option<(Vec<bool>, Vec<bool>)>
 }
 
 /// The kernel that packs operand `v` (pack number `j`), which reads domain axes
-/// `coords`: row-major over the axes both operands read (`both`: outer loops), then
+/// `coords`: row-major over the axes read as outer loops (`outer`), then
 /// every reduction axis, then its own axes (so gemm reads its rows or columns
 /// contiguously; putting the reduction innermost where the source is contiguous along
 /// it was measured slower: resnet18 16.8 against 11.9 ms); and the operand's affine
@@ -635,12 +770,12 @@ fn pack(
     domain: &[i64],
     extents: &[i64],
     coords: &[bool],
-    both: &[bool],
+    outer: &[bool],
     j: usize,
 ) -> Option<(Kernel, Affine)> {
     let rank = domain.len();
-    let outer: Vec<usize> = (0..rank).filter(|&i| coords[i] && both[i]).collect();
-    let own: Vec<usize> = (0..rank).filter(|&i| coords[i] && !both[i]).collect();
+    let own: Vec<usize> = (0..rank).filter(|&i| coords[i] && !outer[i]).collect();
+    let outer: Vec<usize> = (0..rank).filter(|&i| coords[i] && outer[i]).collect();
     // Pack axes: domain axis `i` as `Ok(i)`, reduction axis `r` as `Err(r)`.
     let layout: Vec<Result<usize, usize>> = outer
         .iter()

@@ -46,9 +46,16 @@ impl Conv3x3 {
         self.batch * ty * tx
     }
 
-    /// Length of the transformed weights [`Conv3x3::transform_weights`] writes.
+    /// Length of the transformed weights (kiln-runtime's `Winograd::transform_weights`).
     pub fn weights_len(&self) -> usize {
         TILE * self.filters * self.channels
+    }
+
+    /// Length of the working space a run takes (kiln-runtime's `Winograd::run`): the
+    /// transformed inputs and the products, 16 matrices each (channels × tiles and
+    /// filters × tiles).
+    pub fn scratch_len(&self) -> usize {
+        TILE * (self.channels + self.filters) * self.tiles()
     }
 
     /// Whether Winograd beats im2col and gemm here: enough channels and filters to

@@ -100,6 +100,10 @@ pub struct Target {
     /// Graph outputs, gradients and new aux values live in the arena to the end, instead
     /// of arrays of their own (code that hands out slices of its arena).
     pub heads_in_arena: bool,
+    /// Products that split along an outer loop run on this many threads index by index
+    /// ([`Stream`]); `None`: their operands are packed and their products stored whole
+    /// (code whose threads are not known when it is compiled).
+    pub streams: Option<usize>,
 }
 
 /// Multiply-adds per gemm call below which a compiled kernel beats gemm's packing (a 3x3
@@ -117,6 +121,7 @@ impl Target {
             native: true,
             symbolic_batch: true,
             heads_in_arena: false,
+            streams: None,
         }
     }
 
@@ -130,6 +135,7 @@ impl Target {
             native: false,
             symbolic_batch: false,
             heads_in_arena: false,
+            streams: None,
         }
     }
 }
@@ -176,7 +182,31 @@ pub struct Product {
     pub epilogue: Option<(Kernel, Vec<i64>)>,
     /// Where the product is a 3x3 convolution by Winograd's algorithm (no packs).
     pub winograd: Option<WinogradPlan>,
+    /// Where the product runs its split loop index by index ([`Stream`]).
+    pub stream: Option<Stream>,
 }
+
+/// A product whose split loop ([`MatMul::split_loop`], along the first axis) runs in
+/// blocks of `block` indices on each of `tasks` tasks, each block packing its operands
+/// (`Product::packs`, per index: [`crate::kir::matmul::pack_per_index`]) and storing its
+/// product ([`crate::kir::matmul::epilogue_by_block`]) in slots of the task's own, so the
+/// workspace holds `tasks × block` indices' worth, not the whole loop's (MXNet's im2col
+/// of one image at a time, kept parallel over images). A gemm runs one index at a time
+/// on every thread; a Winograd convolution runs blocks of images one after another, each
+/// on every thread, large enough that its products keep their width
+/// ([`WINOGRAD_TILES`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stream {
+    /// Blocks run at once, each task with its own slots.
+    pub tasks: usize,
+    /// Indices of the split loop a task's block holds.
+    pub block: usize,
+}
+
+/// Tiles a streamed Winograd convolution transforms at once at least (the width of its
+/// 16 products, filters × channels by channels × tiles): below it the transformed
+/// weights, read whole for every block, would cost more than the products.
+pub const WINOGRAD_TILES: usize = 256;
 
 /// An array a store writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -332,6 +362,7 @@ impl Program {
                 StepKind::Product(p) => {
                     c.products += 1;
                     c.winograd += usize::from(p.winograd.is_some());
+                    c.streamed += usize::from(p.stream.is_some());
                 }
                 StepKind::Store { .. } => {}
             }
@@ -348,6 +379,8 @@ pub struct StepCounts {
     pub products: usize,
     /// Of the products, convolutions run with Winograd's algorithm.
     pub winograd: usize,
+    /// Of the products, those run in blocks of their split loop ([`Stream`]).
+    pub streamed: usize,
     pub native: usize,
     pub reference: usize,
 }
@@ -356,9 +389,9 @@ impl fmt::Display for StepCounts {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} compiled kernels, {} gemm products ({} Winograd), {} native nodes, {} \
-             reference nodes",
-            self.kernels, self.products, self.winograd, self.native, self.reference
+            "{} compiled kernels, {} gemm products ({} Winograd, {} by blocks of the batch), {} \
+             native nodes, {} reference nodes",
+            self.kernels, self.products, self.winograd, self.streamed, self.native, self.reference
         )
     }
 }
@@ -613,25 +646,44 @@ fn stores(t: &TrainingGraph, places: &HashMap<Entry, Place>) -> Vec<Step> {
 }
 
 /// Bytes of workspace each buffer of `step` needs while it runs: its packed operands,
-/// then, where an epilogue follows, the product.
+/// then, where an epilogue follows, the product (a streamed product's: one slot per task
+/// of one index each).
 fn workspace(step: &Step, inferred: &Inferred) -> Vec<usize> {
     let StepKind::Product(p) = &step.kind else {
         return vec![];
     };
     let mm = &p.matmul;
-    let mut out: Vec<usize> = mm
-        .packs
+    let (tasks, block) = p.stream.map_or((1, 1), |s| (s.tasks, s.block));
+    let aligned = |bytes: usize| bytes.div_ceil(ALIGN).max(1) * ALIGN;
+    // Streamed packs are the per-index kernels; else the product's whole ones.
+    let packs: Vec<&Kernel> = match p.stream {
+        Some(_) => p.packs.iter().map(|(k, _)| k).collect(),
+        None => mm.packs.iter().collect(),
+    };
+    let mut out: Vec<usize> = packs
         .iter()
         .map(|k| {
             let len = crate::kir::interp::extent(&k.outputs[0].len, &[]).unwrap_or(0);
-            (len.max(0) as usize * mm.dtype.size())
-                .div_ceil(ALIGN)
-                .max(1)
-                * ALIGN
+            tasks * aligned(len.max(0) as usize * mm.dtype.size())
         })
         .collect();
+    if let Some(w) = &p.winograd {
+        let images = match p.stream {
+            Some(_) => block,
+            None => w.conv.batch,
+        };
+        let conv = crate::kir::Conv3x3 {
+            batch: images,
+            ..w.conv
+        };
+        out.push(aligned(conv.scratch_len() * 4));
+    }
     if p.epilogue.is_some() {
-        out.push(entry_bytes(inferred, step.outputs[0]));
+        let whole = entry_bytes(inferred, step.outputs[0]);
+        out.push(match (p.stream, mm.split_loop()) {
+            (Some(_), Some(l)) => tasks * aligned(whole / l.extent as usize * block),
+            _ => whole,
+        });
     }
     out
 }
@@ -795,7 +847,7 @@ impl fmt::Display for Program {
                         "gemm"
                     };
                     format!(
-                        "{how} {}x{}x{}, {} packs{}",
+                        "{how} {}x{}x{}, {} packs{}{}",
                         mm.m,
                         mm.n,
                         mm.k,
@@ -804,6 +856,10 @@ impl fmt::Display for Program {
                             ", epilogue"
                         } else {
                             ""
+                        },
+                        match p.stream {
+                            Some(s) => format!(", in blocks of {} on {} tasks", s.block, s.tasks),
+                            None => String::new(),
                         }
                     )
                 }

@@ -3,11 +3,12 @@
 //! or reference kernel (with why, where its group did not lower), then put in an order
 //! that respects their data dependencies.
 
-use super::{Product, Step, StepKind, Target};
+use super::{Product, Step, StepKind, Stream, Target, WINOGRAD_TILES};
 use crate::error::{Error, Result};
 use crate::graph::{Entry, Graph, NodeId};
 use crate::infer::Inferred;
-use crate::kir::{self, matmul, Kernel, Part, Schedule, Unlowered};
+use crate::kir::matmul::MatMul;
+use crate::kir::{self, matmul, Conv3x3, Kernel, Part, Schedule, Unlowered, WinogradPlan};
 use crate::passes::Fusion;
 use std::collections::{BTreeSet, HashMap};
 
@@ -176,22 +177,30 @@ pub(super) fn steps(
                             target.fused_epilogues && outer == product.split_axis;
                         (ir, dims)
                     });
-                    let packs = (product.packs.iter().enumerate())
-                        .map(|(j, p)| {
-                            // Packs generalize only where the larger lowerings pack the
-                            // same operands the same way.
-                            let pack_of = |k: &Kernel| {
-                                let m = matmul::recognize(k)?;
-                                m.packs_like(&product).then(|| m.packs[j].clone())
-                            };
-                            general(index, p.clone(), &pack_of)
-                        })
-                        .collect();
+                    let stream = by_block(&product, winograd.as_ref(), epilogue.as_ref(), target);
+                    let (packs, epilogue, stream) = match stream {
+                        Some((packs, epilogue, stream)) => (packs, epilogue, Some(stream)),
+                        None => {
+                            let packs = (product.packs.iter().enumerate())
+                                .map(|(j, p)| {
+                                    // Packs generalize only where the larger lowerings
+                                    // pack the same operands the same way.
+                                    let pack_of = |k: &Kernel| {
+                                        let m = matmul::recognize(k)?;
+                                        m.packs_like(&product).then(|| m.packs[j].clone())
+                                    };
+                                    general(index, p.clone(), &pack_of)
+                                })
+                                .collect();
+                            (packs, epilogue, None)
+                        }
+                    };
                     StepKind::Product(Box::new(Product {
                         matmul: product,
                         packs,
                         epilogue,
                         winograd,
+                        stream,
                     }))
                 }
                 None => {
@@ -210,6 +219,63 @@ pub(super) fn steps(
         }
     }
     (steps, unlowered)
+}
+
+/// A kernel and the symbolic dimensions to run it with.
+type WithDims = (Kernel, Vec<i64>);
+
+/// How `product` runs its split loop in blocks under `target` ([`Stream`]): the stream,
+/// the packs of one index and the epilogue reading a block's product; `None` where it
+/// runs whole (no threads to stream on, no split loop, an epilogue that does not follow
+/// the loop, or nothing a block would save).
+fn by_block(
+    product: &MatMul,
+    winograd: Option<&WinogradPlan>,
+    epilogue: Option<&WithDims>,
+    target: &Target,
+) -> Option<(Vec<WithDims>, Option<WithDims>, Stream)> {
+    let threads = target.streams?.max(1);
+    let (outer, axis) = (product.split_loop()?, product.split_axis?);
+    let extent = outer.extent as usize;
+    if epilogue.is_some() && !product.split_aligned {
+        return None;
+    }
+    let (packs, stream) = match winograd {
+        Some(w) => {
+            // Blocks of images, one after another: the split loop is the batch.
+            let image = Conv3x3 { batch: 1, ..w.conv };
+            let block = threads.max(WINOGRAD_TILES.div_ceil(image.tiles()));
+            if axis != 0 || extent != w.conv.batch || block >= extent {
+                return None;
+            }
+            (vec![], Stream { tasks: 1, block })
+        }
+        None => {
+            if (product.packs.is_empty() && epilogue.is_none()) || !product.packs_along_split() {
+                return None;
+            }
+            let packs = (product.packs.iter())
+                .map(|p| Some((matmul::pack_per_index(p)?, vec![])))
+                .collect::<Option<_>>()?;
+            let tasks = match product.flops() < matmul::PARALLEL_FLOPS {
+                true => 1,
+                false => threads.min(extent),
+            };
+            (packs, Stream { tasks, block: 1 })
+        }
+    };
+    let epilogue = match epilogue {
+        Some((e, dims)) => {
+            let e = matmul::epilogue_by_block(e, axis, stream.block as i64);
+            // A block's epilogue runs its outermost loop over the block's indices.
+            if Schedule::cpu(&e).order.first().map(|&(a, _)| a) != Some(axis) {
+                return None;
+            }
+            Some((e, dims.clone()))
+        }
+        None => None,
+    };
+    Some((packs, epilogue, stream))
 }
 
 /// How the next step is picked among the ready ones.

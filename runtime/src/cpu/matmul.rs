@@ -5,10 +5,8 @@
 
 use super::gemm::{self, Product, Real, Strided};
 use super::pool;
-use kiln_compiler::kir::matmul::{MatMul, OuterLoop, Split, MAX_LOOPS};
+use kiln_compiler::kir::matmul::{MatMul, OuterLoop, Split, MAX_LOOPS, PARALLEL_FLOPS};
 use kiln_compiler::DType;
-/// Multiply-adds below which a product runs on the calling thread.
-const PARALLEL_FLOPS: i64 = 1 << 20;
 
 /// Raw pointers handed to the pool's tasks.
 struct Buffers {
@@ -77,6 +75,23 @@ pub unsafe fn run(
     });
     if !in_blocks {
         epilogue(None);
+    }
+}
+
+/// Runs all of `mm` on the calling thread (a streamed product's one index,
+/// [`MatMul::per_index`]), its operands at `a` and `b` and its output at `out`, each
+/// addressed by `mm`'s offsets and strides.
+///
+/// # Safety
+/// As [`run`], for the buffers these addresses start.
+pub unsafe fn run_here(mm: &MatMul, a: *const u8, b: *const u8, out: *mut u8) {
+    let bufs = Buffers { a, b, out };
+    // SAFETY: as the caller promised.
+    unsafe {
+        match mm.dtype {
+            DType::F64 => block::<f64>(mm, &bufs, 0, mm.split_extent),
+            _ => block::<f32>(mm, &bufs, 0, mm.split_extent),
+        }
     }
 }
 

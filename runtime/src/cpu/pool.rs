@@ -66,11 +66,7 @@ pub struct Pool {
 /// The process's pool, of the process configuration's threads (else the CPU's).
 pub fn global() -> &'static Pool {
     static POOL: OnceLock<Pool> = OnceLock::new();
-    POOL.get_or_init(|| {
-        let threads = (crate::Config::global().threads)
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-        Pool::new(threads)
-    })
+    POOL.get_or_init(|| Pool::new(crate::Config::global().pool_threads()))
 }
 
 impl Pool {

@@ -28,8 +28,9 @@ pub trait Winograd {
     /// in order), split over the kernels' pool.
     fn transform_weights(&self, weight: &[f32], u: &mut [f32]);
     /// The convolution of `data` by the transformed weights `u` into `out` (no bias),
-    /// split over the kernels' pool.
-    fn run(&self, data: &[f32], u: &[f32], out: &mut [f32]);
+    /// split over the kernels' pool, with `scratch` (of [`Conv3x3::scratch_len`]) for the
+    /// transformed inputs and the products.
+    fn run(&self, data: &[f32], u: &[f32], out: &mut [f32], scratch: &mut [f32]);
 }
 
 /// Filters per strip of the transformed weights: each matrix `U[e]` is stored as strips
@@ -102,20 +103,18 @@ impl Winograd for Conv3x3 {
         });
     }
 
-    /// The convolution of `data` by the transformed weights `u` into `out` (no bias),
-    /// split over the kernels' pool.
-    fn run(&self, data: &[f32], u: &[f32], out: &mut [f32]) {
+    fn run(&self, data: &[f32], u: &[f32], out: &mut [f32], scratch: &mut [f32]) {
         let [ho, wo] = self.out_dims();
         let (f_n, c_n, p) = (self.filters, self.channels, self.tiles());
         assert!(
             data.len() >= self.batch * c_n * self.height * self.width
                 && u.len() >= self.weights_len()
                 && out.len() >= self.batch * f_n * ho * wo
+                && scratch.len() >= self.scratch_len()
         );
-        let mut v = Scratch::take(TILE * c_n * p * 4);
-        let mut m = Scratch::take(TILE * f_n * p * 4);
-        let v = Shared::new(v.as_mut_ptr() as *mut f32);
-        let m = Shared::new(m.as_mut_ptr() as *mut f32);
+        let (v, m) = scratch.split_at_mut(TILE * c_n * p);
+        let v = Shared::new(v.as_mut_ptr());
+        let m = Shared::new(m.as_mut_ptr());
         let out = Shared::new(out.as_mut_ptr());
         // SAFETY (all three phases): each task writes its own disjoint part of `v`, `m` or
         // `out`, whose lengths the geometry fixes (checked above); the phases run one
@@ -533,7 +532,7 @@ mod tests {
                 c.transform_weights(&w, &mut u);
                 let [ho, wo] = c.out_dims();
                 let mut out = vec![f32::NAN; batch * filters * ho * wo];
-                c.run(&x, &u, &mut out);
+                c.run(&x, &u, &mut out, &mut vec![f32::NAN; c.scratch_len()]);
                 let want = direct(&c, &x, &w);
                 let scale = want.iter().fold(0f64, |a, v| a.max(v.abs()));
                 let worst = out

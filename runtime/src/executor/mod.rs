@@ -713,7 +713,7 @@ fn instantiate(program: &Program, bound: &Bound) -> Result<(Plan, Arrays)> {
                     (&packs, epilogue.as_ref()),
                     (inputs, outputs),
                     workspace,
-                );
+                )?;
                 kept += k;
                 both(op)
             }

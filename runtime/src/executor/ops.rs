@@ -6,6 +6,8 @@ use crate::engine::{FnProperty, Operator, Var};
 use crate::ndarray::NDArray;
 use crate::{Error, Result};
 use kiln_compiler::infer::Inferred;
+use kiln_compiler::kir::matmul::{MatMul, OuterLoop};
+use kiln_compiler::kir::Conv3x3;
 use kiln_compiler::{Graph, NodeId};
 use kiln_ops::shape::fmt_shape;
 use kiln_ops::{DType, KernelCtx, Resource, Tensor};
@@ -199,7 +201,7 @@ pub(super) fn matmul_operator(
     (packs, epilogue): ProductKernels,
     (inputs, outputs): (Vec<NDArray>, Vec<NDArray>),
     workspace: Vec<NDArray>,
-) -> (Arc<Operator>, usize) {
+) -> Result<(Arc<Operator>, usize)> {
     let (reads, mut writes, pointers) = variables_and_pointers(&inputs, &outputs);
     writes.extend(workspace.iter().map(|w| w.var().clone()));
     let bytes = io_bytes(&inputs, &outputs);
@@ -219,8 +221,9 @@ pub(super) fn matmul_operator(
     // The product goes to the workspace where an epilogue follows; the epilogue reads
     // it as its last input (reading the output it writes would keep LLVM from
     // vectorizing it).
+    let product_space = packs.len() + usize::from(product.winograd.is_some());
     let dst = match epilogue {
-        Some(_) => spaces[packs.len()],
+        Some(_) => spaces[product_space],
         None => pointers[n],
     };
     let mut epilogue_buffers = pointers.clone();
@@ -234,19 +237,34 @@ pub(super) fn matmul_operator(
             .weight_is_variable
             .then(|| inputs[plan.weight].var().clone()),
         transformed: std::sync::Mutex::new((vec![0.0; plan.conv.weights_len()], None)),
+        scratch: spaces[packs.len()] as *mut f32,
+        block: product.stream.map(|s| s.block),
+        slot: product.stream.is_some() && epilogue.is_some(),
     });
     let kept = winograd
         .as_ref()
         .map_or(0, |w| w.conv.weights_len() * std::mem::size_of::<f32>());
+    let packs: Vec<Compiled> = (packs.iter().cloned())
+        .zip(product.packs.iter().map(|(_, d)| d.clone()))
+        .collect();
+    let epilogue = epilogue
+        .cloned()
+        .zip(product.epilogue.as_ref().map(|(_, d)| d.clone()));
+    // The workspace holds a streamed product's slots only: it runs by index or not at all.
+    let by_index = (product.stream.filter(|_| product.winograd.is_none()))
+        .map(|stream| {
+            let sizes: Vec<usize> = workspace.iter().map(NDArray::nbytes).collect();
+            let buffers = (&pointers[..], n, &epilogue_buffers[..]);
+            let (mm, tasks) = (&product.matmul, stream.tasks);
+            ByIndex::new(mm, tasks, &packs, buffers, (&spaces, &sizes))
+        })
+        .transpose()?;
     let call = ProductCall {
         winograd,
         product: product.matmul.clone(),
-        packs: (packs.iter().cloned())
-            .zip(product.packs.iter().map(|(_, d)| d.clone()))
-            .collect(),
-        epilogue: epilogue
-            .cloned()
-            .zip(product.epilogue.as_ref().map(|(_, d)| d.clone())),
+        packs,
+        epilogue,
+        by_index,
         phases: ["pack0", "pack1", "gemm", "epilogue"].map(|p| Arc::from(format!("{name}/{p}"))),
         operands,
         pack_buffers,
@@ -259,7 +277,7 @@ pub(super) fn matmul_operator(
             call.run().map_err(|e| e.to_string())
         })
         .with_bytes(bytes);
-    (op, kept)
+    Ok((op, kept))
 }
 
 type Compiled = (Arc<dyn HostKernel>, Vec<i64>);
@@ -271,32 +289,44 @@ pub(super) type ProductKernels<'a> = (&'a [Arc<dyn HostKernel>], Option<&'a Arc<
 /// and the weight, and the transformed weights with the (variable id, version) of the
 /// weights they were made from (`None`: remade every run).
 struct WinogradCall {
-    conv: crate::cpu::winograd::Conv3x3,
+    conv: Conv3x3,
     data: usize,
     weight: usize,
     weight_var: Option<crate::engine::Var>,
     transformed: std::sync::Mutex<TransformedWeights>,
+    /// Its working space (the workspace buffer after the packs).
+    scratch: *mut f32,
+    /// Images per block where it streams.
+    block: Option<usize>,
+    /// Whether a streamed block goes to a slot of its own (an epilogue follows).
+    slot: bool,
 }
 
 /// Transformed weights and the (variable id, version) they were made from.
 type TransformedWeights = (Vec<f32>, Option<(u64, u64)>);
 
 impl WinogradCall {
-    /// The convolution of the operands into `dst`.
+    /// The convolution of the operands, whole into `dst`, or by blocks of images where it
+    /// streams: each block into `dst`'s slot (where `slot`, else into its part of the
+    /// output `dst`), then `after_block(lo, hi)` of its images.
     ///
     /// # Safety
-    /// `operands` must hold the kernel's input buffers and `dst` the convolution's output.
-    unsafe fn run(&self, operands: &[*const u8], dst: *mut u8) {
+    /// `operands` must hold the kernel's input buffers, `dst` the convolution's output or
+    /// a block's, and `self.scratch` the working space of a block (or of the whole).
+    unsafe fn run(
+        &self,
+        operands: &[*const u8],
+        dst: *mut u8,
+        after_block: &dyn Fn(i64, i64) -> Result<(), BackendError>,
+    ) -> Result<(), BackendError> {
         use crate::cpu::winograd::Winograd;
         let c = &self.conv;
-        let data_len = c.batch * c.channels * c.height * c.width;
         let [ho, wo] = c.out_dims();
-        let data = std::slice::from_raw_parts(operands[self.data] as *const f32, data_len);
+        let (image_in, image_out) = (c.channels * c.height * c.width, c.filters * ho * wo);
         let weight = std::slice::from_raw_parts(
             operands[self.weight] as *const f32,
             c.filters * c.channels * 9,
         );
-        let out = std::slice::from_raw_parts_mut(dst as *mut f32, c.batch * c.filters * ho * wo);
         let mut transformed = self.transformed.lock().unwrap_or_else(|p| p.into_inner());
         let (u, made_from) = &mut *transformed;
         // The weights cannot change while this operation reads them.
@@ -306,17 +336,120 @@ impl WinogradCall {
             c.transform_weights(weight, u);
             *made_from = version;
         }
-        c.run(data, u, out);
+        let block = self.block.unwrap_or(c.batch);
+        for lo in (0..c.batch).step_by(block) {
+            let hi = (lo + block).min(c.batch);
+            let part = Conv3x3 {
+                batch: hi - lo,
+                ..*c
+            };
+            let data = (operands[self.data] as *const f32).add(lo * image_in);
+            let data = std::slice::from_raw_parts(data, part.batch * image_in);
+            let out = match self.slot {
+                true => dst as *mut f32,
+                false => (dst as *mut f32).add(lo * image_out),
+            };
+            let out = std::slice::from_raw_parts_mut(out, part.batch * image_out);
+            let scratch = std::slice::from_raw_parts_mut(self.scratch, part.scratch_len());
+            part.run(data, u, out, scratch);
+            after_block(lo as i64, hi as i64)?;
+        }
+        Ok(())
     }
 }
+
+/// A streamed product's buffers ([`kiln_compiler::program::Stream`]): each task's slots
+/// for its packed operands and products of one index.
+struct ByIndex {
+    tasks: usize,
+    /// The split loop: its extent and the strides of the operands and output along it.
+    outer: OuterLoop,
+    /// The products of one index.
+    per_index: MatMul,
+    /// Outermost-loop extent of each pack kernel (one index's).
+    pack_rows: Vec<i64>,
+    /// Per task: each pack kernel's buffers (the inputs, then the task's slot).
+    pack_buffers: Vec<Vec<Vec<*mut u8>>>,
+    /// Per task: its slot of each packed operand (`None` where the operand is an input).
+    operand_slots: Vec<[Option<*const u8>; 2]>,
+    /// Per task: its product slot, where an epilogue follows.
+    product_slots: Vec<Option<*mut u8>>,
+    /// Per task: the epilogue's buffers (the inputs, the task's product slot, the output).
+    epilogue_buffers: Vec<Vec<*mut u8>>,
+}
+
+impl ByIndex {
+    /// The tasks' slots in the workspace buffers `spaces` (of `sizes` bytes: each pack's,
+    /// then the product's, `tasks` slots each); `pointers` holds the inputs (the first
+    /// `inputs`), then the output; `epilogue` the epilogue's buffers, the product's
+    /// among them.
+    fn new(
+        mm: &MatMul,
+        tasks: usize,
+        packs: &[Compiled],
+        (pointers, inputs, epilogue_buffers): (&[*mut u8], usize, &[*mut u8]),
+        (spaces, sizes): (&[*mut u8], &[usize]),
+    ) -> std::result::Result<ByIndex, BackendError> {
+        let slot = |w: usize, t: usize| spaces[w].wrapping_add(sizes[w] / tasks * t);
+        let pack_rows = (packs.iter())
+            .map(|(k, _)| Ok(k.rows(&[0])?.map_or(1, |(rows, _)| rows)))
+            .collect::<std::result::Result<_, BackendError>>()?;
+        let unsplit = || BackendError::Call("a streamed product splits no outer loop".into());
+        let operand = |input: usize, t: usize| {
+            (input >= inputs).then(|| slot(input - inputs, t) as *const u8)
+        };
+        let epilogue = spaces.len() > packs.len();
+        Ok(ByIndex {
+            tasks,
+            outer: mm.split_loop().ok_or_else(unsplit)?,
+            per_index: mm.per_index().ok_or_else(unsplit)?,
+            pack_rows,
+            pack_buffers: (0..tasks)
+                .map(|t| {
+                    (0..packs.len())
+                        .map(|j| {
+                            pointers[..inputs]
+                                .iter()
+                                .copied()
+                                .chain([slot(j, t)])
+                                .collect()
+                        })
+                        .collect()
+                })
+                .collect(),
+            operand_slots: (0..tasks)
+                .map(|t| [operand(mm.a.input, t), operand(mm.b.input, t)])
+                .collect(),
+            product_slots: (0..tasks)
+                .map(|t| epilogue.then(|| slot(packs.len(), t)))
+                .collect(),
+            epilogue_buffers: (0..tasks)
+                .map(|t| {
+                    let mut buffers = epilogue_buffers.to_vec();
+                    if epilogue {
+                        buffers[inputs] = slot(packs.len(), t);
+                    }
+                    buffers
+                })
+                .collect(),
+        })
+    }
+}
+
+// SAFETY: the pointers address the product operation's held arrays and workspace; each
+// task writes only its own slots and its own indices of the output.
+unsafe impl Send for ByIndex {}
+unsafe impl Sync for ByIndex {}
 
 /// What a product operation holds: its kernels and every buffer's address, taken at
 /// bind.
 struct ProductCall {
     winograd: Option<WinogradCall>,
-    product: kiln_compiler::kir::matmul::MatMul,
+    product: MatMul,
     packs: Vec<Compiled>,
     epilogue: Option<Compiled>,
+    /// Where the product runs index by index.
+    by_index: Option<ByIndex>,
     /// Profile names of the packs and of the products with their epilogues.
     phases: [Arc<str>; 4],
     /// The product's operands: the inputs, then the packed operands.
@@ -331,7 +464,58 @@ struct ProductCall {
 }
 
 impl ProductCall {
+    /// Each task's block of the split loop, one index at a time: its packs into the
+    /// task's slots, its products (into the task's product slot where an epilogue
+    /// follows), then the epilogue of that index. Profiled as one phase.
+    fn run_by_index(&self, s: &ByIndex) {
+        let start = crate::profiler::enabled().then(std::time::Instant::now);
+        let size = self.product.dtype.size();
+        let extent = s.outer.extent;
+        crate::cpu::pool::global().run(s.tasks, &|t| {
+            let (lo, hi) = (
+                extent * t as i64 / s.tasks as i64,
+                extent * (t as i64 + 1) / s.tasks as i64,
+            );
+            let epilogue_buffers = &s.epilogue_buffers[t];
+            for i in lo..hi {
+                let offset =
+                    |p: *const u8, stride: i64| p.wrapping_add((i * stride) as usize * size);
+                // SAFETY: each task packs into its own slots, which hold one index's block;
+                // the operands, the output and the index's products are the held buffers
+                // at that index (the kernels' own index ranges); tasks write disjoint
+                // indices of the output.
+                unsafe {
+                    for ((kernel, _), (buffers, &rows)) in self
+                        .packs
+                        .iter()
+                        .zip(s.pack_buffers[t].iter().zip(&s.pack_rows))
+                    {
+                        kernel.run_range(buffers, &[i], 0, rows);
+                    }
+                    let [a_slot, b_slot] = s.operand_slots[t];
+                    let a = a_slot
+                        .unwrap_or_else(|| offset(self.operands[self.product.a.input], s.outer.a));
+                    let b = b_slot
+                        .unwrap_or_else(|| offset(self.operands[self.product.b.input], s.outer.b));
+                    let out = s.product_slots[t]
+                        .unwrap_or_else(|| offset(self.dst, s.outer.out) as *mut u8);
+                    crate::cpu::matmul::run_here(&s.per_index, a, b, out);
+                    if let Some((kernel, dims)) = &self.epilogue {
+                        kernel.run_range(epilogue_buffers, dims, i, i + 1);
+                    }
+                }
+            }
+        });
+        if let Some(start) = start {
+            crate::profiler::record(&self.phases[2], start, 0);
+        }
+    }
+
     fn run(&self) -> Result<(), BackendError> {
+        if let Some(s) = &self.by_index {
+            self.run_by_index(s);
+            return Ok(());
+        }
         for (j, (kernel, dims)) in self.packs.iter().enumerate() {
             let start = crate::profiler::enabled().then(std::time::Instant::now);
             // SAFETY: the pack kernel reads the held inputs and writes its workspace
@@ -368,10 +552,25 @@ impl ProductCall {
             }
         };
         match &self.winograd {
-            // SAFETY: the operands are the held inputs; `dst` holds the output's bytes.
+            // SAFETY: the operands are the held inputs; `dst` holds the output's bytes, or
+            // a block's where it streams; the epilogue's blocks are disjoint.
             Some(w) => unsafe {
-                w.run(&self.operands, self.dst);
-                epilogue(None);
+                w.run(
+                    &self.operands,
+                    self.dst,
+                    &|lo, hi| match (&self.epilogue, w.block) {
+                        (Some((kernel, dims)), Some(_)) => backend::run_rows(
+                            &**kernel,
+                            epilogue_buffers.get(),
+                            dims,
+                            Some((lo, hi)),
+                        ),
+                        _ => Ok(()),
+                    },
+                )?;
+                if w.block.is_none() {
+                    epilogue(None);
+                }
             },
             // SAFETY: the pointers hold the kernel's buffers and the packed operands; the
             // layout never places a product's output over its operands.
