@@ -6,7 +6,7 @@
 
 use kiln_compiler::autodiff::{differentiate, GradReq};
 use kiln_compiler::infer::infer;
-use kiln_compiler::kir::matmul::{pack_per_index, recognize, MatMul};
+use kiln_compiler::kir::matmul::{pack_per_index, recognize, recognize_summing, Along, MatMul};
 use kiln_compiler::kir::{self, from_group, lower, Kernel, Schedule};
 use kiln_compiler::passes::fuse;
 use kiln_compiler::{DType, Symbol, Tensor};
@@ -314,12 +314,18 @@ fn products_recognized_in_the_ir_compute_what_their_kernels_compute() {
         let refs: Vec<&Tensor> = ins.iter().collect();
         let nest = lower(kernel, &Schedule::cpu(kernel)).unwrap();
         let want = kir::interp::run(&nest, &refs, &[], std::slice::from_ref(out_shape)).unwrap();
-        let got = run_as_product(mm, kernel, &refs, out_shape);
-        for (i, (g, w)) in got.data.iter().zip(&want[0].data).enumerate() {
-            assert!(
-                (g - w).abs() <= 1e-5 * (1.0 + w.abs()),
-                "{what}: element {i}: {g} != {w}\n{mm:?}\n{nest}"
-            );
+        // As recognized, and with its outermost reduction a summed loop.
+        for mm in [Some(mm.clone()), recognize_summing(kernel)]
+            .iter()
+            .flatten()
+        {
+            let got = run_as_product(mm, kernel, &refs, out_shape);
+            for (i, (g, w)) in got.data.iter().zip(&want[0].data).enumerate() {
+                assert!(
+                    (g - w).abs() <= 1e-5 * (1.0 + w.abs()),
+                    "{what}: element {i}: {g} != {w}\n{mm:?}\n{nest}"
+                );
+            }
         }
     }
     // The forward products and the data and weight gradients of the 20 networks.
@@ -331,44 +337,58 @@ fn products_recognized_in_the_ir_compute_what_their_kernels_compute() {
 }
 
 #[test]
-fn packs_along_the_split_loop_pack_each_index_alone() {
-    let mut checked = 0;
-    for Recognized { what, mm, ins, .. } in recognized_products() {
-        if mm.packs.is_empty() || !mm.packs_along_split() {
-            continue;
-        }
+fn packs_by_index_pack_each_index_alone() {
+    let mut checked = [0; 2];
+    for Recognized {
+        what,
+        mm,
+        kernel,
+        ins,
+        ..
+    } in recognized_products()
+    {
         let refs: Vec<&Tensor> = ins.iter().collect();
-        let extent = mm.split_loop().unwrap().extent;
-        for p in &mm.packs {
-            let len = kir::interp::extent(&p.outputs[0].len, &[]).unwrap();
-            let whole = kir::interp::run(
-                &lower(p, &Schedule::cpu(p)).unwrap(),
-                &refs,
-                &[],
-                &[vec![len as usize]],
-            )
-            .unwrap()
-            .remove(0);
-            let by_index = pack_per_index(p).unwrap();
-            let nest = lower(&by_index, &Schedule::cpu(&by_index)).unwrap();
-            let block = (len / extent) as usize;
-            for i in 0..extent {
-                let got = kir::interp::run(&nest, &refs, &[i], &[vec![block]])
+        let summing = recognize_summing(&kernel);
+        let variants = [(Along::Split, Some(mm)), (Along::Sum, summing)];
+        for (v, (along, mm)) in variants.into_iter().enumerate() {
+            let Some(mm) = mm else { continue };
+            let Some(by_index) = mm.packs_by_index(along) else {
+                continue;
+            };
+            let extent = mm.loop_along(along).unwrap().extent;
+            for (p, _) in mm.packs.iter().zip(by_index).filter(|(_, one)| *one) {
+                let len = kir::interp::extent(&p.outputs[0].len, &[]).unwrap();
+                let nest = lower(p, &Schedule::cpu(p)).unwrap();
+                let whole = kir::interp::run(&nest, &refs, &[], &[vec![len as usize]])
                     .unwrap()
                     .remove(0);
-                let at = i as usize * block;
-                assert_eq!(
-                    got.data,
-                    whole.data[at..at + block],
-                    "{what}: index {i} of {}",
-                    p.name
-                );
+                let one = pack_per_index(p).unwrap();
+                let nest = lower(&one, &Schedule::cpu(&one)).unwrap();
+                let block = (len / extent) as usize;
+                for i in 0..extent {
+                    let got = kir::interp::run(&nest, &refs, &[i], &[vec![block]])
+                        .unwrap()
+                        .remove(0);
+                    let at = i as usize * block;
+                    let want = &whole.data[at..at + block];
+                    assert_eq!(got.data, want, "{what}: {along:?} index {i} of {}", p.name);
+                }
+                checked[v] += 1;
             }
-            checked += 1;
         }
     }
-    // The padded, strided and dilated convolutions and their data gradients.
-    assert!(checked >= 6, "only {checked} packs checked by index");
+    // The padded, strided and dilated convolutions' forward and data-gradient packs of
+    // each image, and their weight gradients' packs of each image summed over.
+    assert!(
+        checked[0] >= 6,
+        "only {} packs checked by split index",
+        checked[0]
+    );
+    assert!(
+        checked[1] >= 6,
+        "only {} packs checked by summed index",
+        checked[1]
+    );
 }
 
 #[test]

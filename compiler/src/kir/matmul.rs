@@ -128,53 +128,82 @@ impl MatMul {
         }
     }
 
-    /// The products of one index of the split loop (see [`MatMul::split_loop`]), with its
-    /// operands and output offset to that index, or to its slots where they are packed
-    /// or stored by index: the product without that loop, not split.
-    pub fn per_index(&self) -> Option<MatMul> {
-        let Split::Loop(l) = self.split else {
-            return None;
-        };
-        let mut loops = self.loops.clone();
-        loops.remove(l);
-        Some(MatMul {
-            loops,
-            split: Split::None,
-            split_extent: 1,
+    /// The products of one index of loop `along`, with its operands and output offset
+    /// to that index, or to its slots where they are packed or stored by index: the
+    /// product without that loop, not split along it.
+    pub fn per_index(&self, along: Along) -> Option<MatMul> {
+        let mut mm = MatMul {
             packs: vec![],
             epilogue: None,
             ..self.clone()
-        })
+        };
+        match along {
+            Along::Split => {
+                let Split::Loop(l) = self.split else {
+                    return None;
+                };
+                mm.loops.remove(l);
+                (mm.split, mm.split_extent) = (Split::None, 1);
+            }
+            Along::Sum => {
+                if mm.sums.is_empty() {
+                    return None;
+                }
+                mm.sums.remove(0);
+            }
+        }
+        Some(mm)
     }
 
-    /// Whether the product splits along an outer loop whose axis every pack puts
-    /// outermost: then each index of the loop reads a contiguous block of each packed
-    /// operand, which [`pack_per_index`] packs alone.
-    pub fn packs_along_split(&self) -> bool {
-        let Some(outer) = self.split_loop() else {
-            return false;
-        };
-        let Some(first_pack) = self.packs.first() else {
-            return true;
-        };
-        let inputs = first_pack.inputs.len();
+    /// The loop a product runs index by index along: the split loop, or the first
+    /// summed loop.
+    pub fn loop_along(&self, along: Along) -> Option<OuterLoop> {
+        match along {
+            Along::Split => self.split_loop(),
+            Along::Sum => self.sums.first().copied(),
+        }
+    }
+
+    /// Which packs run index by index along loop `along` — those that put its axis
+    /// outermost, so each index reads a contiguous block of the packed operand, which
+    /// [`pack_per_index`] packs alone — and which whole, once (those that do not read
+    /// it); `None` where a pack reads it otherwise, or there is no such loop.
+    pub fn packs_by_index(&self, along: Along) -> Option<Vec<bool>> {
+        let outer = self.loop_along(along)?;
         let stride_of = |j: usize| {
+            let input = self.packs[j].inputs.len() + j;
             [(self.a.input, outer.a), (self.b.input, outer.b)]
                 .into_iter()
-                .find_map(|(input, stride)| (input == inputs + j).then_some(stride))
+                .find_map(|(i, stride)| (i == input).then_some(stride))
         };
-        self.packs.iter().enumerate().all(|(j, p)| {
-            let block: Option<i64> = p.domain.iter().skip(1).map(constant).product();
-            p.domain.first().and_then(constant) == Some(outer.extent)
-                && stride_of(j).is_some_and(|s| Some(s) == block)
-        })
+        (self.packs.iter().enumerate())
+            .map(|(j, p)| {
+                let block: Option<i64> = p.domain.iter().skip(1).map(constant).product();
+                match stride_of(j)? {
+                    0 => Some(false),
+                    s => (p.domain.first().and_then(constant) == Some(outer.extent)
+                        && Some(s) == block)
+                        .then_some(true),
+                }
+            })
+            .collect()
     }
+}
+
+/// The loop a product runs index by index along ([`MatMul::loop_along`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Along {
+    /// The split loop, in parallel: each task its own indices, one at a time.
+    Split,
+    /// The first summed loop, one index after another, each index's products split as
+    /// the product is (a weight gradient's sum over the images).
+    Sum,
 }
 
 /// Multiply-adds below which a product runs on the calling thread.
 pub const PARALLEL_FLOPS: i64 = 1 << 20;
 
-/// Pack `p` (see [`MatMul::packs_along_split`]) for one index of its outermost axis:
+/// Pack `p` (see [`MatMul::packs_by_index`]) for one index of its outermost axis:
 /// the axis dropped from its domain, its coordinate symbolic dimension 0 (the index to
 /// pack), its output that index's block.
 pub fn pack_per_index(p: &Kernel) -> Option<Kernel> {
@@ -506,13 +535,13 @@ enum Role {
 ///
 /// Where the product splits along an outer loop, a pack that reads the loop's axis puts
 /// it outermost, so each index of the loop packs a contiguous block of its own and can
-/// be packed right before its products ([`MatMul::packs_along_split`]; MXNet's im2col of
+/// be packed right before its products ([`MatMul::packs_by_index`]; MXNet's im2col of
 /// one image at a time).
 pub fn recognize(k: &Kernel) -> Option<MatMul> {
-    let mm = recognize_laid_out(k, None)?;
+    let mm = recognize_laid_out(k, None, false)?;
     match (mm.split, mm.split_axis) {
         (Split::Loop(_), Some(axis)) if !mm.packs.is_empty() => Some(
-            recognize_laid_out(k, Some(axis))
+            recognize_laid_out(k, Some(axis), false)
                 .filter(|h| h.split == mm.split)
                 .unwrap_or(mm),
         ),
@@ -520,8 +549,16 @@ pub fn recognize(k: &Kernel) -> Option<MatMul> {
     }
 }
 
-/// [`recognize`], with domain axis `hoist` outermost in every pack that reads it.
-fn recognize_laid_out(k: &Kernel, hoist: Option<usize>) -> Option<MatMul> {
+/// [`recognize`], with the outermost reduction axis (by the first operand's stride) a
+/// summed loop even where it would merge into the gemm's depth: a weight gradient summed
+/// over the images one image at a time ([`Along::Sum`]), each packing that image alone.
+pub fn recognize_summing(k: &Kernel) -> Option<MatMul> {
+    recognize_laid_out(k, None, true).filter(|mm| !mm.sums.is_empty())
+}
+
+/// [`recognize`], with domain axis `hoist` outermost in every pack that reads it, and
+/// the outermost reduction axis kept a summed loop where `keep_sum`.
+fn recognize_laid_out(k: &Kernel, hoist: Option<usize>, keep_sum: bool) -> Option<MatMul> {
     let dtype = k.compute;
     if k.outputs.len() != 1
         || !matches!(dtype, DType::F32 | DType::F64)
@@ -628,8 +665,9 @@ fn recognize_laid_out(k: &Kernel, hoist: Option<usize>) -> Option<MatMul> {
         .iter()
         .map(|&r| (extents[r], vec![a.red[r], b.red[r]]))
         .collect();
-    let (depth, depths, red_left) = merge(&red_axes).unwrap_or_else(single);
-    let sums: Vec<OuterLoop> = reds[..red_left.len()]
+    let kept = usize::from(keep_sum && red_axes.len() > 1);
+    let (depth, depths, red_left) = merge(&red_axes[kept..]).unwrap_or_else(single);
+    let sums: Vec<OuterLoop> = reds[..kept + red_left.len()]
         .iter()
         .map(|&r| OuterLoop {
             extent: extents[r],

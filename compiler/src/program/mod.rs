@@ -38,7 +38,7 @@ use crate::autodiff::{differentiate, GradReq, TrainingGraph};
 use crate::error::{Error, Result};
 use crate::graph::{Entry, Graph, NodeId};
 use crate::infer::{infer, Inferred};
-use crate::kir::matmul::MatMul;
+use crate::kir::matmul::{Along, MatMul};
 use crate::kir::{Kernel, Unlowered, WinogradPlan};
 use crate::passes::{self, Cse, Expand, FoldConstants, InferenceMode, Pipeline, Prune, Simplify};
 use crate::Symbol;
@@ -186,21 +186,28 @@ pub struct Product {
     pub stream: Option<Stream>,
 }
 
-/// A product whose split loop ([`MatMul::split_loop`], along the first axis) runs in
-/// blocks of `block` indices on each of `tasks` tasks, each block packing its operands
-/// (`Product::packs`, per index: [`crate::kir::matmul::pack_per_index`]) and storing its
-/// product ([`crate::kir::matmul::epilogue_by_block`]) in slots of the task's own, so the
-/// workspace holds `tasks × block` indices' worth, not the whole loop's (MXNet's im2col
-/// of one image at a time, kept parallel over images). A gemm runs one index at a time
-/// on every thread; a Winograd convolution runs blocks of images one after another, each
-/// on every thread, large enough that its products keep their width
-/// ([`WINOGRAD_TILES`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A product that runs a loop of its index by index ([`MatMul::loop_along`]), packing
+/// each index's operands alone ([`crate::kir::matmul::pack_per_index`]), so its
+/// workspace holds a few images' worth, not the batch's (MXNet's im2col of one image at
+/// a time).
+///
+/// Along the split loop (the first axis), `tasks` tasks each run blocks of `block`
+/// indices of their own and store a block's product in their own slot
+/// ([`crate::kir::matmul::epilogue_by_block`]): a gemm one index at a time on every
+/// thread; a Winograd convolution blocks of images one after another, each on every
+/// thread, large enough that its products keep their width ([`WINOGRAD_TILES`]). Along
+/// the first summed loop (a weight gradient's sum over the images), one index after
+/// another, each packed and multiplied on every thread, into the whole product.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Stream {
+    pub along: Along,
     /// Blocks run at once, each task with its own slots.
     pub tasks: usize,
-    /// Indices of the split loop a task's block holds.
+    /// Indices of the loop a task's block holds.
     pub block: usize,
+    /// Which of `Product::packs` pack one index (else the whole operand, once: an operand
+    /// the loop does not read, as a gradient's gathered weight).
+    pub packs_by_index: Vec<bool>,
 }
 
 /// Tiles a streamed Winograd convolution transforms at once at least (the width of its
@@ -653,22 +660,21 @@ fn workspace(step: &Step, inferred: &Inferred) -> Vec<usize> {
         return vec![];
     };
     let mm = &p.matmul;
-    let (tasks, block) = p.stream.map_or((1, 1), |s| (s.tasks, s.block));
+    let (tasks, block) = p.stream.as_ref().map_or((1, 1), |s| (s.tasks, s.block));
     let aligned = |bytes: usize| bytes.div_ceil(ALIGN).max(1) * ALIGN;
-    // Streamed packs are the per-index kernels; else the product's whole ones.
-    let packs: Vec<&Kernel> = match p.stream {
-        Some(_) => p.packs.iter().map(|(k, _)| k).collect(),
-        None => mm.packs.iter().collect(),
+    let bytes = |k: &Kernel| {
+        let len = crate::kir::interp::extent(&k.outputs[0].len, &[]).unwrap_or(0);
+        aligned(len.max(0) as usize * mm.dtype.size())
     };
-    let mut out: Vec<usize> = packs
-        .iter()
-        .map(|k| {
-            let len = crate::kir::interp::extent(&k.outputs[0].len, &[]).unwrap_or(0);
-            tasks * aligned(len.max(0) as usize * mm.dtype.size())
-        })
-        .collect();
+    // A streamed product's packs of one index take a slot per task; other packs, whole.
+    let mut out: Vec<usize> = match &p.stream {
+        Some(s) => (p.packs.iter().zip(&s.packs_by_index))
+            .map(|((k, _), &by_index)| if by_index { tasks * bytes(k) } else { bytes(k) })
+            .collect(),
+        None => mm.packs.iter().map(bytes).collect(),
+    };
     if let Some(w) = &p.winograd {
-        let images = match p.stream {
+        let images = match &p.stream {
             Some(_) => block,
             None => w.conv.batch,
         };
@@ -680,10 +686,12 @@ fn workspace(step: &Step, inferred: &Inferred) -> Vec<usize> {
     }
     if p.epilogue.is_some() {
         let whole = entry_bytes(inferred, step.outputs[0]);
-        out.push(match (p.stream, mm.split_loop()) {
-            (Some(_), Some(l)) => tasks * aligned(whole / l.extent as usize * block),
-            _ => whole,
-        });
+        out.push(
+            match (p.stream.as_ref().map(|s| s.along), mm.split_loop()) {
+                (Some(Along::Split), Some(l)) => tasks * aligned(whole / l.extent as usize * block),
+                _ => whole,
+            },
+        );
     }
     out
 }
@@ -857,8 +865,11 @@ impl fmt::Display for Program {
                         } else {
                             ""
                         },
-                        match p.stream {
-                            Some(s) => format!(", in blocks of {} on {} tasks", s.block, s.tasks),
+                        match &p.stream {
+                            Some(s) => format!(
+                                ", by {:?} loop in blocks of {} on {} tasks",
+                                s.along, s.block, s.tasks
+                            ),
                             None => String::new(),
                         }
                     )

@@ -7,7 +7,7 @@ use super::{Product, Step, StepKind, Stream, Target, WINOGRAD_TILES};
 use crate::error::{Error, Result};
 use crate::graph::{Entry, Graph, NodeId};
 use crate::infer::Inferred;
-use crate::kir::matmul::MatMul;
+use crate::kir::matmul::{Along, MatMul};
 use crate::kir::{self, matmul, Conv3x3, Kernel, Part, Schedule, Unlowered, WinogradPlan};
 use crate::passes::Fusion;
 use std::collections::{BTreeSet, HashMap};
@@ -167,6 +167,39 @@ pub(super) fn steps(
                     if winograd.is_some() {
                         product.packs.clear();
                     }
+                    // Streamed, a product packing its whole reduction (a weight gradient)
+                    // sums over its outermost reduction axis instead, one index at a time.
+                    let summing = target.streams.is_some()
+                        && winograd.is_none()
+                        && product.split_loop().is_none()
+                        && product.sums.is_empty()
+                        && !product.packs.is_empty();
+                    let summed = (summing.then(|| matmul::recognize_summing(&l.kernel)))
+                        .flatten()
+                        .filter(|s| {
+                            s.packs_by_index(Along::Sum)
+                                .is_some_and(|b| b.contains(&true))
+                        });
+                    if let Some(summed) = summed {
+                        product = summed;
+                    }
+                    // Streamed, a product packing its whole reduction (a weight gradient)
+                    // sums over its outermost reduction axis instead, one index at a time.
+                    let summing = target.streams.is_some()
+                        && winograd.is_none()
+                        && product.split_loop().is_none()
+                        && product.sums.is_empty()
+                        && !product.packs.is_empty();
+                    if let Some(summed) = summing
+                        .then(|| matmul::recognize_summing(&l.kernel))
+                        .flatten()
+                        .filter(|s| {
+                            s.packs_by_index(Along::Sum)
+                                .is_some_and(|b| b.contains(&true))
+                        })
+                    {
+                        product = summed;
+                    }
                     let epilogue = product.epilogue.clone().map(|e| {
                         let (ir, dims) = general(index, e, &matmul::epilogue_of);
                         // Blocks of the split axis run the epilogue's outermost loop
@@ -235,6 +268,9 @@ fn by_block(
     target: &Target,
 ) -> Option<(Vec<WithDims>, Option<WithDims>, Stream)> {
     let threads = target.streams?.max(1);
+    if winograd.is_none() && product.split_loop().is_none() {
+        return by_sum(product, epilogue);
+    }
     let (outer, axis) = (product.split_loop()?, product.split_axis?);
     let extent = outer.extent as usize;
     if epilogue.is_some() && !product.split_aligned {
@@ -248,20 +284,32 @@ fn by_block(
             if axis != 0 || extent != w.conv.batch || block >= extent {
                 return None;
             }
-            (vec![], Stream { tasks: 1, block })
+            let stream = Stream {
+                along: Along::Split,
+                tasks: 1,
+                block,
+                packs_by_index: vec![],
+            };
+            (vec![], stream)
         }
         None => {
-            if (product.packs.is_empty() && epilogue.is_none()) || !product.packs_along_split() {
+            let by_index = product.packs_by_index(Along::Split)?;
+            if !by_index.contains(&true) && epilogue.is_none() {
                 return None;
             }
-            let packs = (product.packs.iter())
-                .map(|p| Some((matmul::pack_per_index(p)?, vec![])))
-                .collect::<Option<_>>()?;
             let tasks = match product.flops() < matmul::PARALLEL_FLOPS {
                 true => 1,
                 false => threads.min(extent),
             };
-            (packs, Stream { tasks, block: 1 })
+            (
+                packs_for(product, &by_index)?,
+                Stream {
+                    along: Along::Split,
+                    tasks,
+                    block: 1,
+                    packs_by_index: by_index,
+                },
+            )
         }
     };
     let epilogue = match epilogue {
@@ -276,6 +324,36 @@ fn by_block(
         None => None,
     };
     Some((packs, epilogue, stream))
+}
+
+/// A product that splits along no outer loop streams along its first summed loop where
+/// its packs follow it; its epilogue then runs once, after every index.
+fn by_sum(
+    product: &MatMul,
+    epilogue: Option<&WithDims>,
+) -> Option<(Vec<WithDims>, Option<WithDims>, Stream)> {
+    let by_index = product.packs_by_index(Along::Sum)?;
+    if !by_index.contains(&true) {
+        return None;
+    }
+    let packs = packs_for(product, &by_index)?;
+    let stream = Stream {
+        along: Along::Sum,
+        tasks: 1,
+        block: 1,
+        packs_by_index: by_index,
+    };
+    Some((packs, epilogue.cloned(), stream))
+}
+
+/// The packs of a streamed product: of one index where `by_index`, else whole.
+fn packs_for(product: &MatMul, by_index: &[bool]) -> Option<Vec<WithDims>> {
+    (product.packs.iter().zip(by_index))
+        .map(|(p, &one)| match one {
+            true => Some((matmul::pack_per_index(p)?, vec![])),
+            false => Some((p.clone(), vec![])),
+        })
+        .collect()
 }
 
 /// How the next step is picked among the ready ones.

@@ -13,6 +13,9 @@ struct Buffers {
     a: *const u8,
     b: *const u8,
     out: *mut u8,
+    /// Add the products into `out`, even the first of a sum's (a streamed sum's later
+    /// indices).
+    add: bool,
 }
 // SAFETY: tasks write disjoint blocks of the output and only read the operands.
 unsafe impl Send for Buffers {}
@@ -52,7 +55,25 @@ pub unsafe fn run(
         a: inputs[mm.a.input],
         b: inputs[mm.b.input],
         out,
+        add: false,
     };
+    // SAFETY: as the caller promised.
+    unsafe { run_buffers(mm, &bufs, epilogue) }
+}
+
+/// Runs `mm` split over the pool as [`run`] does, its operands at `a` and `b` (each
+/// addressed by `mm`'s offsets and strides), adding its products into `out` where `add`
+/// (a streamed sum's later indices), without an epilogue.
+///
+/// # Safety
+/// As [`run`], for the buffers these addresses start.
+pub unsafe fn run_adding(mm: &MatMul, a: *const u8, b: *const u8, out: *mut u8, add: bool) {
+    let bufs = Buffers { a, b, out, add };
+    // SAFETY: as the caller promised.
+    unsafe { run_buffers(mm, &bufs, &|_| {}) }
+}
+
+unsafe fn run_buffers(mm: &MatMul, bufs: &Buffers, epilogue: &(dyn Fn(Option<(i64, i64)>) + Sync)) {
     let tasks = tasks(mm);
     let extent = mm.split_extent;
     let in_blocks = mm.split_aligned && tasks > 1;
@@ -61,7 +82,6 @@ pub unsafe fn run(
             extent * t as i64 / tasks as i64,
             extent * (t as i64 + 1) / tasks as i64,
         );
-        let bufs = &bufs;
         // SAFETY: as the caller promised; blocks of the split axis are disjoint.
         unsafe {
             match mm.dtype {
@@ -85,7 +105,12 @@ pub unsafe fn run(
 /// # Safety
 /// As [`run`], for the buffers these addresses start.
 pub unsafe fn run_here(mm: &MatMul, a: *const u8, b: *const u8, out: *mut u8) {
-    let bufs = Buffers { a, b, out };
+    let bufs = Buffers {
+        a,
+        b,
+        out,
+        add: false,
+    };
     // SAFETY: as the caller promised.
     unsafe {
         match mm.dtype {
@@ -156,7 +181,7 @@ unsafe fn block<T: Real>(mm: &MatMul, bufs: &Buffers, lo: i64, hi: i64) {
                 c: out.offset((oo + rows.0 * mm.out_rows + cols.0 * mm.out_cols) as isize),
                 c_rs: mm.out_rows as isize,
                 c_cs: mm.out_cols as isize,
-                accumulate: !first,
+                accumulate: bufs.add || !first,
             });
         }
         // Next index, innermost first.

@@ -6,8 +6,9 @@ use crate::engine::{FnProperty, Operator, Var};
 use crate::ndarray::NDArray;
 use crate::{Error, Result};
 use kiln_compiler::infer::Inferred;
-use kiln_compiler::kir::matmul::{MatMul, OuterLoop};
+use kiln_compiler::kir::matmul::{Along, MatMul, OuterLoop};
 use kiln_compiler::kir::Conv3x3;
+use kiln_compiler::program::Stream;
 use kiln_compiler::{Graph, NodeId};
 use kiln_ops::shape::fmt_shape;
 use kiln_ops::{DType, KernelCtx, Resource, Tensor};
@@ -238,7 +239,7 @@ pub(super) fn matmul_operator(
             .then(|| inputs[plan.weight].var().clone()),
         transformed: std::sync::Mutex::new((vec![0.0; plan.conv.weights_len()], None)),
         scratch: spaces[packs.len()] as *mut f32,
-        block: product.stream.map(|s| s.block),
+        block: product.stream.as_ref().map(|s| s.block),
         slot: product.stream.is_some() && epilogue.is_some(),
     });
     let kept = winograd
@@ -251,14 +252,16 @@ pub(super) fn matmul_operator(
         .cloned()
         .zip(product.epilogue.as_ref().map(|(_, d)| d.clone()));
     // The workspace holds a streamed product's slots only: it runs by index or not at all.
-    let by_index = (product.stream.filter(|_| product.winograd.is_none()))
-        .map(|stream| {
-            let sizes: Vec<usize> = workspace.iter().map(NDArray::nbytes).collect();
-            let buffers = (&pointers[..], n, &epilogue_buffers[..]);
-            let (mm, tasks) = (&product.matmul, stream.tasks);
-            ByIndex::new(mm, tasks, &packs, buffers, (&spaces, &sizes))
-        })
-        .transpose()?;
+    let by_index = (product
+        .stream
+        .as_ref()
+        .filter(|_| product.winograd.is_none()))
+    .map(|stream| {
+        let sizes: Vec<usize> = workspace.iter().map(NDArray::nbytes).collect();
+        let buffers = (&pointers[..], n, &epilogue_buffers[..]);
+        ByIndex::new(&product.matmul, stream, &packs, buffers, (&spaces, &sizes))
+    })
+    .transpose()?;
     let call = ProductCall {
         winograd,
         product: product.matmul.clone(),
@@ -361,12 +364,15 @@ impl WinogradCall {
 /// A streamed product's buffers ([`kiln_compiler::program::Stream`]): each task's slots
 /// for its packed operands and products of one index.
 struct ByIndex {
+    along: Along,
+    /// Which packs pack one index (else the whole operand, before the loop).
+    packs_by_index: Vec<bool>,
     tasks: usize,
-    /// The split loop: its extent and the strides of the operands and output along it.
+    /// The loop it runs along: its extent and the strides of the operands and output.
     outer: OuterLoop,
     /// The products of one index.
     per_index: MatMul,
-    /// Outermost-loop extent of each pack kernel (one index's).
+    /// Outermost-loop extent of each pack kernel of one index.
     pack_rows: Vec<i64>,
     /// Per task: each pack kernel's buffers (the inputs, then the task's slot).
     pack_buffers: Vec<Vec<Vec<*mut u8>>>,
@@ -385,24 +391,35 @@ impl ByIndex {
     /// among them.
     fn new(
         mm: &MatMul,
-        tasks: usize,
+        stream: &Stream,
         packs: &[Compiled],
         (pointers, inputs, epilogue_buffers): (&[*mut u8], usize, &[*mut u8]),
         (spaces, sizes): (&[*mut u8], &[usize]),
     ) -> std::result::Result<ByIndex, BackendError> {
-        let slot = |w: usize, t: usize| spaces[w].wrapping_add(sizes[w] / tasks * t);
-        let pack_rows = (packs.iter())
-            .map(|(k, _)| Ok(k.rows(&[0])?.map_or(1, |(rows, _)| rows)))
+        let tasks = stream.tasks;
+        // A pack of one index has a slot per task; a whole one, its buffer.
+        let slot = |w: usize, t: usize| match stream.packs_by_index.get(w) {
+            Some(false) => spaces[w],
+            _ => spaces[w].wrapping_add(sizes[w] / tasks * t),
+        };
+        let pack_rows = (packs.iter().zip(&stream.packs_by_index))
+            .map(|((k, _), &one)| match one {
+                true => Ok(k.rows(&[0])?.map_or(1, |(rows, _)| rows)),
+                false => Ok(0),
+            })
             .collect::<std::result::Result<_, BackendError>>()?;
-        let unsplit = || BackendError::Call("a streamed product splits no outer loop".into());
+        let unsplit = || BackendError::Call("a streamed product has no such loop".into());
         let operand = |input: usize, t: usize| {
             (input >= inputs).then(|| slot(input - inputs, t) as *const u8)
         };
-        let epilogue = spaces.len() > packs.len();
+        // Along a sum, the products of every index add up in the whole product.
+        let epilogue = spaces.len() > packs.len() && stream.along == Along::Split;
         Ok(ByIndex {
+            packs_by_index: stream.packs_by_index.clone(),
+            along: stream.along,
             tasks,
-            outer: mm.split_loop().ok_or_else(unsplit)?,
-            per_index: mm.per_index().ok_or_else(unsplit)?,
+            outer: mm.loop_along(stream.along).ok_or_else(unsplit)?,
+            per_index: mm.per_index(stream.along).ok_or_else(unsplit)?,
             pack_rows,
             pack_buffers: (0..tasks)
                 .map(|t| {
@@ -467,8 +484,19 @@ impl ProductCall {
     /// Each task's block of the split loop, one index at a time: its packs into the
     /// task's slots, its products (into the task's product slot where an epilogue
     /// follows), then the epilogue of that index. Profiled as one phase.
-    fn run_by_index(&self, s: &ByIndex) {
+    /// The packs of whole operands, into their buffers, before a streamed product's loop.
+    fn run_whole_packs(&self, s: &ByIndex) -> Result<(), BackendError> {
+        let whole = (self.packs.iter().zip(&s.pack_buffers[0])).zip(&s.packs_by_index);
+        for (((kernel, dims), buffers), _) in whole.filter(|(_, &one)| !one) {
+            // SAFETY: the pack reads the held inputs and writes its own buffer.
+            unsafe { backend::run(&**kernel, buffers, dims)? };
+        }
+        Ok(())
+    }
+
+    fn run_by_index(&self, s: &ByIndex) -> Result<(), BackendError> {
         let start = crate::profiler::enabled().then(std::time::Instant::now);
+        self.run_whole_packs(s)?;
         let size = self.product.dtype.size();
         let extent = s.outer.extent;
         crate::cpu::pool::global().run(s.tasks, &|t| {
@@ -509,12 +537,52 @@ impl ProductCall {
         if let Some(start) = start {
             crate::profiler::record(&self.phases[2], start, 0);
         }
+        Ok(())
+    }
+
+    /// The summed loop one index after another: its packs into the slots, then its
+    /// products added into the product, each split over the pool; the epilogue once at
+    /// the end. Profiled as one phase.
+    fn run_by_sum(&self, s: &ByIndex) -> Result<(), BackendError> {
+        let start = crate::profiler::enabled().then(std::time::Instant::now);
+        self.run_whole_packs(s)?;
+        let size = self.product.dtype.size();
+        let [a_slot, b_slot] = s.operand_slots[0];
+        for i in 0..s.outer.extent {
+            let offset = |p: *const u8, stride: i64| p.wrapping_add((i * stride) as usize * size);
+            // SAFETY: the packs write the slots, which hold one index's block; the
+            // operands are the held buffers at that index, the product the held output
+            // (or its workspace), which no operand overlaps.
+            unsafe {
+                let packs = self.packs.iter().zip(&s.pack_buffers[0]);
+                for ((kernel, _), buffers) in packs
+                    .zip(&s.packs_by_index)
+                    .filter_map(|(p, &one)| one.then_some(p))
+                {
+                    backend::run(&**kernel, buffers, &[i])?;
+                }
+                let a = a_slot
+                    .unwrap_or_else(|| offset(self.operands[self.product.a.input], s.outer.a));
+                let b = b_slot
+                    .unwrap_or_else(|| offset(self.operands[self.product.b.input], s.outer.b));
+                crate::cpu::matmul::run_adding(&s.per_index, a, b, self.dst, i > 0);
+            }
+        }
+        if let Some((kernel, dims)) = &self.epilogue {
+            // SAFETY: the epilogue's buffers are the held arrays and the product.
+            unsafe { backend::run(&**kernel, &self.epilogue_buffers, dims)? };
+        }
+        if let Some(start) = start {
+            crate::profiler::record(&self.phases[2], start, 0);
+        }
+        Ok(())
     }
 
     fn run(&self) -> Result<(), BackendError> {
-        if let Some(s) = &self.by_index {
-            self.run_by_index(s);
-            return Ok(());
+        match &self.by_index {
+            Some(s) if s.along == Along::Split => return self.run_by_index(s),
+            Some(s) => return self.run_by_sum(s),
+            None => {}
         }
         for (j, (kernel, dims)) in self.packs.iter().enumerate() {
             let start = crate::profiler::enabled().then(std::time::Instant::now);
