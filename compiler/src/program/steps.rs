@@ -174,22 +174,6 @@ pub(super) fn steps(
                         && product.split_loop().is_none()
                         && product.sums.is_empty()
                         && !product.packs.is_empty();
-                    let summed = (summing.then(|| matmul::recognize_summing(&l.kernel)))
-                        .flatten()
-                        .filter(|s| {
-                            s.packs_by_index(Along::Sum)
-                                .is_some_and(|b| b.contains(&true))
-                        });
-                    if let Some(summed) = summed {
-                        product = summed;
-                    }
-                    // Streamed, a product packing its whole reduction (a weight gradient)
-                    // sums over its outermost reduction axis instead, one index at a time.
-                    let summing = target.streams.is_some()
-                        && winograd.is_none()
-                        && product.split_loop().is_none()
-                        && product.sums.is_empty()
-                        && !product.packs.is_empty();
                     if let Some(summed) = summing
                         .then(|| matmul::recognize_summing(&l.kernel))
                         .flatten()
