@@ -381,15 +381,21 @@ impl Gen<'_> {
             stmts.push(self.kernel(pack, ins, &[packed])?);
             operands.push(pointer(packed));
         }
+        // A Winograd convolution's working space, and its transformed weights where they
+        // are remade on every run.
         let scratch = match &p.winograd {
             Some(plan) => {
-                let at = buffers
-                    .next()
-                    .ok_or_else(|| layout("a Winograd convolution without working space"))?;
-                Some(Buf::Arena {
-                    at,
-                    len: plan.conv.scratch_len(),
-                })
+                let mut next = |len| {
+                    (buffers.next())
+                        .map(|at| Buf::Arena { at, len })
+                        .ok_or_else(|| layout("a Winograd convolution without working space"))
+                };
+                let scratch = next(plan.conv.scratch_len())?;
+                let remade = match plan.keep_weights {
+                    true => None,
+                    false => Some(next(plan.conv.weights_len())?),
+                };
+                Some((scratch, remade))
             }
             None => None,
         };
@@ -462,24 +468,45 @@ impl Gen<'_> {
     }
 
     /// A convolution by Winograd's algorithm into `dst`, then the epilogue whole: its
-    /// weights transformed once per change of the parameters where the weight is one or a
-    /// constant (the struct's `winograd` slot), else on every run.
+    /// weights transformed into `remade` on every run where the program says so, else
+    /// into the struct's `winograd` slot, once per change of the parameters where the
+    /// weight is one or a constant.
     fn winograd(
         &mut self,
         plan: &WinogradPlan,
         ins: &[Buf],
         dst: Buf,
-        scratch: Buf,
+        (scratch, remade): (Buf, Option<Buf>),
     ) -> Result<TokenStream> {
         let c = &plan.conv;
         let (batch, channels, height, width, filters) =
             (c.batch, c.channels, c.height, c.width, c.filters);
         let ([py, px], last) = (c.pad, c.channel_last);
-        let slot = self.shared.winograd;
-        self.shared.winograd += 1;
         let (data, weight) = (read(ins[plan.data]), read(ins[plan.weight]));
         let (out, scratch) = (write(dst)?, write(scratch)?);
-        let cached = matches!(ins[plan.weight], Buf::Param(_) | Buf::Constant(_));
+        let run = match remade {
+            Some(remade) => {
+                let u = write(remade)?;
+                quote! {
+                    let u = #u;
+                    conv.transform_weights(#weight, u);
+                    conv.run(#data, u, #out, #scratch);
+                }
+            }
+            None => {
+                let slot = self.shared.winograd;
+                self.shared.winograd += 1;
+                let cached = matches!(ins[plan.weight], Buf::Param(_) | Buf::Constant(_));
+                quote! {
+                    if !(#cached && self.winograd_fresh[#slot]) {
+                        self.winograd[#slot].resize(conv.weights_len(), 0.0);
+                        conv.transform_weights(#weight, &mut self.winograd[#slot]);
+                        self.winograd_fresh[#slot] = true;
+                    }
+                    conv.run(#data, &self.winograd[#slot], #out, #scratch);
+                }
+            }
+        };
         Ok(quote! {
             {
                 use ::kiln::runtime::cpu::winograd::Winograd;
@@ -487,12 +514,7 @@ impl Gen<'_> {
                     batch: #batch, channels: #channels, height: #height, width: #width,
                     filters: #filters, pad: [#py, #px], channel_last: #last,
                 };
-                if !(#cached && self.winograd_fresh[#slot]) {
-                    self.winograd[#slot].resize(conv.weights_len(), 0.0);
-                    conv.transform_weights(#weight, &mut self.winograd[#slot]);
-                    self.winograd_fresh[#slot] = true;
-                }
-                conv.run(#data, &self.winograd[#slot], #out, #scratch);
+                #run
                 epilogue(::std::option::Option::None);
             }
         })

@@ -76,9 +76,10 @@ pub struct WinogradPlan {
     /// The kernel inputs holding the data and the weight.
     pub data: usize,
     pub weight: usize,
-    /// Whether the weight is a graph variable: its transform can be kept from run to run
-    /// while the variable does not change.
-    pub weight_is_variable: bool,
+    /// Whether the transformed weights are kept from run to run (remade only when the
+    /// weight variable changes): where the weight is a variable the program does not
+    /// train. Otherwise they are remade on every run in the step's workspace.
+    pub keep_weights: bool,
 }
 
 /// The Winograd plan of a part's one kernel `l`: where the part holds one Convolution
@@ -163,6 +164,6 @@ pub fn winograd_plan(
         conv,
         data,
         weight,
-        weight_is_variable: g.node(n.inputs[1].node).is_variable(),
+        keep_weights: g.node(n.inputs[1].node).is_variable(),
     })
 }

@@ -525,6 +525,16 @@ pub fn compile(symbol: &Symbol, spec: &Spec) -> Result<Program> {
         &spec.target,
         batch.as_ref(),
     );
+    // A trained weight changes every step: its Winograd transform is remade on every
+    // run in the step's workspace rather than kept beside the arena.
+    let trained: HashSet<NodeId> = training.grads.iter().map(|&(id, _)| id).collect();
+    for step in &mut steps {
+        if let StepKind::Product(p) = &mut step.kind {
+            if let Some(w) = &mut p.winograd {
+                w.keep_weights &= !trained.contains(&step.inputs[w.weight].node);
+            }
+        }
+    }
     let places = places(&training, &spec.target);
     steps.extend(stores(&training, &places));
     // Values in the arena count; those living elsewhere are free to the order's policy.
@@ -652,9 +662,10 @@ fn stores(t: &TrainingGraph, places: &HashMap<Entry, Place>) -> Vec<Step> {
     grads.chain(aux).collect()
 }
 
-/// Bytes of workspace each buffer of `step` needs while it runs: its packed operands,
-/// then, where an epilogue follows, the product (a streamed product's: one slot per task
-/// of one index each).
+/// Bytes of workspace each buffer of `step` needs while it runs: its packed operands (a
+/// Winograd convolution's working space and, where they are not kept, its transformed
+/// weights, instead), then, where an epilogue follows, the product (a streamed product's:
+/// one slot per task of one index each).
 fn workspace(step: &Step, inferred: &Inferred) -> Vec<usize> {
     let StepKind::Product(p) = &step.kind else {
         return vec![];
@@ -683,6 +694,9 @@ fn workspace(step: &Step, inferred: &Inferred) -> Vec<usize> {
             ..w.conv
         };
         out.push(aligned(conv.scratch_len() * 4));
+        if !w.keep_weights {
+            out.push(aligned(w.conv.weights_len() * 4));
+        }
     }
     if p.epilogue.is_some() {
         let whole = entry_bytes(inferred, step.outputs[0]);
@@ -696,11 +710,13 @@ fn workspace(step: &Step, inferred: &Inferred) -> Vec<usize> {
     out
 }
 
-/// Bytes a step keeps beside the arena: transformed Winograd weights, a native kernel's
-/// working space.
+/// Bytes a step keeps beside the arena: transformed Winograd weights of an untrained
+/// weight, a native kernel's working space.
 fn kept(g: &Graph, inferred: &Inferred, step: &Step) -> usize {
     match &step.kind {
-        StepKind::Product(p) => p.winograd.map_or(0, |w| w.conv.weights_len() * 4),
+        StepKind::Product(p) => (p.winograd)
+            .filter(|w| w.keep_weights)
+            .map_or(0, |w| w.conv.weights_len() * 4),
         StepKind::Native => {
             let n = g.node(step.nodes[0]);
             match (n.op.and_then(|op| op.native), &n.params) {

@@ -222,7 +222,9 @@ pub(super) fn matmul_operator(
     // The product goes to the workspace where an epilogue follows; the epilogue reads
     // it as its last input (reading the output it writes would keep LLVM from
     // vectorizing it).
-    let product_space = packs.len() + usize::from(product.winograd.is_some());
+    let winograd_spaces =
+        (product.winograd.as_ref()).map_or(0, |w| 1 + usize::from(!w.keep_weights));
+    let product_space = packs.len() + winograd_spaces;
     let dst = match epilogue {
         Some(_) => spaces[product_space],
         None => pointers[n],
@@ -234,17 +236,26 @@ pub(super) fn matmul_operator(
         conv: plan.conv,
         data: plan.data,
         weight: plan.weight,
-        weight_var: plan
-            .weight_is_variable
-            .then(|| inputs[plan.weight].var().clone()),
-        transformed: std::sync::Mutex::new((vec![0.0; plan.conv.weights_len()], None)),
+        transformed: match plan.keep_weights {
+            true => Transformed::Kept {
+                weight: inputs[plan.weight].var().clone(),
+                made: std::sync::Mutex::new((vec![0.0; plan.conv.weights_len()], None)),
+            },
+            false => Transformed::Remade(spaces[packs.len() + 1] as *mut f32),
+        },
         scratch: spaces[packs.len()] as *mut f32,
         block: product.stream.as_ref().map(|s| s.block),
         slot: product.stream.is_some() && epilogue.is_some(),
     });
-    let kept = winograd
-        .as_ref()
-        .map_or(0, |w| w.conv.weights_len() * std::mem::size_of::<f32>());
+    let kept = match &winograd {
+        Some(
+            w @ WinogradCall {
+                transformed: Transformed::Kept { .. },
+                ..
+            },
+        ) => w.conv.weights_len() * std::mem::size_of::<f32>(),
+        _ => 0,
+    };
     let packs: Vec<Compiled> = (packs.iter().cloned())
         .zip(product.packs.iter().map(|(_, d)| d.clone()))
         .collect();
@@ -289,14 +300,12 @@ type Compiled = (Arc<dyn HostKernel>, Vec<i64>);
 pub(super) type ProductKernels<'a> = (&'a [Arc<dyn HostKernel>], Option<&'a Arc<dyn HostKernel>>);
 
 /// A product run as a Winograd convolution: the geometry, which operands are the data
-/// and the weight, and the transformed weights with the (variable id, version) of the
-/// weights they were made from (`None`: remade every run).
+/// and the weight, and where its transformed weights are.
 struct WinogradCall {
     conv: Conv3x3,
     data: usize,
     weight: usize,
-    weight_var: Option<crate::engine::Var>,
-    transformed: std::sync::Mutex<TransformedWeights>,
+    transformed: Transformed,
     /// Its working space (the workspace buffer after the packs).
     scratch: *mut f32,
     /// Images per block where it streams.
@@ -305,8 +314,17 @@ struct WinogradCall {
     slot: bool,
 }
 
-/// Transformed weights and the (variable id, version) they were made from.
-type TransformedWeights = (Vec<f32>, Option<(u64, u64)>);
+/// Where a Winograd convolution's transformed weights are.
+enum Transformed {
+    /// Kept by the operation, with the (variable id, version) of the weight they were
+    /// made from: remade only when the weight changed.
+    Kept {
+        weight: crate::engine::Var,
+        made: std::sync::Mutex<(Vec<f32>, Option<(u64, u64)>)>,
+    },
+    /// Remade on every run in this workspace buffer (a trained weight changes every step).
+    Remade(*mut f32),
+}
 
 impl WinogradCall {
     /// The convolution of the operands, whole into `dst`, or by blocks of images where it
@@ -315,7 +333,9 @@ impl WinogradCall {
     ///
     /// # Safety
     /// `operands` must hold the kernel's input buffers, `dst` the convolution's output or
-    /// a block's, and `self.scratch` the working space of a block (or of the whole).
+    /// a block's, `self.scratch` the working space of a block (or of the whole), and a
+    /// [`Transformed::Remade`] buffer `weights_len` floats, all workspace of this
+    /// operation alone.
     unsafe fn run(
         &self,
         operands: &[*const u8],
@@ -330,15 +350,24 @@ impl WinogradCall {
             operands[self.weight] as *const f32,
             c.filters * c.channels * 9,
         );
-        let mut transformed = self.transformed.lock().unwrap_or_else(|p| p.into_inner());
-        let (u, made_from) = &mut *transformed;
-        // The weights cannot change while this operation reads them.
-        let version = self.weight_var.as_ref().map(|v| (v.id(), v.version()));
-        if version.is_none() || *made_from != version {
-            u.resize(c.weights_len(), 0.0);
-            c.transform_weights(weight, u);
-            *made_from = version;
-        }
+        let mut kept;
+        let u: &[f32] = match &self.transformed {
+            Transformed::Kept { weight: var, made } => {
+                kept = made.lock().unwrap_or_else(|p| p.into_inner());
+                // The weights cannot change while this operation reads them.
+                let version = Some((var.id(), var.version()));
+                if kept.1 != version {
+                    c.transform_weights(weight, &mut kept.0);
+                    kept.1 = version;
+                }
+                &kept.0
+            }
+            Transformed::Remade(space) => {
+                let u = std::slice::from_raw_parts_mut(*space, c.weights_len());
+                c.transform_weights(weight, u);
+                u
+            }
+        };
         let block = self.block.unwrap_or(c.batch);
         for lo in (0..c.batch).step_by(block) {
             let hi = (lo + block).min(c.batch);
