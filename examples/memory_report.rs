@@ -58,7 +58,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let data = [batch, 3, side, side];
         // Bound only where the executor fits in half of what the machine has free;
         // elsewhere the row says so (tests/memory.rs checks executed = planned).
-        let planned_bytes = p.layout.internal_bytes();
+        let planned_bytes = p.internal_bytes();
         let executed = if planned_bytes < available_bytes()? / 2 {
             let exe = Executor::simple_bind(&sym, Device::Cpu, &[("data", &data)], grad_reqs)?;
             let executed = mb(exe.memory().internal());
@@ -71,11 +71,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         } else {
             None
         };
-        let (planned, arena, bound) = (
-            mb(planned_bytes),
-            mb(p.layout.arena_bytes),
-            mb(p.layout.lower_bound),
-        );
+        let (planned, arena, bound) = (mb(planned_bytes), mb(p.arena_bytes()), mb(p.lower_bound()));
         let cols: Vec<String> = mxnet
             .iter()
             .map(|(_, b)| format!("{:.0}", mb(*b)))

@@ -262,6 +262,46 @@ pub struct OpDef {
     /// A convolution, with Convolution's parameters (kernel, stride, dilate, pad,
     /// num_group, layout) and inputs (data, weight, bias).
     pub convolution: Option<ConvKind>,
+    /// Whether, in inference, each sample of the outputs depends only on the same sample
+    /// of the inputs that carry the batch (declared where the computation does not show
+    /// it: element-wise operators and reductions that keep the first axis are per sample
+    /// by their `Compute`).
+    pub per_sample: PerSample,
+}
+
+/// Whether an operator computes each sample on its own, in inference: sample `i` of every
+/// visible output (index `i` along its first axis) depends only on sample `i` of the
+/// inputs that carry the batch, and on the other inputs (weights, statistics) the same way
+/// for every sample. Then a batch may run in parts (an inference program runs its
+/// per-sample prefix a few samples at a time, `kiln_compiler::program::parts`).
+#[derive(Clone, Copy)]
+pub enum PerSample {
+    /// Not known to (the default): the batch runs whole through it.
+    Never,
+    /// Always (a convolution, pooling; BatchNorm on its moving statistics).
+    Always,
+    /// Where the attributes and the input and output shapes say so (a softmax not along
+    /// the first axis, a reshape that keeps it).
+    Where(fn(&Attrs, &[Shape], &[Shape]) -> bool),
+}
+
+impl PerSample {
+    /// Whether an application with these attributes and shapes is per sample.
+    pub fn holds(&self, attrs: &Attrs, ins: &[Shape], outs: &[Shape]) -> bool {
+        match self {
+            PerSample::Never => false,
+            PerSample::Always => true,
+            PerSample::Where(f) => f(attrs, ins, outs),
+        }
+    }
+
+    /// Per sample where an axis parameter does not name the first axis (negative values
+    /// count from the last axis of the first input).
+    pub fn axis_not_first(attrs: &Attrs, param: &str, ins: &[Shape]) -> bool {
+        let rank = ins.first().map_or(0, Vec::len) as i64;
+        let axis = attrs.int(param);
+        rank > 1 && (if axis < 0 { axis + rank } else { axis }) > 0
+    }
 }
 
 /// Where an operator is the identity on its first input.
@@ -371,6 +411,7 @@ impl OpDef {
             channel_norm: None,
             channel_weights: None,
             convolution: None,
+            per_sample: PerSample::Never,
         }
     }
 
@@ -425,7 +466,7 @@ impl std::fmt::Debug for OpDef {
 
 #[cfg(test)]
 mod coverage {
-    use crate::{registry, ConvKind, Identity, OpDef};
+    use crate::{registry, ConvKind, Identity, OpDef, PerSample};
 
     /// Passes find the operators they rewrite by these properties alone: an operator that
     /// lost its declaration would silently stop being rewritten.
@@ -477,6 +518,33 @@ mod coverage {
                 "convolution: Transposed",
                 |op| op.convolution == Some(ConvKind::Transposed),
                 &["Deconvolution"],
+            ),
+            (
+                "per_sample",
+                |op| !matches!(op.per_sample, PerSample::Never),
+                &[
+                    "Convolution",
+                    "Deconvolution",
+                    "FullyConnected",
+                    "Pooling",
+                    "LRN",
+                    "BatchNorm",
+                    "LayerNorm",
+                    "InstanceNorm",
+                    "GroupNorm",
+                    "L2Normalization",
+                    "LeakyReLU",
+                    "UpSampling",
+                    "SoftmaxOutput",
+                    "softmax",
+                    "log_softmax",
+                    "SoftmaxActivation",
+                    "Flatten",
+                    "Reshape",
+                    "expand_dims",
+                    "Concat",
+                    "transpose",
+                ],
             ),
         ];
         let missing: Vec<String> = wanted

@@ -17,6 +17,7 @@
 //! | `KILN_DUMP` | [`Config::dump_pass`]: print the graph after these passes (`all`) | none |
 //! | `KILN_WINOGRAD` | [`Config::winograd`] (`0` off) | on |
 //! | `KILN_FUSED_EPILOGUES` | [`Config::fused_epilogues`] (`0` off) | on |
+//! | `KILN_BATCH_PARTS` | [`Config::batch_parts`]: inference's per-sample prefix in parts of the batch (`0` off) | on |
 //! | `KILN_LAZY` | [`Config::lazy`]: fuse imperative element-wise chains (`0` off) | on |
 //! | `KILN_CPU_THREADS` | [`Config::threads`] of the kernels' pool | the CPU's |
 //! | `KILN_ENGINE` | [`Config::engine`]: `threaded` or `naive` (synchronous) | `threaded` |
@@ -49,6 +50,10 @@ pub struct Config {
     /// Passes after which the graph is printed (`all`: every pass).
     pub dumped_passes: HashSet<String>,
     pub winograd: bool,
+    /// Inference runs its per-sample prefix a few samples at a time (as many as the
+    /// pool has threads), so its values take a part's memory instead of the batch's
+    /// ([`kiln_compiler::program::parts`]).
+    pub batch_parts: bool,
     pub fused_epilogues: bool,
     pub lazy: bool,
     /// Threads of the kernels' pool (the caller included); `None`: the CPU's.
@@ -86,6 +91,7 @@ impl Config {
             disabled_passes: HashSet::new(),
             dumped_passes: HashSet::new(),
             winograd: true,
+            batch_parts: true,
             fused_epilogues: true,
             lazy: true,
             threads: None,
@@ -138,6 +144,7 @@ impl Config {
         c.disabled_passes = names("KILN_DISABLE_PASSES");
         c.dumped_passes = names("KILN_DUMP");
         c.winograd = flag("KILN_WINOGRAD", c.winograd)?;
+        c.batch_parts = flag("KILN_BATCH_PARTS", c.batch_parts)?;
         c.fused_epilogues = flag("KILN_FUSED_EPILOGUES", c.fused_epilogues)?;
         c.lazy = flag("KILN_LAZY", c.lazy)?;
         c.threads = count("KILN_CPU_THREADS")?.or(c.threads);
@@ -205,6 +212,11 @@ impl Config {
         self
     }
 
+    pub fn batch_parts(mut self, on: bool) -> Config {
+        self.batch_parts = on;
+        self
+    }
+
     pub fn fused_epilogues(mut self, on: bool) -> Config {
         self.fused_epilogues = on;
         self
@@ -257,7 +269,8 @@ impl Config {
     }
 
     /// What the compiler targets: the backend's target with this configuration's
-    /// Winograd and epilogue choices, its products streamed over the pool's threads.
+    /// Winograd and epilogue choices, its products streamed over the pool's threads, and
+    /// inference's per-sample prefix in parts of as many samples.
     pub fn target(&self) -> Target {
         let target = self.backend.target();
         Target {
@@ -265,6 +278,7 @@ impl Config {
             fused_epilogues: target.fused_epilogues && self.fused_epilogues,
             // Products run index by index on the threads the kernels' pool has.
             streams: target.kernels.then(|| self.pool_threads()),
+            parts: (target.kernels && self.batch_parts).then(|| self.pool_threads()),
             ..target
         }
     }
@@ -288,6 +302,7 @@ mod tests {
             ("KILN_BACKEND", "interp"),
             ("KILN_DISABLE_PASSES", "cse, simplify"),
             ("KILN_WINOGRAD", "0"),
+            ("KILN_BATCH_PARTS", "0"),
             ("KILN_LAZY", "off"),
             ("KILN_CPU_THREADS", "3"),
             ("KILN_ENGINE", "threaded"),
@@ -302,6 +317,7 @@ mod tests {
             .disable_pass("cse")
             .disable_pass("simplify")
             .winograd(false)
+            .batch_parts(false)
             .lazy(false)
             .threads(3)
             .engine(EngineKind::Threaded { workers: 2 })

@@ -45,7 +45,7 @@ pub struct Args {
 
 /// Each compiled kernel of the program as a loop nest, Rust or CUDA C.
 fn print_kernels(p: &Program, form: &str) -> Result<()> {
-    for step in &p.steps {
+    for step in p.programs().iter().flat_map(|p| &p.steps) {
         let kernels: Vec<&kir::Kernel> = match &step.kind {
             StepKind::Kernel { ir, .. } => vec![ir],
             StepKind::Product(prod) => (prod.packs.iter().chain(&prod.epilogue))
@@ -90,7 +90,7 @@ pub fn run(args: Args) -> Result<()> {
     let p = compile(&sym, &spec)?;
     let mxnet = mxnet_strategies(&sym, &spec)?;
     let executed = executed_bytes(&sym, &args.shapes, &mode)?;
-    let planned = p.layout.internal_bytes();
+    let planned = p.internal_bytes();
     let counts = p.counts();
     if args.json {
         let mut memory = serde_json::Map::new();
@@ -99,14 +99,14 @@ pub fn run(args: Args) -> Result<()> {
         }
         memory.insert("kiln".into(), json!(mb(planned)));
         memory.insert("executed".into(), json!(mb(executed)));
-        memory.insert("arena".into(), json!(mb(p.layout.arena_bytes)));
-        memory.insert("lower_bound".into(), json!(mb(p.layout.lower_bound)));
+        memory.insert("arena".into(), json!(mb(p.arena_bytes())));
+        memory.insert("lower_bound".into(), json!(mb(p.lower_bound())));
         let timings: Vec<_> = (p.report.timings.iter())
             .map(|(n, d)| json!({"pass": n, "ms": d.as_secs_f64() * 1e3}))
             .collect();
-        let g = p.graph();
-        let groups: Vec<_> = (p.fusion.groups.iter())
-            .map(|grp| {
+        let groups: Vec<_> = (p.programs().into_iter())
+            .flat_map(|p| p.fusion.groups.iter().map(move |grp| (p.graph(), grp)))
+            .map(|(g, grp)| {
                 json!({
                     "ops": grp.nodes.iter().map(|&n| g.node(n).op_name()).collect::<Vec<_>>(),
                     "nodes": grp.nodes.iter().map(|&n| g.node(n).name.clone()).collect::<Vec<_>>(),
@@ -118,7 +118,7 @@ pub fn run(args: Args) -> Result<()> {
             "{}",
             json!({
                 "groups": groups,
-                "steps": p.steps.len(),
+                "steps": p.programs().iter().map(|p| p.steps.len()).sum::<usize>(),
                 "kernels": counts.kernels, "products": counts.products,
                 "winograd": counts.winograd, "native": counts.native,
                 "reference": counts.reference,
@@ -131,12 +131,13 @@ pub fn run(args: Args) -> Result<()> {
     println!(
         "{}: {} nodes after passes, {} steps ({counts})",
         args.model.display(),
-        p.graph().len(),
-        p.steps.len()
+        p.programs().iter().map(|p| p.graph().len()).sum::<usize>(),
+        p.programs().iter().map(|p| p.steps.len()).sum::<usize>()
     );
     if args.steps {
-        let g = p.graph();
-        for (i, grp) in p.fusion.groups.iter().enumerate() {
+        let groups = (p.programs().into_iter())
+            .flat_map(|p| p.fusion.groups.iter().map(move |grp| (p.graph(), grp)));
+        for (i, (g, grp)) in groups.enumerate() {
             let members: Vec<String> = (grp.nodes.iter())
                 .map(|&n| format!("{} ({})", g.node(n).name, g.node(n).op_name()))
                 .collect();
@@ -156,8 +157,8 @@ pub fn run(args: Args) -> Result<()> {
         "  {:<12} {:>10.2}  (arena {:.2}, lower bound {:.2})",
         "kiln",
         mb(planned),
-        mb(p.layout.arena_bytes),
-        mb(p.layout.lower_bound)
+        mb(p.arena_bytes()),
+        mb(p.lower_bound())
     );
     println!("  {:<12} {:>10.2}", "executed", mb(executed));
     if args.timings {

@@ -30,6 +30,7 @@
 
 mod ablation;
 pub mod layout;
+pub mod parts;
 mod steps;
 
 pub use ablation::mxnet_strategies;
@@ -104,6 +105,9 @@ pub struct Target {
     /// ([`Stream`]); `None`: their operands are packed and their products stored whole
     /// (code whose threads are not known when it is compiled).
     pub streams: Option<usize>,
+    /// Inference runs its per-sample prefix in parts of at most this many samples
+    /// ([`parts`]); `None`: the whole batch at once.
+    pub parts: Option<usize>,
 }
 
 /// Multiply-adds per gemm call below which a compiled kernel beats gemm's packing (a 3x3
@@ -122,6 +126,7 @@ impl Target {
             symbolic_batch: true,
             heads_in_arena: false,
             streams: None,
+            parts: None,
         }
     }
 
@@ -136,6 +141,7 @@ impl Target {
             symbolic_batch: false,
             heads_in_arena: false,
             streams: None,
+            parts: None,
         }
     }
 }
@@ -339,6 +345,18 @@ pub struct Program {
     /// its moving statistics as a scale and shift), so an inference forward pass runs
     /// faster as a program of its own.
     pub inference_expands_more: bool,
+    /// Whether a prefix runs before this program in parts of the batch.
+    pub parts: Parts,
+}
+
+/// How an inference program runs its batch ([`parts`]).
+pub enum Parts {
+    /// At once (training; a target without parts; no per-sample prefix).
+    Whole,
+    /// Its per-sample prefix in parts first; this program is the rest.
+    Prefix(Box<parts::Prefix>),
+    /// At once, because the prefix found could not run in parts: why.
+    Declined(String),
 }
 
 /// Alignment of every arena buffer (the widest vectors).
@@ -357,10 +375,52 @@ impl Program {
         entry_bytes(&self.inferred, e)
     }
 
+    /// Internal memory, as an executor allocates it: [`Layout::internal_bytes`], and with
+    /// a prefix in parts, one arena for both programs (the larger) and the arrays the parts
+    /// pass through ([`parts::Prefix::staging_bytes`]).
+    pub fn internal_bytes(&self) -> usize {
+        let own = self.layout.internal_bytes();
+        match &self.parts {
+            Parts::Prefix(p) => {
+                let (arena, prefix) = (self.layout.arena_bytes, &p.program.layout);
+                let beside = own - arena + prefix.internal_bytes() - prefix.arena_bytes;
+                arena.max(prefix.arena_bytes) + beside + p.staging_bytes(self)
+            }
+            Parts::Whole | Parts::Declined(_) => own,
+        }
+    }
+
+    /// The programs that run, in order: the prefix in parts where there is one, then this.
+    pub fn programs(&self) -> Vec<&Program> {
+        match &self.parts {
+            Parts::Prefix(p) => vec![&p.program, self],
+            Parts::Whole | Parts::Declined(_) => vec![self],
+        }
+    }
+
+    /// The arena an executor allocates: the largest of its programs'.
+    pub fn arena_bytes(&self) -> usize {
+        (self.programs().iter())
+            .map(|p| p.layout.arena_bytes)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The arena's lower bound: the largest of its programs' for their orders.
+    pub fn lower_bound(&self) -> usize {
+        (self.programs().iter())
+            .map(|p| p.layout.lower_bound)
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Counts of the steps by kind: (compiled kernels, products, Winograd products,
     /// native nodes, reference nodes).
     pub fn counts(&self) -> StepCounts {
-        let mut c = StepCounts::default();
+        let mut c = match &self.parts {
+            Parts::Prefix(p) => p.program.counts(),
+            Parts::Whole | Parts::Declined(_) => StepCounts::default(),
+        };
         for s in &self.steps {
             match &s.kind {
                 StepKind::Reference => c.reference += 1,
@@ -482,7 +542,27 @@ pub fn compile(symbol: &Symbol, spec: &Spec) -> Result<Program> {
         pipeline.dump(name);
     }
     let (out, report) = pipeline.run(&forward)?;
-    let forward = out.graph;
+    let mut program = match spec.target.parts {
+        Some(rows) if !spec.mode.is_train() => {
+            parts::compile_in_parts(out.graph, &shapes, &dtypes, spec, rows)?
+        }
+        _ => finish(out.graph, &shapes, &dtypes, spec, &spec.batch_inputs)?,
+    };
+    program.report = report;
+    program.expanded = expanded;
+    program.inference_expands_more = inference_expands_more;
+    Ok(program)
+}
+
+/// Compiles a graph after its passes (stages 3 to 8 of the module doc), with
+/// `batch_inputs` as the inputs whose first axis is the batch.
+fn finish(
+    forward: Graph,
+    shapes: &HashMap<String, Shape>,
+    dtypes: &HashMap<String, DType>,
+    spec: &Spec,
+    batch_inputs: &[String],
+) -> Result<Program> {
     let requested = match &spec.mode {
         Mode::Training(reqs) => reqs.values().any(|r| *r != GradReq::Null),
         Mode::Inference => false,
@@ -499,7 +579,7 @@ pub fn compile(symbol: &Symbol, spec: &Spec) -> Result<Program> {
         },
     };
     let g = &training.graph;
-    let inferred = infer(g, &shapes, &dtypes)?;
+    let inferred = infer(g, shapes, dtypes)?;
     for id in g.node_ids().filter(|&id| !g.node(id).is_variable()) {
         for (index, s) in inferred.shapes[id.index()].iter().enumerate() {
             if !is_known(s) {
@@ -514,7 +594,7 @@ pub fn compile(symbol: &Symbol, spec: &Spec) -> Result<Program> {
     let batch = spec
         .target
         .symbolic_batch
-        .then(|| batch_shapes(g, &shapes, &dtypes, &spec.batch_inputs))
+        .then(|| batch_shapes(g, shapes, dtypes, batch_inputs))
         .flatten();
     let fusion = passes::fuse(g);
     let (mut steps, unlowered) = steps::steps(
@@ -566,9 +646,10 @@ pub fn compile(symbol: &Symbol, spec: &Spec) -> Result<Program> {
         unlowered,
         layout,
         segments,
-        report,
-        expanded,
-        inference_expands_more,
+        report: passes::Report::default(),
+        expanded: 0,
+        inference_expands_more: false,
+        parts: Parts::Whole,
         training,
     })
 }
@@ -835,6 +916,22 @@ impl fmt::Display for Program {
             Mode::Inference => "inference",
             Mode::Training(_) => "training",
         };
+        match &self.parts {
+            Parts::Prefix(p) => {
+                writeln!(
+                    f,
+                    "prefix in {} parts of {} samples (reads {}; hands on {}):",
+                    p.parts,
+                    p.rows,
+                    p.inputs.join(", "),
+                    p.handed.join(", ")
+                )?;
+                write!(f, "{}", p.program)?;
+                writeln!(f, "then the rest, on the whole batch:")?;
+            }
+            Parts::Declined(why) => writeln!(f, "the whole batch at once: {why}")?,
+            Parts::Whole => {}
+        }
         writeln!(
             f,
             "program ({mode}): {} steps; {}",
@@ -931,6 +1028,16 @@ impl fmt::Display for Program {
             mb(l.kept.iter().sum()),
             mb(l.constant_bytes),
             mb(l.internal_bytes())
-        )
+        )?;
+        if let Parts::Prefix(p) = &self.parts {
+            writeln!(
+                f,
+                "memory with the prefix in parts: one arena {:.2} MB, arrays the parts pass through {:.2} MB; internal {:.2} MB",
+                mb(self.arena_bytes()),
+                mb(p.staging_bytes(self)),
+                mb(self.internal_bytes())
+            )?;
+        }
+        Ok(())
     }
 }

@@ -7,6 +7,7 @@
 //! when a slope is negative. rrelu reuses the forward's slopes (its `mask` output).
 
 use super::common::{all_grads, elems, strings, Through};
+use crate::def::PerSample;
 use crate::param::{param, ParamDef, ParamType};
 use crate::random;
 use crate::shape::{fmt_shape, invalid, same_shape, set_in, OpError, Shape};
@@ -47,6 +48,8 @@ const LEAKY_PARAMS: &[ParamDef] = &[
 ];
 
 static LEAKY_RELU: OpDef = OpDef {
+    // rrelu draws slopes in training only.
+    per_sample: PerSample::Always,
     aliases: &["_npx_leaky_relu"],
     doc: "Leaky rectifiers: leaky `x > 0 ? x : slope·x`; prelu with a learnt per-channel \
           `gamma` (axis 1); rrelu with a slope drawn from U[lower_bound, upper_bound) per \

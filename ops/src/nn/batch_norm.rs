@@ -17,6 +17,7 @@
 //! ignored even when output_mean_var makes them visible.
 
 use super::common::{axis_of, elems, split_at_axis, Through};
+use crate::def::PerSample;
 use crate::native::{for_blocks, serial, Native, NativeIo, ParallelFor, Real};
 use crate::param::{param, py_float, ParamDef, ParamType};
 use crate::shape::{invalid, same_shape, set_in, set_out, OpError, Shape, Slot};
@@ -80,6 +81,8 @@ const BN_PARAMS: &[ParamDef] = &[
 ];
 
 static BATCH_NORM: OpDef = OpDef {
+    // On its moving statistics: inference is what per sample speaks of.
+    per_sample: PerSample::Always,
     aliases: &["_npx_batch_norm"],
     doc: "Batch normalization: `(x − mean)/sqrt(var + eps)·gamma + beta` per channel (axis). \
           Training (unless use_global_stats) uses the batch mean and biased variance over all \

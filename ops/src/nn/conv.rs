@@ -9,6 +9,7 @@ use super::common::{
     MAX_WINDOW,
 };
 use crate::contraction::{Contraction, Read};
+use crate::def::PerSample;
 use crate::param::{param, ParamDef, ParamType};
 use crate::shape::{fmt_shape, invalid, set_in, set_out, OpError, Shape};
 use crate::{x, Combiner, IndexExpr};
@@ -102,6 +103,7 @@ static CONVOLUTION: OpDef = OpDef {
     contraction: Some(conv_contraction),
     channel_weights: Some(conv_out_channel_axis),
     convolution: Some(ConvKind::Direct),
+    per_sample: PerSample::Always,
     ..OpDef::new(
         OP,
         Pattern::OutEWiseFusable,

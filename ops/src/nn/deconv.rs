@@ -19,6 +19,7 @@ use super::common::{
 };
 use super::conv::{for_each_tap, sum_of, transposed_window, window, ChannelFirst, Geometry};
 use crate::contraction::{Contraction, Read};
+use crate::def::PerSample;
 use crate::expr::x as arg;
 use crate::index::IndexExpr;
 use crate::param::{param, ParamDef, ParamType};
@@ -115,6 +116,7 @@ pub(super) const DECONV_PARAMS: &[ParamDef] = &[
 ];
 
 static DECONVOLUTION: OpDef = OpDef {
+    per_sample: PerSample::Always,
     aliases: &["_npx_deconvolution"],
     doc: "Transposed convolution over 1 to 3 spatial dimensions. Weight is (C, \
           num_filter/num_group, *kernel) (channel-last: (C, *kernel, num_filter/num_group)); \

@@ -8,6 +8,7 @@ use super::common::{
     all_grads, elems, flops, numel, positive, strings, weight_bias_inputs, Through,
 };
 use crate::contraction::{unflatten, Contraction, Read};
+use crate::def::PerSample;
 use crate::param::{param, ParamDef, ParamType};
 use crate::shape::{set_in, set_out, OpError, Shape};
 use crate::{x, Combiner, IndexExpr};
@@ -35,6 +36,7 @@ const FC_PARAMS: &[ParamDef] = &[
 ];
 
 static FULLY_CONNECTED: OpDef = OpDef {
+    per_sample: PerSample::Always,
     aliases: &["_npx_fully_connected"],
     doc: "Fully connected layer: `out = data·weightᵀ + bias` with weight (num_hidden, in). \
           flatten=True views data as (d0, prod(rest)); flatten=False applies to the last axis \

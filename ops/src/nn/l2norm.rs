@@ -7,6 +7,7 @@
 //! `_backward_L2Normalization` (as MXNet), computed from the output and the norm.
 
 use super::common::{elems, rank_error, Through};
+use crate::def::PerSample;
 use crate::param::{param, ParamDef, ParamType};
 use crate::shape::{same_shape, set_out, OpError, Shape};
 use crate::{
@@ -33,6 +34,7 @@ const L2_PARAMS: &[ParamDef] = &[
 ];
 
 static L2_NORMALIZATION: OpDef = OpDef {
+    per_sample: PerSample::Always,
     doc: "L2 normalization: `out = x / sqrt(Σ x² + eps)`, the sum over all axes but the first \
           (mode instance), over axis 1 (channel) or over axes 2... (spatial). The norm is a \
           hidden output: (N,), data's shape with axis 1 set to 1, or (N, C).",

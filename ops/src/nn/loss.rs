@@ -16,6 +16,7 @@ use std::ops::Range;
 
 use super::common::{elems, numel, Through};
 use super::softmax::softmax_into;
+use crate::def::PerSample;
 use crate::native::{for_blocks, no_scratch, serial, Native, ParallelFor, Real};
 use crate::param::{param, ParamDef, ParamType};
 use crate::shape::{fmt_shape, invalid, is_known, same_shape, set_in, unify, OpError, Shape, Slot};
@@ -80,6 +81,7 @@ const SO_PARAMS: &[ParamDef] = &[
 ];
 
 static SOFTMAX_OUTPUT: OpDef = OpDef {
+    per_sample: PerSample::Always,
     aliases: &["Softmax"],
     doc: "Softmax with a cross-entropy gradient. Forward: softmax over axis 1 of data viewed \
           as (n, rest); multi_output: over axis 1 of (n, k, rest); preserve_shape: over the \

@@ -6,6 +6,7 @@ use std::ops::Range;
 use std::sync::Mutex;
 
 use super::common::{all_grads, elems, flops, positive, rank_error, Through};
+use crate::def::PerSample;
 use crate::native::{no_scratch, serial, Native, ParallelFor, Real};
 use crate::param::{param, ParamDef, ParamType};
 use crate::shape::{invalid, same_shape, OpError, Shape};
@@ -39,6 +40,7 @@ const LRN_PARAMS: &[ParamDef] = &[
 ];
 
 static LRN: OpDef = OpDef {
+    per_sample: PerSample::Always,
     doc: "Local response normalization across channels of NCHW data: \
           `tmp_norm_c = knorm + alpha/nsize · Σ_{|j−c| ≤ nsize/2} x_j²`, \
           `out_c = x_c · tmp_norm_c^(−beta)`; the window is clipped at the first and last \

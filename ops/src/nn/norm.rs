@@ -12,6 +12,7 @@
 //! MXNet does.
 
 use super::common::{axis_of, elems, positive, rank_error, split_at_axis, Through};
+use crate::def::PerSample;
 use crate::param::{param, ParamDef, ParamType};
 use crate::shape::{fmt_shape, invalid, same_shape, set_in, set_out, OpError, Shape};
 use crate::{
@@ -66,6 +67,7 @@ struct Variant {
     infer_shape: ShapeFn,
     reference: RefKernel,
     grad: GradFn,
+    per_sample: PerSample,
 }
 
 const fn norm_op(v: Variant) -> OpDef {
@@ -79,6 +81,7 @@ const fn norm_op(v: Variant) -> OpDef {
         inplace: &[],
         cost: |_, ins, _| elems(&ins[0]).saturating_mul(5),
         grad: Grad::Rule(v.grad),
+        per_sample: v.per_sample,
         ..OpDef::new(
             v.name,
             Pattern::Opaque,
@@ -102,6 +105,7 @@ static LAYER_NORM: OpDef = norm_op(Variant {
     infer_shape: |a, ins, outs| norm_shape(Kind::Layer, a, ins, outs),
     reference: |ctx, ins| norm_ref(Kind::Layer, ctx, ins),
     grad: |g, ctx| norm_grad(g, ctx, "_backward_LayerNorm"),
+    per_sample: PerSample::Where(|a, ins, _| PerSample::axis_not_first(a, "axis", ins)),
 });
 
 static INSTANCE_NORM: OpDef = norm_op(Variant {
@@ -115,6 +119,7 @@ static INSTANCE_NORM: OpDef = norm_op(Variant {
     infer_shape: |a, ins, outs| norm_shape(Kind::Instance, a, ins, outs),
     reference: |ctx, ins| norm_ref(Kind::Instance, ctx, ins),
     grad: |g, ctx| norm_grad(g, ctx, "_backward_InstanceNorm"),
+    per_sample: PerSample::Always,
 });
 
 static GROUP_NORM: OpDef = norm_op(Variant {
@@ -130,6 +135,7 @@ static GROUP_NORM: OpDef = norm_op(Variant {
     infer_shape: |a, ins, outs| norm_shape(Kind::Group, a, ins, outs),
     reference: |ctx, ins| norm_ref(Kind::Group, ctx, ins),
     grad: |g, ctx| norm_grad(g, ctx, "_backward_GroupNorm"),
+    per_sample: PerSample::Always,
 });
 
 fn mean_std_outputs(a: &Attrs) -> (Vec<String>, usize) {

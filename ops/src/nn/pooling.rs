@@ -8,6 +8,7 @@ use super::common::{
     rank_error, spatial, to_ncx, Dims, Through, LAYOUTS, MAX_WINDOW,
 };
 use crate::contraction::{Contraction, Read};
+use crate::def::PerSample;
 use crate::native::{for_blocks, no_scratch, serial, Native, ParallelFor, Real};
 use crate::param::{param, ParamDef, ParamType};
 use crate::shape::{fmt_shape, invalid, set_in, set_out, OpError, Shape};
@@ -83,6 +84,7 @@ const POOL_PARAMS: &[ParamDef] = &[
 ];
 
 static POOLING: OpDef = OpDef {
+    per_sample: PerSample::Always,
     aliases: &["_npx_pooling"],
     doc: "Pooling over 1 to 3 spatial dimensions. Output size per dimension: valid \
           floor((x+2p−k)/s)+1, full ceil((x+2p−k)/s)+1, same ceil(x/s) (1-D only). \

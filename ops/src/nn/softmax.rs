@@ -7,6 +7,7 @@
 //! are in play (the gradient has the data's dtype); lengths get no gradient.
 
 use super::common::{all_grads, axis_of, elems, rank_error, split_at_axis, strings, Through};
+use crate::def::PerSample;
 use crate::native::Real;
 use crate::param::{param, ParamDef, ParamType};
 use crate::shape::{invalid, same_dtype, same_shape, set_in, OpError, Shape, Slot};
@@ -55,6 +56,7 @@ const fn softmax_op(
         infer_dtype: softmax_dtype,
         cost: softmax_cost,
         grad: Grad::Rule(grad),
+        per_sample: PerSample::Where(|a, ins, _| PerSample::axis_not_first(a, "axis", ins)),
         ..OpDef::new(name, Pattern::Opaque, compute)
     }
 }
@@ -259,6 +261,8 @@ fn softmax_ref(ctx: &KernelCtx, ins: &[&Tensor], log: bool) -> Result<Vec<Tensor
 }
 
 static SOFTMAX_ACTIVATION: OpDef = OpDef {
+    // A 1-D input is one instance: the batch.
+    per_sample: PerSample::Where(|_, ins, _| ins.first().is_some_and(|s| s.len() > 1)),
     doc: "Legacy softmax: mode=instance normalizes over the last axis (MXNet views the data \
           as 2-D by collapsing all leading axes, so for 2-D data each row is an instance); \
           mode=channel normalizes over axis 1 at every position (data of at least 3 \

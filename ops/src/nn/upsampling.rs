@@ -16,6 +16,7 @@
 use super::common::{elems, flops, positive, rank_error, strings, Through};
 use super::conv::Geometry;
 use super::deconv::deconvolve;
+use crate::def::PerSample;
 use crate::elemwise::numbered_args;
 use crate::param::{param, ParamDef, ParamType};
 use crate::shape::{fmt_shape, invalid, set_in, set_out, OpError, Shape};
@@ -61,6 +62,7 @@ const UP_PARAMS: &[ParamDef] = &[
 ];
 
 static UPSAMPLING: OpDef = OpDef {
+    per_sample: PerSample::Always,
     doc: "Up-samples NCHW data by an integer `scale`. nearest: inputs arg0..., each repeated \
           (by one factor along both axes) to (h0·scale, w0·scale) of the first, then concatenated along channels \
           (multi_input_mode concat) or added (sum). bilinear: inputs data and weight (C, 1, \

@@ -3,6 +3,7 @@
 //! extents along `dim`, which a gradient rule cannot see).
 
 use super::axis_of;
+use crate::def::PerSample;
 use crate::elemwise::numbered_args;
 use crate::param::{param, ParamDef, ParamType};
 use crate::shape::{fmt_shape, invalid, set_in, set_out, unify, OpError, Shape, Slot};
@@ -22,6 +23,7 @@ const PARAMS: &[ParamDef] = &[
 ];
 
 static CONCAT: OpDef = OpDef {
+    per_sample: PerSample::Where(|a, ins, _| PerSample::axis_not_first(a, "dim", ins)),
     aliases: &["concat"],
     doc: "Joins the inputs arg0, arg1, ... along axis `dim`; every other dimension must agree.",
     params: PARAMS,

@@ -5,6 +5,7 @@
 //! `reshape_like(ograd, data)` (reshape_like's `rhs` gets none, as in MXNet).
 
 use super::{apply, axis_of, fmt_ints};
+use crate::def::PerSample;
 use crate::param::{param, ParamType};
 use crate::shape::{self, fmt_shape, invalid, set_in, set_out, OpError, Shape};
 use crate::{
@@ -50,8 +51,21 @@ static RESHAPE: OpDef = OpDef {
     dtypes: &DType::ALL,
     grad: Grad::Rule(view_grad),
     composes: Some(reshape_compose),
+    per_sample: PerSample::Where(reshape_per_sample),
     ..OpDef::new("Reshape", Pattern::Injective, Compute::Injective(view_map))
 };
+
+/// A reshape keeps each sample's elements together where its output's first axis is the
+/// input's (row-major order: equal rows of equal sizes) and names it by a code, not a
+/// number that holds for one batch size only.
+fn reshape_per_sample(a: &Attrs, ins: &[Shape], outs: &[Shape]) -> bool {
+    let first = |s: &[Shape]| s.first().and_then(|s| s.first()).copied();
+    matches!(a.shape("shape").first(), Some(-2..=0))
+        && !a.bool("reverse")
+        && a.shape("target_shape").is_empty()
+        && first(ins).is_some()
+        && first(ins) == first(outs)
+}
 
 /// Reshape(Reshape(x)) is the outer Reshape of x where its target does not read the input's
 /// dimensions: codes 0, -2, -3, -4 (and `reverse`) do, sizes and -1 do not.
@@ -290,6 +304,7 @@ fn view_map(_: &Attrs, ins: &[Shape], outs: &[Shape], _: usize) -> Result<IndexM
 }
 
 static FLATTEN: OpDef = OpDef {
+    per_sample: PerSample::Always,
     aliases: &["flatten"],
     doc: "Collapses every dimension after the first: (d0, d1, ..., dk) becomes \
           (d0, d1*...*dk); a 1-D input (d0,) becomes (d0, 1).",
@@ -311,6 +326,11 @@ fn flatten_shape(_: &Attrs, ins: &mut [Shape], outs: &mut [Shape]) -> Result<(),
 }
 
 static EXPAND_DIMS: OpDef = OpDef {
+    per_sample: PerSample::Where(|a, ins, _| {
+        let rank = ins.first().map_or(0, Vec::len) as i64;
+        let axis = a.int("axis");
+        (if axis < 0 { axis + rank + 1 } else { axis }) > 0
+    }),
     doc: "Inserts a dimension of size 1 at `axis`.",
     params: &[param(
         "axis",

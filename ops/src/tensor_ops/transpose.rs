@@ -2,6 +2,7 @@
 //! the inverse permutation.
 
 use super::{apply, axis_of, fmt_ints};
+use crate::def::PerSample;
 use crate::param::{param, ParamType};
 use crate::shape::{fmt_shape, invalid, set_in, set_out, OpError, Shape};
 use crate::{
@@ -10,6 +11,7 @@ use crate::{
 };
 
 static TRANSPOSE: OpDef = OpDef {
+    per_sample: PerSample::Where(|a, _, _| a.shape("axes").first() == Some(&0)),
     doc: "Permutes the axes: output axis i is input axis axes[i]. Empty `axes` reverses the \
           axes.",
     params: &[param(

@@ -28,7 +28,10 @@ use crate::units::Backend;
 use crate::units::Code;
 use crate::{Error, Result};
 use kiln_compiler::autodiff::GradReq;
-use kiln_compiler::program::{self, compile, Mode, Place, Program, Spec, StepCounts, StepKind};
+use kiln_compiler::program::parts::Prefix;
+use kiln_compiler::program::{
+    self, compile, Mode, Parts, Place, Program, Spec, StepCounts, StepKind,
+};
 use kiln_compiler::{Entry, Symbol};
 use kiln_ops::{DType, Shape};
 use ops::{kernel_operator, matmul_operator};
@@ -103,9 +106,7 @@ pub struct Memory {
 
 impl Memory {
     /// Internal memory: everything but arguments, their gradients, aux states and
-    /// outputs — what the program's [`Layout::internal_bytes`] predicts.
-    ///
-    /// [`Layout::internal_bytes`]: kiln_compiler::program::Layout::internal_bytes
+    /// outputs — what the program's [`Program::internal_bytes`] predicts.
     pub fn internal(&self) -> usize {
         self.arena + self.own + self.kept + self.constants
     }
@@ -579,6 +580,7 @@ fn spec(
 type TrainInfer = (Arc<Operator>, Arc<Operator>);
 
 /// The arrays a program binds to.
+#[derive(Clone, Copy)]
 struct Bound<'a> {
     device: Device,
     args: (&'a [String], &'a [NDArray]),
@@ -598,8 +600,149 @@ struct Arrays {
 
 /// `program` on the bound arrays: its values placed as its layout says, one engine
 /// operation per step (made for both modes where it is a forward step), grouped into the
-/// program's segments.
+/// program's segments; a prefix in parts of the batch first.
 fn instantiate(program: &Program, bound: &Bound) -> Result<(Plan, Arrays)> {
+    match &program.parts {
+        Parts::Prefix(prefix) => instantiate_in_parts(program, prefix, bound),
+        Parts::Whole | Parts::Declined(_) => instantiate_whole(program, bound),
+    }
+}
+
+/// `rest` after its `prefix` in parts ([`kiln_compiler::program::parts`]): one arena for
+/// both; per part, copies of the part's rows of the batch inputs into the prefix's own
+/// arrays, the prefix's operations, and copies of its outputs into the part's rows of
+/// the whole-batch arrays the rest reads. Each part pushes the same operations again (the
+/// engine orders them by the arrays they share), so what the prefix keeps — transformed
+/// weights, working space — exists once.
+fn instantiate_in_parts(rest: &Program, prefix: &Prefix, bound: &Bound) -> Result<(Plan, Arrays)> {
+    let device = bound.device;
+    let arena = match bound.arena {
+        Some(a) if a.nbytes() >= rest.arena_bytes() => a.clone(),
+        _ => NDArray::arena(rest.arena_bytes().max(program::ALIGN), device)?,
+    };
+    let variable_array = |p: &Program, name: &str| -> Result<NDArray> {
+        let node = (p.graph().variable(name))
+            .ok_or_else(|| Error::Input(format!("bind: the program has no variable `{name}`")))?;
+        let e = Entry { node, index: 0 };
+        let dtype = p.inferred.dtype(e).unwrap_or(DType::F32);
+        NDArray::uninit_for_executor(p.inferred.shape(e), dtype, device)
+    };
+    let bound_arg = |name: &str| -> Result<&NDArray> {
+        (bound.args.0.iter().position(|n| n == name))
+            .map(|i| &bound.args.1[i])
+            .ok_or_else(|| Error::Input(format!("bind: no array for argument `{name}`")))
+    };
+    let p = &prefix.program;
+    let staged = (prefix.inputs.iter())
+        .map(|n| variable_array(p, n))
+        .collect::<Result<Vec<_>>>()?;
+    let mut args = bound.args.1.to_vec();
+    for (name, a) in prefix.inputs.iter().zip(&staged) {
+        if let Some(i) = bound.args.0.iter().position(|n| n == name) {
+            args[i] = a.clone();
+        }
+    }
+    let (prefix_plan, prefix_arrays) = instantiate_whole(
+        p,
+        &Bound {
+            args: (bound.args.0, &args),
+            grads: &[],
+            arena: Some(&arena),
+            outputs: None,
+            ..*bound
+        },
+    )?;
+    // A handed value that is an output of the rest is the output's array.
+    let rest_outputs = &rest.graph().heads[..rest.training.num_outputs];
+    let mut handed_bytes = 0;
+    let handed = (prefix.handed.iter())
+        .map(|name| {
+            let node = rest.graph().variable(name);
+            let output = rest_outputs.iter().position(|h| Some(h.node) == node);
+            match (output, bound.outputs) {
+                (Some(k), Some(given)) => Ok(given[k].clone()),
+                _ => {
+                    let a = variable_array(rest, name)?;
+                    handed_bytes += if output.is_some() { 0 } else { a.nbytes() };
+                    Ok(a)
+                }
+            }
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let (mut names, mut args) = (bound.args.0.to_vec(), bound.args.1.to_vec());
+    names.extend(prefix.handed.iter().cloned());
+    args.extend(handed.iter().cloned());
+    let (rest_plan, arrays) = instantiate_whole(
+        rest,
+        &Bound {
+            args: (&names, &args),
+            arena: Some(&arena),
+            ..*bound
+        },
+    )?;
+    let (mut forward_train, mut forward_infer) = (vec![], vec![]);
+    for part in 0..prefix.parts {
+        let rows = part * prefix.rows..(part + 1) * prefix.rows;
+        let mut copy_in = Vec::new();
+        for (name, staged) in prefix.inputs.iter().zip(&staged) {
+            let from = bound_arg(name)?.slice(rows.start, rows.end)?;
+            copy_in.push(store(
+                &format!("part {part} of {name}"),
+                &from,
+                staged,
+                false,
+            )?);
+        }
+        let mut copy_out = Vec::new();
+        for ((name, whole), out) in prefix
+            .handed
+            .iter()
+            .zip(&handed)
+            .zip(&prefix_arrays.outputs)
+        {
+            let into = whole.slice(rows.start, rows.end)?;
+            copy_out.push(store(
+                &format!("part {part} into {name}"),
+                out,
+                &into,
+                false,
+            )?);
+        }
+        for (ops, prefix_ops) in [
+            (&mut forward_train, &prefix_plan.forward_train),
+            (&mut forward_infer, &prefix_plan.forward_infer),
+        ] {
+            ops.extend(copy_in.iter().cloned());
+            ops.extend(prefix_ops.iter().cloned());
+            ops.extend(copy_out.iter().cloned());
+        }
+    }
+    forward_train.extend(rest_plan.forward_train.iter().cloned());
+    forward_infer.extend(rest_plan.forward_infer.iter().cloned());
+    let staged_bytes: usize = (staged.iter().chain(&prefix_arrays.outputs))
+        .map(NDArray::nbytes)
+        .sum();
+    let (a, b) = (prefix_plan.memory, rest_plan.memory);
+    let memory = Memory {
+        arena: arena.nbytes(),
+        own: a.own + b.own + staged_bytes + handed_bytes,
+        kept: a.kept + b.kept,
+        constants: a.constants + b.constants,
+        outputs: b.outputs,
+    };
+    let plan = Plan {
+        forward_train,
+        forward_infer,
+        backward: rest_plan.backward,
+        counts: rest.counts(),
+        memory,
+        arena,
+    };
+    Ok((plan, arrays))
+}
+
+/// A program that runs its batch whole on the bound arrays.
+fn instantiate_whole(program: &Program, bound: &Bound) -> Result<(Plan, Arrays)> {
     let (g, inferred, t) = (program.graph(), &program.inferred, &program.training);
     let code = crate::units::compile(program)?;
     let placement = crate::arena::place(program, bound.device, bound.arena, bound.outputs)?;

@@ -314,13 +314,16 @@ struct WinogradCall {
     slot: bool,
 }
 
+/// Transformed weights and the (variable id, version) of the weight they were made from.
+type MadeFrom = (Vec<f32>, Option<(u64, u64)>);
+
 /// Where a Winograd convolution's transformed weights are.
 enum Transformed {
     /// Kept by the operation, with the (variable id, version) of the weight they were
     /// made from: remade only when the weight changed.
     Kept {
         weight: crate::engine::Var,
-        made: std::sync::Mutex<(Vec<f32>, Option<(u64, u64)>)>,
+        made: std::sync::Mutex<MadeFrom>,
     },
     /// Remade on every run in this workspace buffer (a trained weight changes every step).
     Remade(*mut f32),
