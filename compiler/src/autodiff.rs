@@ -66,14 +66,22 @@ impl TrainingGraph {
     }
 }
 
-/// Adds nodes to a graph on behalf of one node: its backward nodes, or (for an
-/// `expansion`) the operators it expands into.
+/// Adds nodes to a graph on behalf of one node: its backward nodes, the operators it
+/// expands into, or its recomputation in backward.
 pub(crate) struct Builder<'g> {
     graph: &'g mut Graph,
     handles: Vec<Entry>,
     of: String,
     created: usize,
-    expansion: bool,
+    kind: Built,
+}
+
+/// What a [`Builder`] adds, which names its nodes and gives their provenance.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Built {
+    Backward,
+    Expansion,
+    Mirror,
 }
 
 impl<'g> Builder<'g> {
@@ -84,7 +92,18 @@ impl<'g> Builder<'g> {
             handles: vec![],
             of: of.to_string(),
             created: 0,
-            expansion: true,
+            kind: Built::Expansion,
+        }
+    }
+
+    /// A builder of `of`'s recomputation in backward (part of the gradient).
+    pub(crate) fn mirror(graph: &'g mut Graph, of: &str) -> Builder<'g> {
+        Builder {
+            graph,
+            handles: vec![],
+            of: of.to_string(),
+            created: 0,
+            kind: Built::Mirror,
         }
     }
 
@@ -119,22 +138,21 @@ impl<'g> Builder<'g> {
                 inputs.len()
             )));
         }
-        let suffix = if self.expansion {
-            "expanded"
-        } else {
-            "backward"
+        let suffix = match self.kind {
+            Built::Backward => "backward",
+            Built::Expansion => "expanded",
+            Built::Mirror => "mirror",
         };
         let name = match self.created {
             0 => format!("{}_{suffix}", self.of),
             n => format!("{}_{suffix}{n}", self.of),
         };
         self.created += 1;
-        let provenance = if self.expansion {
-            Provenance::Generated
-        } else {
-            Provenance::Gradient {
+        let provenance = match self.kind {
+            Built::Expansion => Provenance::Generated,
+            Built::Backward | Built::Mirror => Provenance::Gradient {
                 of: self.of.clone(),
-            }
+            },
         };
         let data = NodeData {
             op: Some(op),
@@ -173,7 +191,7 @@ fn sum(graph: &mut Graph, terms: &[Entry], of: &str) -> Result<Entry> {
                 handles: vec![],
                 of: format!("{of}_sum"),
                 created: 0,
-                expansion: false,
+                kind: Built::Backward,
             };
             let n = terms.len().to_string();
             let id = b
@@ -191,7 +209,7 @@ fn unary(graph: &mut Graph, op: &str, input: Entry, of: &str) -> Result<Entry> {
         handles: vec![],
         of: of.to_string(),
         created: 0,
-        expansion: false,
+        kind: Built::Backward,
     };
     let id = b
         .add(op, &[input], &[])
@@ -283,7 +301,7 @@ pub fn differentiate(
             handles: vec![],
             of: node.name.clone(),
             created: 0,
-            expansion: false,
+            kind: Built::Backward,
         };
         let inputs: Vec<Handle> = node.inputs.iter().map(|&e| b.handle(e)).collect();
         let outs: Vec<Handle> = outputs.iter().map(|&e| b.handle(e)).collect();
@@ -333,7 +351,7 @@ pub fn differentiate(
                 handles: vec![],
                 of: format!("{}_aux", node.name),
                 created: 0,
-                expansion: false,
+                kind: Built::Backward,
             };
             let inputs: Vec<Handle> = node.inputs.iter().map(|&e| b.handle(e)).collect();
             let outs: Vec<Handle> = (0..node.num_outputs())

@@ -262,6 +262,10 @@ pub struct OpDef {
     /// A convolution, with Convolution's parameters (kernel, stride, dilate, pad,
     /// num_group, layout) and inputs (data, weight, bias).
     pub convolution: Option<ConvKind>,
+    /// Its first output built again from its inputs and its other outputs, where that is
+    /// cheap (BatchNorm in training: a scale and shift by the batch statistics it output),
+    /// so a training program may recompute it in backward instead of keeping it.
+    pub recompute: Option<RecomputeFn>,
     /// Whether, in inference, each sample of the outputs depends only on the same sample
     /// of the inputs that carry the batch (declared where the computation does not show
     /// it: element-wise operators and reductions that keep the first axis are per sample
@@ -365,6 +369,11 @@ pub struct ExpandCtx<'a> {
 pub type ExpandFn =
     fn(&mut dyn GradGraph, &Attrs, &[Handle], &ExpandCtx) -> Result<Vec<Handle>, OpError>;
 
+/// Builds an operator's first output from other operators, given its attributes, its
+/// inputs and its other outputs (in training); an error declines before adding a node.
+pub type RecomputeFn =
+    fn(&mut dyn GradGraph, &Attrs, &[Handle], &[Handle], &ExpandCtx) -> Result<Handle, OpError>;
+
 fn output_elems(_: &Attrs, _: &[Shape], outs: &[Shape]) -> u64 {
     outs.iter()
         .map(|s| s.iter().fold(1u64, |n, &d| n.saturating_mul(d as u64)))
@@ -411,6 +420,7 @@ impl OpDef {
             channel_norm: None,
             channel_weights: None,
             convolution: None,
+            recompute: None,
             per_sample: PerSample::Never,
         }
     }
@@ -519,6 +529,7 @@ mod coverage {
                 |op| op.convolution == Some(ConvKind::Transposed),
                 &["Deconvolution"],
             ),
+            ("recompute", |op| op.recompute.is_some(), &["BatchNorm"]),
             (
                 "per_sample",
                 |op| !matches!(op.per_sample, PerSample::Never),

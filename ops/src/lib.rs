@@ -32,7 +32,8 @@ pub(crate) mod testutil;
 pub use def::{
     AuxUpdateFn, ChannelNorm, Combiner, ComposeFn, Composed, Compute, ConvKind, CostFn, DTypeFn,
     ExpandCtx, ExpandFn, Grad, GradCtx, GradFn, GradGraph, Handle, Identity, IndexMapFn, Inputs,
-    KernelCtx, OpDef, Outputs, Pattern, PerSample, Reduction, RefKernel, Resource, ShapeFn,
+    KernelCtx, OpDef, Outputs, Pattern, PerSample, RecomputeFn, Reduction, RefKernel, Resource,
+    ShapeFn,
 };
 pub use dtype::DType;
 pub use expr::{c, x, Expr};

@@ -9,7 +9,9 @@
 //! 2. **graph passes** ([`crate::passes`]): in inference Dropout and BlockGrad become
 //!    identities, then simplify, constant folding, CSE and pruning; each switchable by
 //!    name ([`Spec::disabled_passes`]);
-//! 3. **differentiation** in training ([`crate::autodiff`]);
+//! 3. **differentiation** in training ([`crate::autodiff`]), then recomputation in
+//!    backward of the cheap forward values it reads ([`passes::mirror`]; `mirror` to
+//!    switch it off);
 //! 4. **shape and dtype inference** of the final graph;
 //! 5. **steps**: fusion groups cut into parts, each a compiled kernel (over a symbolic
 //!    batch size where it generalizes), a matrix product on gemm with its packs and
@@ -347,6 +349,17 @@ pub struct Program {
     pub inference_expands_more: bool,
     /// Whether a prefix runs before this program in parts of the batch.
     pub parts: Parts,
+    /// Forward values the backward pass computes again instead of keeping.
+    pub recomputed: Recomputed,
+}
+
+/// What a training program recomputes in backward ([`passes::mirror`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Recomputed {
+    /// Forward nodes computed again.
+    pub nodes: usize,
+    /// Their FLOPs per step.
+    pub flops: u64,
 }
 
 /// How an inference program runs its batch ([`parts`]).
@@ -568,16 +581,26 @@ fn finish(
         Mode::Inference => false,
     };
     let training = match &spec.mode {
-        Mode::Training(reqs) if requested => differentiate(&forward, reqs, true)?,
-        _ => TrainingGraph {
-            forward_nodes: forward.len(),
-            num_outputs: forward.heads.len(),
-            graph: forward,
-            grads: vec![],
-            aux_updates: vec![],
-            head_grads: vec![],
-        },
+        Mode::Training(reqs) if requested => {
+            let training = differentiate(&forward, reqs, true)?;
+            match spec.disabled_passes.contains("mirror") {
+                true => (training, Recomputed::default()),
+                false => recompute(training, shapes, dtypes)?,
+            }
+        }
+        _ => (
+            TrainingGraph {
+                forward_nodes: forward.len(),
+                num_outputs: forward.heads.len(),
+                graph: forward,
+                grads: vec![],
+                aux_updates: vec![],
+                head_grads: vec![],
+            },
+            Recomputed::default(),
+        ),
     };
+    let (training, recomputed) = training;
     let g = &training.graph;
     let inferred = infer(g, shapes, dtypes)?;
     for id in g.node_ids().filter(|&id| !g.node(id).is_variable()) {
@@ -650,8 +673,34 @@ fn finish(
         expanded: 0,
         inference_expands_more: false,
         parts: Parts::Whole,
+        recomputed,
         training,
     })
+}
+
+/// The training graph with the cheap forward values its backward pass reads computed
+/// again in backward ([`passes::mirror`]).
+fn recompute(
+    t: TrainingGraph,
+    shapes: &HashMap<String, Shape>,
+    dtypes: &HashMap<String, DType>,
+) -> Result<(TrainingGraph, Recomputed)> {
+    let inferred = infer(&t.graph, shapes, dtypes)?;
+    let out = passes::mirror(&t.graph, t.forward_nodes, &inferred)?;
+    let map = &out.pass.map;
+    let node = |id: NodeId| map[id.index()][0].map_or(id, |e| e.node);
+    let training = TrainingGraph {
+        grads: t.grads.iter().map(|&(id, r)| (node(id), r)).collect(),
+        aux_updates: t.aux_updates.iter().map(|&id| node(id)).collect(),
+        head_grads: t.head_grads.iter().map(|h| h.map(node)).collect(),
+        graph: out.pass.graph,
+        ..t
+    };
+    let recomputed = Recomputed {
+        nodes: out.mirrored,
+        flops: out.flops,
+    };
+    Ok((training, recomputed))
 }
 
 /// The entry shapes at the batch size plus one, two and three (the batch inputs' first
@@ -938,6 +987,14 @@ impl fmt::Display for Program {
             self.steps.len(),
             self.counts()
         )?;
+        if self.recomputed.nodes > 0 {
+            writeln!(
+                f,
+                "recomputed in backward: {} forward values, {:.1} MFLOP per step",
+                self.recomputed.nodes,
+                self.recomputed.flops as f64 / 1e6
+            )?;
+        }
         let mut segment = self.segments.iter().peekable();
         for (s, step) in self.steps.iter().enumerate() {
             if segment.peek().is_some_and(|r| r.start == s) {

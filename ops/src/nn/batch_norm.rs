@@ -99,6 +99,7 @@ static BATCH_NORM: OpDef = OpDef {
     grad: Grad::Rule(bn_grad),
     aux_update: Some(bn_aux_update),
     expand: Some(bn_expand),
+    recompute: Some(bn_recompute),
     native: Some(BN_NATIVE),
     channel_norm: Some(|a| ChannelNorm {
         axis: a.int("axis"),
@@ -127,49 +128,78 @@ fn bn_expand(
     ins: &[Handle],
     ctx: &crate::ExpandCtx,
 ) -> Result<Vec<Handle>, OpError> {
-    let decline = |why: &str| Err(OpError::Invalid(format!("BatchNorm expansion: {why}")));
     if ctx.training && !a.bool("use_global_stats") {
-        return decline("training uses batch statistics");
+        return invalid("BatchNorm expansion: training uses batch statistics");
     }
+    let shape = stats_shape(a, ctx)?;
+    let (x, gamma, beta, moving_mean, moving_var) = (ins[0], ins[1], ins[2], ins[3], ins[4]);
+    let eps = py_float(a.float("eps"));
+    let var_eps = g.op("_plus_scalar", &[moving_var], &[("scalar", &eps)])?[0];
+    let invstd = g.op("rsqrt", &[var_eps], &[])?[0];
+    let out = scale_shift(g, a, &shape, [x, gamma, beta], [moving_mean, invstd])?;
+    Ok(vec![out, moving_mean, invstd])
+}
+
+/// The output of a training BatchNorm again, from its data and the statistics it output
+/// (mean and inverse std): the same scale and shift as in inference.
+fn bn_recompute(
+    g: &mut dyn GradGraph,
+    a: &Attrs,
+    ins: &[Handle],
+    stats: &[Handle],
+    ctx: &crate::ExpandCtx,
+) -> Result<Handle, OpError> {
+    let shape = stats_shape(a, ctx)?;
+    let [mean, invstd] = stats else {
+        return invalid("BatchNorm recomputation: the mean and inverse std are needed");
+    };
+    scale_shift(g, a, &shape, [ins[0], ins[1], ins[2]], [*mean, *invstd])
+}
+
+/// The shape per-channel statistics broadcast from (the channel axis kept, the others
+/// 1), as a Reshape target; declines where the data's shape or dtype is unknown or the
+/// statistics' dtype differs (half-precision data with f32 statistics).
+fn stats_shape(a: &Attrs, ctx: &crate::ExpandCtx) -> Result<String, OpError> {
     let (Some(data), Some(d), Some(p)) = (
         ctx.shapes.first(),
         ctx.dtypes.first().copied().flatten(),
         ctx.dtypes.get(1).copied().flatten(),
     ) else {
-        return decline("the data's shape or dtype is unknown");
+        return invalid("BatchNorm expansion: the data's shape or dtype is unknown");
     };
     if d != p || data.is_empty() {
-        return decline("the data and the statistics differ in dtype");
+        return invalid("BatchNorm expansion: the data and the statistics differ in dtype");
     }
     let ax = channel_axis(a, data)?;
     let along_axis: Vec<String> = (0..data.len())
-        .map(|i| {
-            if i == ax {
-                data[ax].to_string()
-            } else {
-                "1".into()
-            }
+        .map(|i| match i == ax {
+            true => data[ax].to_string(),
+            false => "1".into(),
         })
         .collect();
-    let shape = format!("({})", along_axis.join(","));
-    let (x, gamma, beta, moving_mean, moving_var) = (ins[0], ins[1], ins[2], ins[3], ins[4]);
-    let eps = py_float(a.float("eps"));
-    let var_eps = g.op("_plus_scalar", &[moving_var], &[("scalar", &eps)])?[0];
-    let invstd = g.op("rsqrt", &[var_eps], &[])?[0];
+    Ok(format!("({})", along_axis.join(",")))
+}
+
+/// `x·s + t` with `s = gamma·invstd` (invstd under fix_gamma) and `t = beta − mean·s`,
+/// the statistics reshaped to `shape` to broadcast along the channel axis.
+fn scale_shift(
+    g: &mut dyn GradGraph,
+    a: &Attrs,
+    shape: &str,
+    [x, gamma, beta]: [Handle; 3],
+    [mean, invstd]: [Handle; 2],
+) -> Result<Handle, OpError> {
     let scale = if a.bool("fix_gamma") {
         invstd
     } else {
         g.op("elemwise_mul", &[gamma, invstd], &[])?[0]
     };
-    let mean_scaled = g.op("elemwise_mul", &[moving_mean, scale], &[])?[0];
+    let mean_scaled = g.op("elemwise_mul", &[mean, scale], &[])?[0];
     let shift = g.op("elemwise_sub", &[beta, mean_scaled], &[])?[0];
-    let as_axis = |g: &mut dyn GradGraph, v| -> Result<Handle, OpError> {
-        Ok(g.op("Reshape", &[v], &[("shape", shape.as_str())])?[0])
-    };
-    let (s, t) = (as_axis(g, scale)?, as_axis(g, shift)?);
+    let s = g.op("Reshape", &[scale], &[("shape", shape)])?[0];
+    let t = g.op("Reshape", &[shift], &[("shape", shape)])?[0];
     let scaled = g.op("broadcast_mul", &[x, s], &[])?[0];
-    let out = g.op("broadcast_add", &[scaled, t], &[])?[0];
-    Ok(vec![out, moving_mean, invstd])
+    Ok(g.op("broadcast_add", &[scaled, t], &[])?[0])
 }
 
 fn bn_outputs(a: &Attrs) -> (Vec<String>, usize) {
