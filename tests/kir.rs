@@ -1105,3 +1105,158 @@ fn library_gradients_lower_through_their_contractions() {
     }
     assert!(lowered >= 10, "{lowered} kernels:\n{text}");
 }
+
+#[test]
+fn operators_reading_their_input_twice_share_it_so_chains_stay_linear() {
+    // relu is `x > 0 ? x : 0`: substituting its input twice per operator would double
+    // the kernel's expression 200 times.
+    let mut y = Symbol::var("x");
+    for _ in 0..200 {
+        y = call("relu", &[&y], &[]);
+    }
+    let inputs = HashMap::from([("x".to_string(), tensor(DType::F64, &[2, 3], 0.2))]);
+    let (lowered, text) = check(&y, &inputs, 1e-12);
+    assert_eq!(lowered, 1);
+    // One temporary per relu but the last, which is stored.
+    assert_eq!(text.matches(" = ").count(), 200, "{text}");
+}
+
+#[test]
+fn reduction_prologues_share_values_read_twice_as_locals() {
+    // The sum's body is the whole chain, at every point of the reduction: values it
+    // reads twice are locals of the reduction, computed once per point.
+    let mut y = call("exp", &[&Symbol::var("x")], &[]);
+    for _ in 0..60 {
+        y = call("relu", &[&y], &[]);
+    }
+    let s = call("sum", &[&y], &[("axis", "1")]);
+    let inputs = HashMap::from([("x".to_string(), tensor(DType::F64, &[4, 37], 0.4))]);
+    let (lowered, text) = check(&s, &inputs, 1e-12);
+    assert_eq!(lowered, 1);
+    assert!(
+        text.contains("l59 = ") && !text.contains("l60 = "),
+        "{text}"
+    );
+    assert_eq!(text.matches("exp(").count(), 1, "{text}");
+}
+
+#[test]
+fn long_chains_lower_to_shallow_values() {
+    // 3000 operators each reading its input once: one kernel, its values no deeper than
+    // a bound whatever the chain's length (every pass and renderer recurses over them).
+    let mut y = Symbol::var("x");
+    for i in 0..3000 {
+        y = call(if i % 2 == 0 { "sin" } else { "negative" }, &[&y], &[]);
+    }
+    let inputs = HashMap::from([("x".to_string(), tensor(DType::F64, &[3, 2], 0.1))]);
+    let (lowered, text) = check_with(&y, &inputs, 1e-12, false);
+    assert_eq!(lowered, 1);
+    let g = y.to_graph().unwrap();
+    let nodes: Vec<NodeId> = g
+        .node_ids()
+        .filter(|&id| !g.node(id).is_variable())
+        .collect();
+    let inferred = infer(
+        &g,
+        &HashMap::from([("x".into(), vec![3, 2])]),
+        &HashMap::new(),
+    )
+    .unwrap();
+    let [k] = from_group(&g, &inferred, &nodes, "chain")
+        .unwrap()
+        .try_into()
+        .ok()
+        .unwrap();
+    let deepest = k
+        .kernel
+        .temps
+        .iter()
+        .chain(&k.kernel.values)
+        .map(Val::depth)
+        .max();
+    assert!(deepest.is_some_and(|d| d <= 40), "depth {deepest:?}");
+    assert!(
+        k.kernel.temps.len() < 3000 / 16,
+        "{} temporaries",
+        k.kernel.temps.len()
+    );
+    assert!(text.contains("sin("));
+}
+
+#[test]
+fn a_kernel_that_cannot_share_stops_at_a_size_and_does_not_lower() {
+    // slice(concat(y, y)) reads y at two places per level (one under each piece's guard):
+    // 40 levels would be 2^40 values. The group does not lower, and says why.
+    let mut y = Symbol::var("x");
+    for _ in 0..40 {
+        let both = call("concat", &[&y, &y], &[("dim", "1"), ("num_args", "2")]);
+        y = call(
+            "slice_axis",
+            &[&both],
+            &[("axis", "1"), ("begin", "0"), ("end", "4")],
+        );
+    }
+    let g = y.to_graph().unwrap();
+    let nodes: Vec<NodeId> = g
+        .node_ids()
+        .filter(|&id| !g.node(id).is_variable())
+        .collect();
+    let inferred = infer(
+        &g,
+        &HashMap::from([("x".into(), vec![2, 4])]),
+        &HashMap::new(),
+    )
+    .unwrap();
+    let err = from_group(&g, &inferred, &nodes, "doubling")
+        .err()
+        .expect("too large to lower");
+    assert!(err.to_string().contains("more than"), "{err}");
+}
+
+#[test]
+fn concatenations_of_many_pieces_and_sums_of_many_inputs_stay_shallow() {
+    // A concatenation of 300 inputs nests 300 selects and add_n of 300 inputs 300 sums,
+    // unless they are bound as they grow.
+    let xs: Vec<Symbol> = (0..300).map(|i| Symbol::var(&format!("x{i}"))).collect();
+    let refs: Vec<&Symbol> = xs.iter().collect();
+    let cat = call("concat", &refs, &[("dim", "1"), ("num_args", "300")]);
+    let sum = call("add_n", &refs, &[("num_args", "300")]);
+    let y = call("sin", &[&cat], &[]);
+    let z = call("cos", &[&sum], &[]);
+    let inputs: HashMap<String, Tensor> = (0..300)
+        .map(|i| (format!("x{i}"), tensor(DType::F64, &[2, 1], i as f64)))
+        .collect();
+    for (sym, out) in [(y, vec![2, 300]), (z, vec![2, 1])] {
+        let (lowered, _) = check_with(&sym, &inputs, 1e-12, false);
+        assert_eq!(lowered, 1);
+        let g = sym.to_graph().unwrap();
+        let nodes: Vec<NodeId> = g
+            .node_ids()
+            .filter(|&id| !g.node(id).is_variable())
+            .collect();
+        let shapes = inputs
+            .iter()
+            .map(|(k, t)| (k.clone(), t.shape.clone()))
+            .collect();
+        let inferred = infer(&g, &shapes, &HashMap::new()).unwrap();
+        let [k] = from_group(&g, &inferred, &nodes, "wide")
+            .unwrap()
+            .try_into()
+            .ok()
+            .unwrap();
+        assert_eq!(
+            k.kernel.domain,
+            out.iter()
+                .map(|&d| Idx::Const(d as i64))
+                .collect::<Vec<_>>()
+        );
+        let deepest = k
+            .kernel
+            .temps
+            .iter()
+            .chain(&k.kernel.values)
+            .map(Val::depth)
+            .max();
+        assert!(deepest.is_some_and(|d| d <= 40), "depth {deepest:?}");
+    }
+}
