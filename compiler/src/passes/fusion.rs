@@ -81,8 +81,11 @@ pub fn fuse(g: &Graph) -> Fusion {
     let mut groups: Vec<Group> = Vec::new();
     let mut group_of: Vec<Option<usize>> = vec![None; g.len()];
     let mut ends: Vec<Option<String>> = Vec::new();
+    // The largest pattern in each group, kept as nodes join, so joining stays linear.
+    let mut maxes: Vec<Pattern> = Vec::new();
     let pattern = |id: NodeId| g.node(id).op.map_or(Pattern::Opaque, |op| op.pattern);
-    let is_head = |id: NodeId| g.heads.iter().any(|e| e.node == id);
+    let heads: HashSet<NodeId> = g.heads.iter().map(|e| e.node).collect();
+    let is_head = |id: NodeId| heads.contains(&id);
     let diamonds = fusable_diamonds(g);
     for id in g.node_ids().filter(|&id| !g.node(id).is_variable()) {
         let p = pattern(id);
@@ -100,14 +103,8 @@ pub fn fuse(g: &Graph) -> Fusion {
             }
             let group = &groups[gi];
             let anchor = group.anchor.map(pattern);
-            let group_max = group
-                .nodes
-                .iter()
-                .map(|&n| pattern(n))
-                .max()
-                .unwrap_or(Pattern::ElemWise);
-            match joinable(anchor, group_max, p) {
-                Ok(()) if !creates_cycle(g, &group_of, gi, id) => {
+            match joinable(anchor, maxes[gi], p) {
+                Ok(()) if !creates_cycle(g, &group_of, gi, group.nodes[0], id) => {
                     joined = Some(gi);
                     break;
                 }
@@ -127,6 +124,7 @@ pub fn fuse(g: &Graph) -> Fusion {
                 if is_anchor(p) {
                     groups[gi].anchor = Some(id);
                 }
+                maxes[gi] = maxes[gi].max(p);
                 group_of[id.index()] = Some(gi);
             }
             None => {
@@ -136,6 +134,7 @@ pub fn fuse(g: &Graph) -> Fusion {
                     anchor: is_anchor(p).then_some(id),
                     reason: String::new(),
                 });
+                maxes.push(p);
                 ends.push(None);
             }
         }
@@ -207,8 +206,8 @@ fn fuse_siblings(
             for &other in rest {
                 let (a, b) = (find(&merged_into, first), find(&merged_into, other));
                 if a == b
-                    || depends(g, group_of, &merged_into, a, b)
-                    || depends(g, group_of, &merged_into, b, a)
+                    || depends(g, group_of, &merged_into, &groups, a, b)
+                    || depends(g, group_of, &merged_into, &groups, b, a)
                 {
                     continue;
                 }
@@ -247,6 +246,7 @@ fn depends(
     g: &Graph,
     group_of: &[Option<usize>],
     merged_into: &[usize],
+    groups: &[Group],
     from: usize,
     to: usize,
 ) -> bool {
@@ -258,14 +258,17 @@ fn depends(
     };
     let in_group =
         |n: NodeId, target: usize| group_of[n.index()].is_some_and(|gi| root(gi) == target);
-    let mut stack: Vec<NodeId> = g
-        .node_ids()
-        .filter(|&n| in_group(n, to))
-        .flat_map(|n| g.node(n).inputs.iter().map(|e| e.node).collect::<Vec<_>>())
+    let mut stack: Vec<NodeId> = groups[to]
+        .nodes
+        .iter()
+        .flat_map(|&n| g.node(n).inputs.iter().map(|e| e.node))
         .collect();
+    // Group nodes are sorted, and indices topological: nothing before `from`'s first
+    // node depends on it.
+    let first = groups[from].nodes[0];
     let mut seen = HashSet::new();
     while let Some(n) = stack.pop() {
-        if in_group(n, to) || !seen.insert(n) {
+        if n < first || in_group(n, to) || !seen.insert(n) {
             continue;
         }
         if in_group(n, from) {
@@ -336,9 +339,15 @@ fn fusable_diamonds(g: &Graph) -> Vec<bool> {
         .collect()
 }
 
-/// Whether adding `id` to group `gi` makes a cycle: one of `id`'s other inputs is produced
-/// outside the group but depends on the group.
-fn creates_cycle(g: &Graph, group_of: &[Option<usize>], gi: usize, id: NodeId) -> bool {
+/// Whether adding `id` to group `gi` (whose first node is `first`) makes a cycle: one of
+/// `id`'s other inputs is produced outside the group but depends on the group.
+fn creates_cycle(
+    g: &Graph,
+    group_of: &[Option<usize>],
+    gi: usize,
+    first: NodeId,
+    id: NodeId,
+) -> bool {
     let outside: Vec<NodeId> = g
         .node(id)
         .inputs
@@ -347,13 +356,14 @@ fn creates_cycle(g: &Graph, group_of: &[Option<usize>], gi: usize, id: NodeId) -
         .filter(|&n| group_of[n.index()] != Some(gi))
         .collect();
     // Walk back from those inputs; reaching the group means a path group → … → id.
+    // Indices are topological: nothing before the group's first node depends on it.
     let mut seen = HashSet::new();
     let mut stack = outside;
     while let Some(n) = stack.pop() {
         if group_of[n.index()] == Some(gi) {
             return true;
         }
-        if seen.insert(n) {
+        if n > first && seen.insert(n) {
             stack.extend(g.node(n).inputs.iter().map(|e| e.node));
         }
     }
