@@ -218,3 +218,38 @@ fn diamonds_fuse_up_to_their_post_dominator() {
     let f = fuse(&z2.to_graph().unwrap());
     assert!(f.groups.len() >= 2, "{f}");
 }
+
+#[test]
+fn diamonds_nested_in_diamonds_are_decided_through_the_post_dominator_tree() {
+    // y's consumers reconverge at z, through u's own diamond: a transpose inside it keeps
+    // y's diamond from fusing, element-wise work alone does not.
+    let (x, a) = (Symbol::var("x"), Symbol::var("a"));
+    for (inner, fuses) in [("sin", true), ("transpose", false)] {
+        let y = Symbol::op("relu").arg(&x).name("y").build().unwrap();
+        let u = Symbol::op("sin").arg(&y).name("u").build().unwrap();
+        let v1 = Symbol::op("cos").arg(&u).build().unwrap();
+        let v2 = Symbol::op(inner).arg(&u).build().unwrap();
+        let w = &(&v1 + &v2) * &a;
+        let z = &w + &y;
+        let g = z.to_graph().unwrap();
+        let f = fuse(&g);
+        let group_of = |name: &str| {
+            f.group_of[g
+                .node_ids()
+                .find(|&id| g.node(id).name == name)
+                .unwrap()
+                .index()]
+        };
+        assert_eq!(group_of("y") == group_of("u"), fuses, "{inner}: {f}");
+    }
+    // Fibonacci: every node's region overlaps the next ones'; all of it fuses.
+    let mut prev = Symbol::op("relu").arg(&x).build().unwrap();
+    let mut cur = Symbol::op("sin").arg(&prev).build().unwrap();
+    for _ in 0..3000 {
+        let next = &cur + &prev;
+        prev = cur;
+        cur = next;
+    }
+    let f = fuse(&cur.to_graph().unwrap());
+    assert_eq!(f.groups.len(), 1);
+}

@@ -283,6 +283,13 @@ fn depends(
 /// immediate post-dominator through element-wise or broadcast work only (a diamond such as
 /// `y = relu(x); z = y*a + y*b`) fuses with all of it into one kernel. Returns, per node,
 /// whether its consumers may join it although there are several.
+///
+/// What lies between a node and its post-dominator is, for each consumer, the consumer,
+/// what lies between it and its own post-dominator, and so on up the post-dominator tree
+/// to the node's: so one pass from the outputs back, keeping per node the nearest
+/// post-dominator (itself included) that is not element-wise or has work between it and
+/// its own, decides every node in linear time (walking each node's region would take the
+/// square of the graph's size on graphs whose regions overlap).
 fn fusable_diamonds(g: &Graph) -> Vec<bool> {
     use petgraph::algo::dominators::simple_fast;
     use petgraph::graph::DiGraph;
@@ -303,11 +310,39 @@ fn fusable_diamonds(g: &Graph) -> Vec<bool> {
         rev.add_edge(sink, h.node, ());
     }
     let dom = simple_fast(&rev, sink);
+    let heads: HashSet<NodeId> = g.heads.iter().map(|e| e.node).collect();
     let elementwise = |id: NodeId| {
         g.node(id)
             .op
             .is_some_and(|op| op.pattern <= Pattern::Broadcast)
     };
+    // A node's post-dominator, none for the sink (and nodes reaching no output).
+    let post = |id: NodeId| dom.immediate_dominator(id).filter(|&p| p != sink);
+    // Indices are topological and a node's post-dominator comes after it, so walking
+    // back from the outputs meets it first.
+    let mut depth = vec![0usize; n];
+    let mut inner_ok = vec![false; n];
+    let mut first_problem: Vec<Option<NodeId>> = vec![None; n];
+    for id in g.node_ids().rev() {
+        let p = post(id);
+        depth[id.index()] = p.map_or(0, |p| depth[p.index()] + 1);
+        // Every consumer's chain of post-dominators up to `p` (excluded; without one, to
+        // its end) holds only element-wise nodes with only element-wise work inside.
+        inner_ok[id.index()] =
+            g.consumers(id)
+                .into_iter()
+                .filter(|&c| Some(c) != p)
+                .all(|c| match (first_problem[c.index()], p) {
+                    (None, _) => true,
+                    (Some(f), Some(p)) => depth[f.index()] <= depth[p.index()],
+                    (Some(_), None) => false,
+                });
+        let problem = !elementwise(id) || heads.contains(&id) || !inner_ok[id.index()];
+        first_problem[id.index()] = match problem {
+            true => Some(id),
+            false => p.and_then(|p| first_problem[p.index()]),
+        };
+    }
     g.node_ids()
         .map(|id| {
             let Some(op) = g.node(id).op else {
@@ -316,25 +351,8 @@ fn fusable_diamonds(g: &Graph) -> Vec<bool> {
             if op.pattern > Pattern::Injective || g.consumers(id).len() < 2 {
                 return false;
             }
-            let Some(post) = dom.immediate_dominator(id).filter(|&p| p != sink) else {
-                return false;
-            };
-            if !elementwise(post) {
-                return false;
-            }
             // Everything between the node and its post-dominator must be element-wise.
-            let mut stack = g.consumers(id);
-            let mut seen = HashSet::new();
-            while let Some(c) = stack.pop() {
-                if c == post || !seen.insert(c) {
-                    continue;
-                }
-                if !elementwise(c) || g.heads.iter().any(|e| e.node == c) {
-                    return false;
-                }
-                stack.extend(g.consumers(c));
-            }
-            true
+            post(id).is_some_and(|p| elementwise(p) && inner_ok[id.index()])
         })
         .collect()
 }
