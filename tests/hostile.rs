@@ -127,3 +127,141 @@ fn output_cut_short_by_a_closed_pipe_ends_quietly() {
         assert!(o.stderr.is_empty(), "kiln {args:?}: {}", text(&o.stderr));
     }
 }
+
+/// A version 1.0 `.npy` of float32 whose header says `shape` and that holds `data`.
+fn npy_with_header(path: &Path, shape: &str, data: &[u8]) -> String {
+    let mut header = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': {shape}, }}");
+    header.push_str(&" ".repeat((64 - (11 + header.len()) % 64) % 64));
+    header.push('\n');
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    bytes.extend_from_slice(header.as_bytes());
+    bytes.extend_from_slice(data);
+    std::fs::write(path, bytes).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+/// An MXNet params file of one float32 array named `name`, of `dims` by its header,
+/// holding `data`.
+fn params_with_header(path: &Path, name: &str, dims: &[i64], data: &[u8]) -> String {
+    let mut b = Vec::new();
+    for w in [0x112u64, 0, 1] {
+        b.extend_from_slice(&w.to_le_bytes());
+    }
+    b.extend_from_slice(&0xF993_FAC9u32.to_le_bytes());
+    b.extend_from_slice(&0i32.to_le_bytes());
+    b.extend_from_slice(&(dims.len() as i32).to_le_bytes());
+    for d in dims {
+        b.extend_from_slice(&d.to_le_bytes());
+    }
+    for w in [1i32, 0, 0] {
+        b.extend_from_slice(&w.to_le_bytes());
+    }
+    b.extend_from_slice(data);
+    b.extend_from_slice(&1u64.to_le_bytes());
+    b.extend_from_slice(&(name.len() as u64).to_le_bytes());
+    b.extend_from_slice(name.as_bytes());
+    std::fs::write(path, b).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+/// kiln failed with a typed error (exit 1, no panic) whose message holds each of `says`.
+fn refused(o: Output, what: &str, says: &[&str]) {
+    let stderr = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{what}: {:?}\n{stderr}", o.status);
+    assert!(!stderr.contains("panicked"), "{what}: {stderr}");
+    for s in says {
+        assert!(stderr.contains(s), "{what}: no `{s}` in {stderr}");
+    }
+}
+
+/// A symbol of one operator node over variables, as MXNet writes it.
+fn one_op(dir: &Path, name: &str, op: &str, attrs: serde_json::Value, vars: &[&str]) -> String {
+    let mut nodes: Vec<_> = vars
+        .iter()
+        .map(|v| json!({"op": "null", "name": v, "inputs": []}))
+        .collect();
+    let inputs: Vec<_> = (0..vars.len()).map(|i| json!([i, 0, 0])).collect();
+    nodes.push(json!({"op": op, "name": name, "attrs": attrs, "inputs": inputs}));
+    let sym = json!({
+        "nodes": nodes,
+        "arg_nodes": (0..vars.len()).collect::<Vec<_>>(),
+        "node_row_ptr": (0..=vars.len() + 1).collect::<Vec<_>>(),
+        "heads": [[vars.len(), 0, 0]],
+        "attrs": {"mxnet_version": ["int", 10901]},
+    });
+    let path = dir.join(format!("{name}-symbol.json"));
+    std::fs::write(&path, sym.to_string()).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+#[test]
+fn shapes_whose_sizes_overflow_are_refused_naming_them() {
+    let dir = folder("overflow");
+    let relu = chain(&dir, "relu", 2);
+    let model = relu.to_str().unwrap();
+    // 2^32 × 2^32 elements wrap to 0: an 88-byte file once ran kernels on empty buffers.
+    let huge = "(4294967296, 4294967296)";
+    let npy = npy_with_header(&dir.join("huge.npy"), huge, &[]);
+    refused(
+        kiln(&["run", model, "--input", &format!("data={npy}")]),
+        "a .npy",
+        &["huge.npy", "(4294967296, 4294967296)"],
+    );
+    let x = Tensor::new(DType::F32, vec![2, 3], vec![1.0; 6]);
+    let input = format!("data={}", write_npy(&dir.join("x.npy"), &x));
+    let params = params_with_header(&dir.join("huge.params"), "w", &[1 << 32, 1 << 32], &[]);
+    refused(
+        kiln(&["run", model, "--params", &params, "--input", &input]),
+        "a .params",
+        &["huge.params", "array 0", "(4294967296, 4294967296)"],
+    );
+    // Shapes inference makes: an operator's attribute, a given input shape.
+    let uniform = one_op(
+        &dir,
+        "noise",
+        "_random_uniform",
+        json!({"shape": huge}),
+        &[],
+    );
+    let out = dir.join("noise.npy");
+    refused(
+        kiln(&["run", &uniform, "--output", out.to_str().unwrap()]),
+        "_random_uniform",
+        &["`noise`", huge],
+    );
+    assert!(!out.exists(), "no .npy is written");
+    let fc = one_op(
+        &dir,
+        "fc",
+        "FullyConnected",
+        json!({"num_hidden": (1u64 << 62).to_string()}),
+        &["data", "fc_weight", "fc_bias"],
+    );
+    for cmd in ["inspect", "plan"] {
+        refused(
+            kiln(&[cmd, &fc, "--shape", "data=2,3"]),
+            "num_hidden 2^62",
+            &["`fc`", "`weight`", "(4611686018427387904, 3)"],
+        );
+    }
+    refused(
+        kiln(&["plan", model, "--shape", "data=4294967296,4294967296"]),
+        "a given shape",
+        &["`data`", huge],
+    );
+    // Each value fits an array, but not all of them together: the memory plan's sums
+    // would overflow.
+    let fc = one_op(
+        &dir,
+        "fc58",
+        "FullyConnected",
+        json!({"num_hidden": (1u64 << 58).to_string()}),
+        &["data", "fc58_weight", "fc58_bias"],
+    );
+    refused(
+        kiln(&["plan", &fc, "--shape", "data=2,3"]),
+        "values too large together",
+        &["`fc58_weight`", "(288230376151711744, 3)"],
+    );
+}

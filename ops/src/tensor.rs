@@ -55,9 +55,10 @@ impl Tensor {
         strides(&self.shape)
     }
 
-    /// Decodes little-endian bytes of `dtype`; `None` if the length does not match.
+    /// Decodes little-endian bytes of `dtype`; `None` if the length does not match (or
+    /// the shape is larger than an array can be).
     pub fn from_bytes(dtype: DType, shape: Vec<usize>, bytes: &[u8]) -> Option<Tensor> {
-        let n: usize = shape.iter().product();
+        let n = crate::shape::checked_size(&shape)?;
         if bytes.len() != n * dtype.size() {
             return None;
         }

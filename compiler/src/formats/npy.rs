@@ -56,6 +56,13 @@ pub fn load_npy(bytes: &[u8]) -> Result<Tensor> {
                 .map_err(|_| bad(format!("bad shape {shape_text}")))
         })
         .collect::<Result<_>>()?;
+    if kiln_ops::shape::checked_size(&shape).is_none() {
+        return Err(bad(format!(
+            "shape {}: {}",
+            kiln_ops::shape::fmt_shape(&shape),
+            kiln_ops::shape::TOO_LARGE
+        )));
+    }
     let data = &bytes[start + header_len..];
     let mut t = Tensor::from_bytes(dtype, shape.clone(), data).ok_or_else(|| {
         bad(format!(

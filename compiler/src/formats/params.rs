@@ -135,7 +135,14 @@ fn read_record(r: &mut Reader, i: u64) -> Result<Tensor> {
     let code = r.i32(&what)?;
     let dtype = DType::from_mxnet_code(code)
         .ok_or_else(|| bad(format!("{what}: dtype code {code} is not supported (kiln stores f32, f64, f16, bf16, u8, i8, i32, i64, bool)")))?;
-    let n: usize = shape.iter().product();
+    let n = kiln_ops::shape::checked_size(&shape).ok_or_else(|| {
+        bad(format!(
+            "{what}: shape {}, {}",
+            kiln_ops::shape::fmt_shape(&shape),
+            kiln_ops::shape::TOO_LARGE
+        ))
+    })?;
+    // At most 2^60 elements of at most 8 bytes: the product fits.
     let bytes = r.take(n * dtype.size(), &format!("{what} data ({n} × {dtype})"))?;
     Ok(Tensor::from_bytes(dtype, shape, bytes).expect("length checked"))
 }

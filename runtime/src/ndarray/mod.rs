@@ -54,10 +54,14 @@ pub(crate) fn engine() -> &'static Engine {
 impl NDArray {
     /// A new array whose contents are not yet written (operations fill it).
     pub(crate) fn uninit(shape: &[usize], dtype: DType, device: Device) -> Result<NDArray> {
-        let len: usize = shape.iter().product();
-        let bytes = len
-            .checked_mul(dtype.size())
-            .ok_or_else(|| Error::Input(format!("shape {} is too large", fmt_shape(shape))))?;
+        // At most 2^60 elements of at most 8 bytes: the byte count fits.
+        let bytes = kiln_ops::shape::checked_size(shape).ok_or_else(|| {
+            Error::Input(format!(
+                "shape {}: {}",
+                fmt_shape(shape),
+                kiln_ops::shape::TOO_LARGE
+            ))
+        })? * dtype.size();
         let storage = Storage::new(bytes, device)?;
         let chunk = Arc::new(Chunk {
             storage,
@@ -94,8 +98,11 @@ impl NDArray {
         shape: &[usize],
         dtype: DType,
     ) -> Result<NDArray> {
-        let end = offset + shape.iter().product::<usize>() * dtype.size();
-        if end > self.len() || !offset.is_multiple_of(dtype.size()) {
+        // Views hand out raw bytes: their extent is checked, never wrapped.
+        let end = kiln_ops::shape::checked_size(shape)
+            .map(|n| n * dtype.size())
+            .and_then(|bytes| offset.checked_add(bytes));
+        if end.is_none_or(|end| end > self.len()) || !offset.is_multiple_of(dtype.size()) {
             return Err(Error::Input(format!(
                 "arena view {} {dtype} at byte {offset} does not fit an arena of {} bytes",
                 fmt_shape(shape),
@@ -133,8 +140,7 @@ impl NDArray {
 
     /// An array on the CPU holding `data` in row-major order.
     pub fn from_slice<T: Element>(data: &[T], shape: &[usize]) -> Result<NDArray> {
-        let len: usize = shape.iter().product();
-        if data.len() != len {
+        if kiln_ops::shape::checked_size(shape) != Some(data.len()) {
             return Err(Error::Input(format!(
                 "{} values cannot fill shape {}",
                 data.len(),
@@ -228,7 +234,7 @@ impl NDArray {
 
     /// The same elements in another shape of the same size, without a copy.
     pub fn reshape(&self, shape: &[usize]) -> Result<NDArray> {
-        if shape.iter().product::<usize>() != self.len() {
+        if kiln_ops::shape::checked_size(shape) != Some(self.len()) {
             return Err(Error::Input(format!(
                 "cannot reshape {} to {}",
                 fmt_shape(&self.shape),
