@@ -265,3 +265,60 @@ fn shapes_whose_sizes_overflow_are_refused_naming_them() {
         &["`fc58_weight`", "(288230376151711744, 3)"],
     );
 }
+
+#[test]
+fn memory_the_machine_cannot_give_is_an_error_not_an_abort() {
+    // 2^58 values are within an array's bound, but 2^61 bytes are more than any machine
+    // gives: the head gradient (the output itself), or a node's outputs inside the graph.
+    let dir = folder("allocation");
+    let one = 1.0f32.to_le_bytes();
+    let params = params_with_header(&dir.join("w.params"), "w", &[1, 1], &one);
+    let huge = "(268435456, 1073741824)";
+    let node = |op: &str, name: &str, attrs: serde_json::Value, inputs: serde_json::Value| json!({"op": op, "name": name, "attrs": attrs, "inputs": inputs});
+    let noise = node(
+        "_random_uniform",
+        "noise",
+        json!({"shape": huge}),
+        json!([]),
+    );
+    let add = node(
+        "broadcast_add",
+        "add",
+        json!({}),
+        json!([[0, 0, 0], [1, 0, 0]]),
+    );
+    let sum = node("sum", "total", json!({}), json!([[2, 0, 0]]));
+    let w = json!({"op": "null", "name": "w", "inputs": []});
+    for (name, nodes, says) in [
+        (
+            "head",
+            vec![w.clone(), noise.clone(), add.clone()],
+            "head gradient",
+        ),
+        ("inner", vec![w, noise, add, sum], "`noise`"),
+    ] {
+        let last = nodes.len() - 1;
+        let sym = json!({
+            "nodes": nodes,
+            "arg_nodes": [0],
+            "node_row_ptr": (0..=last + 1).collect::<Vec<_>>(),
+            "heads": [[last, 0, 0]],
+            "attrs": {"mxnet_version": ["int", 10901]},
+        });
+        let model = dir.join(format!("{name}-symbol.json"));
+        std::fs::write(&model, sym.to_string()).unwrap();
+        let grads = dir.join(format!("{name}.params"));
+        refused(
+            kiln(&[
+                "grad",
+                model.to_str().unwrap(),
+                "--params",
+                &params,
+                "--output-grads",
+                grads.to_str().unwrap(),
+            ]),
+            name,
+            &["cannot allocate", says, huge],
+        );
+    }
+}

@@ -40,6 +40,9 @@ pub enum OpError {
     /// A shape whose element count is past [`MAX_ELEMENTS`] (or past any integer).
     #[error("{slot:?} has shape {}, {}", fmt_shape(shape), TOO_LARGE)]
     TooLarge { slot: Slot, shape: Shape },
+    /// Memory for values that could not be had.
+    #[error(transparent)]
+    Alloc(#[from] crate::tensor::AllocError),
     #[error("{0}")]
     Invalid(String),
 }
@@ -65,6 +68,7 @@ impl OpError {
                 format!("{} has shape {}, {TOO_LARGE}", name(slot), fmt_shape(shape))
             }
             OpError::Invalid(msg) => msg.clone(),
+            OpError::Alloc(e) => e.to_string(),
         }
     }
 }

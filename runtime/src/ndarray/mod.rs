@@ -27,6 +27,7 @@ use crate::engine::{Engine, EngineError, FnProperty, Var};
 use crate::storage::Storage;
 use crate::{Error, Result};
 use kiln_ops::shape::fmt_shape;
+use kiln_ops::tensor::{AllocError, FromBytesError};
 use kiln_ops::{DType, Tensor};
 use std::fmt;
 use std::sync::Arc;
@@ -229,7 +230,11 @@ impl NDArray {
     pub fn to_tensor(&self) -> Result<Tensor> {
         self.wait_to_read()?;
         // SAFETY: no pending operation writes this array any more.
-        Ok(unsafe { self.read_tensor() })
+        unsafe { self.read_tensor() }.map_err(|e| Error::Allocation {
+            bytes: e.bytes,
+            device: Device::Cpu.to_string(),
+            reason: format!("the values of {}", fmt_shape(&e.shape)),
+        })
     }
 
     /// The same elements in another shape of the same size, without a copy.
@@ -307,7 +312,8 @@ impl NDArray {
             0,
             move || {
                 // SAFETY: the engine orders this after writes of `from` and exclusively for `to`.
-                unsafe { to.write_tensor(&from.read_tensor()) };
+                let t = unsafe { from.read_tensor() }.map_err(|e| e.to_string())?;
+                unsafe { to.write_tensor(&t) };
                 Ok(())
             },
         );
@@ -370,11 +376,13 @@ impl NDArray {
 
     /// # Safety
     /// As [`NDArray::bytes`].
-    pub(crate) unsafe fn read_tensor(&self) -> Tensor {
+    pub(crate) unsafe fn read_tensor(&self) -> Result<Tensor, AllocError> {
         // SAFETY: forwarded to the caller.
         let bytes = unsafe { self.bytes() };
-        Tensor::from_bytes(self.dtype(), self.shape.clone(), bytes)
-            .expect("a chunk holds its shape")
+        Tensor::from_bytes(self.dtype(), self.shape.clone(), bytes).map_err(|e| match e {
+            FromBytesError::Alloc(e) => e,
+            FromBytesError::Length { .. } => unreachable!("a chunk holds its shape"),
+        })
     }
 
     /// # Safety
