@@ -1260,3 +1260,89 @@ fn concatenations_of_many_pieces_and_sums_of_many_inputs_stay_shallow() {
         assert!(deepest.is_some_and(|d| d <= 40), "depth {deepest:?}");
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn jit_cache_links_only_objects_kiln_wrote_in_a_folder_of_the_users_own() {
+    use kiln_llvm::{Jit, Origin};
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().mode() & 0o777;
+    let root = std::env::temp_dir().join(format!("kiln-jit-trust-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let dir = root.join("jit");
+    let k = every_function(DType::F32);
+    let nest = lower(&k, &Schedule::cpu(&k)).unwrap();
+    // Created private; each object beside the sidecar holding its hash, both private.
+    let jit = Jit::new(Some(dir.clone())).unwrap();
+    assert_eq!(jit.cache_folder(), Ok(Some(dir.as_path())));
+    assert_eq!(mode(&dir), 0o700);
+    assert_eq!(jit.compile(&nest).unwrap().1, Origin::Compiled);
+    let files = |ext: &str| -> Vec<std::path::PathBuf> {
+        std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == ext))
+            .collect()
+    };
+    let (object, sum) = (files("o").remove(0), files("sum").remove(0));
+    assert_eq!((mode(&object), mode(&sum)), (0o600, 0o600));
+    assert_eq!(
+        Jit::new(Some(dir.clone()))
+            .unwrap()
+            .compile(&nest)
+            .unwrap()
+            .1,
+        Origin::Disk
+    );
+    // An object kiln did not write there (no sidecar), or whose bytes are not the ones
+    // hashed, is compiled again and overwritten, never linked.
+    let good = std::fs::read(&object).unwrap();
+    std::fs::remove_file(&sum).unwrap();
+    assert_eq!(
+        Jit::new(Some(dir.clone()))
+            .unwrap()
+            .compile(&nest)
+            .unwrap()
+            .1,
+        Origin::Compiled
+    );
+    let mut planted = good.clone();
+    let last = planted.len() - 1;
+    planted[last] ^= 1;
+    std::fs::write(&object, &planted).unwrap();
+    assert_eq!(
+        Jit::new(Some(dir.clone()))
+            .unwrap()
+            .compile(&nest)
+            .unwrap()
+            .1,
+        Origin::Compiled
+    );
+    assert_eq!(std::fs::read(&object).unwrap(), good);
+    assert_eq!(
+        Jit::new(Some(dir.clone()))
+            .unwrap()
+            .compile(&nest)
+            .unwrap()
+            .1,
+        Origin::Disk
+    );
+    // A folder others may write to is not used at all.
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let open = Jit::new(Some(dir.clone())).unwrap();
+    assert!(open
+        .cache_folder()
+        .is_err_and(|why| why.contains("others may write")));
+    assert_eq!(open.compile(&nest).unwrap().1, Origin::Compiled);
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+    // Nor one another user owns (only root can make one to try).
+    if std::fs::metadata(&root).unwrap().uid() == 0 {
+        std::os::unix::fs::chown(&dir, Some(65534), None).unwrap();
+        let theirs = Jit::new(Some(dir.clone())).unwrap();
+        assert!(theirs
+            .cache_folder()
+            .is_err_and(|why| why.contains("owned by user 65534")));
+        assert_eq!(theirs.compile(&nest).unwrap().1, Origin::Compiled);
+    }
+    std::fs::remove_dir_all(&root).unwrap();
+}
