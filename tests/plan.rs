@@ -253,3 +253,24 @@ fn diamonds_nested_in_diamonds_are_decided_through_the_post_dominator_tree() {
     let f = fuse(&cur.to_graph().unwrap());
     assert_eq!(f.groups.len(), 1);
 }
+
+#[test]
+fn long_training_chains_plan_valid_layouts_in_near_linear_time() {
+    // Thousands of buffers live at once (every activation waits for the backward pass):
+    // past a few thousand the arena is planned by an allocator run over the steps.
+    let (x, w) = (Symbol::var("data"), Symbol::var("w"));
+    let mut y = &x * &w;
+    for _ in 0..5000 {
+        y = Symbol::op("sin").arg(&y).build().unwrap();
+    }
+    let y = Symbol::op("sum").arg(&y).build().unwrap();
+    let shapes = HashMap::from([("data".into(), vec![2, 3]), ("w".into(), vec![2, 3])]);
+    let spec = Spec::new(shapes, Mode::train_parameters(&y), Target::cpu());
+    let p = compile(&y, &spec).unwrap();
+    assert!(
+        p.layout.plan.buffers.len() > 4096,
+        "{}",
+        p.layout.plan.buffers.len()
+    );
+    check(&y, &spec, "sin chain");
+}

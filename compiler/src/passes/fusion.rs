@@ -177,13 +177,9 @@ fn fuse_siblings(
                     .is_some_and(|op| op.pattern == Pattern::ElemWise)
             })
     };
-    let mut merged_into: Vec<usize> = (0..groups.len()).collect();
-    let find = |m: &Vec<usize>, mut x: usize| {
-        while m[x] != x {
-            x = m[x];
-        }
-        x
-    };
+    // `group_of` follows merges as they happen (a merged group's nodes move to the one it
+    // joins), and each group's first node is kept: no lookup walks a chain of merges.
+    let mut first: Vec<NodeId> = groups.iter().map(|grp| grp.nodes[0]).collect();
     for id in g.node_ids() {
         for index in 0..g.node(id).num_outputs() {
             let e = Entry { node: id, index };
@@ -192,29 +188,26 @@ fn fuse_siblings(
                 .into_iter()
                 .filter(|&c| g.node(c).inputs.contains(&e))
                 .filter_map(|c| group_of[c.index()])
-                .map(|gi| find(&merged_into, gi))
-                .filter(|&gi| {
-                    group_of[id.index()].map(|p| find(&merged_into, p)) != Some(gi)
-                        && elementwise(&groups[gi])
-                })
+                .filter(|&gi| group_of[id.index()] != Some(gi) && elementwise(&groups[gi]))
                 .collect();
             readers.sort_unstable();
             readers.dedup();
-            let Some((&first, rest)) = readers.split_first() else {
+            let Some((&a, rest)) = readers.split_first() else {
                 continue;
             };
-            for &other in rest {
-                let (a, b) = (find(&merged_into, first), find(&merged_into, other));
-                if a == b
-                    || depends(g, group_of, &merged_into, &groups, a, b)
-                    || depends(g, group_of, &merged_into, &groups, b, a)
+            for &b in rest {
+                if groups[b].nodes.is_empty()
+                    || depends(g, group_of, &groups, &first, a, b)
+                    || depends(g, group_of, &groups, &first, b, a)
                 {
                     continue;
                 }
                 let moved = std::mem::take(&mut groups[b].nodes);
+                for n in &moved {
+                    group_of[n.index()] = Some(a);
+                }
+                first[a] = first[a].min(first[b]);
                 groups[a].nodes.extend(moved);
-                groups[a].nodes.sort_unstable();
-                merged_into[b] = a;
                 ends[a].get_or_insert_with(|| {
                     format!("siblings reading `{}` share it", g.entry_name(e))
                 });
@@ -225,15 +218,16 @@ fn fuse_siblings(
     let mut renumber = vec![usize::MAX; groups.len()];
     let mut out = Vec::new();
     let mut out_ends = Vec::new();
-    for (i, grp) in groups.into_iter().enumerate() {
+    for (i, mut grp) in groups.into_iter().enumerate() {
         if !grp.nodes.is_empty() {
+            grp.nodes.sort_unstable();
             renumber[i] = out.len();
             out.push(grp);
             out_ends.push(ends[i].take());
         }
     }
     for gi in group_of.iter_mut().flatten() {
-        *gi = renumber[find(&merged_into, *gi)];
+        *gi = renumber[*gi];
     }
     for (i, e) in out_ends.into_iter().enumerate() {
         ends[i] = e;
@@ -241,37 +235,36 @@ fn fuse_siblings(
     out
 }
 
-/// Whether group `to` (after merges) depends on group `from` through the graph.
+/// Nodes a search for a path between two sibling groups visits at most.
+const LONGEST_SIBLING_SEARCH: usize = 1024;
+
+/// Whether group `to` depends on group `from` through the graph. Indices are topological:
+/// nothing before `from`'s first node depends on it. A search past a bound counts as a
+/// dependency (the siblings are not merged): searching each pair to its end would take
+/// the square of the graph's size.
 fn depends(
     g: &Graph,
     group_of: &[Option<usize>],
-    merged_into: &[usize],
     groups: &[Group],
+    first: &[NodeId],
     from: usize,
     to: usize,
 ) -> bool {
-    let root = |mut x: usize| {
-        while merged_into[x] != x {
-            x = merged_into[x];
-        }
-        x
-    };
-    let in_group =
-        |n: NodeId, target: usize| group_of[n.index()].is_some_and(|gi| root(gi) == target);
+    if groups[to].nodes.len() > LONGEST_SIBLING_SEARCH {
+        return true;
+    }
+    let in_group = |n: NodeId, target: usize| group_of[n.index()] == Some(target);
     let mut stack: Vec<NodeId> = groups[to]
         .nodes
         .iter()
         .flat_map(|&n| g.node(n).inputs.iter().map(|e| e.node))
         .collect();
-    // Group nodes are sorted, and indices topological: nothing before `from`'s first
-    // node depends on it.
-    let first = groups[from].nodes[0];
     let mut seen = HashSet::new();
     while let Some(n) = stack.pop() {
-        if n < first || in_group(n, to) || !seen.insert(n) {
+        if n < first[from] || in_group(n, to) || !seen.insert(n) {
             continue;
         }
-        if in_group(n, from) {
+        if in_group(n, from) || seen.len() > LONGEST_SIBLING_SEARCH {
             return true;
         }
         stack.extend(g.node(n).inputs.iter().map(|e| e.node));
