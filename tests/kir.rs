@@ -1211,6 +1211,29 @@ fn a_kernel_that_cannot_share_stops_at_a_size_and_does_not_lower() {
         .err()
         .expect("too large to lower");
     assert!(err.to_string().contains("more than"), "{err}");
+    // Index expressions have no temporaries: each reshape's coordinates hold its whole
+    // linear index, so reshapes between transposes multiply them by the rank.
+    let mut y = Symbol::var("x");
+    for k in 0..60 {
+        let t = call("transpose", &[&y], &[]);
+        let shape = if k % 2 == 0 { "(4, 6)" } else { "(6, 4)" };
+        y = call("relu", &[&call("Reshape", &[&t], &[("shape", shape)])], &[]);
+    }
+    let g = y.to_graph().unwrap();
+    let nodes: Vec<NodeId> = g
+        .node_ids()
+        .filter(|&id| !g.node(id).is_variable())
+        .collect();
+    let inferred = infer(
+        &g,
+        &HashMap::from([("x".into(), vec![4, 6])]),
+        &HashMap::new(),
+    )
+    .unwrap();
+    let err = from_group(&g, &inferred, &nodes, "reshapes")
+        .err()
+        .expect("too large to lower");
+    assert!(err.to_string().contains("coordinates grow"), "{err}");
 }
 
 #[test]

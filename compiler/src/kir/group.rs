@@ -181,14 +181,22 @@ enum Step {
     },
 }
 
+/// The nodes of index expression `i`.
+fn idx(i: &Idx) -> usize {
+    1 + match i {
+        Idx::Const(_) | Idx::Coord(_) | Idx::Dim(_) | Idx::Red(_) => 0,
+        Idx::Add(a, b) | Idx::Mul(a, b) | Idx::Div(a, b) | Idx::Mod(a, b) => idx(a) + idx(b),
+    }
+}
+
+/// The most nodes the coordinates a value is read at may have. Index expressions have no
+/// temporaries: a reshape's coordinates each hold the whole linear index of its output,
+/// so chains of reshapes and transposes multiply them by the rank at every step. A group
+/// whose coordinates grow past this does not lower.
+const LARGEST_INDEX: usize = 1 << 12;
+
 /// The values and index nodes of `v`.
 fn size(v: &Val) -> usize {
-    fn idx(i: &Idx) -> usize {
-        1 + match i {
-            Idx::Const(_) | Idx::Coord(_) | Idx::Dim(_) | Idx::Red(_) => 0,
-            Idx::Add(a, b) | Idx::Mul(a, b) | Idx::Div(a, b) | Idx::Mod(a, b) => idx(a) + idx(b),
-        }
-    }
     1 + match v {
         Val::Const(_) | Val::Temp(_) | Val::Local(_) => 0,
         Val::Load { index, .. } | Val::Index(index) | Val::Shared(index) => idx(index),
@@ -401,6 +409,13 @@ impl Lowering<'_> {
                     }
                     let (e, coords, guard) = key;
                     let (step, reads) = self.plan(e, &coords, guard)?;
+                    let largest = reads.iter().map(|(_, c, _)| c.iter().map(idx).sum());
+                    if largest.max().is_some_and(|n: usize| n > LARGEST_INDEX) {
+                        return Err(unlowerable(
+                            self.g.node(e.node),
+                            format!("its inputs' coordinates grow past {LARGEST_INDEX} terms"),
+                        ));
+                    }
                     let opens = matches!(step, Step::Reduce { .. } | Step::Contract { .. });
                     tasks.push(Task::Finish(e, coords, guard, step));
                     tasks.extend(reads.into_iter().rev().map(Task::Value));
