@@ -1369,3 +1369,21 @@ fn jit_cache_links_only_objects_kiln_wrote_in_a_folder_of_the_users_own() {
     }
     std::fs::remove_dir_all(&root).unwrap();
 }
+
+#[test]
+fn chains_of_slices_compose_to_one_offset() {
+    // Each slice adds its start to the coordinate: 2000 of them are one constant.
+    let mut y = Symbol::var("x");
+    for _ in 0..2000 {
+        y = call(
+            "slice_axis",
+            &[&y],
+            &[("axis", "1"), ("begin", "1"), ("end", "None")],
+        );
+    }
+    let y = call("sin", &[&y], &[]);
+    let inputs = HashMap::from([("x".to_string(), tensor(DType::F64, &[2, 2003], 0.3))]);
+    let (lowered, text) = check_with(&y, &inputs, 1e-12, false);
+    assert_eq!(lowered, 1);
+    assert!(text.contains("in0[(i0*2003 + (i1 + 2000))]"), "{text}");
+}

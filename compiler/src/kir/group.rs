@@ -193,7 +193,7 @@ fn idx(i: &Idx) -> usize {
 /// temporaries: a reshape's coordinates each hold the whole linear index of its output,
 /// so chains of reshapes and transposes multiply them by the rank at every step. A group
 /// whose coordinates grow past this does not lower.
-const LARGEST_INDEX: usize = 1 << 12;
+const LARGEST_INDEX: usize = 1 << 10;
 
 /// The values and index nodes of `v`.
 fn size(v: &Val) -> usize {

@@ -24,13 +24,17 @@ pub enum Idx {
 }
 
 // The operators fold constants and identities as they build, so composed index maps
-// stay small.
+// stay small (a chain of slices adds one offset, not one node per slice).
 impl std::ops::Add for Idx {
     type Output = Idx;
     fn add(self, o: Idx) -> Idx {
         match (self, o) {
             (Idx::Const(0), e) | (e, Idx::Const(0)) => e,
             (Idx::Const(a), Idx::Const(b)) => Idx::Const(a + b),
+            (Idx::Add(a, b), Idx::Const(c)) => match *b {
+                Idx::Const(k) if k.checked_add(c).is_some() => *a + Idx::Const(k + c),
+                b => Idx::Add(Box::new(Idx::Add(a, Box::new(b))), Box::new(Idx::Const(c))),
+            },
             (a, b) => Idx::Add(Box::new(a), Box::new(b)),
         }
     }
