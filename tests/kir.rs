@@ -1105,3 +1105,285 @@ fn library_gradients_lower_through_their_contractions() {
     }
     assert!(lowered >= 10, "{lowered} kernels:\n{text}");
 }
+
+#[test]
+fn operators_reading_their_input_twice_share_it_so_chains_stay_linear() {
+    // relu is `x > 0 ? x : 0`: substituting its input twice per operator would double
+    // the kernel's expression 200 times.
+    let mut y = Symbol::var("x");
+    for _ in 0..200 {
+        y = call("relu", &[&y], &[]);
+    }
+    let inputs = HashMap::from([("x".to_string(), tensor(DType::F64, &[2, 3], 0.2))]);
+    let (lowered, text) = check(&y, &inputs, 1e-12);
+    assert_eq!(lowered, 1);
+    // One temporary per relu but the last, which is stored.
+    assert_eq!(text.matches(" = ").count(), 200, "{text}");
+}
+
+#[test]
+fn reduction_prologues_share_values_read_twice_as_locals() {
+    // The sum's body is the whole chain, at every point of the reduction: values it
+    // reads twice are locals of the reduction, computed once per point.
+    let mut y = call("exp", &[&Symbol::var("x")], &[]);
+    for _ in 0..60 {
+        y = call("relu", &[&y], &[]);
+    }
+    let s = call("sum", &[&y], &[("axis", "1")]);
+    let inputs = HashMap::from([("x".to_string(), tensor(DType::F64, &[4, 37], 0.4))]);
+    let (lowered, text) = check(&s, &inputs, 1e-12);
+    assert_eq!(lowered, 1);
+    assert!(
+        text.contains("l59 = ") && !text.contains("l60 = "),
+        "{text}"
+    );
+    assert_eq!(text.matches("exp(").count(), 1, "{text}");
+}
+
+#[test]
+fn long_chains_lower_to_shallow_values() {
+    // 3000 operators each reading its input once: one kernel, its values no deeper than
+    // a bound whatever the chain's length (every pass and renderer recurses over them).
+    let mut y = Symbol::var("x");
+    for i in 0..3000 {
+        y = call(if i % 2 == 0 { "sin" } else { "negative" }, &[&y], &[]);
+    }
+    let inputs = HashMap::from([("x".to_string(), tensor(DType::F64, &[3, 2], 0.1))]);
+    let (lowered, text) = check_with(&y, &inputs, 1e-12, false);
+    assert_eq!(lowered, 1);
+    let g = y.to_graph().unwrap();
+    let nodes: Vec<NodeId> = g
+        .node_ids()
+        .filter(|&id| !g.node(id).is_variable())
+        .collect();
+    let inferred = infer(
+        &g,
+        &HashMap::from([("x".into(), vec![3, 2])]),
+        &HashMap::new(),
+    )
+    .unwrap();
+    let [k] = from_group(&g, &inferred, &nodes, "chain")
+        .unwrap()
+        .try_into()
+        .ok()
+        .unwrap();
+    let deepest = k
+        .kernel
+        .temps
+        .iter()
+        .chain(&k.kernel.values)
+        .map(Val::depth)
+        .max();
+    assert!(deepest.is_some_and(|d| d <= 40), "depth {deepest:?}");
+    assert!(
+        k.kernel.temps.len() < 3000 / 16,
+        "{} temporaries",
+        k.kernel.temps.len()
+    );
+    assert!(text.contains("sin("));
+}
+
+#[test]
+fn a_kernel_that_cannot_share_stops_at_a_size_and_does_not_lower() {
+    // slice(concat(y, y)) reads y at two places per level (one under each piece's guard):
+    // 40 levels would be 2^40 values. The group does not lower, and says why.
+    let mut y = Symbol::var("x");
+    for _ in 0..40 {
+        let both = call("concat", &[&y, &y], &[("dim", "1"), ("num_args", "2")]);
+        y = call(
+            "slice_axis",
+            &[&both],
+            &[("axis", "1"), ("begin", "0"), ("end", "4")],
+        );
+    }
+    let g = y.to_graph().unwrap();
+    let nodes: Vec<NodeId> = g
+        .node_ids()
+        .filter(|&id| !g.node(id).is_variable())
+        .collect();
+    let inferred = infer(
+        &g,
+        &HashMap::from([("x".into(), vec![2, 4])]),
+        &HashMap::new(),
+    )
+    .unwrap();
+    let err = from_group(&g, &inferred, &nodes, "doubling")
+        .err()
+        .expect("too large to lower");
+    assert!(err.to_string().contains("more than"), "{err}");
+    // Index expressions have no temporaries: each reshape's coordinates hold its whole
+    // linear index, so reshapes between transposes multiply them by the rank.
+    let mut y = Symbol::var("x");
+    for k in 0..60 {
+        let t = call("transpose", &[&y], &[]);
+        let shape = if k % 2 == 0 { "(4, 6)" } else { "(6, 4)" };
+        y = call("relu", &[&call("Reshape", &[&t], &[("shape", shape)])], &[]);
+    }
+    let g = y.to_graph().unwrap();
+    let nodes: Vec<NodeId> = g
+        .node_ids()
+        .filter(|&id| !g.node(id).is_variable())
+        .collect();
+    let inferred = infer(
+        &g,
+        &HashMap::from([("x".into(), vec![4, 6])]),
+        &HashMap::new(),
+    )
+    .unwrap();
+    let err = from_group(&g, &inferred, &nodes, "reshapes")
+        .err()
+        .expect("too large to lower");
+    assert!(err.to_string().contains("coordinates grow"), "{err}");
+}
+
+#[test]
+fn concatenations_of_many_pieces_and_sums_of_many_inputs_stay_shallow() {
+    // A concatenation of 300 inputs nests 300 selects and add_n of 300 inputs 300 sums,
+    // unless they are bound as they grow.
+    let xs: Vec<Symbol> = (0..300).map(|i| Symbol::var(&format!("x{i}"))).collect();
+    let refs: Vec<&Symbol> = xs.iter().collect();
+    let cat = call("concat", &refs, &[("dim", "1"), ("num_args", "300")]);
+    let sum = call("add_n", &refs, &[("num_args", "300")]);
+    let y = call("sin", &[&cat], &[]);
+    let z = call("cos", &[&sum], &[]);
+    let inputs: HashMap<String, Tensor> = (0..300)
+        .map(|i| (format!("x{i}"), tensor(DType::F64, &[2, 1], i as f64)))
+        .collect();
+    for (sym, out) in [(y, vec![2, 300]), (z, vec![2, 1])] {
+        let (lowered, _) = check_with(&sym, &inputs, 1e-12, false);
+        assert_eq!(lowered, 1);
+        let g = sym.to_graph().unwrap();
+        let nodes: Vec<NodeId> = g
+            .node_ids()
+            .filter(|&id| !g.node(id).is_variable())
+            .collect();
+        let shapes = inputs
+            .iter()
+            .map(|(k, t)| (k.clone(), t.shape.clone()))
+            .collect();
+        let inferred = infer(&g, &shapes, &HashMap::new()).unwrap();
+        let [k] = from_group(&g, &inferred, &nodes, "wide")
+            .unwrap()
+            .try_into()
+            .ok()
+            .unwrap();
+        assert_eq!(
+            k.kernel.domain,
+            out.iter()
+                .map(|&d| Idx::Const(d as i64))
+                .collect::<Vec<_>>()
+        );
+        let deepest = k
+            .kernel
+            .temps
+            .iter()
+            .chain(&k.kernel.values)
+            .map(Val::depth)
+            .max();
+        assert!(deepest.is_some_and(|d| d <= 40), "depth {deepest:?}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn jit_cache_links_only_objects_kiln_wrote_in_a_folder_of_the_users_own() {
+    use kiln_llvm::{Jit, Origin};
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().mode() & 0o777;
+    let root = std::env::temp_dir().join(format!("kiln-jit-trust-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let dir = root.join("jit");
+    let k = every_function(DType::F32);
+    let nest = lower(&k, &Schedule::cpu(&k)).unwrap();
+    // Created private; each object beside the sidecar holding its hash, both private.
+    let jit = Jit::new(Some(dir.clone())).unwrap();
+    assert_eq!(jit.cache_folder(), Ok(Some(dir.as_path())));
+    assert_eq!(mode(&dir), 0o700);
+    assert_eq!(jit.compile(&nest).unwrap().1, Origin::Compiled);
+    let files = |ext: &str| -> Vec<std::path::PathBuf> {
+        std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == ext))
+            .collect()
+    };
+    let (object, sum) = (files("o").remove(0), files("sum").remove(0));
+    assert_eq!((mode(&object), mode(&sum)), (0o600, 0o600));
+    assert_eq!(
+        Jit::new(Some(dir.clone()))
+            .unwrap()
+            .compile(&nest)
+            .unwrap()
+            .1,
+        Origin::Disk
+    );
+    // An object kiln did not write there (no sidecar), or whose bytes are not the ones
+    // hashed, is compiled again and overwritten, never linked.
+    let good = std::fs::read(&object).unwrap();
+    std::fs::remove_file(&sum).unwrap();
+    assert_eq!(
+        Jit::new(Some(dir.clone()))
+            .unwrap()
+            .compile(&nest)
+            .unwrap()
+            .1,
+        Origin::Compiled
+    );
+    let mut planted = good.clone();
+    let last = planted.len() - 1;
+    planted[last] ^= 1;
+    std::fs::write(&object, &planted).unwrap();
+    assert_eq!(
+        Jit::new(Some(dir.clone()))
+            .unwrap()
+            .compile(&nest)
+            .unwrap()
+            .1,
+        Origin::Compiled
+    );
+    assert_eq!(std::fs::read(&object).unwrap(), good);
+    assert_eq!(
+        Jit::new(Some(dir.clone()))
+            .unwrap()
+            .compile(&nest)
+            .unwrap()
+            .1,
+        Origin::Disk
+    );
+    // A folder others may write to is not used at all.
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let open = Jit::new(Some(dir.clone())).unwrap();
+    assert!(open
+        .cache_folder()
+        .is_err_and(|why| why.contains("others may write")));
+    assert_eq!(open.compile(&nest).unwrap().1, Origin::Compiled);
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+    // Nor one another user owns (only root can make one to try).
+    if std::fs::metadata(&root).unwrap().uid() == 0 {
+        std::os::unix::fs::chown(&dir, Some(65534), None).unwrap();
+        let theirs = Jit::new(Some(dir.clone())).unwrap();
+        assert!(theirs
+            .cache_folder()
+            .is_err_and(|why| why.contains("owned by user 65534")));
+        assert_eq!(theirs.compile(&nest).unwrap().1, Origin::Compiled);
+    }
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn chains_of_slices_compose_to_one_offset() {
+    // Each slice adds its start to the coordinate: 2000 of them are one constant.
+    let mut y = Symbol::var("x");
+    for _ in 0..2000 {
+        y = call(
+            "slice_axis",
+            &[&y],
+            &[("axis", "1"), ("begin", "1"), ("end", "None")],
+        );
+    }
+    let y = call("sin", &[&y], &[]);
+    let inputs = HashMap::from([("x".to_string(), tensor(DType::F64, &[2, 2003], 0.3))]);
+    let (lowered, text) = check_with(&y, &inputs, 1e-12, false);
+    assert_eq!(lowered, 1);
+    assert!(text.contains("in0[(i0*2003 + (i1 + 2000))]"), "{text}");
+}

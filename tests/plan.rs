@@ -218,3 +218,59 @@ fn diamonds_fuse_up_to_their_post_dominator() {
     let f = fuse(&z2.to_graph().unwrap());
     assert!(f.groups.len() >= 2, "{f}");
 }
+
+#[test]
+fn diamonds_nested_in_diamonds_are_decided_through_the_post_dominator_tree() {
+    // y's consumers reconverge at z, through u's own diamond: a transpose inside it keeps
+    // y's diamond from fusing, element-wise work alone does not.
+    let (x, a) = (Symbol::var("x"), Symbol::var("a"));
+    for (inner, fuses) in [("sin", true), ("transpose", false)] {
+        let y = Symbol::op("relu").arg(&x).name("y").build().unwrap();
+        let u = Symbol::op("sin").arg(&y).name("u").build().unwrap();
+        let v1 = Symbol::op("cos").arg(&u).build().unwrap();
+        let v2 = Symbol::op(inner).arg(&u).build().unwrap();
+        let w = &(&v1 + &v2) * &a;
+        let z = &w + &y;
+        let g = z.to_graph().unwrap();
+        let f = fuse(&g);
+        let group_of = |name: &str| {
+            f.group_of[g
+                .node_ids()
+                .find(|&id| g.node(id).name == name)
+                .unwrap()
+                .index()]
+        };
+        assert_eq!(group_of("y") == group_of("u"), fuses, "{inner}: {f}");
+    }
+    // Fibonacci: every node's region overlaps the next ones'; all of it fuses.
+    let mut prev = Symbol::op("relu").arg(&x).build().unwrap();
+    let mut cur = Symbol::op("sin").arg(&prev).build().unwrap();
+    for _ in 0..3000 {
+        let next = &cur + &prev;
+        prev = cur;
+        cur = next;
+    }
+    let f = fuse(&cur.to_graph().unwrap());
+    assert_eq!(f.groups.len(), 1);
+}
+
+#[test]
+fn long_training_chains_plan_valid_layouts_in_near_linear_time() {
+    // Thousands of buffers live at once (every activation waits for the backward pass):
+    // past a few thousand the arena is planned by an allocator run over the steps.
+    let (x, w) = (Symbol::var("data"), Symbol::var("w"));
+    let mut y = &x * &w;
+    for _ in 0..5000 {
+        y = Symbol::op("sin").arg(&y).build().unwrap();
+    }
+    let y = Symbol::op("sum").arg(&y).build().unwrap();
+    let shapes = HashMap::from([("data".into(), vec![2, 3]), ("w".into(), vec![2, 3])]);
+    let spec = Spec::new(shapes, Mode::train_parameters(&y), Target::cpu());
+    let p = compile(&y, &spec).unwrap();
+    assert!(
+        p.layout.plan.buffers.len() > 4096,
+        "{}",
+        p.layout.plan.buffers.len()
+    );
+    check(&y, &spec, "sin chain");
+}

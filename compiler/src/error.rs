@@ -39,6 +39,9 @@ pub enum Error {
         path: String,
         source: std::io::Error,
     },
+    /// Memory for values that could not be had (sizes from the user's files and shapes).
+    #[error("cannot allocate {bytes} bytes for {what}")]
+    Allocation { what: String, bytes: usize },
     /// Lowering, scheduling, rendering or running a kernel.
     #[error(transparent)]
     Kernel(#[from] crate::kir::KirError),

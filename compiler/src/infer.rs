@@ -5,8 +5,8 @@
 use crate::error::{Error, Result};
 use crate::graph::{Entry, Graph, NodeId};
 use crate::symbol::Symbol;
-use kiln_ops::shape::{fmt_shape, is_known};
-use kiln_ops::{Attrs, DType, OpDef, OpError, Shape, Value};
+use kiln_ops::shape::{fits, fmt_shape, is_known, TOO_LARGE};
+use kiln_ops::{Attrs, DType, OpDef, OpError, Shape, Slot, Value};
 use std::collections::HashMap;
 
 /// The shape and dtype of every entry, hidden outputs included: `[node][output]`.
@@ -143,15 +143,41 @@ pub fn infer_shapes(g: &Graph, known: &HashMap<String, Shape>) -> Result<Vec<Vec
                 ))
             })?;
         }
+        if !fits(&s) {
+            return Err(Error::Shape(format!(
+                "variable `{}`: shape {}, {TOO_LARGE}",
+                n.name,
+                fmt_shape(&s)
+            )));
+        }
         shapes[id.index()][0] = s;
     }
     fixpoint(
         g,
         &mut shapes,
-        |op, params, ins, outs| (op.infer_shape)(params, ins, outs),
+        |op, params, ins, outs| {
+            (op.infer_shape)(params, ins, outs)?;
+            check_sizes(ins, outs)
+        },
         |id, e, shapes| Error::Shape(node_error(g, id, e, shapes)),
     )?;
     Ok(shapes)
+}
+
+/// Every shape an operator's inference left in `ins` and `outs` is one an array can have:
+/// sizes, byte counts and indices computed from inferred shapes then cannot overflow.
+fn check_sizes(ins: &[Shape], outs: &[Shape]) -> Result<(), OpError> {
+    let slots = ins.iter().enumerate().map(|(i, s)| (Slot::In(i), s));
+    let slots = slots.chain(outs.iter().enumerate().map(|(i, s)| (Slot::Out(i), s)));
+    for (slot, s) in slots {
+        if !fits(s) {
+            return Err(OpError::TooLarge {
+                slot,
+                shape: s.clone(),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Infers every entry's dtype; variables nobody constrains default to float32, as MXNet.

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::graph::{Entry, Graph, NodeId};
 use crate::infer::{infer, Inferred};
 use kiln_ops::shape::{fmt_shape, is_known};
-use kiln_ops::{random, KernelCtx, Tensor};
+use kiln_ops::{random, KernelCtx, OpError, Tensor};
 use std::collections::HashMap;
 
 /// How to run a graph.
@@ -139,9 +139,19 @@ fn run_node(
         out_dtypes: &out_dtypes,
         rng_key: random::key(opts.seed, id.index() as u64),
     };
-    let outs = kiln_ops::evaluate(op, &ctx, args).map_err(|e| {
-        let (out_names, _) = n.output_names();
-        node_err(e.render(&n.input_names(), &out_names))
+    let outs = kiln_ops::evaluate(op, &ctx, args).map_err(|e| match e {
+        OpError::Alloc(a) => Error::Allocation {
+            what: format!(
+                "the output of {}, of shape {}",
+                n.describe(),
+                fmt_shape(&a.shape)
+            ),
+            bytes: a.bytes,
+        },
+        e => {
+            let (out_names, _) = n.output_names();
+            node_err(e.render(&n.input_names(), &out_names))
+        }
     })?;
     if outs.len() != out_shapes.len() || outs.iter().zip(out_shapes).any(|(t, s)| &t.shape != s) {
         let got: Vec<String> = outs.iter().map(|t| fmt_shape(&t.shape)).collect();

@@ -1,5 +1,6 @@
 //! A model summary: per node its output shape, dtype, parameter count and FLOPs (from the
-//! operators' cost functions), totals per operator and for the whole graph.
+//! operators' cost functions), totals per operator and for the whole graph. Inference
+//! bounds every shape's size; totals over many of them saturate rather than wrap.
 
 use crate::graph::{Entry, Graph};
 use crate::infer::Inferred;
@@ -58,9 +59,10 @@ pub fn summarize(g: &Graph, inferred: &Inferred, inputs: &HashSet<String>) -> Su
         let Some(op) = n.op else {
             let known = is_known(inferred.shape(e));
             if aux.contains(&id) {
-                s.aux += size(inferred.shape(e));
+                s.aux = s.aux.saturating_add(size(inferred.shape(e)));
             } else if is_param(e) {
-                s.params += if known { size(inferred.shape(e)) } else { 0 };
+                let count = if known { size(inferred.shape(e)) } else { 0 };
+                s.params = s.params.saturating_add(count);
                 s.unknown_params += usize::from(!known);
             }
             continue;
@@ -78,11 +80,11 @@ pub fn summarize(g: &Graph, inferred: &Inferred, inputs: &HashSet<String>) -> Su
                 outs,
             )
         });
-        s.flops += flops.unwrap_or(0);
+        s.flops = s.flops.saturating_add(flops.unwrap_or(0));
         s.unknown_flops += usize::from(flops.is_none());
         let per_op = s.by_op.entry(op.name).or_default();
         per_op.0 += 1;
-        per_op.1 += flops.unwrap_or(0);
+        per_op.1 = per_op.1.saturating_add(flops.unwrap_or(0));
         s.rows.push(NodeRow {
             id: id.index(),
             op: op.name,
@@ -94,7 +96,7 @@ pub fn summarize(g: &Graph, inferred: &Inferred, inputs: &HashSet<String>) -> Su
                 .iter()
                 .filter(|&&e| is_param(e) || aux.contains(&e.node))
                 .map(|&e| size(inferred.shape(e)))
-                .sum(),
+                .fold(0, usize::saturating_add),
             flops,
         });
     }

@@ -385,7 +385,9 @@ fn constant() -> impl Strategy<Value = f64> {
     ]
 }
 
-fn val(rank: usize, red: usize, inputs: usize, temps: usize) -> BoxedStrategy<Val> {
+/// A value over `rank` domain axes and `red` reduction axes, reading `inputs` buffers,
+/// `temps` temporaries and `locals` locals of the reduction it is in.
+fn val(rank: usize, red: usize, inputs: usize, temps: usize, locals: usize) -> BoxedStrategy<Val> {
     let mut leaves = vec![
         constant().prop_map(Val::Const).boxed(),
         idx(rank, red).prop_map(Val::Index).boxed(),
@@ -400,6 +402,9 @@ fn val(rank: usize, red: usize, inputs: usize, temps: usize) -> BoxedStrategy<Va
     }
     if temps > 0 {
         leaves.push((0..temps).prop_map(Val::Temp).boxed());
+    }
+    if locals > 0 {
+        leaves.push((0..locals).prop_map(Val::Local).boxed());
     }
     let bits = vec![BitOp::Pow2i, BitOp::Exponent, BitOp::Mantissa];
     prop::strategy::Union::new(leaves)
@@ -429,22 +434,25 @@ fn val(rank: usize, red: usize, inputs: usize, temps: usize) -> BoxedStrategy<Va
         .boxed()
 }
 
-/// A temporary: a value, or a reduction of 0 to 3 axes around one.
+/// A temporary: a value, or a reduction of 0 to 3 axes and 0 to 2 locals around one.
 fn temp(rank: usize, inputs: usize, temps: usize) -> BoxedStrategy<Val> {
     let combiners = vec![Combiner::Sum, Combiner::Prod, Combiner::Max, Combiner::Min];
     prop_oneof![
-        val(rank, 0, inputs, temps),
-        (0..4usize)
-            .prop_flat_map(move |axes| {
+        val(rank, 0, inputs, temps, 0),
+        (0..4usize, 0..3usize)
+            .prop_flat_map(move |(axes, n)| {
+                let locals: Vec<_> = (0..n).map(|l| val(rank, axes, inputs, temps, l)).collect();
                 (
                     prop::sample::select(combiners.clone()),
                     prop::collection::vec(idx(rank, 0), axes),
-                    val(rank, axes, inputs, temps),
+                    locals,
+                    val(rank, axes, inputs, temps, n),
                 )
             })
-            .prop_map(|(combiner, extents, body)| Val::Reduce {
+            .prop_map(|(combiner, extents, locals, body)| Val::Reduce {
                 combiner,
                 extents,
+                locals,
                 body: Box::new(body),
             }),
     ]
@@ -489,7 +497,7 @@ fn kernel() -> impl Strategy<Value = Kernel> {
             prop::collection::vec(buffer(0), inputs),
             prop::collection::vec(buffer(0), outputs),
             temp_vals,
-            prop::collection::vec(val(rank, 0, inputs, temps), outputs),
+            prop::collection::vec(val(rank, 0, inputs, temps, 0), outputs),
             prop::sample::select(DType::ALL.to_vec()),
         )
             .prop_map(

@@ -216,3 +216,16 @@ fn json_round_trip_is_stable() {
     assert_eq!(save_json(&back).unwrap(), text);
     assert_eq!(back.list_arguments(), ["a"]);
 }
+
+#[test]
+fn a_deep_symbol_builds_converts_and_drops_without_recursion() {
+    // A chain far deeper than the call stack could hold one frame per node for.
+    let mut y = Symbol::var("x");
+    for _ in 0..200_000 {
+        y = Symbol::op("negative").args([&y]).build().unwrap();
+    }
+    let g = y.to_graph().unwrap();
+    assert_eq!(g.len(), 200_001);
+    drop(g);
+    drop(y);
+}

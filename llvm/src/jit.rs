@@ -5,7 +5,17 @@
 //! linked into the process by LLVM's ORC JIT ([`crate::orc`]). The object is kept in the
 //! cache folder the JIT is made with (the runtime's configuration chooses it), so a
 //! second process only links it; a folder that cannot be written only costs the warm
-//! start. The hash covers the nest's text (its name aside: two
+//! start.
+//!
+//! A cached object runs inside kiln, so the folder is trusted only when it is this user's
+//! alone: created with mode 0700, refused (no disk cache then) when another user owns it
+//! or others may write to it. Each object `<key>.o` has a sidecar `<key>.sum` kiln writes
+//! beside it, holding the SHA-256 of the key and the object's bytes; an object without
+//! one, not a regular file of this user's, or whose bytes do not hash to it is not linked
+//! but compiled again and overwritten. Files are written to a temporary name in the
+//! folder, synced, then renamed, so no reader sees half of one.
+//!
+//! The key hash covers the nest's text (its name aside: two
 //! groups computing the same thing share a kernel), the host CPU and features, the vector
 //! width, kiln's version and the source of this module and of the renderer.
 //!
@@ -25,8 +35,9 @@ use inkwell::targets::{
 };
 use inkwell::OptimizationLevel;
 use kiln_compiler::kir::{interp, math, Idx, LoopNest, Stmt, Val};
+use sha2::{Digest, Sha256};
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 /// `kiln_kernel(buffers, dims, lo, hi)`.
@@ -127,7 +138,8 @@ fn host() -> Result<Host> {
 pub struct Jit {
     host: Mutex<Host>,
     memory: Mutex<HashMap<u64, Arc<CompiledKernel>>>,
-    disk: Option<PathBuf>,
+    /// The cache folder: none configured, or refused and why.
+    disk: std::result::Result<Option<PathBuf>, String>,
     linker: Arc<ObjectLinker>,
     /// Kernels compiled to machine code or linked from the cache folder.
     compiles: std::sync::atomic::AtomicUsize,
@@ -155,7 +167,13 @@ fn fnv1a(parts: &[&[u8]]) -> u64 {
 
 impl Jit {
     /// A JIT with its own memory cache and the given cache folder (`None`: no disk cache).
+    /// A folder that is not this user's alone is not used ([`Jit::cache_folder`] says
+    /// why): kernels are then compiled in every process.
     pub fn new(disk: Option<PathBuf>) -> Result<Jit> {
+        let disk = match disk {
+            Some(dir) => private_folder(&dir).map(|()| Some(dir)),
+            None => Ok(None),
+        };
         Ok(Jit {
             host: Mutex::new(host()?),
             memory: Mutex::new(HashMap::new()),
@@ -166,6 +184,15 @@ impl Jit {
             ])?),
             compiles: Default::default(),
         })
+    }
+
+    /// The cache folder objects are kept in: `Ok(None)` without one, `Err(why)` where the
+    /// folder given was refused.
+    pub fn cache_folder(&self) -> std::result::Result<Option<&Path>, &str> {
+        match &self.disk {
+            Ok(dir) => Ok(dir.as_deref()),
+            Err(why) => Err(why),
+        }
     }
 
     /// How many kernels this JIT has compiled or linked from the cache folder so far (a
@@ -208,25 +235,22 @@ impl Jit {
         {
             return Ok((k.clone(), Origin::Memory));
         }
-        let file = self.disk.as_ref().map(|d| d.join(format!("{key:016x}.o")));
+        let dir = self.disk.as_ref().ok().and_then(Option::as_ref);
         let entry = format!("{}_{key:016x}", llvm::ENTRY);
         self.compiles
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let cached = file.as_ref().and_then(|f| {
-            let object = std::fs::read(f).ok()?;
-            let linked = self.linker.link(&nest.name, &object, &entry).ok();
-            if linked.is_none() {
-                // Unreadable by this LLVM: replaced below.
-                let _ = std::fs::remove_file(f);
-            }
-            linked
+        // Linked from the bytes that were checked, not from the file again.
+        let cached = dir.and_then(|d| {
+            let object = trusted_object(d, key)?;
+            // Unreadable by this LLVM: compiled and replaced below.
+            self.linker.link(&nest.name, &object, &entry).ok()
         });
         let (addr, origin) = match cached {
             Some(addr) => (addr, Origin::Disk),
             None => {
                 let object = compile_object(nest, &host, &entry)?;
-                if let Some(f) = &file {
-                    store(f, &object);
+                if let Some(d) = dir {
+                    store_object(d, key, &object);
                 }
                 let addr = self.linker.link(&nest.name, &object, &entry)?;
                 (addr, Origin::Compiled)
@@ -284,16 +308,113 @@ fn optimize(module: &Module, machine: &TargetMachine) -> std::result::Result<(),
     module.run_passes("default<O3>", machine, options)
 }
 
-/// Writes the cache file through a temporary name, so a reader never sees half a file.
-fn store(file: &std::path::Path, bytes: &[u8]) {
-    let Some(dir) = file.parent() else { return };
-    if std::fs::create_dir_all(dir).is_err() {
-        return;
+/// Makes `dir` (and missing parents) with mode 0700, and checks it is this user's alone:
+/// owned by the user, writable by nobody else. Why not, otherwise.
+fn private_folder(dir: &Path) -> std::result::Result<(), String> {
+    let refused = |why: String| format!("cache folder {}: {why}", dir.display());
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder
+        .create(dir)
+        .map_err(|e| refused(format!("cannot be created: {e}")))?;
+    let meta = std::fs::metadata(dir).map_err(|e| refused(e.to_string()))?;
+    if !meta.is_dir() {
+        return Err(refused("not a folder".into()));
     }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if meta.uid() != user() {
+            return Err(refused(format!(
+                "owned by user {}, not this process's {}",
+                meta.uid(),
+                user()
+            )));
+        }
+        if meta.mode() & 0o022 != 0 {
+            return Err(refused(format!(
+                "others may write to it (mode {:o})",
+                meta.mode() & 0o7777
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The process's effective user.
+#[cfg(unix)]
+fn user() -> u32 {
+    // SAFETY: geteuid cannot fail and touches no memory.
+    unsafe { libc::geteuid() }
+}
+
+/// Whether `path` is a regular file (not a link) of this user's.
+fn own_file(path: &Path) -> bool {
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return false;
+    };
+    #[cfg(unix)]
+    let own = std::os::unix::fs::MetadataExt::uid(&meta) == user();
+    #[cfg(not(unix))]
+    let own = true;
+    meta.file_type().is_file() && own
+}
+
+/// The sidecar line for the object `bytes` stored under `key`.
+fn checksum(key: u64, bytes: &[u8]) -> String {
+    let mut h = Sha256::new();
+    h.update(key.to_le_bytes());
+    h.update(bytes);
+    let hex: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    format!("kiln-jit-object {key:016x} sha256 {hex}\n")
+}
+
+/// The object cached under `key` in `dir`, if kiln wrote it: both files are this user's,
+/// and the sidecar holds the hash of the key and these bytes.
+fn trusted_object(dir: &Path, key: u64) -> Option<Vec<u8>> {
+    let (object, sum) = (
+        dir.join(format!("{key:016x}.o")),
+        dir.join(format!("{key:016x}.sum")),
+    );
+    if !own_file(&object) || !own_file(&sum) {
+        return None;
+    }
+    let expected = std::fs::read_to_string(sum).ok()?;
+    let bytes = std::fs::read(object).ok()?;
+    (expected == checksum(key, &bytes)).then_some(bytes)
+}
+
+/// Caches `object` under `key` in `dir`: the object, then its sidecar (a reader between
+/// the two sees a hash that does not match and compiles again).
+fn store_object(dir: &Path, key: u64, object: &[u8]) {
+    let sum = checksum(key, object);
+    if write_atomically(&dir.join(format!("{key:016x}.o")), object) {
+        write_atomically(&dir.join(format!("{key:016x}.sum")), sum.as_bytes());
+    }
+}
+
+/// Writes `file` through a new temporary file in its folder (mode 0600), synced, then
+/// renamed over it, so no reader sees half a file even after a crash. Whether it did.
+fn write_atomically(file: &Path, bytes: &[u8]) -> bool {
+    use std::io::Write;
     let tmp = file.with_extension(format!("tmp{}", std::process::id()));
-    if std::fs::write(&tmp, bytes).is_ok() && std::fs::rename(&tmp, file).is_err() {
-        let _ = std::fs::remove_file(&tmp);
+    // A temporary left by a crashed process of the same id.
+    let _ = std::fs::remove_file(&tmp);
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let written = options.open(&tmp).and_then(|mut f| {
+        f.write_all(bytes)?;
+        f.sync_all()
+    });
+    if written.is_ok() && std::fs::rename(&tmp, file).is_ok() {
+        return true;
     }
+    let _ = std::fs::remove_file(&tmp);
+    false
 }
 
 fn split_extent(body: &[Stmt]) -> Option<Idx> {

@@ -3,7 +3,7 @@
 
 use crate::{Error, Origin, Result};
 use kiln_compiler::kir::LoopNest;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// No JIT without LLVM.
@@ -15,6 +15,10 @@ pub enum CompiledKernel {}
 impl Jit {
     pub fn new(_disk: Option<PathBuf>) -> Result<Jit> {
         Err(Error::Unavailable)
+    }
+
+    pub fn cache_folder(&self) -> std::result::Result<Option<&Path>, &str> {
+        match *self {}
     }
 
     pub fn compiles(&self) -> usize {

@@ -5,7 +5,7 @@
 
 use crate::def::{Compute, KernelCtx, OpDef};
 use crate::shape::{fmt_shape, invalid, OpError};
-use crate::tensor::{for_each_index, strides};
+use crate::tensor::{for_each_index, reserve_values, strides};
 use crate::Tensor;
 
 /// Runs `op` on `inputs`; `ctx.out_shapes`/`out_dtypes` come from inference.
@@ -36,7 +36,15 @@ pub fn evaluate(op: &OpDef, ctx: &KernelCtx, inputs: &[&Tensor]) -> Result<Vec<T
             let r = reduction(ctx.attrs, &inputs[0].shape, &ctx.out_shapes[0])?;
             vec![reduce(&r, ctx, inputs[0])]
         }
-        Compute::Library { reference, .. } => reference(ctx, inputs)?,
+        Compute::Library { reference, .. } => {
+            // Library kernels allocate their outputs themselves, infallibly. Their sizes
+            // come from the user's shapes: reserving as much first, fallibly, makes memory
+            // the machine cannot give an error rather than an abort.
+            for s in ctx.out_shapes {
+                drop(reserve_values(s)?);
+            }
+            reference(ctx, inputs)?
+        }
     };
     for (i, t) in outs.iter_mut().enumerate() {
         if let Some(&d) = ctx.out_dtypes.get(i) {
@@ -80,7 +88,7 @@ fn broadcast_strides(input: &[usize], out: &[usize]) -> Result<Vec<usize>, OpErr
 fn scalar(expr: &crate::Expr, ctx: &KernelCtx, inputs: &[&Tensor]) -> Result<Tensor, OpError> {
     let out_shape = ctx.out_shapes[0].clone();
     let n: usize = out_shape.iter().product();
-    let mut data = Vec::with_capacity(n);
+    let mut data = reserve_values(&out_shape)?;
     let mut args = vec![0.0; inputs.len()];
     if inputs.iter().all(|t| t.shape == out_shape) {
         for i in 0..n {
@@ -116,7 +124,7 @@ fn injective(
     inputs: &[&Tensor],
 ) -> Result<Tensor, OpError> {
     let out_shape = ctx.out_shapes[k].clone();
-    let mut data = Vec::with_capacity(out_shape.iter().product());
+    let mut data = reserve_values(&out_shape)?;
     let mut err = None;
     for_each_index(&out_shape, |idx| {
         let v = map.locate(idx).and_then(|(i, coords)| {

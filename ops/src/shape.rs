@@ -37,6 +37,12 @@ pub enum OpError {
         have: DType,
         want: DType,
     },
+    /// A shape whose element count is past [`MAX_ELEMENTS`] (or past any integer).
+    #[error("{slot:?} has shape {}, {}", fmt_shape(shape), TOO_LARGE)]
+    TooLarge { slot: Slot, shape: Shape },
+    /// Memory for values that could not be had.
+    #[error(transparent)]
+    Alloc(#[from] crate::tensor::AllocError),
     #[error("{0}")]
     Invalid(String),
 }
@@ -58,7 +64,11 @@ impl OpError {
             OpError::DType { slot, have, want } => {
                 format!("{} has dtype {have} but {want} is required", name(slot))
             }
+            OpError::TooLarge { slot, shape } => {
+                format!("{} has shape {}, {TOO_LARGE}", name(slot), fmt_shape(shape))
+            }
             OpError::Invalid(msg) => msg.clone(),
+            OpError::Alloc(e) => e.to_string(),
         }
     }
 }
@@ -170,7 +180,33 @@ pub fn broadcast(a: &[usize], b: &[usize]) -> Result<Shape, OpError> {
         .collect()
 }
 
-/// Number of elements of a known shape.
+/// The most elements one array may hold: its bytes in the widest dtype (8 bytes, as f64,
+/// i64 and the interpreter's values) must fit what one allocation can be, `isize::MAX`.
+/// Inference refuses larger shapes, so sizes, byte counts and linear indices computed
+/// from inferred shapes cannot overflow.
+pub const MAX_ELEMENTS: usize = isize::MAX as usize / 8;
+
+/// Why a shape is refused, after it.
+pub const TOO_LARGE: &str = "more elements than an array can hold (2^60 - 1)";
+
+/// The number of elements of `s`, `None` past [`MAX_ELEMENTS`].
+pub fn checked_size(s: &[usize]) -> Option<usize> {
+    s.iter()
+        .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+        .filter(|&n| n <= MAX_ELEMENTS)
+}
+
+/// Whether an array can have shape `s` (under inference: the product of its known
+/// dimensions, so a partly known shape already too large is caught).
+pub fn fits(s: &[usize]) -> bool {
+    s.iter()
+        .filter(|&&d| d != 0)
+        .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+        .is_some_and(|n| n <= MAX_ELEMENTS)
+}
+
+/// Number of elements of a known shape that inference has checked (its product cannot
+/// overflow); see [`checked_size`] for shapes from elsewhere.
 pub fn size(s: &[usize]) -> usize {
     s.iter().product()
 }
@@ -242,5 +278,26 @@ mod tests {
         );
         assert_eq!(broadcast(&[2, 1, 3], &[4, 1]).unwrap(), vec![2, 4, 3]);
         assert!(broadcast(&[2, 3], &[4]).is_err());
+    }
+
+    #[test]
+    fn sizes_past_what_an_array_holds_are_refused_not_wrapped() {
+        assert_eq!(checked_size(&[2, 3]), Some(6));
+        assert_eq!(checked_size(&[0, 3]), Some(0));
+        // 2^64 wraps to 0; 2^61 does not wrap but is past 2^60 elements.
+        assert_eq!(checked_size(&[1 << 32, 1 << 32]), None);
+        assert_eq!(checked_size(&[1 << 31, 1 << 30]), None);
+        assert_eq!(checked_size(&[MAX_ELEMENTS]), Some(MAX_ELEMENTS));
+        // Under inference, unknown dimensions are left out of the check.
+        assert!(fits(&[0, 1 << 30, 1 << 29]));
+        assert!(!fits(&[0, 1 << 32, 1 << 32]));
+        let e = OpError::TooLarge {
+            slot: Slot::Out(0),
+            shape: vec![1 << 32, 1 << 32],
+        };
+        assert_eq!(
+            e.render(&[], &["y".into()]),
+            format!("output `y` has shape (4294967296, 4294967296), {TOO_LARGE}")
+        );
     }
 }

@@ -1,6 +1,46 @@
 //! The reference interpreter's tensor: dtype-erased values in f64.
 
+use crate::shape::{checked_size, fmt_shape, Shape};
 use crate::DType;
+
+/// Memory for a tensor's values that could not be had: sizes come from files and shapes
+/// the user gives, so running out is an error, not an abort.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "cannot allocate {bytes} bytes for the values of shape {}",
+    fmt_shape(shape)
+)]
+pub struct AllocError {
+    pub shape: Shape,
+    /// What was asked for (`usize::MAX` past any allocation).
+    pub bytes: usize,
+}
+
+/// Why bytes did not become a tensor.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FromBytesError {
+    #[error("{len} bytes do not hold shape {} of {dtype}", fmt_shape(shape))]
+    Length {
+        len: usize,
+        shape: Shape,
+        dtype: DType,
+    },
+    #[error(transparent)]
+    Alloc(#[from] AllocError),
+}
+
+/// Room for the values of `shape` (interpreted as f64), reserved fallibly.
+pub fn reserve_values(shape: &[usize]) -> Result<Vec<f64>, AllocError> {
+    let failed = |bytes| AllocError {
+        shape: shape.to_vec(),
+        bytes,
+    };
+    let n = checked_size(shape).ok_or_else(|| failed(usize::MAX))?;
+    let mut data = Vec::new();
+    data.try_reserve_exact(n)
+        .map_err(|_| failed(n * std::mem::size_of::<f64>()))?;
+    Ok(data)
+}
 
 /// A dense row-major tensor whose values are held as f64 and rounded to `dtype` after
 /// every operator (DESIGN.md: the interpreter is dtype-erased). Integers are exact up
@@ -42,6 +82,13 @@ impl Tensor {
         }
     }
 
+    /// [`Tensor::full`] for a shape from outside: running out of memory is an error.
+    pub fn try_full(dtype: DType, shape: Vec<usize>, value: f64) -> Result<Tensor, AllocError> {
+        let mut data = reserve_values(&shape)?;
+        data.resize(crate::shape::size(&shape), dtype.round(value));
+        Ok(Tensor { dtype, shape, data })
+    }
+
     pub fn len(&self) -> usize {
         self.data.len()
     }
@@ -55,17 +102,24 @@ impl Tensor {
         strides(&self.shape)
     }
 
-    /// Decodes little-endian bytes of `dtype`; `None` if the length does not match.
-    pub fn from_bytes(dtype: DType, shape: Vec<usize>, bytes: &[u8]) -> Option<Tensor> {
-        let n: usize = shape.iter().product();
-        if bytes.len() != n * dtype.size() {
-            return None;
+    /// Decodes little-endian bytes of `dtype`: they must be as many as the shape holds,
+    /// and the values (f64, wider than the bytes) are allocated fallibly.
+    pub fn from_bytes(
+        dtype: DType,
+        shape: Vec<usize>,
+        bytes: &[u8],
+    ) -> Result<Tensor, FromBytesError> {
+        let fits = checked_size(&shape).is_some_and(|n| bytes.len() == n * dtype.size());
+        if !fits {
+            return Err(FromBytesError::Length {
+                len: bytes.len(),
+                shape,
+                dtype,
+            });
         }
-        let data = bytes
-            .chunks_exact(dtype.size())
-            .map(|b| dtype.read(b))
-            .collect();
-        Some(Tensor { dtype, shape, data })
+        let mut data = reserve_values(&shape)?;
+        data.extend(bytes.chunks_exact(dtype.size()).map(|b| dtype.read(b)));
+        Ok(Tensor { dtype, shape, data })
     }
 
     pub fn to_bytes(&self) -> Vec<u8> {

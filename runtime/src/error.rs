@@ -9,7 +9,7 @@ use crate::engine::EngineError;
 pub enum Error {
     /// The graph, its shapes or dtypes, a file, a parameter.
     #[error(transparent)]
-    Compile(#[from] kiln_compiler::Error),
+    Compile(kiln_compiler::Error),
     /// A kernel could not be compiled or run.
     #[error(transparent)]
     Backend(#[from] BackendError),
@@ -29,7 +29,8 @@ pub enum Error {
     /// An operator's kernel refused its inputs.
     #[error("{op}: {message}")]
     Operator { op: String, message: String },
-    /// Device memory that cannot be had.
+    /// Device memory that cannot be had (host memory for the reference interpreter's
+    /// values and files too).
     #[error("cannot allocate {bytes} bytes on {device}: {reason}")]
     Allocation {
         bytes: usize,
@@ -53,6 +54,21 @@ pub enum Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The compiler's errors pass through unchanged, but for memory the interpreter or a
+/// file reader could not have: that is the runtime's one allocation error.
+impl From<kiln_compiler::Error> for Error {
+    fn from(e: kiln_compiler::Error) -> Error {
+        match e {
+            kiln_compiler::Error::Allocation { what, bytes } => Error::Allocation {
+                bytes,
+                device: crate::Device::Cpu.to_string(),
+                reason: what,
+            },
+            e => Error::Compile(e),
+        }
+    }
+}
 
 impl From<kiln_llvm::Error> for Error {
     fn from(e: kiln_llvm::Error) -> Error {

@@ -51,10 +51,10 @@ pub fn run(args: Args) -> Result<()> {
     for (head, &e) in tg.head_grads.iter().zip(&g.heads) {
         if let Some(id) = head {
             let dtype = inferred.dtype(e).unwrap_or(kiln::DType::F32);
-            values.insert(
-                tg.graph.node(*id).name.clone(),
-                Tensor::full(dtype, inferred.shape(e).clone(), 1.0),
-            );
+            let name = tg.graph.node(*id).name.clone();
+            let ones = Tensor::try_full(dtype, inferred.shape(e).clone(), 1.0)
+                .map_err(|a| super::allocation(a, &format!("the head gradient `{name}`")))?;
+            values.insert(name, ones);
         }
     }
     let results = interpret(

@@ -49,6 +49,15 @@ pub fn run(cli: Cli) -> Result<()> {
     }
 }
 
+/// Memory for `what` that could not be had, as kiln's allocation error.
+pub fn allocation(a: kiln::ops::tensor::AllocError, what: &str) -> kiln::Error {
+    kiln::Error::Allocation {
+        bytes: a.bytes,
+        device: kiln::runtime::Device::Cpu.to_string(),
+        reason: format!("{what}, of shape {}", kiln::ops::shape::fmt_shape(&a.shape)),
+    }
+}
+
 /// Parses `NAME=D0,D1,...`.
 pub fn parse_shape_arg(s: &str) -> std::result::Result<(String, Vec<usize>), String> {
     let (name, dims) = s
@@ -127,10 +136,9 @@ pub fn load_inputs(
             && !values.contains_key(&n.name)
             && kiln::ops::shape::is_known(shape)
         {
-            values.insert(
-                n.name.clone(),
-                kiln::Tensor::zeros(kiln::DType::F32, shape.clone()),
-            );
+            let zeros = kiln::Tensor::try_full(kiln::DType::F32, shape.clone(), 0.0)
+                .map_err(|a| allocation(a, &format!("the label `{}`", n.name)))?;
+            values.insert(n.name.clone(), zeros);
         }
     }
     Ok((values, from_params))

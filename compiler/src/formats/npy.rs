@@ -1,6 +1,8 @@
 //! NumPy `.npy` files (format versions 1–3): the CLI's input and output format.
 
 use crate::error::{Error, Result};
+use kiln_ops::shape::fmt_shape;
+use kiln_ops::tensor::{reserve_values, AllocError, FromBytesError};
 use kiln_ops::{DType, Tensor};
 
 const MAGIC: &[u8] = b"\x93NUMPY";
@@ -56,26 +58,30 @@ pub fn load_npy(bytes: &[u8]) -> Result<Tensor> {
                 .map_err(|_| bad(format!("bad shape {shape_text}")))
         })
         .collect::<Result<_>>()?;
+    if kiln_ops::shape::checked_size(&shape).is_none() {
+        return Err(bad(format!(
+            "shape {}: {}",
+            kiln_ops::shape::fmt_shape(&shape),
+            kiln_ops::shape::TOO_LARGE
+        )));
+    }
     let data = &bytes[start + header_len..];
-    let mut t = Tensor::from_bytes(dtype, shape.clone(), data).ok_or_else(|| {
-        bad(format!(
-            "{} data bytes for shape {shape:?} of {dtype}",
-            data.len()
-        ))
+    let allocation = |e: AllocError| Error::Allocation {
+        what: format!("the values of shape {}", fmt_shape(&e.shape)),
+        bytes: e.bytes,
+    };
+    let mut t = Tensor::from_bytes(dtype, shape.clone(), data).map_err(|e| match e {
+        FromBytesError::Alloc(e) => allocation(e),
+        e => bad(e.to_string()),
     })?;
     if fortran && shape.len() > 1 {
         // Column-major on disk: read it as the reversed shape, then transpose.
         let rev: Vec<usize> = shape.iter().rev().copied().collect();
-        let src = Tensor {
-            shape: rev.clone(),
-            ..t.clone()
-        };
-        let src_strides = src.strides();
-        let mut k = 0;
+        let src_strides = kiln_ops::tensor::strides(&rev);
+        let src = std::mem::replace(&mut t.data, reserve_values(&shape).map_err(allocation)?);
         kiln_ops::tensor::for_each_index(&shape, |idx| {
             let off: usize = idx.iter().rev().zip(&src_strides).map(|(i, s)| i * s).sum();
-            t.data[k] = src.data[off];
-            k += 1;
+            t.data.push(src[off]);
         });
     }
     Ok(t)
@@ -113,9 +119,15 @@ pub fn save_npy(t: &Tensor) -> Vec<u8> {
 pub fn read_npy(path: impl AsRef<std::path::Path>) -> Result<Tensor> {
     let path = path.as_ref();
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    load_npy(&bytes).map_err(|e| Error::Format {
-        path: path.display().to_string(),
-        msg: e.to_string(),
+    load_npy(&bytes).map_err(|e| match e {
+        Error::Allocation { what, bytes } => Error::Allocation {
+            what: format!("{what} in {}", path.display()),
+            bytes,
+        },
+        e => Error::Format {
+            path: path.display().to_string(),
+            msg: e.to_string(),
+        },
     })
 }
 

@@ -135,9 +135,22 @@ fn read_record(r: &mut Reader, i: u64) -> Result<Tensor> {
     let code = r.i32(&what)?;
     let dtype = DType::from_mxnet_code(code)
         .ok_or_else(|| bad(format!("{what}: dtype code {code} is not supported (kiln stores f32, f64, f16, bf16, u8, i8, i32, i64, bool)")))?;
-    let n: usize = shape.iter().product();
+    let n = kiln_ops::shape::checked_size(&shape).ok_or_else(|| {
+        bad(format!(
+            "{what}: shape {}, {}",
+            kiln_ops::shape::fmt_shape(&shape),
+            kiln_ops::shape::TOO_LARGE
+        ))
+    })?;
+    // At most 2^60 elements of at most 8 bytes: the product fits.
     let bytes = r.take(n * dtype.size(), &format!("{what} data ({n} × {dtype})"))?;
-    Ok(Tensor::from_bytes(dtype, shape, bytes).expect("length checked"))
+    Tensor::from_bytes(dtype, shape, bytes).map_err(|e| match e {
+        kiln_ops::tensor::FromBytesError::Alloc(e) => Error::Allocation {
+            what: format!("the values of {what}"),
+            bytes: e.bytes,
+        },
+        e => bad(format!("{what}: {e}")),
+    })
 }
 
 /// Parses a params file.
@@ -218,9 +231,15 @@ pub fn save_params(file: &ParamFile) -> Result<Vec<u8>> {
 pub fn read_params(path: impl AsRef<std::path::Path>) -> Result<ParamFile> {
     let path = path.as_ref();
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    load_params(&bytes).map_err(|e| Error::Format {
-        path: path.display().to_string(),
-        msg: e.to_string(),
+    load_params(&bytes).map_err(|e| match e {
+        Error::Allocation { what, bytes } => Error::Allocation {
+            what: format!("{what} in {}", path.display()),
+            bytes,
+        },
+        e => Error::Format {
+            path: path.display().to_string(),
+            msg: e.to_string(),
+        },
     })
 }
 

@@ -384,6 +384,7 @@ fn val_with(v: &Val, load: &dyn Fn(usize, &Idx) -> String) -> String {
         Val::Load { buffer, index } => load(*buffer, index),
         Val::Index(i) => format!("(T){}", idx(i)),
         Val::Temp(t) => format!("t{t}"),
+        Val::Local(l) => format!("l{l}"),
         Val::Bits(op, a) => match op {
             BitOp::Pow2i => format!("(T)exp2((T)({}))", val(a)),
             BitOp::Exponent => format!("(T)(ilogb({}) + 1)", val(a)),
@@ -397,12 +398,18 @@ fn val_with(v: &Val, load: &dyn Fn(usize, &Idx) -> String) -> String {
         Val::Reduce {
             combiner,
             extents,
+            locals,
             body,
         } => {
             let loops: String = extents
                 .iter()
                 .enumerate()
                 .map(|(k, e)| format!("for (long long r{k} = 0; r{k} < {}; ++r{k}) ", idx(e)))
+                .collect();
+            let locals: String = locals
+                .iter()
+                .enumerate()
+                .map(|(l, v)| format!("const T l{l} = {}; ", val(v)))
                 .collect();
             let combine = match combiner {
                 Combiner::Sum => "acc + v",
@@ -411,7 +418,7 @@ fn val_with(v: &Val, load: &dyn Fn(usize, &Idx) -> String) -> String {
                 Combiner::Min => "(v < acc || v != v) ? v : acc",
             };
             format!(
-                "([&]() -> T {{ T acc = {}; {loops}{{ const T v = {}; acc = {combine}; }} return acc; }}())",
+                "([&]() -> T {{ T acc = {}; {loops}{{ {locals}const T v = {}; acc = {combine}; }} return acc; }}())",
                 constant(combiner.identity()),
                 val(body)
             )

@@ -47,6 +47,7 @@ impl Line {
         Some(match (x, y) {
             (Val::Const(a), Val::Const(c)) if a.to_bits() == c.to_bits() => x.clone(),
             (Val::Temp(a), Val::Temp(c)) if a == c => x.clone(),
+            (Val::Local(a), Val::Local(c)) if a == c => x.clone(),
             (
                 Val::Load { buffer, index },
                 Val::Load {
@@ -77,16 +78,19 @@ impl Line {
                 Val::Reduce {
                     combiner,
                     extents,
+                    locals,
                     body,
                 },
                 Val::Reduce {
                     combiner: c2,
                     extents: e2,
+                    locals: l2,
                     body: b2,
                 },
             ) if combiner == c2 => Val::Reduce {
                 combiner: *combiner,
                 extents: self.idxs(extents, e2)?,
+                locals: self.vals(locals, l2)?,
                 body: b(self.val(body, b2)?)?,
             },
             _ => return None,

@@ -93,9 +93,20 @@ fn combine(c: Combiner, a: Val, b: Val) -> Val {
     }
 }
 
-/// Replaces reduction coordinates with `red(k)`.
-fn substitute(v: &Val, red: &dyn Fn(usize) -> Idx) -> Val {
-    v.map_idx(&|i| i.substitute(&Idx::Coord, red))
+/// Replaces reduction coordinates with `red(k)` and a reduction's locals with the
+/// registers from `first` on.
+fn substitute(v: &Val, red: &dyn Fn(usize) -> Idx, first: usize) -> Val {
+    let b = |v: &Val| Box::new(substitute(v, red, first));
+    match v {
+        Val::Local(l) => Val::Temp(first + l),
+        Val::Unary(op, a) => Val::Unary(*op, b(a)),
+        Val::Bits(op, a) => Val::Bits(*op, b(a)),
+        Val::Binary(op, x, y) => Val::Binary(*op, b(x), b(y)),
+        Val::Select(c, x, y) => Val::Select(b(c), b(x), b(y)),
+        // A reduction's own body reads its own locals (none nests in another).
+        Val::Reduce { .. } => v.clone(),
+        _ => v.map_idx(&|i| i.substitute(&Idx::Coord, red)),
+    }
 }
 
 /// Coordinates `axes` of a row-major point, from its linear index `lin`.
@@ -152,11 +163,15 @@ pub fn block_reduce(k: &Kernel, block: u32) -> Result<GpuKernel, KirError> {
         (rank, rank + 1, rank + 2, rank + 3, rank + 4, rank + 5);
     let coord = Idx::Coord;
     let (acc, lane, other) = (k.temps.len(), k.temps.len() + 1, k.temps.len() + 2);
+    // Then the registers of the reductions' locals.
+    let first_local = k.temps.len() + 3;
+    let mut registers = first_local;
     let mut row_body = unflatten(coord(row), 0..rows_rank, &k.domain);
     for (t, v) in k.temps.iter().enumerate() {
         let Val::Reduce {
             combiner,
             extents,
+            locals,
             body,
         } = v
         else {
@@ -173,7 +188,23 @@ pub fn block_reduce(k: &Kernel, block: u32) -> Result<GpuKernel, KirError> {
             .map(|j| product(&extents[j + 1..]))
             .collect();
         let at = |j: usize| (coord(r) / strides[j].clone()) % extents[j].clone();
-        let point = substitute(body, &at);
+        let mut step: Vec<GStmt> = locals
+            .iter()
+            .enumerate()
+            .map(|(l, v)| GStmt::Set {
+                reg: first_local + l,
+                value: substitute(v, &at, first_local),
+            })
+            .collect();
+        registers = registers.max(first_local + locals.len());
+        step.push(GStmt::Set {
+            reg: acc,
+            value: combine(
+                *combiner,
+                Val::Temp(acc),
+                substitute(body, &at, first_local),
+            ),
+        });
         row_body.push(GStmt::Set {
             reg: acc,
             value: Val::Const(combiner.identity()),
@@ -183,10 +214,7 @@ pub fn block_reduce(k: &Kernel, block: u32) -> Result<GpuKernel, KirError> {
             start: coord(thread),
             end: product(extents),
             step: Idx::Const(block as i64),
-            body: vec![GStmt::Set {
-                reg: acc,
-                value: combine(*combiner, Val::Temp(acc), point),
-            }],
+            body: step,
         });
         row_body.push(GStmt::SharedStore {
             at: coord(thread),
@@ -300,7 +328,7 @@ pub fn block_reduce(k: &Kernel, block: u32) -> Result<GpuKernel, KirError> {
         kernel: k.clone(),
         block,
         shared: block as usize,
-        registers: k.temps.len() + 3,
+        registers,
         coords: rank + 6,
         body,
     })

@@ -13,6 +13,8 @@ pub(super) struct Env<'a> {
     pub temps: Vec<f64>,
     /// Reduction coordinates, inside a reduction.
     pub red: Vec<i64>,
+    /// The innermost reduction's locals at its current point.
+    pub locals: Vec<f64>,
     pub dims: &'a [i64],
     pub inputs: &'a [&'a Tensor],
     /// The block's shared array (GPU schedules).
@@ -26,6 +28,7 @@ impl<'a> Env<'a> {
             coords: vec![],
             temps: vec![],
             red: vec![],
+            locals: vec![],
             dims,
             inputs,
             shared: &[],
@@ -84,6 +87,7 @@ pub(super) fn val(v: &Val, env: &Env) -> Result<f64, Fault> {
         Val::Reduce {
             combiner,
             extents,
+            locals,
             body,
         } => {
             let extents = extents
@@ -94,6 +98,7 @@ pub(super) fn val(v: &Val, env: &Env) -> Result<f64, Fault> {
                 coords: env.coords.clone(),
                 temps: env.temps.clone(),
                 red: vec![0; extents.len()],
+                locals: Vec::with_capacity(locals.len()),
                 dims: env.dims,
                 inputs: env.inputs,
                 shared: env.shared,
@@ -103,6 +108,11 @@ pub(super) fn val(v: &Val, env: &Env) -> Result<f64, Fault> {
             'points: loop {
                 if extents.contains(&0) {
                     break;
+                }
+                inner.locals.clear();
+                for l in locals {
+                    let v = val(l, &inner)?;
+                    inner.locals.push(v);
                 }
                 acc = combiner.combine(acc, val(body, &inner)?);
                 for k in (0..extents.len()).rev() {
@@ -120,6 +130,11 @@ pub(super) fn val(v: &Val, env: &Env) -> Result<f64, Fault> {
             .temps
             .get(*t)
             .ok_or_else(|| Fault::Invalid(format!("t{t} read before it is set")))?,
+        Val::Local(l) => *env.locals.get(*l).ok_or_else(|| {
+            Fault::Invalid(format!(
+                "l{l} read outside its reduction or before it is set"
+            ))
+        })?,
         Val::Unary(op, a) => op.apply(val(a, env)?),
         Val::Bits(op, a) => op.apply(val(a, env)?),
         Val::Shared(i) => {

@@ -24,13 +24,17 @@ pub enum Idx {
 }
 
 // The operators fold constants and identities as they build, so composed index maps
-// stay small.
+// stay small (a chain of slices adds one offset, not one node per slice).
 impl std::ops::Add for Idx {
     type Output = Idx;
     fn add(self, o: Idx) -> Idx {
         match (self, o) {
             (Idx::Const(0), e) | (e, Idx::Const(0)) => e,
             (Idx::Const(a), Idx::Const(b)) => Idx::Const(a + b),
+            (Idx::Add(a, b), Idx::Const(c)) => match *b {
+                Idx::Const(k) if k.checked_add(c).is_some() => *a + Idx::Const(k + c),
+                b => Idx::Add(Box::new(Idx::Add(a, Box::new(b))), Box::new(Idx::Const(c))),
+            },
             (a, b) => Idx::Add(Box::new(a), Box::new(b)),
         }
     }
@@ -84,6 +88,9 @@ pub enum Val {
     Select(Box<Val>, Box<Val>, Box<Val>),
     /// Temporary `t`, computed before at the same domain point (a value used twice).
     Temp(usize),
+    /// Local `l` of the innermost enclosing [`Val::Reduce`]: its `locals[l]` at the
+    /// reduction's current point.
+    Local(usize),
     /// Element `i` of the block's shared array (GPU schedules only).
     Shared(Idx),
     /// An exact bit-level operation (the range reductions of the math polynomials).
@@ -93,6 +100,11 @@ pub enum Val {
     Reduce {
         combiner: Combiner,
         extents: Vec<Idx>,
+        /// Values computed at each point of the reduction, in order, before `body`:
+        /// `locals[l]` may read `Val::Local(m)` for `m < l`. They are the reduction's
+        /// temporaries (a value its body reads twice), so no value is a tree whose size
+        /// doubles with every operator that reads its input twice.
+        locals: Vec<Val>,
         body: Box<Val>,
     },
 }
@@ -221,8 +233,15 @@ impl Val {
                     v.coord_axes(temps, axes);
                 }
             }
-            Val::Reduce { extents, body, .. } => {
+            Val::Local(_) => {}
+            Val::Reduce {
+                extents,
+                locals,
+                body,
+                ..
+            } => {
                 extents.iter().for_each(|e| e.coord_axes(axes));
+                locals.iter().for_each(|l| l.coord_axes(temps, axes));
                 body.coord_axes(temps, axes);
             }
         }
@@ -230,14 +249,21 @@ impl Val {
 
     fn dims(&self) -> usize {
         match self {
-            Val::Const(_) | Val::Temp(_) => 0,
+            Val::Const(_) | Val::Temp(_) | Val::Local(_) => 0,
             Val::Load { index, .. } | Val::Index(index) | Val::Shared(index) => index.dims(),
             Val::Unary(_, a) | Val::Bits(_, a) => a.dims(),
             Val::Binary(_, a, b) => a.dims().max(b.dims()),
             Val::Select(c, a, b) => c.dims().max(a.dims()).max(b.dims()),
-            Val::Reduce { extents, body, .. } => {
-                extents.iter().map(Idx::dims).fold(body.dims(), usize::max)
-            }
+            Val::Reduce {
+                extents,
+                locals,
+                body,
+                ..
+            } => extents
+                .iter()
+                .map(Idx::dims)
+                .chain(locals.iter().map(Val::dims))
+                .fold(body.dims(), usize::max),
         }
     }
 }
@@ -278,7 +304,7 @@ impl Val {
     pub fn map_idx(&self, f: &dyn Fn(&Idx) -> Idx) -> Val {
         let b = |v: &Val| Box::new(v.map_idx(f));
         match self {
-            Val::Const(_) | Val::Temp(_) => self.clone(),
+            Val::Const(_) | Val::Temp(_) | Val::Local(_) => self.clone(),
             Val::Load { buffer, index } => Val::Load {
                 buffer: *buffer,
                 index: f(index),
@@ -292,27 +318,44 @@ impl Val {
             Val::Reduce {
                 combiner,
                 extents,
+                locals,
                 body,
             } => Val::Reduce {
                 combiner: *combiner,
                 extents: extents.iter().map(f).collect(),
+                locals: locals.iter().map(|l| l.map_idx(f)).collect(),
                 body: b(body),
             },
         }
     }
 
-    /// Calls `f` on this value and every value inside it (reduction bodies too), until
-    /// `f` returns true; returns whether it did.
+    /// Calls `f` on this value and every value inside it (reduction locals and bodies
+    /// too), until `f` returns true; returns whether it did.
     pub fn any(&self, f: &mut dyn FnMut(&Val) -> bool) -> bool {
         f(self)
             || match self {
                 Val::Const(_) | Val::Load { .. } | Val::Index(_) | Val::Temp(_) => false,
-                Val::Shared(_) => false,
+                Val::Shared(_) | Val::Local(_) => false,
                 Val::Unary(_, a) | Val::Bits(_, a) => a.any(f),
                 Val::Binary(_, a, b) => a.any(f) || b.any(f),
                 Val::Select(c, a, b) => c.any(f) || a.any(f) || b.any(f),
-                Val::Reduce { body, .. } => body.any(f),
+                Val::Reduce { locals, body, .. } => locals.iter().any(|l| l.any(f)) || body.any(f),
             }
+    }
+
+    /// The longest path from this value to a leaf, in values (a leaf is 1); locals and
+    /// temporaries count as leaves where they are read.
+    pub fn depth(&self) -> usize {
+        1 + match self {
+            Val::Const(_) | Val::Load { .. } | Val::Index(_) | Val::Temp(_) => 0,
+            Val::Shared(_) | Val::Local(_) => 0,
+            Val::Unary(_, a) | Val::Bits(_, a) => a.depth(),
+            Val::Binary(_, a, b) => a.depth().max(b.depth()),
+            Val::Select(c, a, b) => c.depth().max(a.depth()).max(b.depth()),
+            Val::Reduce { locals, body, .. } => {
+                locals.iter().map(Val::depth).fold(body.depth(), usize::max)
+            }
+        }
     }
 
     /// Whether the value loads input `buffer` anywhere other than at `here`, or inside a
@@ -320,7 +363,7 @@ impl Val {
     fn loads_elsewhere(&self, buffer: usize, here: &Idx, inside: bool) -> bool {
         match self {
             Val::Load { buffer: b, index } => *b == buffer && (inside || index != here),
-            Val::Const(_) | Val::Index(_) | Val::Temp(_) | Val::Shared(_) => false,
+            Val::Const(_) | Val::Index(_) | Val::Temp(_) | Val::Shared(_) | Val::Local(_) => false,
             Val::Unary(_, a) | Val::Bits(_, a) => a.loads_elsewhere(buffer, here, inside),
             Val::Binary(_, a, b) => {
                 a.loads_elsewhere(buffer, here, inside) || b.loads_elsewhere(buffer, here, inside)
@@ -328,7 +371,10 @@ impl Val {
             Val::Select(c, a, b) => [c, a, b]
                 .iter()
                 .any(|v| v.loads_elsewhere(buffer, here, inside)),
-            Val::Reduce { body, .. } => body.loads_elsewhere(buffer, here, true),
+            Val::Reduce { locals, body, .. } => locals
+                .iter()
+                .chain([body.as_ref()])
+                .any(|v| v.loads_elsewhere(buffer, here, true)),
         }
     }
 }
@@ -525,17 +571,25 @@ impl fmt::Display for Val {
             Val::Binary(op, a, b) => write!(f, "{}({a}, {b})", format!("{op:?}").to_lowercase()),
             Val::Select(c, a, b) => write!(f, "select({c}, {a}, {b})"),
             Val::Temp(t) => write!(f, "t{t}"),
+            Val::Local(l) => write!(f, "l{l}"),
             Val::Bits(op, a) => write!(f, "{}({a})", format!("{op:?}").to_lowercase()),
             Val::Shared(i) => write!(f, "shared[{i}]"),
             Val::Reduce {
                 combiner,
                 extents,
+                locals,
                 body,
             } => {
                 let axes: Vec<String> = extents
                     .iter()
                     .enumerate()
                     .map(|(k, e)| format!("r{k} < {e}"))
+                    .chain(
+                        locals
+                            .iter()
+                            .enumerate()
+                            .map(|(l, v)| format!("l{l} = {v}")),
+                    )
                     .collect();
                 let name = format!("{combiner:?}").to_lowercase();
                 write!(f, "reduce_{name}({}: {body})", axes.join(", "))

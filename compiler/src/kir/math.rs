@@ -76,8 +76,8 @@ const TANH_POLY: [f64; 5] = [
     -3.33332819422e-1,
 ];
 
-/// Binds a value read more than once to a temporary (returning it), so expansions do
-/// not repeat subexpressions; inside reductions it returns the value itself.
+/// Binds a value read more than once to a temporary, or inside a reduction to a local of
+/// it (returning what reads it), so expansions do not repeat subexpressions.
 pub type Bind<'a> = &'a mut dyn FnMut(Val) -> Val;
 
 /// exp's range reduction of `x` clamped to `[min, EXP_MAX]`: `(x, n, r, r²)` with
@@ -294,17 +294,27 @@ pub fn erf(x: Val, b: Bind) -> Val {
 }
 
 /// Rewrites values, binding the values an expansion reads several times (its argument,
-/// the range reduction's parts) to new temporaries, except inside reductions, whose body
-/// runs per reduced element (there they are repeated; LLVM merges the copies).
+/// the range reduction's parts) to new temporaries, or inside a reduction to new locals
+/// of it, so an expansion of an expansion stays the size of both, not their product.
 struct Expander {
     next_temp: usize,
     lets: Vec<Stmt>,
+    /// Inside a reduction: its locals rewritten so far, and where each of its original
+    /// locals went (expansions insert locals before the one that reads them).
+    scope: Option<(Vec<Val>, Vec<usize>)>,
 }
 
 impl Expander {
-    fn bind(&mut self, v: Val, in_reduce: bool) -> Val {
-        if in_reduce || matches!(v, Val::Temp(_) | Val::Load { .. } | Val::Const(_)) {
+    fn bind(&mut self, v: Val) -> Val {
+        if matches!(
+            v,
+            Val::Temp(_) | Val::Local(_) | Val::Load { .. } | Val::Const(_)
+        ) {
             return v;
+        }
+        if let Some((locals, _)) = &mut self.scope {
+            locals.push(v);
+            return Val::Local(locals.len() - 1);
         }
         let temp = self.next_temp;
         self.next_temp += 1;
@@ -312,11 +322,15 @@ impl Expander {
         Val::Temp(temp)
     }
 
-    fn val(&mut self, v: &Val, in_reduce: bool) -> Val {
+    fn val(&mut self, v: &Val) -> Val {
         match v {
             Val::Const(_) | Val::Load { .. } | Val::Index(_) | Val::Temp(_) | Val::Shared(_) => {
                 v.clone()
             }
+            Val::Local(l) => match &self.scope {
+                Some((_, moved)) => Val::Local(moved[*l]),
+                None => v.clone(),
+            },
             Val::Unary(
                 op @ (Unary::Exp
                 | Unary::Expm1
@@ -326,8 +340,8 @@ impl Expander {
                 | Unary::Erf),
                 a,
             ) => {
-                let a = self.val(a, in_reduce);
-                let b: Bind = &mut |v| self.bind(v, in_reduce);
+                let a = self.val(a);
+                let b: Bind = &mut |v| self.bind(v);
                 match op {
                     Unary::Exp => exp(a, b),
                     Unary::Expm1 => expm1(a, b),
@@ -337,23 +351,33 @@ impl Expander {
                     _ => erf(a, b),
                 }
             }
-            Val::Unary(op, a) => Val::Unary(*op, Box::new(self.val(a, in_reduce))),
-            Val::Binary(op, a, b) => bin(*op, self.val(a, in_reduce), self.val(b, in_reduce)),
-            Val::Select(cond, a, b) => select(
-                self.val(cond, in_reduce),
-                self.val(a, in_reduce),
-                self.val(b, in_reduce),
-            ),
-            Val::Bits(op, a) => Val::Bits(*op, Box::new(self.val(a, in_reduce))),
+            Val::Unary(op, a) => Val::Unary(*op, Box::new(self.val(a))),
+            Val::Binary(op, a, b) => bin(*op, self.val(a), self.val(b)),
+            Val::Select(cond, a, b) => select(self.val(cond), self.val(a), self.val(b)),
+            Val::Bits(op, a) => Val::Bits(*op, Box::new(self.val(a))),
             Val::Reduce {
                 combiner,
                 extents,
+                locals,
                 body,
-            } => Val::Reduce {
-                combiner: *combiner,
-                extents: extents.clone(),
-                body: Box::new(self.val(body, true)),
-            },
+            } => {
+                let outer = self.scope.replace((Vec::new(), Vec::new()));
+                for l in locals {
+                    let v = self.val(l);
+                    let (new, moved) = self.scope.as_mut().expect("inside the reduction");
+                    new.push(v);
+                    moved.push(new.len() - 1);
+                }
+                let body = self.val(body);
+                let (locals, _) =
+                    std::mem::replace(&mut self.scope, outer).expect("inside the reduction");
+                Val::Reduce {
+                    combiner: *combiner,
+                    extents: extents.clone(),
+                    locals,
+                    body: Box::new(body),
+                }
+            }
         }
     }
 
@@ -374,7 +398,7 @@ impl Expander {
                 },
                 Stmt::Let { temp, value } => Stmt::Let {
                     temp: *temp,
-                    value: self.val(value, false),
+                    value: self.val(value),
                 },
                 Stmt::Store {
                     output,
@@ -383,7 +407,7 @@ impl Expander {
                 } => Stmt::Store {
                     output: *output,
                     index: index.clone(),
-                    value: self.val(value, false),
+                    value: self.val(value),
                 },
             };
             out.append(&mut self.lets);
@@ -412,6 +436,7 @@ pub fn expand(nest: &LoopNest) -> LoopNest {
     let mut e = Expander {
         next_temp: max_temp(&nest.body).map_or(0, |t| t + 1),
         lets: vec![],
+        scope: None,
     };
     LoopNest {
         body: e.stmts(&nest.body),

@@ -585,11 +585,15 @@ fn recognize_laid_out(k: &Kernel, hoist: Option<usize>, keep_sum: bool) -> Optio
     let Val::Reduce {
         combiner: Combiner::Sum,
         extents,
+        locals,
         body,
     } = reduce
     else {
         return None;
     };
+    if !locals.is_empty() {
+        return None;
+    }
     let extents: Vec<i64> = extents.iter().map(constant).collect::<Option<_>>()?;
     let Val::Binary(Binary::Mul, x, y) = body.as_ref() else {
         return None;
@@ -773,7 +777,12 @@ const MAX_PACK: i64 = 1 << 28;
 
 /// The domain and reduction coordinates `v` reads, or `None` where it reads temporaries.
 fn mentions(v: &Val, rank: usize, reds: usize) -> Option<(Vec<bool>, Vec<bool>)> {
-    if v.any(&mut |x| matches!(x, Val::Temp(_) | Val::Shared(_) | Val::Reduce { .. })) {
+    if v.any(&mut |x| {
+        matches!(
+            x,
+            Val::Temp(_) | Val::Local(_) | Val::Shared(_) | Val::Reduce { .. }
+        )
+    }) {
         return None;
     }
     let seen = std::cell::RefCell::new((vec![false; rank], vec![false; reds]));

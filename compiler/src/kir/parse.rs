@@ -52,19 +52,22 @@
 //!          | 'in'N '[' idx ']' | 't'N | 'shared' '[' idx ']'
 //!          | unary '(' val ')' | bits '(' val ')' | binary '(' val ',' val ')'
 //!          | 'select' '(' val ',' val ',' val ')'
-//!          | 'reduce_'combiner '(' ('r'N '<' idx) % ',' ':' val ')'
+//!          | 'reduce_'combiner '(' ('r'N '<' idx) % ',' (',' 'l'N '=' val)* ':' val ')'
+//!          | 'l'N                                ; a local of the enclosing reduction
 //!          | idx                                 ; an index used as a value
 //! ```
 //!
 //! `i`N is domain coordinate N ([`Idx::Coord`]), `D`N symbolic dimension N, `r`N
-//! reduction coordinate N, `t`N temporary N, `in`N and `out`N the N-th input and output
-//! buffer. `unary`, `binary`, `bits` and `combiner` are the lowercase names of
+//! reduction coordinate N, `t`N temporary N, `l`N local N of the enclosing reduction
+//! (computed at each of its points before its body), `in`N and `out`N the N-th input and
+//! output buffer. `unary`, `binary`, `bits` and `combiner` are the lowercase names of
 //! [`Unary`], [`Binary`], [`BitOp`] and [`Combiner`] variants (`exp`, `max`, `pow2i`,
 //! `sum`). A value constant always has a point, an exponent, `inf` or `NaN` (`0.0`), an
 //! integer in value position is an index (`lt(i0, 7)`: [`Val::Index`]).
 //!
 //! Beyond the syntax, a kernel is checked where its text can be wrong by hand: buffer
-//! numbers exist, temporaries are numbered in order and read only earlier ones, outputs
+//! numbers exist, temporaries and a reduction's locals are numbered in order and read only
+//! earlier ones, outputs
 //! are numbered in order with one value per output buffer, coordinates name domain axes
 //! (in a nest: enclosing loops), reduction coordinates appear only in a reduction's body
 //! and name its axes (`r0 < e0, r1 < e1`, numbered in order). Errors ([`ParseError`])
@@ -364,6 +367,7 @@ enum Head {
     Index,
     Load(usize),
     Temp(usize),
+    Local(usize),
     Shared,
     Select,
     Reduce(Combiner),
@@ -387,6 +391,8 @@ struct Parser {
     coords: Coords,
     /// The axis count of the innermost enclosing reduction.
     red: Option<usize>,
+    /// The locals of the innermost enclosing reduction defined so far.
+    locals: usize,
     inputs: usize,
     /// Temporaries a value may read (`None`: any, in loop nests).
     temps: Option<usize>,
@@ -429,6 +435,7 @@ impl Parser {
             loops: 0,
             coords: Coords::Rank(0),
             red: None,
+            locals: 0,
             inputs: 0,
             temps: None,
         })
@@ -870,6 +877,7 @@ impl Parser {
             Head::Const(c) => Ok(Val::Const(c)),
             Head::Index => self.idx().map(Val::Index),
             Head::Temp(t) => Ok(Val::Temp(t)),
+            Head::Local(l) => Ok(Val::Local(l)),
             Head::Load(buffer) => {
                 let index = self.bracketed()?;
                 Ok(Val::Load { buffer, index })
@@ -958,6 +966,16 @@ impl Parser {
                 Some(n) if u >= n => return self.fail(at, || format!("a temporary below t{n}")),
                 _ => Head::Temp(u),
             }
+        } else if let Some(l) = numbered(s, "l") {
+            if self.red.is_none() {
+                return self.fail(at, || {
+                    "a value (locals exist only in reductions)".to_string()
+                });
+            }
+            if l >= self.locals {
+                return self.fail(at, || format!("a local below l{}", self.locals));
+            }
+            Head::Local(l)
         } else if s == "shared" {
             Head::Shared
         } else if s == "select" {
@@ -985,28 +1003,65 @@ impl Parser {
         Ok(head)
     }
 
-    /// After `reduce_<combiner>`: `(r0 < e0, ..: body)`.
+    /// After `reduce_<combiner>`: `(r0 < e0, .., l0 = v0, ..: body)`.
     fn reduce(&mut self, combiner: Combiner) -> PResult<Val> {
         self.punct("(")?;
         let mut extents = Vec::new();
-        while !self.at_punct(":") {
+        while !self.at_punct(":") && !self.at_local() {
             if !extents.is_empty() {
                 self.punct(",")?;
+                if self.at_local() {
+                    break;
+                }
             }
             self.reduction_axis(extents.len())?;
             extents.push(self.idx()?);
         }
-        self.bump();
-        let outer = self.red.replace(extents.len());
-        let body = self.val();
-        self.red = outer;
-        let body = body?;
-        self.punct(")")?;
+        let outer = (
+            self.red.replace(extents.len()),
+            std::mem::take(&mut self.locals),
+        );
+        let inside = self.reduce_inside();
+        (self.red, self.locals) = outer;
+        let (locals, body) = inside?;
         Ok(Val::Reduce {
             combiner,
             extents,
+            locals,
             body: Box::new(body),
         })
+    }
+
+    /// A reduction's `l0 = v0, ..: body)`, after its axes.
+    fn reduce_inside(&mut self) -> PResult<(Vec<Val>, Val)> {
+        let mut locals = Vec::new();
+        while !self.at_punct(":") {
+            if !locals.is_empty() {
+                self.punct(",")?;
+            }
+            self.local_name(locals.len())?;
+            locals.push(self.val()?);
+            self.locals = locals.len();
+        }
+        self.bump();
+        let body = self.val()?;
+        self.punct(")")?;
+        Ok((locals, body))
+    }
+
+    /// Whether the next token names a local (`l`N).
+    fn at_local(&self) -> bool {
+        self.ident().and_then(|s| numbered(s, "l")).is_some()
+    }
+
+    /// `lK =`, for the `k`-th local of a reduction.
+    #[inline(never)]
+    fn local_name(&mut self, k: usize) -> PResult<()> {
+        if self.ident().and_then(|s| numbered(s, "l")) != Some(k) {
+            return self.fail(self.pos, || format!("`l{k}`"));
+        }
+        self.bump();
+        self.punct("=")
     }
 
     /// `rK <`, for the `k`-th axis of a reduction.

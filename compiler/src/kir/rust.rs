@@ -249,6 +249,7 @@ fn val(v: &Val, raw: bool) -> String {
         Val::Load { buffer, index } => format!("in{buffer}[({}) as usize].ld()", idx(index)),
         Val::Index(i) => format!("({} as T)", idx(i)),
         Val::Temp(t) => format!("t{t}"),
+        Val::Local(l) => format!("l{l}"),
         Val::Bits(op, a) => format!(
             "kiln_ops::expr::bits::{}({} as f64) as T",
             format!("{op:?}").to_lowercase(),
@@ -258,12 +259,19 @@ fn val(v: &Val, raw: bool) -> String {
         Val::Reduce {
             combiner,
             extents,
+            locals,
             body,
         } => {
             let open: String = extents
                 .iter()
                 .enumerate()
                 .map(|(k, e)| format!("for r{k} in 0..{} {{ ", idx(e)))
+                .chain(
+                    locals
+                        .iter()
+                        .enumerate()
+                        .map(|(l, v)| format!("let l{l}: T = {}; ", val(v, raw))),
+                )
                 .collect();
             let combine = match combiner {
                 Combiner::Sum => "acc + v",

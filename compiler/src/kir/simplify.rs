@@ -179,7 +179,7 @@ impl Simplifier<'_> {
 
     pub fn val(&self, v: &Val) -> Val {
         match v {
-            Val::Const(_) | Val::Temp(_) => v.clone(),
+            Val::Const(_) | Val::Temp(_) | Val::Local(_) => v.clone(),
             Val::Load { buffer, index } => Val::Load {
                 buffer: *buffer,
                 index: self.idx(index),
@@ -192,6 +192,7 @@ impl Simplifier<'_> {
             Val::Reduce {
                 combiner,
                 extents,
+                locals,
                 body,
             } => {
                 let extents: Vec<Idx> = extents.iter().map(|e| self.idx(e)).collect();
@@ -207,6 +208,7 @@ impl Simplifier<'_> {
                 };
                 Val::Reduce {
                     combiner: *combiner,
+                    locals: locals.iter().map(|l| inner.val(l)).collect(),
                     body: Box::new(inner.val(body)),
                     extents,
                 }

@@ -127,6 +127,7 @@ impl Block<'_> {
             coords: std::mem::take(&mut self.coords[t]),
             temps: std::mem::take(&mut self.regs[t]),
             red: vec![],
+            locals: vec![],
             dims: self.dims,
             inputs: self.inputs,
             shared: &self.shared,

@@ -81,8 +81,11 @@ pub fn fuse(g: &Graph) -> Fusion {
     let mut groups: Vec<Group> = Vec::new();
     let mut group_of: Vec<Option<usize>> = vec![None; g.len()];
     let mut ends: Vec<Option<String>> = Vec::new();
+    // The largest pattern in each group, kept as nodes join, so joining stays linear.
+    let mut maxes: Vec<Pattern> = Vec::new();
     let pattern = |id: NodeId| g.node(id).op.map_or(Pattern::Opaque, |op| op.pattern);
-    let is_head = |id: NodeId| g.heads.iter().any(|e| e.node == id);
+    let heads: HashSet<NodeId> = g.heads.iter().map(|e| e.node).collect();
+    let is_head = |id: NodeId| heads.contains(&id);
     let diamonds = fusable_diamonds(g);
     for id in g.node_ids().filter(|&id| !g.node(id).is_variable()) {
         let p = pattern(id);
@@ -100,14 +103,8 @@ pub fn fuse(g: &Graph) -> Fusion {
             }
             let group = &groups[gi];
             let anchor = group.anchor.map(pattern);
-            let group_max = group
-                .nodes
-                .iter()
-                .map(|&n| pattern(n))
-                .max()
-                .unwrap_or(Pattern::ElemWise);
-            match joinable(anchor, group_max, p) {
-                Ok(()) if !creates_cycle(g, &group_of, gi, id) => {
+            match joinable(anchor, maxes[gi], p) {
+                Ok(()) if !creates_cycle(g, &group_of, gi, group.nodes[0], id) => {
                     joined = Some(gi);
                     break;
                 }
@@ -127,6 +124,7 @@ pub fn fuse(g: &Graph) -> Fusion {
                 if is_anchor(p) {
                     groups[gi].anchor = Some(id);
                 }
+                maxes[gi] = maxes[gi].max(p);
                 group_of[id.index()] = Some(gi);
             }
             None => {
@@ -136,6 +134,7 @@ pub fn fuse(g: &Graph) -> Fusion {
                     anchor: is_anchor(p).then_some(id),
                     reason: String::new(),
                 });
+                maxes.push(p);
                 ends.push(None);
             }
         }
@@ -178,13 +177,9 @@ fn fuse_siblings(
                     .is_some_and(|op| op.pattern == Pattern::ElemWise)
             })
     };
-    let mut merged_into: Vec<usize> = (0..groups.len()).collect();
-    let find = |m: &Vec<usize>, mut x: usize| {
-        while m[x] != x {
-            x = m[x];
-        }
-        x
-    };
+    // `group_of` follows merges as they happen (a merged group's nodes move to the one it
+    // joins), and each group's first node is kept: no lookup walks a chain of merges.
+    let mut first: Vec<NodeId> = groups.iter().map(|grp| grp.nodes[0]).collect();
     for id in g.node_ids() {
         for index in 0..g.node(id).num_outputs() {
             let e = Entry { node: id, index };
@@ -193,29 +188,26 @@ fn fuse_siblings(
                 .into_iter()
                 .filter(|&c| g.node(c).inputs.contains(&e))
                 .filter_map(|c| group_of[c.index()])
-                .map(|gi| find(&merged_into, gi))
-                .filter(|&gi| {
-                    group_of[id.index()].map(|p| find(&merged_into, p)) != Some(gi)
-                        && elementwise(&groups[gi])
-                })
+                .filter(|&gi| group_of[id.index()] != Some(gi) && elementwise(&groups[gi]))
                 .collect();
             readers.sort_unstable();
             readers.dedup();
-            let Some((&first, rest)) = readers.split_first() else {
+            let Some((&a, rest)) = readers.split_first() else {
                 continue;
             };
-            for &other in rest {
-                let (a, b) = (find(&merged_into, first), find(&merged_into, other));
-                if a == b
-                    || depends(g, group_of, &merged_into, a, b)
-                    || depends(g, group_of, &merged_into, b, a)
+            for &b in rest {
+                if groups[b].nodes.is_empty()
+                    || depends(g, group_of, &groups, &first, a, b)
+                    || depends(g, group_of, &groups, &first, b, a)
                 {
                     continue;
                 }
                 let moved = std::mem::take(&mut groups[b].nodes);
+                for n in &moved {
+                    group_of[n.index()] = Some(a);
+                }
+                first[a] = first[a].min(first[b]);
                 groups[a].nodes.extend(moved);
-                groups[a].nodes.sort_unstable();
-                merged_into[b] = a;
                 ends[a].get_or_insert_with(|| {
                     format!("siblings reading `{}` share it", g.entry_name(e))
                 });
@@ -226,15 +218,16 @@ fn fuse_siblings(
     let mut renumber = vec![usize::MAX; groups.len()];
     let mut out = Vec::new();
     let mut out_ends = Vec::new();
-    for (i, grp) in groups.into_iter().enumerate() {
+    for (i, mut grp) in groups.into_iter().enumerate() {
         if !grp.nodes.is_empty() {
+            grp.nodes.sort_unstable();
             renumber[i] = out.len();
             out.push(grp);
             out_ends.push(ends[i].take());
         }
     }
     for gi in group_of.iter_mut().flatten() {
-        *gi = renumber[find(&merged_into, *gi)];
+        *gi = renumber[*gi];
     }
     for (i, e) in out_ends.into_iter().enumerate() {
         ends[i] = e;
@@ -242,33 +235,36 @@ fn fuse_siblings(
     out
 }
 
-/// Whether group `to` (after merges) depends on group `from` through the graph.
+/// Nodes a search for a path between two sibling groups visits at most.
+const LONGEST_SIBLING_SEARCH: usize = 1024;
+
+/// Whether group `to` depends on group `from` through the graph. Indices are topological:
+/// nothing before `from`'s first node depends on it. A search past a bound counts as a
+/// dependency (the siblings are not merged): searching each pair to its end would take
+/// the square of the graph's size.
 fn depends(
     g: &Graph,
     group_of: &[Option<usize>],
-    merged_into: &[usize],
+    groups: &[Group],
+    first: &[NodeId],
     from: usize,
     to: usize,
 ) -> bool {
-    let root = |mut x: usize| {
-        while merged_into[x] != x {
-            x = merged_into[x];
-        }
-        x
-    };
-    let in_group =
-        |n: NodeId, target: usize| group_of[n.index()].is_some_and(|gi| root(gi) == target);
-    let mut stack: Vec<NodeId> = g
-        .node_ids()
-        .filter(|&n| in_group(n, to))
-        .flat_map(|n| g.node(n).inputs.iter().map(|e| e.node).collect::<Vec<_>>())
+    if groups[to].nodes.len() > LONGEST_SIBLING_SEARCH {
+        return true;
+    }
+    let in_group = |n: NodeId, target: usize| group_of[n.index()] == Some(target);
+    let mut stack: Vec<NodeId> = groups[to]
+        .nodes
+        .iter()
+        .flat_map(|&n| g.node(n).inputs.iter().map(|e| e.node))
         .collect();
     let mut seen = HashSet::new();
     while let Some(n) = stack.pop() {
-        if in_group(n, to) || !seen.insert(n) {
+        if n < first[from] || in_group(n, to) || !seen.insert(n) {
             continue;
         }
-        if in_group(n, from) {
+        if in_group(n, from) || seen.len() > LONGEST_SIBLING_SEARCH {
             return true;
         }
         stack.extend(g.node(n).inputs.iter().map(|e| e.node));
@@ -280,6 +276,13 @@ fn depends(
 /// immediate post-dominator through element-wise or broadcast work only (a diamond such as
 /// `y = relu(x); z = y*a + y*b`) fuses with all of it into one kernel. Returns, per node,
 /// whether its consumers may join it although there are several.
+///
+/// What lies between a node and its post-dominator is, for each consumer, the consumer,
+/// what lies between it and its own post-dominator, and so on up the post-dominator tree
+/// to the node's: so one pass from the outputs back, keeping per node the nearest
+/// post-dominator (itself included) that is not element-wise or has work between it and
+/// its own, decides every node in linear time (walking each node's region would take the
+/// square of the graph's size on graphs whose regions overlap).
 fn fusable_diamonds(g: &Graph) -> Vec<bool> {
     use petgraph::algo::dominators::simple_fast;
     use petgraph::graph::DiGraph;
@@ -300,11 +303,39 @@ fn fusable_diamonds(g: &Graph) -> Vec<bool> {
         rev.add_edge(sink, h.node, ());
     }
     let dom = simple_fast(&rev, sink);
+    let heads: HashSet<NodeId> = g.heads.iter().map(|e| e.node).collect();
     let elementwise = |id: NodeId| {
         g.node(id)
             .op
             .is_some_and(|op| op.pattern <= Pattern::Broadcast)
     };
+    // A node's post-dominator, none for the sink (and nodes reaching no output).
+    let post = |id: NodeId| dom.immediate_dominator(id).filter(|&p| p != sink);
+    // Indices are topological and a node's post-dominator comes after it, so walking
+    // back from the outputs meets it first.
+    let mut depth = vec![0usize; n];
+    let mut inner_ok = vec![false; n];
+    let mut first_problem: Vec<Option<NodeId>> = vec![None; n];
+    for id in g.node_ids().rev() {
+        let p = post(id);
+        depth[id.index()] = p.map_or(0, |p| depth[p.index()] + 1);
+        // Every consumer's chain of post-dominators up to `p` (excluded; without one, to
+        // its end) holds only element-wise nodes with only element-wise work inside.
+        inner_ok[id.index()] =
+            g.consumers(id)
+                .into_iter()
+                .filter(|&c| Some(c) != p)
+                .all(|c| match (first_problem[c.index()], p) {
+                    (None, _) => true,
+                    (Some(f), Some(p)) => depth[f.index()] <= depth[p.index()],
+                    (Some(_), None) => false,
+                });
+        let problem = !elementwise(id) || heads.contains(&id) || !inner_ok[id.index()];
+        first_problem[id.index()] = match problem {
+            true => Some(id),
+            false => p.and_then(|p| first_problem[p.index()]),
+        };
+    }
     g.node_ids()
         .map(|id| {
             let Some(op) = g.node(id).op else {
@@ -313,32 +344,21 @@ fn fusable_diamonds(g: &Graph) -> Vec<bool> {
             if op.pattern > Pattern::Injective || g.consumers(id).len() < 2 {
                 return false;
             }
-            let Some(post) = dom.immediate_dominator(id).filter(|&p| p != sink) else {
-                return false;
-            };
-            if !elementwise(post) {
-                return false;
-            }
             // Everything between the node and its post-dominator must be element-wise.
-            let mut stack = g.consumers(id);
-            let mut seen = HashSet::new();
-            while let Some(c) = stack.pop() {
-                if c == post || !seen.insert(c) {
-                    continue;
-                }
-                if !elementwise(c) || g.heads.iter().any(|e| e.node == c) {
-                    return false;
-                }
-                stack.extend(g.consumers(c));
-            }
-            true
+            post(id).is_some_and(|p| elementwise(p) && inner_ok[id.index()])
         })
         .collect()
 }
 
-/// Whether adding `id` to group `gi` makes a cycle: one of `id`'s other inputs is produced
-/// outside the group but depends on the group.
-fn creates_cycle(g: &Graph, group_of: &[Option<usize>], gi: usize, id: NodeId) -> bool {
+/// Whether adding `id` to group `gi` (whose first node is `first`) makes a cycle: one of
+/// `id`'s other inputs is produced outside the group but depends on the group.
+fn creates_cycle(
+    g: &Graph,
+    group_of: &[Option<usize>],
+    gi: usize,
+    first: NodeId,
+    id: NodeId,
+) -> bool {
     let outside: Vec<NodeId> = g
         .node(id)
         .inputs
@@ -347,13 +367,14 @@ fn creates_cycle(g: &Graph, group_of: &[Option<usize>], gi: usize, id: NodeId) -
         .filter(|&n| group_of[n.index()] != Some(gi))
         .collect();
     // Walk back from those inputs; reaching the group means a path group → … → id.
+    // Indices are topological: nothing before the group's first node depends on it.
     let mut seen = HashSet::new();
     let mut stack = outside;
     while let Some(n) = stack.pop() {
         if group_of[n.index()] == Some(gi) {
             return true;
         }
-        if seen.insert(n) {
+        if n > first && seen.insert(n) {
             stack.extend(g.node(n).inputs.iter().map(|e| e.node));
         }
     }

@@ -18,7 +18,8 @@
 //! arena in push order.
 
 use crate::graph::Entry;
-use std::collections::{HashMap, HashSet};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Strategy {
@@ -187,34 +188,40 @@ fn lower_bound(buffers: &[Buffer], steps: usize) -> usize {
 
 /// MXNet-style sharing: blocks freed by dead buffers are reused best-fit (the smallest
 /// block at least as large, else the largest, grown); the total is the sum of blocks.
+/// Free blocks are kept by size and busy ones by their last step, so each buffer costs a
+/// logarithm, not a scan of every block.
 fn coshare(buffers: &mut [Buffer]) -> usize {
     let mut blocks: Vec<usize> = Vec::new(); // size of each storage block
-    let mut busy_until: Vec<Option<usize>> = Vec::new();
+    let mut free: BTreeSet<(usize, usize)> = BTreeSet::new(); // (size, block)
+    let mut busy: BinaryHeap<Reverse<(usize, usize)>> = BinaryHeap::new(); // (end, block)
     let mut order: Vec<usize> = (0..buffers.len()).collect();
     order.sort_by_key(|&i| (buffers[i].start, i));
     for i in order {
         let (start, bytes) = (buffers[i].start, buffers[i].bytes);
-        let free: Vec<usize> = (0..blocks.len())
-            .filter(|&k| busy_until[k].is_none_or(|e| e < start))
-            .collect();
+        while let Some(&Reverse((end, k))) = busy.peek() {
+            if end >= start {
+                break;
+            }
+            busy.pop();
+            free.insert((blocks[k], k));
+        }
         let pick = free
-            .iter()
-            .copied()
-            .filter(|&k| blocks[k] >= bytes)
-            .min_by_key(|&k| blocks[k])
-            .or_else(|| free.iter().copied().max_by_key(|&k| blocks[k]));
+            .range((bytes, 0)..)
+            .next()
+            .or_else(|| free.last())
+            .copied();
         let k = match pick {
-            Some(k) => {
-                blocks[k] = blocks[k].max(bytes);
+            Some((size, k)) => {
+                free.remove(&(size, k));
+                blocks[k] = size.max(bytes);
                 k
             }
             None => {
                 blocks.push(bytes);
-                busy_until.push(None);
                 blocks.len() - 1
             }
         };
-        busy_until[k] = Some(buffers[i].end);
+        busy.push(Reverse((buffers[i].end, k)));
         buffers[i].offset = k;
     }
     blocks.iter().sum()
@@ -225,7 +232,13 @@ fn coshare(buffers: &mut [Buffer]) -> usize {
 /// order matters, so several orders are tried (largest first, earliest first, longest-lived
 /// first) and the smallest arena kept. Returns the arena size. Offsets are multiples of
 /// the alignment every buffer's size is a multiple of.
+///
+/// Placing a buffer looks at every buffer placed before it, so past [`MANY_BUFFERS`] the
+/// arena is planned by [`allocate_in_time`] instead, in `n log n`.
 fn assign_offsets(buffers: &mut [Buffer]) -> usize {
+    if buffers.len() > MANY_BUFFERS {
+        return allocate_in_time(buffers);
+    }
     let mut orders: Vec<Vec<usize>> = vec![(0..buffers.len()).collect(); 3];
     orders[0].sort_by_key(|&i| (std::cmp::Reverse(buffers[i].bytes), buffers[i].start, i));
     orders[1].sort_by_key(|&i| (buffers[i].start, std::cmp::Reverse(buffers[i].bytes), i));
@@ -252,6 +265,70 @@ fn assign_offsets(buffers: &mut [Buffer]) -> usize {
     let (size, offsets) = best.unwrap_or_default();
     for (b, o) in buffers.iter_mut().zip(offsets) {
         b.offset = o;
+    }
+    size
+}
+
+/// Buffers past which trying placement orders (quadratic) gives way to an allocator run
+/// over time.
+const MANY_BUFFERS: usize = 4096;
+
+/// Offsets from an allocator run over the steps: buffers taken in order of their first
+/// step (larger first among equals), each in the smallest free gap that holds it, else
+/// at the top of the arena; a buffer's bytes become free after its last step, merged
+/// with the gaps beside them. Returns the arena size.
+fn allocate_in_time(buffers: &mut [Buffer]) -> usize {
+    let mut order: Vec<usize> = (0..buffers.len()).collect();
+    order.sort_by_key(|&i| (buffers[i].start, Reverse(buffers[i].bytes), i));
+    // Free gaps below the top, by offset and by (size, offset).
+    let mut by_offset: BTreeMap<usize, usize> = BTreeMap::new();
+    let mut by_size: BTreeSet<(usize, usize)> = BTreeSet::new();
+    // Placed buffers still live, by their last step.
+    let mut live: BinaryHeap<Reverse<(usize, usize)>> = BinaryHeap::new();
+    let (mut top, mut size) = (0usize, 0usize);
+    for i in order {
+        while let Some(&Reverse((end, j))) = live.peek() {
+            if end >= buffers[i].start {
+                break;
+            }
+            live.pop();
+            let (mut offset, mut bytes) = (buffers[j].offset, buffers[j].bytes);
+            if let Some((&o, &b)) = by_offset.range(..offset).next_back() {
+                if o + b == offset {
+                    by_offset.remove(&o);
+                    by_size.remove(&(b, o));
+                    (offset, bytes) = (o, b + bytes);
+                }
+            }
+            if let Some(b) = by_offset.remove(&(offset + bytes)) {
+                by_size.remove(&(b, offset + bytes));
+                bytes += b;
+            }
+            if offset + bytes == top {
+                top = offset;
+            } else {
+                by_offset.insert(offset, bytes);
+                by_size.insert((bytes, offset));
+            }
+        }
+        let bytes = buffers[i].bytes;
+        buffers[i].offset = match by_size.range((bytes, 0)..).next().copied() {
+            Some((gap, offset)) => {
+                by_size.remove(&(gap, offset));
+                by_offset.remove(&offset);
+                if gap > bytes {
+                    by_offset.insert(offset + bytes, gap - bytes);
+                    by_size.insert((gap - bytes, offset + bytes));
+                }
+                offset
+            }
+            None => {
+                top += bytes;
+                top - bytes
+            }
+        };
+        size = size.max(top);
+        live.push(Reverse((buffers[i].end, i)));
     }
     size
 }

@@ -372,6 +372,40 @@ pub enum Parts {
     Declined(String),
 }
 
+/// The most bytes a program's values may take together (a quarter of what memory can
+/// address, leaving room for working space and alignment).
+const MAX_PROGRAM_BYTES: usize = isize::MAX as usize / 4;
+
+/// Refuses a program whose values together take more than [`MAX_PROGRAM_BYTES`]: each
+/// fits an array (inference checks it), and then the memory plan's sums and offsets
+/// cannot overflow either.
+fn check_total_bytes(g: &Graph, inferred: &Inferred) -> Result<()> {
+    let mut total = 0usize;
+    let mut largest: Option<(usize, Entry)> = None;
+    for id in g.node_ids() {
+        for index in 0..inferred.shapes[id.index()].len() {
+            let e = Entry { node: id, index };
+            let dtype = inferred.dtype(e).unwrap_or(DType::F32);
+            // Inference bounds each value at 2^60 elements of at most 8 bytes.
+            let bytes = size(inferred.shape(e)) * dtype.size();
+            total = total.saturating_add(bytes);
+            if largest.is_none_or(|(b, _)| bytes > b) {
+                largest = Some((bytes, e));
+            }
+        }
+    }
+    match largest {
+        Some((_, e)) if total > MAX_PROGRAM_BYTES => Err(Error::Shape(format!(
+            "the program's values take more than {MAX_PROGRAM_BYTES} bytes together; the \
+             largest is {} output {} of shape {}",
+            g.node(e.node).describe(),
+            e.index,
+            fmt_shape(inferred.shape(e))
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Alignment of every arena buffer (the widest vectors).
 pub const ALIGN: usize = 64;
 
@@ -614,6 +648,7 @@ fn finish(
             }
         }
     }
+    check_total_bytes(g, &inferred)?;
     let batch = spec
         .target
         .symbolic_batch

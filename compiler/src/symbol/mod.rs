@@ -24,6 +24,21 @@ pub struct Node {
     pub inputs: Vec<NodeEntry>,
 }
 
+/// Dropping a symbol takes its nodes apart from a stack of their own: the default drop
+/// recurses through inputs, once per node of the longest chain, which overflows the call
+/// stack on deep graphs.
+impl Drop for Node {
+    fn drop(&mut self) {
+        let mut stack: Vec<Arc<Node>> = self.inputs.drain(..).map(|e| e.node).collect();
+        while let Some(node) = stack.pop() {
+            // The last reference: its inputs move to the stack before it drops.
+            if let Some(mut node) = Arc::into_inner(node) {
+                stack.extend(node.inputs.drain(..).map(|e| e.node));
+            }
+        }
+    }
+}
+
 impl std::ops::Deref for Node {
     type Target = NodeData;
     fn deref(&self) -> &NodeData {

@@ -121,6 +121,7 @@ pub fn render<'c>(ctx: &'c Context, nest: &LoopNest, target: &Target) -> Res<Mod
         coords: vec![],
         red: vec![],
         temps: vec![],
+        locals: vec![],
         lo: param(2).into_int_value(),
         hi: param(3).into_int_value(),
     };
@@ -182,14 +183,21 @@ fn dims_used(body: &[Stmt]) -> usize {
     }
     fn val(v: &Val) -> usize {
         match v {
-            Val::Const(_) | Val::Temp(_) => 0,
+            Val::Const(_) | Val::Temp(_) | Val::Local(_) => 0,
             Val::Load { index, .. } | Val::Index(index) | Val::Shared(index) => idx(index),
             Val::Unary(_, a) | Val::Bits(_, a) => val(a),
             Val::Binary(_, a, b) => val(a).max(val(b)),
             Val::Select(c, a, b) => val(c).max(val(a)).max(val(b)),
-            Val::Reduce { extents, body, .. } => {
-                extents.iter().map(idx).fold(val(body), usize::max)
-            }
+            Val::Reduce {
+                extents,
+                locals,
+                body,
+                ..
+            } => extents
+                .iter()
+                .map(idx)
+                .chain(locals.iter().map(val))
+                .fold(val(body), usize::max),
         }
     }
     body.iter()
@@ -218,6 +226,8 @@ struct Gen<'c, 'm> {
     coords: Vec<Option<IntValue<'c>>>,
     red: Vec<IntValue<'c>>,
     temps: Vec<Option<FloatValue<'c>>>,
+    /// The innermost reduction's locals at its current point.
+    locals: Vec<FloatValue<'c>>,
     lo: IntValue<'c>,
     hi: IntValue<'c>,
 }
@@ -375,6 +385,10 @@ impl<'c> Gen<'c, '_> {
                 .copied()
                 .flatten()
                 .ok_or_else(|| format!("t{t} read before it is set"))?,
+            Val::Local(l) => *self
+                .locals
+                .get(*l)
+                .ok_or_else(|| format!("l{l} read outside its reduction or before it is set"))?,
             Val::Unary(op, a) => {
                 let a = self.val(a)?;
                 self.unary(*op, a)?
@@ -432,6 +446,7 @@ impl<'c> Gen<'c, '_> {
             Val::Reduce {
                 combiner,
                 extents,
+                locals,
                 body,
             } => {
                 let acc = self.slots.build_alloca(self.t, "acc").map_err(err)?;
@@ -442,22 +457,31 @@ impl<'c> Gen<'c, '_> {
                     .map(|e| self.idx(e))
                     .collect::<Res<Vec<_>>>()?;
                 let outer_red = std::mem::take(&mut self.red);
-                self.reduce_axes(&extents, body, *combiner, acc)?;
+                let outer_locals = std::mem::take(&mut self.locals);
+                self.reduce_axes(&extents, locals, body, *combiner, acc)?;
                 self.red = outer_red;
+                self.locals = outer_locals;
                 self.b.build_load(acc, "").map_err(err)?.into_float_value()
             }
         })
     }
 
-    /// Row-major loops over the reduction axes, combining `body` into `acc`.
+    /// Row-major loops over the reduction axes, computing `locals` then combining `body`
+    /// into `acc` at each point.
     fn reduce_axes(
         &mut self,
         extents: &[IntValue<'c>],
+        locals: &[Val],
         body: &Val,
         combiner: Combiner,
         acc: PointerValue<'c>,
     ) -> Res<()> {
         let Some((&first, rest)) = extents.split_first() else {
+            self.locals.clear();
+            for l in locals {
+                let v = self.val(l)?;
+                self.locals.push(v);
+            }
             let v = self.val(body)?;
             let old = self.b.build_load(acc, "").map_err(err)?.into_float_value();
             let new = self.combine(combiner, old, v)?;
@@ -467,7 +491,7 @@ impl<'c> Gen<'c, '_> {
         let zero = self.i64t.const_zero();
         self.counted_loop(zero, first, "r", |g, r| {
             g.red.push(r);
-            g.reduce_axes(rest, body, combiner, acc)?;
+            g.reduce_axes(rest, locals, body, combiner, acc)?;
             g.red.pop();
             Ok(())
         })

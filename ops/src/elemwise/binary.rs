@@ -46,8 +46,18 @@ pub(crate) fn numbered_args(a: &Attrs) -> Vec<String> {
         .collect()
 }
 
+/// `x0 + x1 + ...` as a balanced tree of sums (as the left-to-right sum up to three
+/// inputs): a sum of many inputs stays a shallow expression, and whatever walks
+/// expressions recurses.
 fn sum_of_inputs(a: &Attrs) -> Expr {
-    (1..a.int("num_args").max(1) as usize).fold(x(0), |acc, i| acc + x(i))
+    fn sum(lo: usize, hi: usize) -> Expr {
+        if hi - lo == 1 {
+            return x(lo);
+        }
+        let mid = lo + (hi - lo).div_ceil(2);
+        sum(lo, mid) + sum(mid, hi)
+    }
+    sum(0, a.int("num_args").max(1) as usize)
 }
 
 pub(super) const fn broadcasting(

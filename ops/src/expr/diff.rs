@@ -59,42 +59,44 @@ impl Expr {
             }
             Expr::Binary(op, a, b) => {
                 let (a0, b0) = ((**a).clone(), (**b).clone());
+                // Each operand's derivative once: taking one twice per level would double
+                // the work at every level of a nested expression.
+                let (da, db) = (d(a), d(b));
                 match op {
-                    Binary::Add => simplify_add(d(a), d(b)),
-                    Binary::Sub => simplify_add(d(a), simplify_mul(c(-1.0), d(b))),
-                    Binary::Mul => simplify_add(simplify_mul(d(a), b0), simplify_mul(a0, d(b))),
+                    Binary::Add => simplify_add(da, db),
+                    Binary::Sub => simplify_add(da, simplify_mul(c(-1.0), db)),
+                    Binary::Mul => simplify_add(simplify_mul(da, b0), simplify_mul(a0, db)),
                     Binary::Div => {
                         // (a'b - ab') / b², written a'/b - a b' / b² to keep a' = 0 cheap.
-                        let first = if d(a) == c(0.0) {
+                        let first = if da == c(0.0) {
                             c(0.0)
                         } else {
-                            d(a) / b0.clone()
+                            da / b0.clone()
                         };
-                        let second = simplify_mul(a0 / (b0.clone() * b0), d(b));
+                        let second = simplify_mul(a0 / (b0.clone() * b0), db);
                         simplify_add(first, simplify_mul(c(-1.0), second))
                     }
                     // MXNet's `_backward_maximum` gives the gradient to `a` where `a >= b`
                     // (ties included) and to `b` elsewhere; minimum likewise with `<=`.
-                    Binary::Max => a0.ge(b0).select(d(a), d(b)),
-                    Binary::Min => a0.le(b0).select(d(a), d(b)),
+                    Binary::Max => a0.ge(b0).select(da, db),
+                    Binary::Min => a0.le(b0).select(da, db),
                     // a − b·floor(a/b): MXNet's mod_grad is 1 and mod_rgrad −floor(a/b).
                     Binary::Mod => {
-                        let db = simplify_mul(-(a0 / b0).floor(), d(b));
-                        simplify_add(d(a), db)
+                        let db = simplify_mul(-(a0 / b0).floor(), db);
+                        simplify_add(da, db)
                     }
                     Binary::Hypot => {
                         let h = self.clone();
-                        let da = simplify_mul(a0 / h.clone(), d(a));
-                        let db = simplify_mul(b0 / h, d(b));
+                        let da = simplify_mul(a0 / h.clone(), da);
+                        let db = simplify_mul(b0 / h, db);
                         simplify_add(da, db)
                     }
                     Binary::Pow => {
-                        let da =
-                            simplify_mul(b0.clone() * a0.clone().pow(b0.clone() - c(1.0)), d(a));
-                        let db = if d(b) == c(0.0) {
+                        let da = simplify_mul(b0.clone() * a0.clone().pow(b0.clone() - c(1.0)), da);
+                        let db = if db == c(0.0) {
                             c(0.0)
                         } else {
-                            self.clone() * a0.log() * d(b)
+                            self.clone() * a0.log() * db
                         };
                         simplify_add(da, db)
                     }
@@ -174,6 +176,28 @@ mod tests {
         }
         assert_eq!((x(0) * c(3.0)).diff(1), c(0.0));
         assert_eq!(x(0).shift_inputs(2), x(2));
+    }
+
+    #[test]
+    fn nested_quotients_and_powers_differentiate_once_per_level() {
+        // Taking an operand's derivative twice per level would be 2^40 derivatives.
+        let mut e = x(0);
+        for k in 0..40 {
+            e = if k % 2 == 0 {
+                (e + c(1.0)) / (x(0) + c(2.0))
+            } else {
+                x(1).pow(e * c(0.5))
+            };
+        }
+        for at in [[0.7, 1.1], [1.9, 0.9]] {
+            for i in 0..2 {
+                let (got, want) = (e.diff(i).eval(&at), numeric(&e, &at, i));
+                assert!(
+                    (got - want).abs() <= 1e-6 * (1.0 + want.abs()),
+                    "dx{i} at {at:?}: {got} vs {want}"
+                );
+            }
+        }
     }
 
     #[test]

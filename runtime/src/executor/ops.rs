@@ -11,6 +11,7 @@ use kiln_compiler::kir::Conv3x3;
 use kiln_compiler::program::Stream;
 use kiln_compiler::{Graph, NodeId};
 use kiln_ops::shape::fmt_shape;
+use kiln_ops::tensor::AllocError;
 use kiln_ops::{DType, KernelCtx, Resource, Tensor};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -131,7 +132,11 @@ pub(super) fn node_operator(
             }
             // SAFETY: the engine runs this after pending writes of the inputs and exclusively
             // for the outputs.
-            let tensors: Vec<Tensor> = inputs.iter().map(|a| unsafe { a.read_tensor() }).collect();
+            let tensors = inputs
+                .iter()
+                .map(|a| unsafe { a.read_tensor() })
+                .collect::<std::result::Result<Vec<Tensor>, _>>()
+                .map_err(|e| e.to_string())?;
             let refs: Vec<&Tensor> = tensors.iter().collect();
             let values =
                 kiln_ops::evaluate(op, &ctx, &refs).map_err(|e| e.render(&in_names, &out_names))?;
@@ -711,11 +716,16 @@ unsafe impl Send for KernelCall {}
 unsafe impl Sync for KernelCall {}
 
 /// Writes (or adds) `from`'s values into `to`: a byte copy, or an add in place, when
-/// the dtypes agree (no allocation, as a training step needs); through tensors otherwise.
+/// the dtypes agree (no allocation, as a training step needs); through tensors otherwise
+/// (which may not find the memory).
 ///
 /// # Safety
 /// As [`NDArray::bytes`] for `from` and [`NDArray::bytes_mut`] for `to`.
-unsafe fn store_values(from: &NDArray, to: &NDArray, add: bool) {
+unsafe fn store_values(
+    from: &NDArray,
+    to: &NDArray,
+    add: bool,
+) -> std::result::Result<(), AllocError> {
     fn add_into<T: Copy + std::ops::AddAssign>(to: &mut [u8], from: &[u8]) -> bool {
         // SAFETY: any bytes are valid floats; the middle parts are aligned.
         let (head, dst, _) = unsafe { to.align_to_mut::<T>() };
@@ -738,9 +748,9 @@ unsafe fn store_values(from: &NDArray, to: &NDArray, add: bool) {
         _ => false,
     };
     if !done {
-        let mut value = unsafe { from.read_tensor() };
+        let mut value = unsafe { from.read_tensor() }?;
         if add {
-            let old = unsafe { to.read_tensor() };
+            let old = unsafe { to.read_tensor() }?;
             value
                 .data
                 .iter_mut()
@@ -749,6 +759,7 @@ unsafe fn store_values(from: &NDArray, to: &NDArray, add: bool) {
         }
         unsafe { to.write_tensor(&value) };
     }
+    Ok(())
 }
 
 /// An operation writing (or adding) `src` into `dst`.
@@ -767,8 +778,7 @@ pub(super) fn store(name: &str, src: &NDArray, dst: &NDArray, add: bool) -> Resu
     Ok(engine()
         .new_operator(name, &reads, &writes, FnProperty::Normal, move || {
             // SAFETY: ordered by the engine: after writes of `from`, exclusive for `to`.
-            unsafe { store_values(&from, &to, add) };
-            Ok(())
+            unsafe { store_values(&from, &to, add) }.map_err(|e| e.to_string())
         })
         .with_bytes(bytes))
 }

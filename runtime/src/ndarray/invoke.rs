@@ -75,7 +75,11 @@ impl Eager {
         engine().push_fn_bytes(op.name, &reads, &writes, bytes, move || {
             // SAFETY: the engine runs this after every pending write of the inputs and
             // before any later use of the outputs, which nothing else touches meanwhile.
-            let tensors: Vec<Tensor> = inputs.iter().map(|a| unsafe { a.read_tensor() }).collect();
+            let tensors = inputs
+                .iter()
+                .map(|a| unsafe { a.read_tensor() })
+                .collect::<Result<Vec<Tensor>, _>>()
+                .map_err(|e| e.to_string())?;
             let refs: Vec<&Tensor> = tensors.iter().collect();
             let ctx = KernelCtx {
                 attrs: &params,

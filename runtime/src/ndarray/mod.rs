@@ -27,6 +27,7 @@ use crate::engine::{Engine, EngineError, FnProperty, Var};
 use crate::storage::Storage;
 use crate::{Error, Result};
 use kiln_ops::shape::fmt_shape;
+use kiln_ops::tensor::{AllocError, FromBytesError};
 use kiln_ops::{DType, Tensor};
 use std::fmt;
 use std::sync::Arc;
@@ -54,10 +55,14 @@ pub(crate) fn engine() -> &'static Engine {
 impl NDArray {
     /// A new array whose contents are not yet written (operations fill it).
     pub(crate) fn uninit(shape: &[usize], dtype: DType, device: Device) -> Result<NDArray> {
-        let len: usize = shape.iter().product();
-        let bytes = len
-            .checked_mul(dtype.size())
-            .ok_or_else(|| Error::Input(format!("shape {} is too large", fmt_shape(shape))))?;
+        // At most 2^60 elements of at most 8 bytes: the byte count fits.
+        let bytes = kiln_ops::shape::checked_size(shape).ok_or_else(|| {
+            Error::Input(format!(
+                "shape {}: {}",
+                fmt_shape(shape),
+                kiln_ops::shape::TOO_LARGE
+            ))
+        })? * dtype.size();
         let storage = Storage::new(bytes, device)?;
         let chunk = Arc::new(Chunk {
             storage,
@@ -94,8 +99,11 @@ impl NDArray {
         shape: &[usize],
         dtype: DType,
     ) -> Result<NDArray> {
-        let end = offset + shape.iter().product::<usize>() * dtype.size();
-        if end > self.len() || !offset.is_multiple_of(dtype.size()) {
+        // Views hand out raw bytes: their extent is checked, never wrapped.
+        let end = kiln_ops::shape::checked_size(shape)
+            .map(|n| n * dtype.size())
+            .and_then(|bytes| offset.checked_add(bytes));
+        if end.is_none_or(|end| end > self.len()) || !offset.is_multiple_of(dtype.size()) {
             return Err(Error::Input(format!(
                 "arena view {} {dtype} at byte {offset} does not fit an arena of {} bytes",
                 fmt_shape(shape),
@@ -133,8 +141,7 @@ impl NDArray {
 
     /// An array on the CPU holding `data` in row-major order.
     pub fn from_slice<T: Element>(data: &[T], shape: &[usize]) -> Result<NDArray> {
-        let len: usize = shape.iter().product();
-        if data.len() != len {
+        if kiln_ops::shape::checked_size(shape) != Some(data.len()) {
             return Err(Error::Input(format!(
                 "{} values cannot fill shape {}",
                 data.len(),
@@ -223,12 +230,16 @@ impl NDArray {
     pub fn to_tensor(&self) -> Result<Tensor> {
         self.wait_to_read()?;
         // SAFETY: no pending operation writes this array any more.
-        Ok(unsafe { self.read_tensor() })
+        unsafe { self.read_tensor() }.map_err(|e| Error::Allocation {
+            bytes: e.bytes,
+            device: Device::Cpu.to_string(),
+            reason: format!("the values of {}", fmt_shape(&e.shape)),
+        })
     }
 
     /// The same elements in another shape of the same size, without a copy.
     pub fn reshape(&self, shape: &[usize]) -> Result<NDArray> {
-        if shape.iter().product::<usize>() != self.len() {
+        if kiln_ops::shape::checked_size(shape) != Some(self.len()) {
             return Err(Error::Input(format!(
                 "cannot reshape {} to {}",
                 fmt_shape(&self.shape),
@@ -301,7 +312,8 @@ impl NDArray {
             0,
             move || {
                 // SAFETY: the engine orders this after writes of `from` and exclusively for `to`.
-                unsafe { to.write_tensor(&from.read_tensor()) };
+                let t = unsafe { from.read_tensor() }.map_err(|e| e.to_string())?;
+                unsafe { to.write_tensor(&t) };
                 Ok(())
             },
         );
@@ -364,11 +376,13 @@ impl NDArray {
 
     /// # Safety
     /// As [`NDArray::bytes`].
-    pub(crate) unsafe fn read_tensor(&self) -> Tensor {
+    pub(crate) unsafe fn read_tensor(&self) -> Result<Tensor, AllocError> {
         // SAFETY: forwarded to the caller.
         let bytes = unsafe { self.bytes() };
-        Tensor::from_bytes(self.dtype(), self.shape.clone(), bytes)
-            .expect("a chunk holds its shape")
+        Tensor::from_bytes(self.dtype(), self.shape.clone(), bytes).map_err(|e| match e {
+            FromBytesError::Alloc(e) => e,
+            FromBytesError::Length { .. } => unreachable!("a chunk holds its shape"),
+        })
     }
 
     /// # Safety
