@@ -461,28 +461,30 @@ impl Program {
             .unwrap_or(0)
     }
 
-    /// Counts of the steps by kind: (compiled kernels, products, Winograd products,
-    /// native nodes, reference nodes).
+    /// Counts of the steps by kind (compiled kernels, products, Winograd products,
+    /// native nodes, reference nodes), of every program that runs.
     pub fn counts(&self) -> StepCounts {
-        let mut c = match &self.parts {
-            Parts::Prefix(p) => p.program.counts(),
-            Parts::Whole | Parts::Declined(_) => StepCounts::default(),
-        };
-        for s in &self.steps {
-            match &s.kind {
-                StepKind::Reference => c.reference += 1,
-                StepKind::Native => c.native += 1,
-                StepKind::Kernel { .. } => c.kernels += 1,
-                StepKind::Product(p) => {
-                    c.products += 1;
-                    c.winograd += usize::from(p.winograd.is_some());
-                    c.streamed += usize::from(p.stream.is_some());
-                }
-                StepKind::Store { .. } => {}
-            }
-        }
-        c
+        step_counts(self.programs().iter().flat_map(|p| &p.steps))
     }
+}
+
+/// Counts of `steps` by kind.
+fn step_counts<'a>(steps: impl IntoIterator<Item = &'a Step>) -> StepCounts {
+    let mut c = StepCounts::default();
+    for s in steps {
+        match &s.kind {
+            StepKind::Reference => c.reference += 1,
+            StepKind::Native => c.native += 1,
+            StepKind::Kernel { .. } => c.kernels += 1,
+            StepKind::Product(p) => {
+                c.products += 1;
+                c.winograd += usize::from(p.winograd.is_some());
+                c.streamed += usize::from(p.stream.is_some());
+            }
+            StepKind::Store { .. } => {}
+        }
+    }
+    c
 }
 
 /// How many of a program's steps are compiled kernels, gemm products (with compiled
@@ -614,7 +616,7 @@ fn finish(
         Mode::Training(reqs) => reqs.values().any(|r| *r != GradReq::Null),
         Mode::Inference => false,
     };
-    let training = match &spec.mode {
+    let (training, recomputed) = match &spec.mode {
         Mode::Training(reqs) if requested => {
             let training = differentiate(&forward, reqs, true)?;
             match spec.disabled_passes.contains("mirror") {
@@ -634,7 +636,6 @@ fn finish(
             Recomputed::default(),
         ),
     };
-    let (training, recomputed) = training;
     let g = &training.graph;
     let inferred = infer(g, shapes, dtypes)?;
     for id in g.node_ids().filter(|&id| !g.node(id).is_variable()) {
@@ -1020,7 +1021,7 @@ impl fmt::Display for Program {
             f,
             "program ({mode}): {} steps; {}",
             self.steps.len(),
-            self.counts()
+            step_counts(&self.steps)
         )?;
         if self.recomputed.nodes > 0 {
             writeln!(
