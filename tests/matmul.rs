@@ -6,7 +6,9 @@
 
 use kiln_compiler::autodiff::{differentiate, GradReq};
 use kiln_compiler::infer::infer;
-use kiln_compiler::kir::matmul::{pack_per_index, recognize, recognize_summing, Along, MatMul};
+use kiln_compiler::kir::matmul::{
+    pack_per_index, recognize, recognize_summing, Along, Chunks, MatMul,
+};
 use kiln_compiler::kir::{self, from_group, lower, Kernel, Schedule};
 use kiln_compiler::passes::fuse;
 use kiln_compiler::{DType, Symbol, Tensor};
@@ -245,6 +247,25 @@ fn run_as_product(mm: &MatMul, k: &Kernel, inputs: &[&Tensor], out_shape: &[usiz
     }
 }
 
+/// `Σ_k a·b` of `mm` (no outer loops) on `operands` (by input), at each position of the
+/// output it writes; NaN at the others.
+fn naive(mm: &MatMul, operands: &[Vec<f64>]) -> Vec<f64> {
+    let len = (mm.m - 1) * mm.out_rows + (mm.n - 1) * mm.out_cols + 1;
+    let mut out = vec![f64::NAN; len as usize];
+    let (a, b) = (&operands[mm.a.input], &operands[mm.b.input]);
+    for i in 0..mm.m {
+        for j in 0..mm.n {
+            out[(i * mm.out_rows + j * mm.out_cols) as usize] = (0..mm.k)
+                .map(|d| {
+                    a[(mm.a.offset + i * mm.a.stride + d * mm.a.depth) as usize]
+                        * b[(mm.b.offset + j * mm.b.stride + d * mm.b.depth) as usize]
+                })
+                .sum();
+        }
+    }
+    out
+}
+
 /// A product recognized in a network's forward or backward kernels.
 struct Recognized {
     what: &'static str,
@@ -389,6 +410,80 @@ fn packs_by_index_pack_each_index_alone() {
         "only {} packs checked by summed index",
         checked[1]
     );
+}
+
+#[test]
+fn chunks_pack_and_multiply_what_an_index_does() {
+    // Each chunk of an index packs what the whole pack holds at its rows (the last
+    // chunk shorter), and its product, offset as the chunk says, gives the index's
+    // product at those rows (columns).
+    let mut checked = 0;
+    for Recognized { what, mm, ins, .. } in recognized_products() {
+        let refs: Vec<&Tensor> = ins.iter().collect();
+        let Some(by_index) = mm.packs_by_index(Along::Split) else {
+            continue;
+        };
+        // So small that every product that can chunks, a row at a time.
+        let Some(chunks) = Chunks::find(&mm, &by_index, 1) else {
+            continue;
+        };
+        let p = &mm.packs[chunks.pack];
+        let len = kir::interp::extent(&p.outputs[0].len, &[]).unwrap() as usize;
+        let run = |k: &Kernel, dims: &[i64], len: usize| {
+            let nest = lower(k, &Schedule::cpu(k)).unwrap();
+            kir::interp::run(&nest, &refs, dims, &[vec![len]])
+                .unwrap()
+                .remove(0)
+                .data
+        };
+        let whole: Vec<Vec<f64>> = (mm.packs.iter())
+            .map(|p| {
+                run(
+                    p,
+                    &[],
+                    kir::interp::extent(&p.outputs[0].len, &[]).unwrap() as usize,
+                )
+            })
+            .collect();
+        let extent = mm.loop_along(Along::Split).unwrap().extent;
+        let block = len / extent as usize;
+        let (outer, packed) = (mm.split_loop().unwrap(), p.inputs.len() + chunks.pack);
+        let chunk = chunks.pack(p).unwrap();
+        for i in 0..extent {
+            // The index's products, the operand not packed read at the index.
+            let mut per_index = mm.per_index(Along::Split).unwrap();
+            match packed == mm.a.input {
+                true => per_index.b.offset += i * outer.b,
+                false => per_index.a.offset += i * outer.a,
+            }
+            // The kernel's inputs, then the packed operands: the one chunked in `slot`.
+            let operands = |slot: &[f64]| -> Vec<Vec<f64>> {
+                let mut packed = whole.clone();
+                packed[chunks.pack] = slot.to_vec();
+                refs.iter().map(|t| t.data.clone()).chain(packed).collect()
+            };
+            let index = &whole[chunks.pack][i as usize * block..][..block];
+            let want = naive(&per_index, &operands(index));
+            let mut got = vec![f64::NAN; want.len()];
+            for first in chunks.starts() {
+                let rows = chunks.rows_at(first) as usize;
+                let len = block / chunks.extent as usize * rows;
+                let slot = run(&chunk, &[i, first, rows as i64], len);
+                let (product, out) = chunks.product(&per_index, p.inputs.len(), first).unwrap();
+                let part = naive(&product, &operands(&slot));
+                for (at, v) in part.into_iter().enumerate().filter(|(_, v)| !v.is_nan()) {
+                    got[at + out as usize] = v;
+                }
+            }
+            assert_eq!(
+                got, want,
+                "{what}: index {i} of {} in chunks of {}",
+                p.name, chunks.rows
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked >= 4, "only {checked} products checked by chunk");
 }
 
 #[test]

@@ -269,8 +269,9 @@ impl Config {
     }
 
     /// What the compiler targets: the backend's target with this configuration's
-    /// Winograd and epilogue choices, its products streamed over the pool's threads, and
-    /// inference's per-sample prefix in parts of as many samples.
+    /// Winograd and epilogue choices, its products streamed over the pool's threads (an
+    /// index's packed operand in chunks of the host's L2 cache), and inference's
+    /// per-sample prefix in parts of as many samples.
     pub fn target(&self) -> Target {
         let target = self.backend.target();
         Target {
@@ -278,6 +279,8 @@ impl Config {
             fused_epilogues: target.fused_epilogues && self.fused_epilogues,
             // Products run index by index on the threads the kernels' pool has.
             streams: target.kernels.then(|| self.pool_threads()),
+            // An index's packed operand in chunks that stay in a core's L2 cache.
+            pack_bytes: target.kernels.then(crate::cpu::cache::l2_bytes),
             parts: (target.kernels && self.batch_parts).then(|| self.pool_threads()),
             ..target
         }

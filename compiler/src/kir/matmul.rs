@@ -214,19 +214,163 @@ pub fn pack_per_index(p: &Kernel) -> Option<Kernel> {
         0 => Idx::Dim(0),
         a => Idx::Coord(a - 1),
     };
-    let map = |v: &Val| v.map_idx(&|i| i.substitute(&coord, &Idx::Red));
     let domain: Vec<Idx> = p.domain[1..].to_vec();
     let block = domain.iter().map(constant).product::<Option<i64>>()?;
+    Some(remapped(p, "by_index", domain, block, &coord))
+}
+
+/// `p` over `domain`, its coordinates read through `coord`, its output `len` long.
+fn remapped(
+    p: &Kernel,
+    suffix: &str,
+    domain: Vec<Idx>,
+    len: i64,
+    coord: &dyn Fn(usize) -> Idx,
+) -> Kernel {
+    let map = |v: &Val| v.map_idx(&|i| i.substitute(coord, &Idx::Red));
     let mut out = p.outputs[0].clone();
-    out.len = Idx::Const(block);
-    Some(Kernel {
-        name: format!("{}_by_index", p.name),
+    out.len = Idx::Const(len);
+    Kernel {
+        name: format!("{}_{suffix}", p.name),
         domain,
         outputs: vec![out],
         temps: p.temps.iter().map(map).collect(),
         values: p.values.iter().map(map).collect(),
         ..p.clone()
-    })
+    }
+}
+
+/// How a streamed product packs and multiplies an index in chunks: `rows` indices at a
+/// time of axis `axis` of its one per-index pack (`packs[pack]`, whose first axis is the
+/// index), the outermost part of the packed operand's gemm axis — so each chunk is a
+/// block of the product's rows (columns), its packed operand a dense block too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Chunks {
+    pub pack: usize,
+    pub axis: usize,
+    /// The axis' extent.
+    pub extent: i64,
+    pub rows: i64,
+}
+
+impl Chunks {
+    /// The chunks of `mm` (split along its split loop, whose per-index packs are
+    /// `by_index`) packing at most `bytes` each (at least one row of the chunked axis),
+    /// in as few chunks as that takes; `None` where one chunk would do, more than one
+    /// pack packs by index, or the packed operand's gemm axis is not its pack's leading
+    /// or trailing axes (its reduction the others).
+    pub fn find(mm: &MatMul, by_index: &[bool], bytes: usize) -> Option<Chunks> {
+        let mut packed = (by_index.iter().enumerate()).filter(|(_, &one)| one);
+        let (Some((pack, _)), None) = (packed.next(), packed.next()) else {
+            return None;
+        };
+        let per_index = mm.per_index(Along::Split)?;
+        if !per_index.loops.is_empty() || !per_index.sums.is_empty() {
+            return None;
+        }
+        let p = &mm.packs[pack];
+        let (operand, length) = Chunks::operand(&per_index, p.inputs.len() + pack)?;
+        let extents: Vec<i64> = p.domain[1..].iter().map(constant).collect::<Option<_>>()?;
+        let product = |axes: &[i64]| axes.iter().product::<i64>();
+        // The gemm axis leads (reduction innermost) or trails (reduction outermost):
+        // the axes spanning it, from the first, or to the last.
+        let axis = match (operand.offset, operand.stride, operand.depth) {
+            (0, s, 1) if s == per_index.k => {
+                (1..=extents.len()).find(|&q| product(&extents[..q]) == length)?;
+                0
+            }
+            (0, 1, d) if d == length => {
+                (0..extents.len()).find(|&q| product(&extents[q..]) == length)?
+            }
+            _ => return None,
+        };
+        if product(&extents) != length * per_index.k {
+            return None;
+        }
+        let extent = extents[axis];
+        let index_bytes = (length * per_index.k) as usize * mm.dtype.size();
+        let chunks = index_bytes.div_ceil(bytes.max(1)).min(extent as usize) as i64;
+        let rows = (extent + chunks - 1) / chunks.max(1);
+        (chunks > 1 && rows < extent).then_some(Chunks {
+            pack,
+            axis: axis + 1,
+            extent,
+            rows,
+        })
+    }
+
+    /// The operand `input` of `mm` and the length of its gemm axis.
+    fn operand(mm: &MatMul, input: usize) -> Option<(&Operand, i64)> {
+        match input {
+            i if i == mm.a.input && i != mm.b.input => Some((&mm.a, mm.m)),
+            i if i == mm.b.input && i != mm.a.input => Some((&mm.b, mm.n)),
+            _ => None,
+        }
+    }
+
+    /// The pack of a chunk: its first axis' coordinate symbolic dimension 0 (the index),
+    /// its chunked axis' `Dim(1) .. Dim(1) + Dim(2)` (the chunk's first row and rows),
+    /// stored from the start of its output, which holds `rows` rows.
+    pub fn pack(&self, p: &Kernel) -> Option<Kernel> {
+        if p.symbolic_dims() != 0 {
+            return None;
+        }
+        let axis = self.axis;
+        let coord = |a: usize| match a {
+            0 => Idx::Dim(0),
+            a if a == axis => Idx::Coord(a - 1) + Idx::Dim(1),
+            a => Idx::Coord(a - 1),
+        };
+        let mut domain: Vec<Idx> = p.domain[1..].to_vec();
+        let block = domain.iter().map(constant).product::<Option<i64>>()?;
+        domain[axis - 1] = Idx::Dim(2);
+        Some(remapped(
+            p,
+            "by_chunk",
+            domain,
+            block / self.extent * self.rows,
+            &coord,
+        ))
+    }
+
+    /// First rows of the chunks, in order.
+    pub fn starts(&self) -> impl Iterator<Item = i64> {
+        (0..self.extent).step_by(self.rows.max(1) as usize)
+    }
+
+    /// Rows of the chunk starting at `first`.
+    pub fn rows_at(&self, first: i64) -> i64 {
+        self.rows.min(self.extent - first)
+    }
+
+    /// The products of the chunk starting at `first` of an index of `mm`
+    /// ([`MatMul::per_index`]), its packed operand read from the start of the chunk's
+    /// pack; and the elements from the index's output to the chunk's.
+    pub fn product(
+        &self,
+        per_index: &MatMul,
+        pack_inputs: usize,
+        first: i64,
+    ) -> Option<(MatMul, i64)> {
+        let input = pack_inputs + self.pack;
+        let (operand, length) = Chunks::operand(per_index, input)?;
+        let inner = length / self.extent;
+        let chunk = self.rows_at(first) * inner;
+        let mut mm = per_index.clone();
+        let trailing = operand.depth == length && operand.stride == 1;
+        let (side, out) = match input == mm.a.input {
+            true => (&mut mm.a, first * inner * per_index.out_rows),
+            false => (&mut mm.b, first * inner * per_index.out_cols),
+        };
+        if trailing {
+            side.depth = chunk;
+        }
+        match input == per_index.a.input {
+            true => mm.m = chunk,
+            false => mm.n = chunk,
+        }
+        Some((mm, out))
+    }
 }
 
 /// Epilogue `e` (its last input the product) reading the product from a buffer of

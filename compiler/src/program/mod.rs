@@ -41,7 +41,7 @@ use crate::autodiff::{differentiate, GradReq, TrainingGraph};
 use crate::error::{Error, Result};
 use crate::graph::{Entry, Graph, NodeId};
 use crate::infer::{infer, Inferred};
-use crate::kir::matmul::{Along, MatMul};
+use crate::kir::matmul::{Along, Chunks, MatMul};
 use crate::kir::{Kernel, Unlowered, WinogradPlan};
 use crate::passes::{self, Cse, Expand, FoldConstants, InferenceMode, Pipeline, Prune, Simplify};
 use crate::Symbol;
@@ -107,6 +107,11 @@ pub struct Target {
     /// ([`Stream`]); `None`: their operands are packed and their products stored whole
     /// (code whose threads are not known when it is compiled).
     pub streams: Option<usize>,
+    /// A streamed product packs and multiplies an index's operand in chunks of at most
+    /// this many bytes where its layout allows ([`Stream::chunks`]): a core's cache, so
+    /// its gemm reads a chunk where it was just written, and the workspace holds a
+    /// chunk, not an image; `None`: a whole index at once.
+    pub pack_bytes: Option<usize>,
     /// Inference runs its per-sample prefix in parts of at most this many samples
     /// ([`parts`]); `None`: the whole batch at once.
     pub parts: Option<usize>,
@@ -128,6 +133,7 @@ impl Target {
             symbolic_batch: true,
             heads_in_arena: false,
             streams: None,
+            pack_bytes: None,
             parts: None,
         }
     }
@@ -143,6 +149,7 @@ impl Target {
             symbolic_batch: false,
             heads_in_arena: false,
             streams: None,
+            pack_bytes: None,
             parts: None,
         }
     }
@@ -216,6 +223,10 @@ pub struct Stream {
     /// Which of `Product::packs` pack one index (else the whole operand, once: an operand
     /// the loop does not read, as a gradient's gathered weight).
     pub packs_by_index: Vec<bool>,
+    /// Along the split loop, with one pack by index: how an index is packed and
+    /// multiplied in chunks, each a block of the gemm's rows (columns) and a slot that
+    /// holds a chunk; `None`: an index at once.
+    pub chunks: Option<Chunks>,
 }
 
 /// Tiles a streamed Winograd convolution transforms at once at least (the width of its
@@ -1073,8 +1084,14 @@ impl fmt::Display for Program {
                         },
                         match &p.stream {
                             Some(s) => format!(
-                                ", by {:?} loop in blocks of {} on {} tasks",
-                                s.along, s.block, s.tasks
+                                ", by {:?} loop in blocks of {} on {} tasks{}",
+                                s.along,
+                                s.block,
+                                s.tasks,
+                                match s.chunks {
+                                    Some(c) => format!(", in chunks of {} rows", c.rows),
+                                    None => String::new(),
+                                }
                             ),
                             None => String::new(),
                         }

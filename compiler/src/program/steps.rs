@@ -7,7 +7,7 @@ use super::{Product, Step, StepKind, Stream, Target, WINOGRAD_TILES};
 use crate::error::{Error, Result};
 use crate::graph::{Entry, Graph, NodeId};
 use crate::infer::Inferred;
-use crate::kir::matmul::{Along, MatMul};
+use crate::kir::matmul::{Along, Chunks, MatMul};
 use crate::kir::{self, matmul, Conv3x3, Kernel, Part, Schedule, Unlowered, WinogradPlan};
 use crate::passes::Fusion;
 use std::collections::{BTreeSet, HashMap};
@@ -273,6 +273,7 @@ fn by_block(
                 tasks: 1,
                 block,
                 packs_by_index: vec![],
+                chunks: None,
             };
             (vec![], stream)
         }
@@ -285,13 +286,20 @@ fn by_block(
                 true => 1,
                 false => threads.min(extent),
             };
+            let chunks =
+                (target.pack_bytes).and_then(|bytes| Chunks::find(product, &by_index, bytes));
+            let mut packs = packs_for(product, &by_index)?;
+            if let Some(c) = chunks {
+                packs[c.pack] = (c.pack(&product.packs[c.pack])?, vec![]);
+            }
             (
-                packs_for(product, &by_index)?,
+                packs,
                 Stream {
                     along: Along::Split,
                     tasks,
                     block: 1,
                     packs_by_index: by_index,
+                    chunks,
                 },
             )
         }
@@ -326,6 +334,7 @@ fn by_sum(
         tasks: 1,
         block: 1,
         packs_by_index: by_index,
+        chunks: None,
     };
     Some((packs, epilogue.cloned(), stream))
 }

@@ -407,10 +407,8 @@ struct ByIndex {
     tasks: usize,
     /// The loop it runs along: its extent and the strides of the operands and output.
     outer: OuterLoop,
-    /// The products of one index.
-    per_index: MatMul,
-    /// Outermost-loop extent of each pack kernel of one index.
-    pack_rows: Vec<i64>,
+    /// The chunks of one index, in order.
+    chunks: Vec<Chunk>,
     /// Per task: each pack kernel's buffers (the inputs, then the task's slot).
     pack_buffers: Vec<Vec<Vec<*mut u8>>>,
     /// Per task: its slot of each packed operand (`None` where the operand is an input).
@@ -439,12 +437,6 @@ impl ByIndex {
             Some(false) => spaces[w],
             _ => spaces[w].wrapping_add(sizes[w] / tasks * t),
         };
-        let pack_rows = (packs.iter().zip(&stream.packs_by_index))
-            .map(|((k, _), &one)| match one {
-                true => Ok(k.rows(&[0])?.map_or(1, |(rows, _)| rows)),
-                false => Ok(0),
-            })
-            .collect::<std::result::Result<_, BackendError>>()?;
         let unsplit = || BackendError::Call("a streamed product has no such loop".into());
         let operand = |input: usize, t: usize| {
             (input >= inputs).then(|| slot(input - inputs, t) as *const u8)
@@ -456,8 +448,7 @@ impl ByIndex {
             along: stream.along,
             tasks,
             outer: mm.loop_along(stream.along).ok_or_else(unsplit)?,
-            per_index: mm.per_index(stream.along).ok_or_else(unsplit)?,
-            pack_rows,
+            chunks: Chunk::of_index(mm, stream, packs)?,
             pack_buffers: (0..tasks)
                 .map(|t| {
                     (0..packs.len())
@@ -490,6 +481,61 @@ impl ByIndex {
     }
 }
 
+/// A chunk of an index's products ([`Stream::chunks`]); an index packed whole is
+/// one chunk.
+struct Chunk {
+    /// The pack kernels' dimensions after the index: the chunk's first row and its rows.
+    rows_at: [i64; 2],
+    /// Outermost-loop iterations each pack kernel runs (0 for a whole operand's).
+    pack_rows: Vec<i64>,
+    /// The chunk's products, from the start of its packed operand's slot.
+    product: MatMul,
+    /// Elements from the index's output (product slot) to the chunk's.
+    out: i64,
+}
+
+impl Chunk {
+    /// The chunks of an index of `mm` under `stream`, packed by `packs`.
+    fn of_index(
+        mm: &MatMul,
+        stream: &Stream,
+        packs: &[Compiled],
+    ) -> std::result::Result<Vec<Chunk>, BackendError> {
+        let unsplit = || BackendError::Call("a streamed product has no such loop".into());
+        let per_index = mm.per_index(stream.along).ok_or_else(unsplit)?;
+        let mut pack_rows = (packs.iter().zip(&stream.packs_by_index))
+            .map(|((k, _), &one)| match one {
+                true => Ok(k.rows(&[0, 0, 0])?.map_or(1, |(rows, _)| rows)),
+                false => Ok(0),
+            })
+            .collect::<std::result::Result<Vec<i64>, BackendError>>()?;
+        let Some(chunks) = stream.chunks else {
+            return Ok(vec![Chunk {
+                rows_at: [0, 0],
+                pack_rows,
+                product: per_index,
+                out: 0,
+            }]);
+        };
+        let inputs = mm.packs[chunks.pack].inputs.len();
+        (chunks.starts())
+            .map(|first| {
+                let (product, out) = (chunks.product(&per_index, inputs, first))
+                    .ok_or_else(|| BackendError::Call("a chunk of no operand".into()))?;
+                let rows = chunks.rows_at(first);
+                let (pack, _) = &packs[chunks.pack];
+                pack_rows[chunks.pack] = pack.rows(&[0, first, rows])?.map_or(1, |(r, _)| r);
+                Ok(Chunk {
+                    rows_at: [first, rows],
+                    pack_rows: pack_rows.clone(),
+                    product,
+                    out,
+                })
+            })
+            .collect()
+    }
+}
+
 // SAFETY: the pointers address the product operation's held arrays and workspace; each
 // task writes only its own slots and its own indices of the output.
 unsafe impl Send for ByIndex {}
@@ -518,9 +564,6 @@ struct ProductCall {
 }
 
 impl ProductCall {
-    /// Each task's block of the split loop, one index at a time: its packs into the
-    /// task's slots, its products (into the task's product slot where an epilogue
-    /// follows), then the epilogue of that index. Profiled as one phase.
     /// The packs of whole operands, into their buffers, before a streamed product's loop.
     fn run_whole_packs(&self, s: &ByIndex) -> Result<(), BackendError> {
         let whole = (self.packs.iter().zip(&s.pack_buffers[0])).zip(&s.packs_by_index);
@@ -531,6 +574,9 @@ impl ProductCall {
         Ok(())
     }
 
+    /// Each task's block of the split loop, one index at a time, chunk by chunk: its
+    /// packs into the task's slots, its products (into the task's product slot where an
+    /// epilogue follows); then the epilogue of that index. Profiled as one phase.
     fn run_by_index(&self, s: &ByIndex) -> Result<(), BackendError> {
         let start = crate::profiler::enabled().then(std::time::Instant::now);
         self.run_whole_packs(s)?;
@@ -545,29 +591,39 @@ impl ProductCall {
             for i in lo..hi {
                 let offset =
                     |p: *const u8, stride: i64| p.wrapping_add((i * stride) as usize * size);
-                // SAFETY: each task packs into its own slots, which hold one index's block;
-                // the operands, the output and the index's products are the held buffers
-                // at that index (the kernels' own index ranges); tasks write disjoint
-                // indices of the output.
-                unsafe {
-                    for ((kernel, _), (buffers, &rows)) in self
-                        .packs
-                        .iter()
-                        .zip(s.pack_buffers[t].iter().zip(&s.pack_rows))
-                    {
-                        kernel.run_range(buffers, &[i], 0, rows);
+                for chunk in &s.chunks {
+                    let [first, chunk_rows] = chunk.rows_at;
+                    // SAFETY: each task packs into its own slots, which hold one chunk's
+                    // block; the operands, the output and the chunk's products are the
+                    // held buffers at that index and chunk (the kernels' own index
+                    // ranges); tasks write disjoint indices of the output.
+                    unsafe {
+                        let packs =
+                            (self.packs.iter()).zip(s.pack_buffers[t].iter().zip(&chunk.pack_rows));
+                        // Whole operands (no rows here) were packed before the loop.
+                        for ((kernel, _), (buffers, &rows)) in
+                            packs.filter(|(_, (_, &rows))| rows > 0)
+                        {
+                            kernel.run_range(buffers, &[i, first, chunk_rows], 0, rows);
+                        }
+                        let [a_slot, b_slot] = s.operand_slots[t];
+                        let a = a_slot.unwrap_or_else(|| {
+                            offset(self.operands[self.product.a.input], s.outer.a)
+                        });
+                        let b = b_slot.unwrap_or_else(|| {
+                            offset(self.operands[self.product.b.input], s.outer.b)
+                        });
+                        let out = s.product_slots[t]
+                            .unwrap_or_else(|| offset(self.dst, s.outer.out) as *mut u8)
+                            .wrapping_add(chunk.out as usize * size);
+                        crate::cpu::matmul::run_here(&chunk.product, a, b, out);
                     }
-                    let [a_slot, b_slot] = s.operand_slots[t];
-                    let a = a_slot
-                        .unwrap_or_else(|| offset(self.operands[self.product.a.input], s.outer.a));
-                    let b = b_slot
-                        .unwrap_or_else(|| offset(self.operands[self.product.b.input], s.outer.b));
-                    let out = s.product_slots[t]
-                        .unwrap_or_else(|| offset(self.dst, s.outer.out) as *mut u8);
-                    crate::cpu::matmul::run_here(&s.per_index, a, b, out);
-                    if let Some((kernel, dims)) = &self.epilogue {
-                        kernel.run_range(epilogue_buffers, dims, i, i + 1);
-                    }
+                }
+                if let Some((kernel, dims)) = &self.epilogue {
+                    // SAFETY: the epilogue reads the task's product slot (or the output)
+                    // at this index, which its products have written, and writes the
+                    // output there.
+                    unsafe { kernel.run_range(epilogue_buffers, dims, i, i + 1) };
                 }
             }
         });
@@ -602,7 +658,7 @@ impl ProductCall {
                     .unwrap_or_else(|| offset(self.operands[self.product.a.input], s.outer.a));
                 let b = b_slot
                     .unwrap_or_else(|| offset(self.operands[self.product.b.input], s.outer.b));
-                crate::cpu::matmul::run_adding(&s.per_index, a, b, self.dst, i > 0);
+                crate::cpu::matmul::run_adding(&s.chunks[0].product, a, b, self.dst, i > 0);
             }
         }
         if let Some((kernel, dims)) = &self.epilogue {
