@@ -95,8 +95,10 @@ fn cases() -> Vec<Case> {
         ],
     );
     let dense = Symbol::group(&[conv(&residual, "proj", 2, 1, 0), pooled]);
-    // The mean over the batch mixes samples: the prefix stops before it.
-    let h = bn_relu(&conv(&x, "m", 4, 3, 1), "bm");
+    // The mean over the batch mixes samples: the prefix stops before it (after a wider
+    // layer, so that parts pay for the whole-batch array they hand on).
+    let wide = bn_relu(&conv(&x, "m0", 16, 3, 1), "bm0");
+    let h = bn_relu(&conv(&wide, "m", 4, 3, 1), "bm");
     let batch_mean = call("mean", &[&h], &[("axis", "0"), ("keepdims", "True")]);
     let mixed = call("broadcast_sub", &[&h, &batch_mean], &[]);
     let mixed = call(
@@ -234,6 +236,20 @@ fn the_prefix_ends_at_what_mixes_samples_or_is_heavy() {
         &[("num_hidden", "64")],
     );
     assert_eq!(handed(&mlp, vec![8, 100]), None);
+    // Element-wise on vectors: by the graph a part would hold two values of a few
+    // elements instead of two of the batch, but fused into one kernel writing the output,
+    // the whole batch holds nothing at all.
+    let (a, b) = (var("a"), var("b"));
+    let y = &(&a * &b) + 1.0;
+    let shapes = HashMap::from([
+        ("a".to_string(), vec![1 << 16]),
+        ("b".to_string(), vec![1 << 16]),
+    ]);
+    let p = compile(&y, &config.spec(shapes, Mode::Inference)).unwrap();
+    match &p.parts {
+        Parts::Declined(why) => assert!(why.contains("whole 0.00 MB"), "{why}"),
+        _ => panic!("a fused element-wise vector runs in parts: {p}"),
+    }
     // Training runs the batch whole.
     let shapes = HashMap::from([("data".to_string(), vec![4, 3, 12, 12])]);
     let train = compile(

@@ -1127,7 +1127,6 @@ impl fmt::Display for Program {
                 u.reason
             )?;
         }
-        let mb = |b: usize| b as f64 / (1 << 20) as f64;
         let l = &self.layout;
         writeln!(
             f,
@@ -1150,4 +1149,9 @@ impl fmt::Display for Program {
         }
         Ok(())
     }
+}
+
+/// Bytes in megabytes (2^20), as the program's text prints them.
+fn mb(bytes: usize) -> f64 {
+    bytes as f64 / (1 << 20) as f64
 }

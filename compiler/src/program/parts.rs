@@ -3,6 +3,10 @@
 //! prefix's values take a few samples' memory instead of the batch's; the rest of the
 //! graph then runs once on the whole batch.
 //!
+//! Parts run where the programs compiled in parts hold less internal memory than the
+//! program of the whole batch: element-wise work fused into kernels that write their
+//! outputs holds nothing in either, and parts would add the arrays they pass through.
+//!
 //! The prefix is where memory goes in a convolutional network — its first layers hold the
 //! largest activations — and where a part costs nothing: its products already run image
 //! by image ([`super::Stream`]). It ends at the first node that is not per sample
@@ -20,7 +24,7 @@
 //! pass read the batch), as do code generators that do not know their threads
 //! (`network!`, [`Target::parts`] `None`).
 
-use super::{finish, Parts, Program, Spec, Target};
+use super::{finish, mb, Parts, Program, Spec, Target};
 use crate::error::Result;
 use crate::graph::{Entry, Graph, NodeId};
 use crate::infer::{infer, Inferred};
@@ -88,7 +92,8 @@ struct Split {
 }
 
 /// Compiles an inference graph after its passes, its per-sample prefix in parts of at
-/// most `rows` samples where it has one (see the module doc), else whole.
+/// most `rows` samples where it has one and the programs in parts hold less memory than
+/// the whole batch's program (see the module doc), else whole.
 pub(super) fn compile_in_parts(
     forward: Graph,
     shapes: &HashMap<String, Shape>,
@@ -173,7 +178,19 @@ pub(super) fn compile_in_parts(
         inputs: split.inputs,
         handed: split.handed.into_iter().map(|(name, _)| name).collect(),
     }));
-    Ok(rest)
+    // The estimate above sees the graph, not what fusion keeps out of memory: parts run
+    // only where the compiled programs hold less than the whole batch's.
+    let mut whole = finish(forward, shapes, dtypes, spec, batch_inputs)?;
+    let (parts, once) = (rest.internal_bytes(), whole.internal_bytes());
+    if parts < once {
+        return Ok(rest);
+    }
+    whole.parts = Parts::Declined(format!(
+        "in parts of {rows} it would hold {:.2} MB, whole {:.2} MB",
+        mb(parts),
+        mb(once)
+    ));
+    Ok(whole)
 }
 
 /// The whole graph at once, saying why its prefix does not run in parts.
