@@ -569,3 +569,40 @@ fn executors_run_products_on_gemm_as_the_interpreter_computes_them() {
     // gradients, the 6 images' Winograd convolution in blocks of images.
     assert!(streamed >= 10, "only {streamed} products streamed");
 }
+
+/// Streams over the batch run only where they keep the pool's threads busy and their
+/// products deep: a convolution of one image on two threads runs whole, its gemm split
+/// over the pool, not summed channel by channel (an index's product of depth 9); its
+/// weight gradient over a batch of 32x32 images sums image by image (depth 1024).
+#[test]
+fn streams_keep_threads_busy_and_products_deep() {
+    use kiln::compiler::program::{compile, Mode, StepKind};
+    use kiln::runtime::Config;
+    let x = Symbol::var("data");
+    let conv = call(
+        "Convolution",
+        &[&x, &Symbol::var("w"), &Symbol::var("b")],
+        &[
+            ("num_filter", "16"),
+            ("kernel", "(3, 3)"),
+            ("pad", "(1, 1)"),
+        ],
+    );
+    let config = Config::new().threads(2).winograd(false);
+    let products = |data: Vec<usize>, mode: Mode| {
+        let shapes = HashMap::from([("data".to_string(), data)]);
+        let p = compile(&conv, &config.spec(shapes, mode)).unwrap();
+        (p.steps.iter())
+            .filter_map(|s| match &s.kind {
+                StepKind::Product(p) => Some((p.matmul.k, p.stream.as_ref().map(|s| s.along))),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(products(vec![1, 8, 32, 32], Mode::Inference), [(72, None)]);
+    let training = products(vec![4, 8, 32, 32], Mode::train_parameters(&conv));
+    assert!(
+        training.contains(&(1024, Some(Along::Sum))),
+        "no weight gradient summed image by image: {training:?}"
+    );
+}

@@ -203,6 +203,12 @@ pub enum Along {
 /// Multiply-adds below which a product runs on the calling thread.
 pub const PARALLEL_FLOPS: i64 = 1 << 20;
 
+/// The least depth of one index's product for a product to be summed index by index
+/// ([`recognize_summing`]): each index's product reads and adds into the whole output,
+/// which below this depth costs more than its multiply-adds (a 3x3 convolution of one
+/// image summed channel by channel: depth 9). A quarter of kiln-gemm's depth block.
+pub const LEAST_SUMMED_DEPTH: i64 = 128;
+
 /// Pack `p` (see [`MatMul::packs_by_index`]) for one index of its outermost axis:
 /// the axis dropped from its domain, its coordinate symbolic dimension 0 (the index to
 /// pack), its output that index's block.

@@ -168,7 +168,9 @@ pub(super) fn steps(
                         product.packs.clear();
                     }
                     // Streamed, a product packing its whole reduction (a weight gradient)
-                    // sums over its outermost reduction axis instead, one index at a time.
+                    // sums over its outermost reduction axis instead, one index at a time,
+                    // where an index's product is deep enough to pay for adding into the
+                    // output.
                     let summing = target.streams.is_some()
                         && winograd.is_none()
                         && product.split_loop().is_none()
@@ -178,8 +180,9 @@ pub(super) fn steps(
                         .then(|| matmul::recognize_summing(&l.kernel))
                         .flatten()
                         .filter(|s| {
-                            s.packs_by_index(Along::Sum)
-                                .is_some_and(|b| b.contains(&true))
+                            s.k >= matmul::LEAST_SUMMED_DEPTH
+                                && s.packs_by_index(Along::Sum)
+                                    .is_some_and(|b| b.contains(&true))
                         })
                     {
                         product = summed;
@@ -243,8 +246,8 @@ type WithDims = (Kernel, Vec<i64>);
 
 /// How `product` runs its split loop in blocks under `target` ([`Stream`]): the stream,
 /// the packs of one index and the epilogue reading a block's product; `None` where it
-/// runs whole (no threads to stream on, no split loop, an epilogue that does not follow
-/// the loop, or nothing a block would save).
+/// runs whole (no threads to stream on, fewer indices than threads, no split loop, an
+/// epilogue that does not follow the loop, or nothing a block would save).
 fn by_block(
     product: &MatMul,
     winograd: Option<&WinogradPlan>,
@@ -278,13 +281,18 @@ fn by_block(
             (vec![], stream)
         }
         None => {
+            // Fewer indices than threads would leave threads idle (each index runs on one):
+            // the product runs whole, its gemm split over the pool.
+            if extent < threads {
+                return None;
+            }
             let by_index = product.packs_by_index(Along::Split)?;
             if !by_index.contains(&true) && epilogue.is_none() {
                 return None;
             }
             let tasks = match product.flops() < matmul::PARALLEL_FLOPS {
                 true => 1,
-                false => threads.min(extent),
+                false => threads,
             };
             let chunks =
                 (target.pack_bytes).and_then(|bytes| Chunks::find(product, &by_index, bytes));
