@@ -9,9 +9,15 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 fn kiln(args: &[&str]) -> Output {
+    kiln_with(args, &[])
+}
+
+/// `kiln` with these environment variables.
+fn kiln_with(args: &[&str], vars: &[(&str, &str)]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_kiln"))
         .args(args)
         .env("KILN_CACHE_DIR", folder("cache"))
+        .envs(vars.iter().copied())
         .output()
         .expect("kiln runs")
 }
@@ -319,6 +325,41 @@ fn memory_the_machine_cannot_give_is_an_error_not_an_abort() {
             ]),
             name,
             &["cannot allocate", says, huge],
+        );
+    }
+}
+
+#[test]
+fn memory_past_the_limit_or_the_machine_is_refused_before_it_is_taken() {
+    // a + b over vectors: binding allocates the inputs and the output.
+    let dir = folder("limits");
+    let model = one_op(&dir, "sum", "elemwise_add", json!({}), &["a", "b"]);
+    let plan = |elements: usize, vars: &[(&str, &str)]| {
+        let (a, b) = (format!("a={elements}"), format!("b={elements}"));
+        kiln_with(&["plan", &model, "--shape", &a, "--shape", &b], vars)
+    };
+    // 16 MB arrays under an 8 MB limit.
+    let limited = plan(1 << 22, &[("KILN_MEMORY_LIMIT", "8m")]);
+    refused(
+        limited,
+        "limit",
+        &[
+            "cannot allocate",
+            "argument `a`",
+            "memory limit is 8388608 bytes",
+        ],
+    );
+    ok(
+        plan(1 << 22, &[("KILN_MEMORY_LIMIT", "1g")]),
+        "within the limit",
+    );
+    // Without a limit, arrays of twice what the machine has available: refused by kiln
+    // before the system is asked (which, overcommitting, might give them).
+    if let Some(available) = kiln::ops::memory::available() {
+        refused(
+            plan(available / 2, &[]),
+            "available",
+            &["cannot allocate", "argument `a`", "bytes available"],
         );
     }
 }

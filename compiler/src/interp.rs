@@ -142,9 +142,10 @@ fn run_node(
     let outs = kiln_ops::evaluate(op, &ctx, args).map_err(|e| match e {
         OpError::Alloc(a) => Error::Allocation {
             what: format!(
-                "the output of {}, of shape {}",
+                "the output of {}, of shape {}{}",
                 n.describe(),
-                fmt_shape(&a.shape)
+                fmt_shape(&a.shape),
+                a.cause()
             ),
             bytes: a.bytes,
         },

@@ -16,6 +16,7 @@ pub mod elemwise;
 pub mod expr;
 pub mod grad;
 pub mod index;
+pub mod memory;
 pub mod native;
 pub mod nn;
 pub mod param;

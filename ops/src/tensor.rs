@@ -7,13 +7,26 @@ use crate::DType;
 /// the user gives, so running out is an error, not an abort.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "cannot allocate {bytes} bytes for the values of shape {}",
-    fmt_shape(shape)
+    "cannot allocate {bytes} bytes for the values of shape {}{}",
+    fmt_shape(shape),
+    self.cause()
 )]
 pub struct AllocError {
     pub shape: Shape,
     /// What was asked for (`usize::MAX` past any allocation).
     pub bytes: usize,
+    /// What the machine had available, where that is why.
+    pub available: Option<usize>,
+}
+
+impl AllocError {
+    /// Why, for messages that name the values themselves: the memory the machine had,
+    /// where that is why (else empty).
+    pub fn cause(&self) -> String {
+        (self.available).map_or(String::new(), |a| {
+            format!(": the machine has {a} bytes available")
+        })
+    }
 }
 
 /// Why bytes did not become a tensor.
@@ -31,14 +44,18 @@ pub enum FromBytesError {
 
 /// Room for the values of `shape` (interpreted as f64), reserved fallibly.
 pub fn reserve_values(shape: &[usize]) -> Result<Vec<f64>, AllocError> {
-    let failed = |bytes| AllocError {
+    let failed = |bytes, available| AllocError {
         shape: shape.to_vec(),
         bytes,
+        available,
     };
-    let n = checked_size(shape).ok_or_else(|| failed(usize::MAX))?;
+    let n = checked_size(shape).ok_or_else(|| failed(usize::MAX, None))?;
+    let bytes = n * std::mem::size_of::<f64>();
+    if let Some(available) = crate::memory::past_available(bytes) {
+        return Err(failed(bytes, Some(available)));
+    }
     let mut data = Vec::new();
-    data.try_reserve_exact(n)
-        .map_err(|_| failed(n * std::mem::size_of::<f64>()))?;
+    data.try_reserve_exact(n).map_err(|_| failed(bytes, None))?;
     Ok(data)
 }
 

@@ -39,7 +39,8 @@ pub(crate) fn place(
     let (g, inferred, layout) = (program.graph(), &program.inferred, &program.layout);
     let arena = match arena {
         Some(a) if a.nbytes() >= layout.arena_bytes => a.clone(),
-        _ => NDArray::arena(layout.arena_bytes.max(ALIGN), device)?,
+        _ => NDArray::arena(layout.arena_bytes.max(ALIGN), device)
+            .map_err(|e| e.allocating("the program's arena"))?,
     };
     let num_outputs = program.training.num_outputs;
     let mut arrays = HashMap::new();

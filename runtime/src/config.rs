@@ -24,6 +24,7 @@
 //! | `KILN_CPU_WORKER_NTHREADS` | the threaded engine's workers | 1 |
 //! | `KILN_PROFILE` | [`Config::profile`]: write a Chrome trace there at exit | off |
 //! | `KILN_CACHE_DIR` | [`Config::cache_dir`] (compiled kernels under `jit/`) | `$XDG_CACHE_HOME/kiln`, else `~/.cache/kiln` |
+//! | `KILN_MEMORY_LIMIT` | [`Config::memory_limit`]: bytes the CPU storage pool may hold (a number, or with `k`, `m`, `g`, `t`: powers of 1024) | the machine's available memory |
 //! | `KILN_VECTOR_BITS` | [`Config::vector_bits`] of compiled kernels (128, 256, 512) | 256 |
 //!
 //! Test and bench tooling reads its own, in the files that use them, never on kiln's
@@ -64,6 +65,9 @@ pub struct Config {
     /// kiln's cache folder; `None`: compiled kernels are kept in memory only.
     pub cache_dir: Option<PathBuf>,
     pub vector_bits: u32,
+    /// Bytes the CPU storage pool may hold at once; `None`: a block is refused where it
+    /// passes the memory the machine has available ([`crate::storage`]).
+    pub memory_limit: Option<usize>,
 }
 
 impl Default for Config {
@@ -99,6 +103,7 @@ impl Config {
             profile: None,
             cache_dir,
             vector_bits: kiln_llvm::DEFAULT_VECTOR_BITS,
+            memory_limit: None,
         }
     }
 
@@ -163,6 +168,11 @@ impl Config {
                 "128" | "256" | "512" => v.parse().unwrap_or(kiln_llvm::DEFAULT_VECTOR_BITS),
                 _ => return Err(bad("KILN_VECTOR_BITS", &v, "128, 256 or 512")),
             };
+        }
+        if let Some(v) = var("KILN_MEMORY_LIMIT") {
+            let limit = parse_bytes(&v);
+            c.memory_limit =
+                Some(limit.ok_or_else(|| bad("KILN_MEMORY_LIMIT", &v, "bytes, e.g. 512m or 16g"))?);
         }
         Ok(c)
     }
@@ -252,6 +262,11 @@ impl Config {
         self
     }
 
+    pub fn memory_limit(mut self, bytes: Option<usize>) -> Config {
+        self.memory_limit = bytes;
+        self
+    }
+
     /// What [`program::compile`](kiln_compiler::program::compile) is given for these
     /// shapes and mode: this configuration's target and passes.
     pub fn spec(&self, shapes: HashMap<String, Shape>, mode: Mode) -> Spec {
@@ -287,6 +302,22 @@ impl Config {
     }
 }
 
+/// Bytes as a number, optionally followed by `k`, `m`, `g` or `t` (powers of 1024, either
+/// case, an optional `b` after); `None` where it is not one, or overflows.
+fn parse_bytes(v: &str) -> Option<usize> {
+    let v = v.trim().to_ascii_lowercase();
+    let v = v.strip_suffix('b').unwrap_or(&v);
+    let (digits, shift) = match v.char_indices().last()? {
+        (i, 'k') => (&v[..i], 10),
+        (i, 'm') => (&v[..i], 20),
+        (i, 'g') => (&v[..i], 30),
+        (i, 't') => (&v[..i], 40),
+        _ => (v, 0),
+    };
+    let n: usize = digits.trim().parse().ok()?;
+    n.checked_mul(1 << shift).filter(|&b| b > 0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -313,6 +344,7 @@ mod tests {
             ("KILN_PROFILE", "trace.json"),
             ("KILN_CACHE_DIR", "/tmp/k"),
             ("KILN_VECTOR_BITS", "512"),
+            ("KILN_MEMORY_LIMIT", "16G"),
         ])
         .unwrap();
         let want = (Config::new())
@@ -326,7 +358,8 @@ mod tests {
             .engine(EngineKind::Threaded { workers: 2 })
             .profile("trace.json")
             .cache_dir(Some("/tmp/k".into()))
-            .vector_bits(512);
+            .vector_bits(512)
+            .memory_limit(Some(16 << 30));
         assert_eq!(c, want);
         assert!(!c.target().winograd && !c.target().kernels);
     }
@@ -339,9 +372,28 @@ mod tests {
             ("KILN_CPU_THREADS", "0"),
             ("KILN_ENGINE", "fast"),
             ("KILN_VECTOR_BITS", "384"),
+            ("KILN_MEMORY_LIMIT", "lots"),
+            ("KILN_MEMORY_LIMIT", "0"),
+            ("KILN_MEMORY_LIMIT", "99999999999t"),
         ] {
             let e = from(&[(k, v)]).unwrap_err().to_string();
             assert!(e.contains(k) && e.contains(v), "{e}");
+        }
+    }
+
+    #[test]
+    fn byte_counts_read_with_their_units() {
+        let cases = [
+            ("4096", 4096),
+            ("512m", 512 << 20),
+            ("16GB", 16 << 30),
+            ("2 k", 2048),
+        ];
+        for (text, bytes) in cases {
+            assert_eq!(parse_bytes(text), Some(bytes), "{text}");
+        }
+        for text in ["", "m", "-1", "1.5g", "12x"] {
+            assert_eq!(parse_bytes(text), None, "{text}");
         }
     }
 }

@@ -55,6 +55,24 @@ pub enum Error {
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+impl Error {
+    /// An allocation's error naming what the memory was for (other errors unchanged).
+    pub fn allocating(self, what: &str) -> Error {
+        match self {
+            Error::Allocation {
+                bytes,
+                device,
+                reason,
+            } => Error::Allocation {
+                bytes,
+                device,
+                reason: format!("{what}: {reason}"),
+            },
+            e => e,
+        }
+    }
+}
+
 /// The compiler's errors pass through unchanged, but for memory the interpreter or a
 /// file reader could not have: that is the runtime's one allocation error.
 impl From<kiln_compiler::Error> for Error {

@@ -1,6 +1,12 @@
 //! Pooled device memory: blocks are rounded up to a size bucket and returned to a free list
 //! when dropped, so steady-state allocation reuses freed memory instead of calling the
 //! system allocator.
+//!
+//! Limits: a fresh block is refused, with an error, where the pool would hold more than
+//! [`Config::memory_limit`](crate::Config::memory_limit), or where none is set, where the
+//! block passes the memory the machine has available ([`kiln_ops::memory`]): on Linux
+//! such an allocation usually succeeds and the process is killed when it touches the
+//! pages.
 
 use crate::device::Device;
 use crate::{Error, Result};
@@ -12,6 +18,9 @@ use std::sync::{Mutex, OnceLock};
 
 /// Every block is aligned for the widest vector loads.
 const ALIGN: usize = 64;
+/// Blocks from which a fresh one is checked against the machine's available memory (a
+/// read of `/proc/meminfo`), where no limit is set: smaller ones are not worth the read.
+const CHECKED_BLOCK: usize = 64 << 20;
 /// Below this, sizes round up to a power of two; above, to a multiple of it.
 const LINEAR_CUTOFF: usize = 4 << 20;
 
@@ -41,6 +50,8 @@ struct Pool {
     fresh: AtomicUsize,
     reused: AtomicUsize,
     cached: AtomicUsize,
+    /// Bytes taken from the system and not given back (in use or cached).
+    held: AtomicUsize,
 }
 
 // SAFETY: the pool only stores pointers to blocks nobody uses; handing one out transfers it.
@@ -92,7 +103,22 @@ pub fn release_cached(device: Device) -> usize {
         }
     }
     pool.cached.fetch_sub(released, Ordering::Relaxed);
+    pool.held.fetch_sub(released, Ordering::Relaxed);
     released
+}
+
+/// Why the pool may not take `capacity` more bytes from the system, if it may not.
+fn refusal(pool: &Pool, capacity: usize) -> Option<String> {
+    let held = pool.held.load(Ordering::Relaxed);
+    match crate::Config::global().memory_limit {
+        Some(limit) => (held.saturating_add(capacity) > limit).then(|| {
+            format!("the memory limit is {limit} bytes (KILN_MEMORY_LIMIT) and {held} are held")
+        }),
+        None => (capacity >= CHECKED_BLOCK)
+            .then(|| kiln_ops::memory::past_available(capacity))
+            .flatten()
+            .map(|free| format!("the machine has {free} bytes available")),
+    }
 }
 
 /// A block of device memory, returned to its pool on drop.
@@ -138,17 +164,27 @@ impl Storage {
                         device: device.to_string(),
                         reason: "too large a block".into(),
                     })?;
-                pool.fresh.fetch_add(1, Ordering::Relaxed);
+                // Where the limit or the system refuses, the free lists' blocks go back
+                // first.
+                let refused = |why| Error::Allocation {
+                    bytes,
+                    device: device.to_string(),
+                    reason: why,
+                };
+                if refusal(pool, capacity).is_some() {
+                    release_cached(device);
+                    if let Some(why) = refusal(pool, capacity) {
+                        return Err(refused(why));
+                    }
+                }
                 // SAFETY: the layout has a non-zero size.
                 let fresh = || NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) });
-                // Where the system refuses, the free lists' blocks go back first.
-                fresh()
+                let block = fresh()
                     .or_else(|| (release_cached(device) > 0).then(fresh).flatten())
-                    .ok_or_else(|| Error::Allocation {
-                        bytes,
-                        device: device.to_string(),
-                        reason: "out of memory".into(),
-                    })?
+                    .ok_or_else(|| refused("out of memory".into()))?;
+                pool.fresh.fetch_add(1, Ordering::Relaxed);
+                pool.held.fetch_add(capacity, Ordering::Relaxed);
+                block
             }
         };
         Ok(Storage {

@@ -54,7 +54,11 @@ pub fn allocation(a: kiln::ops::tensor::AllocError, what: &str) -> kiln::Error {
     kiln::Error::Allocation {
         bytes: a.bytes,
         device: kiln::runtime::Device::Cpu.to_string(),
-        reason: format!("{what}, of shape {}", kiln::ops::shape::fmt_shape(&a.shape)),
+        reason: format!(
+            "{what}, of shape {}{}",
+            kiln::ops::shape::fmt_shape(&a.shape),
+            a.cause()
+        ),
     }
 }
 

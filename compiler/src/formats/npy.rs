@@ -67,7 +67,7 @@ pub fn load_npy(bytes: &[u8]) -> Result<Tensor> {
     }
     let data = &bytes[start + header_len..];
     let allocation = |e: AllocError| Error::Allocation {
-        what: format!("the values of shape {}", fmt_shape(&e.shape)),
+        what: format!("the values of shape {}{}", fmt_shape(&e.shape), e.cause()),
         bytes: e.bytes,
     };
     let mut t = Tensor::from_bytes(dtype, shape.clone(), data).map_err(|e| match e {

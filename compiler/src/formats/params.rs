@@ -146,7 +146,7 @@ fn read_record(r: &mut Reader, i: u64) -> Result<Tensor> {
     let bytes = r.take(n * dtype.size(), &format!("{what} data ({n} × {dtype})"))?;
     Tensor::from_bytes(dtype, shape, bytes).map_err(|e| match e {
         kiln_ops::tensor::FromBytesError::Alloc(e) => Error::Allocation {
-            what: format!("the values of {what}"),
+            what: format!("the values of {what}{}", e.cause()),
             bytes: e.bytes,
         },
         e => bad(format!("{what}: {e}")),

@@ -291,18 +291,20 @@ fn split(
     handed.retain(|e| seen.insert(*e));
     // Parts pay where the prefix's largest step (its values, not the variables it reads)
     // outweighs the whole-batch arrays they hand on: the whole batch needs the former,
-    // parts a part of it and the latter.
-    let bytes = |e: &Entry| bytes(inferred, *e);
+    // parts a part of it and the latter. (In u128: sizes from a user's shapes, times the
+    // batch, need not fit a usize.)
+    let bytes = |e: &Entry| bytes(inferred, *e) as u128;
     let largest_step = (g.node_ids().filter(|&id| computes(id)))
         .map(|id| {
             let node = g.node(id);
             let ins = node.inputs.iter().filter(|e| computes(e.node));
             let outs = (0..node.num_outputs()).map(|index| Entry { node: id, index });
-            ins.map(bytes).sum::<usize>() + outs.map(|e| bytes(&e)).sum::<usize>()
+            ins.map(bytes).sum::<u128>() + outs.map(|e| bytes(&e)).sum::<u128>()
         })
         .max()
         .unwrap_or(0);
-    let handed_bytes: usize = handed.iter().map(bytes).sum();
+    let handed_bytes: u128 = handed.iter().map(bytes).sum();
+    let (batch, rows) = (batch as u128, rows as u128);
     if handed.is_empty() || largest_step * (batch - rows) <= handed_bytes * batch {
         return None;
     }

@@ -166,26 +166,20 @@ impl Executor {
     ) -> Result<Executor> {
         let inferred = symbol.infer_shape(shapes)?;
         let (arg_types, _, aux_types) = symbol.infer_type(&[])?;
-        let zeros = |s: &[usize], d: DType| NDArray::zeros(s, d, device);
-        let args: Vec<NDArray> = inferred
-            .arguments
-            .iter()
-            .zip(&arg_types)
-            .map(|(s, &d)| zeros(s, d))
+        let zeros = |s: &[usize], d: DType, what: String| {
+            NDArray::zeros(s, d, device).map_err(|e| e.allocating(&what))
+        };
+        let (arg_names, aux_names) = (symbol.list_arguments(), symbol.list_auxiliary_states());
+        let args: Vec<NDArray> = (inferred.arguments.iter().zip(&arg_types).zip(&arg_names))
+            .map(|((s, &d), n)| zeros(s, d, format!("argument `{n}`")))
             .collect::<Result<_>>()?;
-        let aux: Vec<NDArray> = inferred
-            .aux_states
-            .iter()
-            .zip(&aux_types)
-            .map(|(s, &d)| zeros(s, d))
+        let aux: Vec<NDArray> = (inferred.aux_states.iter().zip(&aux_types).zip(&aux_names))
+            .map(|((s, &d), n)| zeros(s, d, format!("aux state `{n}`")))
             .collect::<Result<_>>()?;
-        let grads: Vec<Option<NDArray>> = symbol
-            .list_arguments()
-            .iter()
-            .zip(&args)
+        let grads: Vec<Option<NDArray>> = (arg_names.iter().zip(&args))
             .map(|(n, a)| match reqs.get(n) {
                 GradReq::Null => Ok(None),
-                _ => zeros(a.shape(), a.dtype()).map(Some),
+                _ => zeros(a.shape(), a.dtype(), format!("the gradient of `{n}`")).map(Some),
             })
             .collect::<Result<_>>()?;
         let binding = Binding {
@@ -618,7 +612,8 @@ fn instantiate_in_parts(rest: &Program, prefix: &Prefix, bound: &Bound) -> Resul
     let device = bound.device;
     let arena = match bound.arena {
         Some(a) if a.nbytes() >= rest.arena_bytes() => a.clone(),
-        _ => NDArray::arena(rest.arena_bytes().max(program::ALIGN), device)?,
+        _ => NDArray::arena(rest.arena_bytes().max(program::ALIGN), device)
+            .map_err(|e| e.allocating("the program's arena"))?,
     };
     let variable_array = |p: &Program, name: &str| -> Result<NDArray> {
         let node = (p.graph().variable(name))

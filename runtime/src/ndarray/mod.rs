@@ -233,7 +233,7 @@ impl NDArray {
         unsafe { self.read_tensor() }.map_err(|e| Error::Allocation {
             bytes: e.bytes,
             device: Device::Cpu.to_string(),
-            reason: format!("the values of {}", fmt_shape(&e.shape)),
+            reason: format!("the values of {}{}", fmt_shape(&e.shape), e.cause()),
         })
     }
 
