@@ -1,5 +1,5 @@
 //! What memory the machine has to give: sizes come from files and shapes users give, and
-//! on Linux an allocation past the memory there is usually succeeds (memory is
+//! on Linux an allocation past what is there usually succeeds (memory is
 //! overcommitted) and the process is killed when it touches the pages. Allocations of
 //! user-sized memory check against this first and fail with an error instead.
 
