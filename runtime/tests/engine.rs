@@ -279,7 +279,8 @@ fn sequential(program: &[Step], vars: usize) -> (Vec<u64>, Vec<Option<usize>>) {
         (0..vars).map(|v| std::cell::Cell::new(v as u64)).collect();
     let mut errors: Vec<Option<usize>> = vec![None; vars];
     for (i, s) in program.iter().enumerate() {
-        let inherited = touched(s).into_iter().find_map(|v| errors[v]);
+        // Of several errors, the engine carries on the one raised first.
+        let inherited = touched(s).into_iter().filter_map(|v| errors[v]).min();
         match (inherited, s.fails) {
             (Some(e), _) => s.writes.iter().for_each(|&w| errors[w] = Some(e)),
             (None, true) => s.writes.iter().for_each(|&w| errors[w] = Some(i)),

@@ -16,8 +16,9 @@
 //! Threads: `KILN_CPU_THREADS`, else the machine's parallelism; the caller is one of them,
 //! so the pool starts one fewer (lazily, at the first parallel call).
 
+use std::any::Any;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock, TryLockError};
 
 /// A task body: called once per task index, from several threads at once.
@@ -48,7 +49,8 @@ struct Shared {
     /// `generation << 32 | next task index`.
     claim: AtomicU64,
     finished: AtomicUsize,
-    panicked: AtomicBool,
+    /// The first panic of the job's tasks, raised again by the caller with its message.
+    panic: Mutex<Option<Box<dyn Any + Send>>>,
 }
 
 /// Element operations below which a kernel runs on the calling thread, and the least
@@ -82,7 +84,7 @@ impl Pool {
             done: Condvar::new(),
             claim: AtomicU64::new(0),
             finished: AtomicUsize::new(0),
-            panicked: AtomicBool::new(false),
+            panic: Mutex::new(None),
         });
         // A thread the system refuses only makes the pool smaller.
         let spawned = (1..threads.max(1))
@@ -127,7 +129,8 @@ impl Pool {
     }
 
     /// Runs `task(i)` for every `i < tasks`, over the pool, and returns when all are done.
-    /// A panic in a task is raised again here once every task has finished.
+    /// The first panic of a task is raised again here, its payload unchanged, once every
+    /// task has finished.
     pub fn run(&self, tasks: usize, task: &Task<'_>) {
         if tasks <= 1 || self.threads == 1 {
             return (0..tasks).for_each(task);
@@ -162,8 +165,9 @@ impl Pool {
         }
         st.job = None;
         drop(st);
-        if s.panicked.swap(false, Ordering::AcqRel) {
-            resume_unwind(Box::new("a kernel task panicked"));
+        let panic = s.panic.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(payload) = panic {
+            resume_unwind(payload);
         }
     }
 }
@@ -193,8 +197,9 @@ fn run_claimed(s: &Shared, generation: u32, tasks: usize, task: &Task<'_>) {
         {
             continue;
         }
-        if catch_unwind(AssertUnwindSafe(|| task(index))).is_err() {
-            s.panicked.store(true, Ordering::Release);
+        if let Err(payload) = catch_unwind(AssertUnwindSafe(|| task(index))) {
+            let mut first = s.panic.lock().unwrap_or_else(|p| p.into_inner());
+            first.get_or_insert(payload);
         }
         if s.finished.fetch_add(1, Ordering::AcqRel) + 1 == tasks {
             // Under the lock, so the caller cannot miss the wake-up between its check and
@@ -275,7 +280,11 @@ mod tests {
                 assert!(i != 3, "task 3 fails");
             })
         }));
-        assert!(result.is_err());
+        // The task's own message, not a stand-in.
+        let payload = result.unwrap_err();
+        let message = (payload.downcast_ref::<&str>().copied())
+            .or_else(|| payload.downcast_ref::<String>().map(String::as_str));
+        assert_eq!(message, Some("task 3 fails"));
         assert_eq!(ran.load(Ordering::Relaxed), 8);
         // The pool still works.
         let sum = AtomicUsize::new(0);

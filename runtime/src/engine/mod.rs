@@ -7,10 +7,15 @@
 //! among ready operations the higher priority runs first.
 //!
 //! Operations are pre-created ([`Engine::new_operator`], MXNet's `NewOperator`) with fixed,
-//! de-duplicated variable lists, so pushing one allocates nothing in steady state. Errors
-//! raised by an operation are attached to the variables it writes; operations that touch
-//! such a variable are skipped and carry the error on, and the error surfaces at the next
-//! [`Engine::wait_for_var`] on an affected variable or [`Engine::wait_all`].
+//! de-duplicated variable lists, so pushing one allocates nothing in steady state.
+//!
+//! Errors: an operation fails by returning `Err` or by panicking (itself, or in a task of
+//! the kernels' pool it runs: `panicked: MESSAGE`); a panic never leaves the operation, so
+//! the worker runs later operations as before. The error is attached to the variables the
+//! operation writes; operations that touch such a variable are skipped and carry the error
+//! on (of several, the one raised first in push order, so which error is reported does not
+//! depend on timing). It surfaces at the next [`Engine::wait_for_var`] on an affected
+//! variable, which clears it, and at [`Engine::wait_all`].
 //!
 //! Threads: `KILN_CPU_WORKER_NTHREADS` compute workers (default 1, as MXnet: kernels
 //! parallelize internally over the shared pool, so more workers would oversubscribe the
@@ -118,14 +123,6 @@ impl Operator {
             op: self.name.clone(),
             message: message.into(),
         })
-    }
-
-    /// The first error carried by a variable this operation touches.
-    fn inherited_error(&self) -> Option<EngineError> {
-        if self.no_skip {
-            return None;
-        }
-        self.reads.iter().chain(&self.writes).find_map(Var::error)
     }
 }
 

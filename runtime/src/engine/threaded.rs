@@ -18,15 +18,24 @@ pub(crate) struct Block {
     seq: u64,
     /// An error a variable carried when it granted this block: taken then, so a wait that
     /// reports and clears the error before this block runs cannot hide it.
-    inherited: Mutex<Option<EngineError>>,
+    inherited: Mutex<Option<Raised>>,
+}
+
+/// An error and the push of the operation that raised it.
+#[derive(Clone)]
+pub(super) struct Raised {
+    seq: u64,
+    pub(super) error: EngineError,
 }
 
 impl Block {
-    /// Records `error` as inherited (the first one wins).
-    pub(super) fn inherit(&self, error: &EngineError) {
+    /// Records `raised` as inherited. Of several, the one raised first is kept: the
+    /// variables grant in an order that depends on timing, and the error an operation
+    /// carries on must not.
+    pub(super) fn inherit(&self, raised: &Raised) {
         let mut slot = lock(&self.inherited);
-        if slot.is_none() {
-            *slot = Some(error.clone());
+        if slot.as_ref().is_none_or(|kept| raised.seq < kept.seq) {
+            *slot = Some(raised.clone());
         }
     }
 }
@@ -192,20 +201,18 @@ impl Inner {
 
     fn execute(&self, block: Arc<Block>) {
         let op = block.op.clone().expect("a ready block has its operation");
-        let granted_with = lock(&block.inherited).take();
-        let inherited = match op.no_skip {
-            true => None,
-            false => granted_with.or_else(|| op.inherited_error()),
-        };
+        // Every variable granted the block with the error it carried, and none can gain
+        // one before the block completes (their writers wait for it): this is all of them.
+        let inherited = lock(&block.inherited).take().filter(|_| !op.no_skip);
         let result = match inherited {
-            Some(e) => Err(e),
-            None => {
-                let r = op.run();
-                if let Err(e) = &r {
-                    lock(&self.errors).push(e.clone());
+            Some(raised) => Err(raised),
+            None => op.run().map_err(|error| {
+                lock(&self.errors).push(error.clone());
+                Raised {
+                    seq: block.seq,
+                    error,
                 }
-                r
-            }
+            }),
         };
         for v in &op.reads {
             v.complete_read(self);

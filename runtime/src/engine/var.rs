@@ -1,6 +1,6 @@
 //! A variable's version queue (MXNet's ThreadedVar): which pending operations may run.
 
-use super::threaded::{Block, Inner};
+use super::threaded::{Block, Inner, Raised};
 use super::EngineError;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -25,7 +25,7 @@ struct Queue {
     waiting: VecDeque<(Arc<Block>, bool)>,
     /// Completed writes.
     version: u64,
-    error: Option<EngineError>,
+    error: Option<Raised>,
 }
 
 impl Var {
@@ -54,12 +54,8 @@ impl Var {
         self.0.queue.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    pub(super) fn error(&self) -> Option<EngineError> {
-        self.lock().error.clone()
-    }
-
     pub(super) fn take_error(&self) -> Option<EngineError> {
-        self.lock().error.take()
+        self.lock().error.take().map(|raised| raised.error)
     }
 
     /// Registers a read by `block`: granted now unless a write is active or queued.
@@ -102,12 +98,12 @@ impl Var {
 
     /// Completes a write; `error` (if any) is attached before later operations are granted,
     /// so they see it.
-    pub(super) fn complete_write(&self, inner: &Inner, error: Option<&EngineError>) {
+    pub(super) fn complete_write(&self, inner: &Inner, error: Option<&Raised>) {
         let mut q = self.lock();
         q.active_write = false;
         q.version += 1;
-        if let Some(e) = error {
-            q.error = Some(e.clone());
+        if let Some(raised) = error {
+            q.error = Some(raised.clone());
         }
         grant_front(&mut q, inner);
     }
