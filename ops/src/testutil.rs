@@ -127,13 +127,10 @@ pub fn ramp(shape: &[usize]) -> Tensor {
     )
 }
 
+/// Every value within `tol * (1 + |want|)`, as many as expected, no NaN where a number is.
 pub fn assert_close(got: &[f64], want: &[f64], tol: f64) {
-    assert_eq!(got.len(), want.len(), "lengths differ: {got:?} vs {want:?}");
-    for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        assert!(
-            (g - w).abs() <= tol * (1.0 + w.abs()),
-            "element {i}: got {g}, want {w}\n got: {got:?}\nwant: {want:?}"
-        );
+    if let Err(e) = crate::compare::close(got, want, tol) {
+        panic!("{e}\n got: {got:?}\nwant: {want:?}");
     }
 }
 
