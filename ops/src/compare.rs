@@ -62,22 +62,8 @@ where
     W: Copy + Into<f64>,
 {
     let scale = scale(want);
-    let mut worst = 0.0f64;
-    for_each_pair(got, want, |index, g, w| {
-        let bound = rtol * scale;
-        if (g - w).abs() <= bound {
-            worst = worst.max((g - w).abs() / scale);
-            Ok(())
-        } else {
-            Err(Mismatch::Value {
-                index,
-                got: g,
-                want: w,
-                bound,
-            })
-        }
-    })?;
-    Ok(worst)
+    within(got, want, |_| rtol * scale)?;
+    max_rel_diff(got, want)
 }
 
 /// Checks that every value of `got` is within `tol * (1 + |want|)` of `want`'s: relative
@@ -87,8 +73,17 @@ where
     G: Copy + Into<f64>,
     W: Copy + Into<f64>,
 {
+    within(got, want, |w| tol * (1.0 + w.abs()))
+}
+
+/// Checks that every value of `got` differs from `want`'s by at most `bound(want)`.
+pub fn within<G, W>(got: &[G], want: &[W], bound: impl Fn(f64) -> f64) -> Result<(), Mismatch>
+where
+    G: Copy + Into<f64>,
+    W: Copy + Into<f64>,
+{
     for_each_pair(got, want, |index, g, w| {
-        let bound = tol * (1.0 + w.abs());
+        let bound = bound(w);
         if (g - w).abs() <= bound {
             Ok(())
         } else {
@@ -139,8 +134,8 @@ pub fn each<G, W, T>(
         .collect()
 }
 
-/// `want`'s largest finite magnitude, at least [`TINY_SCALE`].
-fn scale<W: Copy + Into<f64>>(want: &[W]) -> f64 {
+/// `want`'s largest finite magnitude (the output scale), at least [`TINY_SCALE`].
+pub fn scale<W: Copy + Into<f64>>(want: &[W]) -> f64 {
     want.iter()
         .map(|&w| w.into().abs())
         .filter(|w| w.is_finite())
