@@ -364,13 +364,11 @@ pub fn check_native(name: &str, kv: &[(&str, &str)], inputs: &[Tensor], is_train
         scratch: &mut scratch,
     };
     (native.run)(&ctx, io).unwrap_or_else(|e| panic!("{name} {kv:?}: {e}"));
-    for (o, (w, g)) in want.iter().zip(&outs).enumerate() {
-        let scale = w.data.iter().fold(1e-30f64, |m, v| m.max(v.abs()));
-        for (i, (a, b)) in w.data.iter().zip(g).enumerate() {
-            assert!(
-                (a - *b as f64).abs() <= tol * scale,
-                "{name} {kv:?}: output {o}, element {i}: native {b} != reference {a}"
-            );
-        }
+    let checked = crate::compare::each(&outs, &want, |g, w| {
+        let bound = tol * crate::compare::scale(&w.data);
+        crate::compare::within(g, &w.data, |_| bound)
+    });
+    if let Err(e) = checked {
+        panic!("{name} {kv:?}: the native kernel against the reference: {e}");
     }
 }
