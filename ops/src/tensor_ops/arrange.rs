@@ -515,8 +515,11 @@ mod tests {
 
     #[test]
     fn every_dtype_moves() {
-        // Which element of [[0, 1, 2], [3, 4, 5]] lands where, by hand.
-        let cases: [(&str, &[(&str, &str)], &[usize], &[usize]); 5] = [
+        // An operator, its attributes, its output's shape and which element of
+        // [[0, 1, 2], [3, 4, 5]] lands at each of its positions, by hand.
+        type Move = (&'static str, Kv, &'static [usize], &'static [usize]);
+        type Kv = &'static [(&'static str, &'static str)];
+        let cases: [Move; 5] = [
             ("SwapAxis", &[("dim1", "1")], &[3, 2], &[0, 3, 1, 4, 2, 5]),
             ("reverse", &[("axis", "1")], &[2, 3], &[2, 1, 0, 5, 4, 3]),
             (
