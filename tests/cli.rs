@@ -3,6 +3,7 @@
 mod common;
 
 use common::fixture;
+use kiln::ops::compare;
 use std::process::{Command, Output};
 
 fn kiln(args: &[&str]) -> Output {
@@ -102,9 +103,8 @@ fn run_writes_the_interpreters_output() {
     let want = kiln::compiler::formats::npy::read_npy(dir.join("output.npy")).unwrap();
     assert_eq!(run("interp"), want);
     let got = run("jit");
-    for (w, g) in want.data.iter().zip(&got.data) {
-        assert!((w - g).abs() <= 1e-5 * (1.0 + w.abs()), "{w} vs {g}");
-    }
+    compare::same_shape(&got.shape, &want.shape).unwrap();
+    compare::close(&got.data, &want.data, 1e-5).unwrap();
     let _ = std::fs::remove_file(out_path);
 }
 

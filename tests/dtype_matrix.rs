@@ -1,17 +1,20 @@
 //! `kiln ops` lists the dtypes each operator supports; every listed dtype must run on the
-//! reference interpreter. Each operator runs its first MXNet fixture case with its inputs
-//! cast to each listed dtype (samplers run with their `dtype` parameter instead).
+//! reference interpreter and compute what f64 computes. Each operator runs its first MXNet
+//! fixture case with its inputs cast to each listed dtype, and its outputs are compared with
+//! the same case run on those (rounded) inputs in f64, rounded to the output's dtype.
+//! Samplers run with their `dtype` parameter instead, against the same draw in float64
+//! (int64 for integer samplers).
 
 mod common;
 
-use common::{fixture, params};
+use common::{compare, fixture, params, tolerance};
 use kiln::compiler::{interpret, RunOptions};
 use kiln::ops::{registry, Resource};
-use kiln::{Symbol, Tensor};
+use kiln::{DType, Symbol, Tensor};
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
 
-#[derive(Deserialize)]
+#[derive(Clone, Deserialize)]
 struct Case {
     name: String,
     op: String,
@@ -42,6 +45,37 @@ fn run_case(case: &Case, inputs: &HashMap<String, Tensor>) -> Result<Vec<Tensor>
     .map_err(|e| e.to_string())
 }
 
+/// `got` (in some dtype) against `f64` (the same case computed in f64, or int64): as many
+/// outputs, of the same shapes, each within its dtype's tolerance of those values rounded
+/// to it.
+fn matches_f64(got: &[Tensor], f64: &[Tensor]) -> Result<(), String> {
+    if got.len() != f64.len() {
+        return Err(format!("{} outputs, {} in f64", got.len(), f64.len()));
+    }
+    for (i, (g, w)) in got.iter().zip(f64).enumerate() {
+        if let Some(msg) = compare(g, &w.cast(g.dtype), tolerance(g.dtype)) {
+            return Err(format!("output {i} ({}) against f64: {msg}", g.dtype));
+        }
+    }
+    Ok(())
+}
+
+/// The same inputs in f64 where they are floating point (exact: f64 holds every value of
+/// the narrower dtypes).
+fn in_f64(inputs: &HashMap<String, Tensor>) -> HashMap<String, Tensor> {
+    inputs
+        .iter()
+        .map(|(n, t)| {
+            let t = if t.dtype.is_float() {
+                t.cast(DType::F64)
+            } else {
+                t.clone()
+            };
+            (n.clone(), t)
+        })
+        .collect()
+}
+
 #[test]
 fn every_listed_dtype_runs_on_the_interpreter() {
     let text = std::fs::read_to_string(fixture("ops/cases.json")).unwrap();
@@ -52,7 +86,7 @@ fn every_listed_dtype_runs_on_the_interpreter() {
     }
     let mut files = HashMap::new();
     let mut failures = Vec::new();
-    let mut runs = 0;
+    let (mut runs, mut compared) = (0, 0);
     for op in registry().ops() {
         if op.resources.contains(&Resource::Random) && op.nominal_signature().0.is_empty() {
             let has = |p: &str| op.params.iter().any(|d| d.name == p);
@@ -78,11 +112,24 @@ fn every_listed_dtype_runs_on_the_interpreter() {
                     is_train: false,
                     file: String::new(),
                 };
-                match run_case(&case, &HashMap::new()) {
-                    Ok(out) if out[0].dtype == *dtype => runs += 1,
-                    Ok(out) => {
-                        failures.push(format!("{} {dtype}: output is {}", op.name, out[0].dtype))
+                // The widest dtype the sampler draws in: float64, int64 for integers.
+                let widest = op.dtypes.iter().max_by_key(|d| (d.size(), d.is_float()));
+                let mut widest_case = case.clone();
+                widest_case
+                    .attrs
+                    .insert("dtype".into(), widest.unwrap().name().into());
+                let checked = run_case(&case, &HashMap::new()).and_then(|out| {
+                    if out[0].dtype != *dtype {
+                        return Err(format!("output is {}", out[0].dtype));
                     }
+                    if has("dtype") {
+                        matches_f64(&out, &run_case(&widest_case, &HashMap::new())?)?;
+                        compared += 1;
+                    }
+                    Ok(())
+                });
+                match checked {
+                    Ok(()) => runs += 1,
                     Err(e) => failures.push(format!("{} {dtype}: {e}", op.name)),
                 }
             }
@@ -115,8 +162,17 @@ fn every_listed_dtype_runs_on_the_interpreter() {
                     })
                     .collect()
             };
-            match run_case(case, &inputs(true)).or_else(|_| run_case(case, &inputs(false))) {
-                Ok(_) => runs += 1,
+            let (all, out) = match run_case(case, &inputs(true)) {
+                Ok(out) => (true, Ok(out)),
+                Err(_) => (false, run_case(case, &inputs(false))),
+            };
+            let checked =
+                out.and_then(|out| matches_f64(&out, &run_case(case, &in_f64(&inputs(all)))?));
+            match checked {
+                Ok(()) => {
+                    runs += 1;
+                    compared += 1;
+                }
                 Err(e) => failures.push(format!("{} {dtype}: {e}", op.name)),
             }
         }
@@ -128,4 +184,5 @@ fn every_listed_dtype_runs_on_the_interpreter() {
         failures.join("\n")
     );
     assert!(runs > 100, "only {runs} runs");
+    assert!(compared > 100, "only {compared} runs compared with f64");
 }

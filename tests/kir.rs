@@ -12,6 +12,7 @@ use kiln_compiler::kir::{
 };
 use kiln_compiler::passes::fuse;
 use kiln_compiler::{interpret, DType, Entry, Graph, NodeId, RunOptions, Symbol, Tensor};
+use kiln_ops::compare;
 use kiln_ops::expr::{Binary, Unary};
 use proptest::prelude::*;
 use std::collections::HashMap;
@@ -71,15 +72,13 @@ fn assert_simt_matches(
     }
     for (grid, block) in [(1, 1), (3, 32), (1024, 256)] {
         let got = kir::simt::run(k, grid, block, inputs, dims, shapes).unwrap();
-        for (want, have) in expected.iter().zip(&got) {
-            let same = want
-                .data
-                .iter()
-                .zip(&have.data)
-                .all(|(w, h)| w == h || (w.is_nan() && h.is_nan()));
-            assert!(
-                same,
-                "SIMT {grid} x {block} differs from the loop interpreter on `{}`",
+        let exact = compare::each(&got, expected, |have, want| {
+            compare::same_shape(&have.shape, &want.shape)?;
+            compare::close(&have.data, &want.data, 0.0)
+        });
+        if let Err(e) = exact {
+            panic!(
+                "SIMT {grid} x {block} differs from the loop interpreter on `{}`: {e}",
                 k.name
             );
         }
@@ -154,16 +153,16 @@ fn check_groups(
     (lowered, text)
 }
 
-/// `got` equals `expected` within a relative `tolerance` (NaN equals NaN).
+/// `got` equals `expected`: as many outputs, each of the same dtype and shape, every value
+/// within a relative `tolerance` (NaN only where NaN is expected).
 fn assert_close(expected: &[Tensor], got: &[Tensor], tolerance: f64, nest: &LoopNest) {
-    for (want, have) in expected.iter().zip(got) {
-        assert_eq!(want.dtype, have.dtype, "{nest}");
-        for (w, h) in want.data.iter().zip(&have.data) {
-            let same = (w - h).abs() <= tolerance * (1.0 + w.abs())
-                || (w.is_nan() && h.is_nan())
-                || w == h;
-            assert!(same, "{w} vs {h} in\n{nest}");
-        }
+    let checked = compare::each(got, expected, |have, want| {
+        assert_eq!(have.dtype, want.dtype, "{nest}");
+        compare::same_shape(&have.shape, &want.shape)?;
+        compare::close(&have.data, &want.data, tolerance)
+    });
+    if let Err(e) = checked {
+        panic!("{e} in\n{nest}");
     }
 }
 
@@ -723,17 +722,10 @@ fn jit_kernels_are_cached_in_memory_and_on_disk() {
     let shapes = vec![vec![5, 3]; nest.outputs.len()];
     let from_disk = llvm::run_on(&second, &nest, &[&a, &b], &[5], &shapes);
     let fresh = llvm::run_on(&first, &nest, &[&a, &b], &[5], &shapes);
-    for (d, f) in from_disk.iter().zip(&fresh) {
-        assert!(
-            d.data
-                .iter()
-                .zip(&f.data)
-                .all(|(x, y)| x == y || (x.is_nan() && y.is_nan())),
-            "{:?} != {:?}",
-            d.data,
-            f.data
-        );
-    }
+    compare::each(&from_disk, &fresh, |d, f| {
+        compare::close(&d.data, &f.data, 0.0)
+    })
+    .unwrap();
     // A damaged cache file is rebuilt, not trusted, and the kernel still links.
     for entry in std::fs::read_dir(&dir).unwrap() {
         std::fs::write(entry.unwrap().path(), b"not an object").unwrap();

@@ -12,6 +12,7 @@ use kiln_compiler::kir::matmul::{
 use kiln_compiler::kir::{self, from_group, lower, Kernel, Schedule};
 use kiln_compiler::passes::fuse;
 use kiln_compiler::{DType, Symbol, Tensor};
+use kiln_ops::compare;
 use std::collections::HashMap;
 
 fn call(op: &str, args: &[&Symbol], attrs: &[(&str, &str)]) -> Symbol {
@@ -341,11 +342,10 @@ fn products_recognized_in_the_ir_compute_what_their_kernels_compute() {
             .flatten()
         {
             let got = run_as_product(mm, kernel, &refs, out_shape);
-            for (i, (g, w)) in got.data.iter().zip(&want[0].data).enumerate() {
-                assert!(
-                    (g - w).abs() <= 1e-5 * (1.0 + w.abs()),
-                    "{what}: element {i}: {g} != {w}\n{mm:?}\n{nest}"
-                );
+            let checked = compare::same_shape(&got.shape, &want[0].shape)
+                .and_then(|()| compare::close(&got.data, &want[0].data, 1e-5));
+            if let Err(e) = checked {
+                panic!("{what}: {e}\n{mm:?}\n{nest}");
             }
         }
     }
@@ -553,13 +553,14 @@ fn executors_run_products_on_gemm_as_the_interpreter_computes_them() {
             results.push(r);
         }
         // f32 sums of up to a few thousand products (gemm's order) against f64.
-        let worst = results[0]
-            .iter()
-            .zip(&results[1])
-            .map(|(got, want)| got.max_rel_diff(want))
-            .fold(0.0, f64::max);
+        let worst = compare::each(&results[0], &results[1], |got, want| {
+            compare::same_shape(&got.shape, &want.shape)?;
+            compare::close_to_scale(&got.data, &want.data, 1e-4)
+        })
+        .unwrap_or_else(|e| panic!("{what}: {e}, against the interpreter"))
+        .into_iter()
+        .fold(0.0, f64::max);
         println!("{what}: {worst:.1e} from the interpreter");
-        assert!(worst <= 1e-4, "{what}: {worst:e} from the interpreter");
     }
     assert!(products >= 40, "only {products} products ran on gemm");
     // The 3x3 convolutions of stride 1 and one group: padded channel-first (on 2 and 6

@@ -5,6 +5,7 @@
 
 use kiln::compiler::program::{compile, Mode};
 use kiln::models::weights;
+use kiln::ops::compare;
 use kiln::runtime::{Backend, Config, Device, Executor, GradReqs, NDArray};
 use kiln::Symbol;
 use std::collections::HashMap;
@@ -125,13 +126,9 @@ fn assert_same(got: &HashMap<String, Vec<f32>>, want: &HashMap<String, Vec<f32>>
     assert_eq!(got.len(), want.len(), "{what}");
     for (name, w) in want {
         let g = &got[name];
-        assert_eq!(g.len(), w.len(), "{what}: {name}");
-        let scale = w.iter().fold(0f32, |m, v| m.max(v.abs())).max(1e-6);
-        for (i, (a, b)) in g.iter().zip(w).enumerate() {
-            assert!(
-                (a - b).abs() <= 1e-4 * scale,
-                "{what}: {name}[{i}] is {a}, without recomputation {b} (scale {scale})"
-            );
+        let scale = compare::scale(w).max(1e-6);
+        if let Err(e) = compare::within(g, w, |_| 1e-4 * scale) {
+            panic!("{what}: {name}: {e}, without recomputation (scale {scale})");
         }
     }
 }

@@ -5,6 +5,7 @@
 
 use kiln::compiler::program::{compile, Mode, Parts};
 use kiln::models::weights;
+use kiln::ops::compare;
 use kiln::runtime::{Backend, Config, Device, Executor, GradReqs, NDArray};
 use kiln::Symbol;
 use std::collections::HashMap;
@@ -191,15 +192,13 @@ fn executors_in_parts_compute_what_the_interpreter_computes_on_the_whole_batch()
         for _ in 0..2 {
             parts.forward(false);
             whole.forward(false);
-            for (k, (got, want)) in parts.outputs().iter().zip(whole.outputs()).enumerate() {
+            let checked = compare::each(parts.outputs(), whole.outputs(), |got, want| {
                 let (got, want) = (got.to_tensor().unwrap(), want.to_tensor().unwrap());
-                assert_eq!(got.shape, want.shape, "{what}: output {k}");
-                for (j, (g, w)) in got.data.iter().zip(&want.data).enumerate() {
-                    assert!(
-                        (g - w).abs() <= 1e-4 * (1.0 + w.abs()),
-                        "{what}: output {k}[{j}] is {g}, the interpreter gives {w}"
-                    );
-                }
+                compare::same_shape(&got.shape, &want.shape)?;
+                compare::close(&got.data, &want.data, 1e-4)
+            });
+            if let Err(e) = checked {
+                panic!("{what}: output {e}, against the interpreter");
             }
         }
     }

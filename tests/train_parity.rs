@@ -8,6 +8,7 @@ mod common;
 use common::{compare, fixture, params};
 use kiln::compiler::autodiff::GradReq;
 use kiln::models::weights;
+use kiln::ops::compare;
 use kiln::runtime::{
     load_checkpoint, save_checkpoint, Backend, Device, Executor, GradReqs, NDArray,
 };
@@ -169,8 +170,11 @@ fn lenet_trains_like_mxnet() {
     lenet_steps(Backend::Jit, Some(1e-3));
 }
 
-/// `||got − want|| / ||want||`.
-fn relative_norm(got: &Tensor, want: &Tensor) -> f64 {
+/// `||got − want|| / ||want||`, once the shapes are the same and no value is NaN or
+/// infinite where MXNet's is finite (a NaN norm would pass any bound).
+fn relative_norm(got: &Tensor, want: &Tensor) -> Result<f64, compare::Mismatch> {
+    compare::same_shape(&got.shape, &want.shape)?;
+    compare::within(&got.data, &want.data, |_| f64::INFINITY)?;
     let diff: f64 = got
         .data
         .iter()
@@ -178,7 +182,7 @@ fn relative_norm(got: &Tensor, want: &Tensor) -> f64 {
         .map(|(a, b)| (a - b).powi(2))
         .sum();
     let norm: f64 = want.data.iter().map(|b| b * b).sum();
-    (diff / norm.max(1e-30)).sqrt()
+    Ok((diff / norm.max(1e-30)).sqrt())
 }
 
 /// With `norm`, each weight within that relative norm of MXNet's; else element by element
@@ -215,13 +219,15 @@ fn lenet_steps(backend: Backend, norm: Option<f64>) {
         let want = file.get(&format!("step10:{name}")).unwrap();
         match norm {
             None => check(name, w, want, &mut failures),
-            Some(bound) => {
-                let r = relative_norm(&w.to_tensor().unwrap(), want);
-                println!("{backend:?} {name}: |w - mxnet| / |mxnet| = {r:.1e}");
-                if r > bound {
-                    failures.push(format!("{name}: relative norm {r:.1e} > {bound:.0e}"));
+            Some(bound) => match relative_norm(&w.to_tensor().unwrap(), want) {
+                Ok(r) => {
+                    println!("{backend:?} {name}: |w - mxnet| / |mxnet| = {r:.1e}");
+                    if r > bound {
+                        failures.push(format!("{name}: relative norm {r:.1e} > {bound:.0e}"));
+                    }
                 }
-            }
+                Err(e) => failures.push(format!("{name}: {e}")),
+            },
         }
     }
     assert!(failures.is_empty(), "{backend:?}:\n{}", failures.join("\n"));

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# W1-W4 in kiln and in its peers, in one run, as one table (benches/peers/table.py).
-# Needs the environments of setup.sh ($KILN_PEERS_DIR, else ~/.cache/kiln/peers); a peer
-# that is missing or fails makes the whole command fail. RUNS sets the timed runs.
+# W1-W4 in kiln and in its peers, in one run, as one Markdown table (benches/peers/table.py)
+# written to $RESULTS/table.md with the run's raw JSON lines beside it in $RESULTS/run.jsonl
+# ($RESULTS: benches/peers/results unless set). Needs the environments of setup.sh
+# ($KILN_PEERS_DIR, else ~/.cache/kiln/peers); a peer that is missing or fails makes the
+# whole command fail and leaves both files as they were. RUNS sets the timed runs.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PEERS="${KILN_PEERS_DIR:-$HOME/.cache/kiln/peers}"
@@ -14,10 +16,25 @@ for env in mxnet modern; do
     fi
 done
 cargo build --release --quiet
-out="$(mktemp)"
-trap 'rm -f "$out" "$out.err"' EXIT
+# The run's raw log and its table, both written under temporary names beside their final
+# ones and renamed once the whole run succeeded: a failed run leaves the last good pair.
+RESULTS="${RESULTS:-benches/peers/results}"
+mkdir -p "$RESULTS"
+log="$RESULTS/run.jsonl"
+table="$RESULTS/table.md"
+out="$(mktemp "$log.XXXXXX")"
+md="$(mktemp "$table.XXXXXX")"
+trap 'rm -f "$out" "$out.err" "$md"' EXIT
+cpu="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+python3 -c 'import json, sys
+keys = ["cores", "cpu", "date", "commit", "runs", "log"]
+run = dict(zip(keys, sys.argv[1:]))
+run["cores"], run["runs"] = int(run["cores"]), int(run["runs"])
+print(json.dumps({"run": run}))' \
+    "$(nproc)" "$cpu" "$(date -u +%Y-%m-%dT%H:%MZ)" "$(git describe --always --dirty)" \
+    "$RUNS" "$log" > "$out"
 kiln() { target/release/kiln bench "$@" --json --runs "$RUNS" >> "$out"; }
-# A peer's warnings stay out of the table; its errors are shown when it fails.
+# A peer's warnings stay out of the log; its errors are shown when it fails.
 peer() {
     if ! "$PEERS/$1/bin/python" "benches/peers/$2" >> "$out" 2> "$out.err"; then
         cat "$out.err" >&2
@@ -32,5 +49,8 @@ kiln resnet18-infer --batch 1
 kiln resnet18-infer --batch 8
 peer modern modern.py
 peer mxnet mxnet_peer.py
-echo "$(nproc) cores; $(date -u +%Y-%m-%dT%H:%MZ); kiln $(git rev-parse --short HEAD)"
-python3 benches/peers/table.py "$out"
+python3 benches/peers/table.py "$out" > "$md"
+mv "$out" "$log"
+mv "$md" "$table"
+cat "$table"
+echo "compare: wrote $table and its raw log $log" >&2

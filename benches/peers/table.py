@@ -1,7 +1,8 @@
-"""Reads the JSON lines of `kiln bench --json` and the peer scripts (one run) and prints
-one table: each workload's kiln time against its peers, the ratio kiln/peer (below 1:
-kiln is faster) and the target. Exits 1 when a row is missing: a peer that did not run
-fails the comparison instead of vanishing from it."""
+"""Reads the JSON lines of one compare.sh run (its `{"run": ...}` line, then what
+`kiln bench --json` and the peer scripts printed) and prints the run's Markdown table:
+each workload's kiln time against its peers, best peer first, the ratio kiln/peer (below 1:
+kiln is faster) and the target. Exits 1, printing nothing, when a row is missing: a peer
+that did not run fails the comparison instead of vanishing from it."""
 import json
 import sys
 
@@ -17,8 +18,16 @@ ROWS = [
 ]
 
 
-def main(path):
-    rows = [json.loads(line) for line in open(path) if line.startswith("{")]
+def ms(value):
+    """Three significant figures (whole milliseconds from 100 on), as RESULTS.md prints
+    times."""
+    return f"{value:#.3g}" if value < 100 else f"{value:.0f}"
+
+
+def table(lines):
+    """The Markdown lines of the table, and the rows that are missing."""
+    rows = [r for r in lines if "workload" in r]
+    run = next((r["run"] for r in lines if "run" in r), None)
 
     def find(workload, batch, variant):
         for r in rows:
@@ -27,31 +36,45 @@ def main(path):
                 return r["median_ms"]
         return None
 
-    missing = []
-    print(f"{'workload':<16}{'batch':>6}{'kiln ms':>10}  {'peer':<28}{'peer ms':>9}"
-          f"{'kiln/peer':>11}{'target':>8}")
+    out, missing = [], []
+    if run is not None:
+        out += [f"{run['cores']} cores ({run['cpu']}); {run['date']}; kiln {run['commit']}; "
+                f"medians of {run['runs']} runs; raw log: `{run['log']}`.", ""]
+    out += ["| workload | batch | kiln ms | peer | peer ms | kiln/peer | target | |",
+            "|---|---|---|---|---|---|---|---|"]
     for workload, batch, kiln_variant, peers, target in ROWS:
         kiln = find(workload, batch, kiln_variant)
         if kiln is None:
             missing.append(f"kiln {workload} {kiln_variant}")
             continue
-        best = None
+        found = []
         for peer in peers:
-            ms = find(workload, batch, peer)
-            if ms is None:
+            peer_ms = find(workload, batch, peer)
+            if peer_ms is None:
                 missing.append(f"{peer} {workload}")
-                continue
-            if best is None or ms < best:
-                best = ms
-            print(f"{workload:<16}{batch or '':>6}{kiln:>10.3f}  {peer:<28}{ms:>9.3f}"
-                  f"{kiln / ms:>11.2f}")
-        if best is not None:
-            verdict = "met" if kiln / best <= target else "missed"
-            print(f"{workload:<16}{batch or '':>6}{kiln:>10.3f}  {'best peer':<28}{best:>9.3f}"
-                  f"{kiln / best:>11.2f}{target:>8.2f}  {verdict}")
+            else:
+                found.append((peer_ms, peer))
+        found.sort()
+        shown_batch = "" if batch is None else batch
+        for i, (peer_ms, peer) in enumerate(found):
+            ratio = kiln / peer_ms
+            if i == 0:
+                verdict = "met" if ratio <= target else "missed"
+                out.append(f"| `{workload}` | {shown_batch} | {ms(kiln)} | {peer} | "
+                           f"{ms(peer_ms)} | **{ratio:.2f}** | ≤ {target:g} | {verdict} |")
+            else:
+                out.append(f"| | {shown_batch} | | {peer} | {ms(peer_ms)} | {ratio:.2f} | | |")
+    return out, missing
+
+
+def main(path):
+    with open(path) as f:
+        lines = [json.loads(line) for line in f if line.startswith("{")]
+    out, missing = table(lines)
     if missing:
         print("missing: " + "; ".join(missing), file=sys.stderr)
         sys.exit(1)
+    print("\n".join(out))
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@
 //!
 //! Families live one per file and are registered explicitly by [`registry()`].
 
+pub mod compare;
 pub mod contraction;
 pub mod def;
 pub mod dtype;

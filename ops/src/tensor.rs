@@ -152,22 +152,12 @@ impl Tensor {
         Tensor::new(dtype, self.shape.clone(), self.data.clone())
     }
 
-    /// The largest absolute difference to `other`, relative to `other`'s largest magnitude
-    /// (the parity tests' "relative to the output scale").
-    pub fn max_rel_diff(&self, other: &Tensor) -> f64 {
-        let scale = other
-            .data
-            .iter()
-            .fold(0.0f64, |m, v| m.max(v.abs()))
-            .max(1e-30);
-        let diff = self.data.iter().zip(&other.data).fold(0.0f64, |m, (a, b)| {
-            if a.is_nan() && b.is_nan() {
-                m
-            } else {
-                m.max((a - b).abs())
-            }
-        });
-        diff / scale
+    /// The largest absolute difference to `other`, relative to `other`'s largest finite
+    /// magnitude (the parity tests' "relative to the output scale"); a different shape, or
+    /// a NaN or infinity where `other` has a number, is a mismatch.
+    pub fn max_rel_diff(&self, other: &Tensor) -> Result<f64, crate::compare::Mismatch> {
+        crate::compare::same_shape(&self.shape, &other.shape)?;
+        crate::compare::max_rel_diff(&self.data, &other.data)
     }
 }
 

@@ -127,13 +127,10 @@ pub fn ramp(shape: &[usize]) -> Tensor {
     )
 }
 
+/// Every value within `tol * (1 + |want|)`, as many as expected, no NaN where a number is.
 pub fn assert_close(got: &[f64], want: &[f64], tol: f64) {
-    assert_eq!(got.len(), want.len(), "lengths differ: {got:?} vs {want:?}");
-    for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        assert!(
-            (g - w).abs() <= tol * (1.0 + w.abs()),
-            "element {i}: got {g}, want {w}\n got: {got:?}\nwant: {want:?}"
-        );
+    if let Err(e) = crate::compare::close(got, want, tol) {
+        panic!("{e}\n got: {got:?}\nwant: {want:?}");
     }
 }
 
@@ -367,13 +364,11 @@ pub fn check_native(name: &str, kv: &[(&str, &str)], inputs: &[Tensor], is_train
         scratch: &mut scratch,
     };
     (native.run)(&ctx, io).unwrap_or_else(|e| panic!("{name} {kv:?}: {e}"));
-    for (o, (w, g)) in want.iter().zip(&outs).enumerate() {
-        let scale = w.data.iter().fold(1e-30f64, |m, v| m.max(v.abs()));
-        for (i, (a, b)) in w.data.iter().zip(g).enumerate() {
-            assert!(
-                (a - *b as f64).abs() <= tol * scale,
-                "{name} {kv:?}: output {o}, element {i}: native {b} != reference {a}"
-            );
-        }
+    let checked = crate::compare::each(&outs, &want, |g, w| {
+        let bound = tol * crate::compare::scale(&w.data);
+        crate::compare::within(g, &w.data, |_| bound)
+    });
+    if let Err(e) = checked {
+        panic!("{name} {kv:?}: the native kernel against the reference: {e}");
     }
 }

@@ -4,6 +4,7 @@
 use kiln_compiler::autodiff::GradReq;
 use kiln_compiler::builders as sym;
 use kiln_compiler::Symbol;
+use kiln_ops::compare;
 use kiln_ops::DType;
 use kiln_runtime::{Device, Executor, GradReqs, NDArray};
 use std::collections::HashMap;
@@ -336,11 +337,7 @@ fn the_jit_backend_computes_what_the_interpreter_computes() {
         values
     };
     let (want, got) = (run(&reference), run(&exe));
-    for (w, g) in want.iter().zip(&got) {
-        for (a, b) in w.iter().zip(g) {
-            assert!((a - b).abs() <= 1e-5 * (1.0 + a.abs()), "{a} vs {b}");
-        }
-    }
+    compare::each(&got, &want, |g, w| compare::close(g, w, 1e-5)).unwrap();
 }
 
 #[test]
@@ -390,12 +387,7 @@ fn entries_share_one_arena_by_lifetime() {
     let got = exe.outputs()[0].to_vec::<f32>().unwrap();
     let want =
         kiln_compiler::interpret(&h.to_graph().unwrap(), &inputs, Default::default()).unwrap();
-    for (w, g) in want[0].data.iter().zip(&got) {
-        assert!(
-            (w - *g as f64).abs() <= 1e-5 * (1.0 + w.abs()),
-            "{w} vs {g}"
-        );
-    }
+    compare::close(&got, &want[0].data, 1e-5).unwrap();
 }
 
 /// Backward is pushed as segments that end where a gradient is complete: an update of the

@@ -4,6 +4,7 @@
 //! results.
 
 use kiln_compiler::builders as sym;
+use kiln_ops::compare;
 use kiln_runtime::ndarray::lazy::{self, LazyStats};
 use kiln_runtime::{Device, Executor, GradReqs, NDArray};
 use std::sync::Mutex;
@@ -33,15 +34,10 @@ fn fused(f: impl Fn() -> Vec<NDArray>) -> (Vec<Vec<f32>>, LazyStats) {
     (got, delta)
 }
 
+/// As many outputs as expected, each as long and every value within 1e-6 (no NaN).
 fn assert_close(got: &[Vec<f32>], want: &[Vec<f32>]) {
-    for (g, w) in got.iter().zip(want) {
-        assert_eq!(g.len(), w.len());
-        for (x, y) in g.iter().zip(w) {
-            assert!(
-                x == y || (x - y).abs() <= 1e-6 * (1.0 + y.abs()),
-                "{x} != {y}"
-            );
-        }
+    if let Err(e) = compare::each(got, want, |g, w| compare::close(g, w, 1e-6)) {
+        panic!("{e}");
     }
 }
 
@@ -140,7 +136,6 @@ fn an_executor_reads_what_a_chain_wrote() {
     bound += 1.0;
     exe.forward(false);
     let got = exe.outputs()[0].to_vec::<f32>().unwrap();
-    for (g, s) in got.iter().zip(&start) {
-        assert!((g - (s * 0.5 + 1.0).tanh()).abs() < 1e-6, "{g} vs {s}");
-    }
+    let want: Vec<f32> = start.iter().map(|s| (s * 0.5 + 1.0).tanh()).collect();
+    compare::close(&got, &want, 1e-6).unwrap();
 }

@@ -6,6 +6,7 @@
 use kiln_compiler::autodiff::GradReq;
 use kiln_compiler::builders as sym;
 use kiln_compiler::Symbol;
+use kiln_ops::compare;
 use kiln_runtime::{Backend, Device, Executor, GradReqs, NDArray};
 
 /// Convolution + bias + ReLU, max pooling, a flatten into FullyConnected, and an
@@ -59,10 +60,7 @@ fn outputs_agree(exe: &Executor) {
         exe.outputs()[0].to_vec::<f32>().unwrap(),
         reference.outputs()[0].to_vec::<f32>().unwrap(),
     );
-    assert_eq!(got.len(), want.len());
-    for (g, w) in got.iter().zip(&want) {
-        assert!((g - w).abs() <= 1e-5 * (1.0 + w.abs()), "{g} vs {w}");
-    }
+    compare::close(&got, &want, 1e-5).unwrap();
 }
 
 #[test]

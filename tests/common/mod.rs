@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 use kiln::compiler::formats::params::{read_params, ParamFile};
+use kiln::ops::compare;
 use kiln::{DType, Tensor};
 use std::path::PathBuf;
 
@@ -31,29 +32,9 @@ pub fn tolerance(dtype: DType) -> f64 {
 /// `None` when `got` matches `want` elementwise within `rtol` (relative to each value, with
 /// an absolute floor of `rtol` times the output's scale); otherwise a description.
 pub fn compare(got: &Tensor, want: &Tensor, rtol: f64) -> Option<String> {
-    if got.shape != want.shape {
-        return Some(format!(
-            "shape {:?} != expected {:?}",
-            got.shape, want.shape
-        ));
-    }
-    let scale = want
-        .data
-        .iter()
-        .fold(
-            0.0f64,
-            |m, v| if v.is_finite() { m.max(v.abs()) } else { m },
-        )
-        .max(1e-6);
-    for (i, (a, b)) in got.data.iter().zip(&want.data).enumerate() {
-        let same = (a.is_nan() && b.is_nan()) || a == b;
-        // Written so that a NaN difference counts as a mismatch.
-        let close = (a - b).abs() <= rtol * (b.abs() + scale);
-        if !same && !close {
-            return Some(format!(
-                "element {i}: {a} != expected {b} (scale {scale:.3e}, rtol {rtol:.0e})"
-            ));
-        }
-    }
-    None
+    let scale = compare::scale(&want.data).max(1e-6);
+    compare::same_shape(&got.shape, &want.shape)
+        .and_then(|()| compare::within(&got.data, &want.data, |w| rtol * (w.abs() + scale)))
+        .err()
+        .map(|e| format!("{e} (scale {scale:.3e}, rtol {rtol:.0e})"))
 }

@@ -515,18 +515,41 @@ mod tests {
 
     #[test]
     fn every_dtype_moves() {
+        // An operator, its attributes, its output's shape and which element of
+        // [[0, 1, 2], [3, 4, 5]] lands at each of its positions, by hand.
+        type Move = (&'static str, Kv, &'static [usize], &'static [usize]);
+        type Kv = &'static [(&'static str, &'static str)];
+        let cases: [Move; 5] = [
+            ("SwapAxis", &[("dim1", "1")], &[3, 2], &[0, 3, 1, 4, 2, 5]),
+            ("reverse", &[("axis", "1")], &[2, 3], &[2, 1, 0, 5, 4, 3]),
+            (
+                "tile",
+                &[("reps", "(2,)")],
+                &[2, 6],
+                &[0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5],
+            ),
+            (
+                "repeat",
+                &[("repeats", "2")],
+                &[12],
+                &[0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5],
+            ),
+            (
+                "stack",
+                &[("num_args", "1")],
+                &[1, 2, 3],
+                &[0, 1, 2, 3, 4, 5],
+            ),
+        ];
         for dt in DType::ALL {
-            let mut x = iota(&[2, 3]);
-            x.dtype = dt;
-            for (name, kv) in [
-                ("SwapAxis", &[("dim1", "1")][..]),
-                ("reverse", &[("axis", "1")]),
-                ("tile", &[("reps", "(2,)")]),
-                ("repeat", &[("repeats", "2")]),
-                ("stack", &[("num_args", "1")]),
-            ] {
+            // Rounded to the dtype (bool holds 0 and 1), then moved unchanged.
+            let x = iota(&[2, 3]).cast(dt);
+            for (name, kv, shape, from) in cases {
                 let out = run(name, kv, std::slice::from_ref(&x), false).unwrap();
+                let want: Vec<f64> = from.iter().map(|&i| x.data[i]).collect();
                 assert_eq!(out[0].dtype, dt, "{name}");
+                assert_eq!(out[0].shape, shape, "{name} {dt:?}");
+                assert_eq!(out[0].data, want, "{name} {dt:?}");
             }
         }
     }

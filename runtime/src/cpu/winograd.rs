@@ -442,6 +442,7 @@ impl Shared {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use kiln_ops::compare;
 
     /// The direct sum, in f64.
     fn direct(c: &Conv3x3, x: &[f32], w: &[f32]) -> Vec<f64> {
@@ -534,16 +535,10 @@ mod tests {
                 let mut out = vec![f32::NAN; batch * filters * ho * wo];
                 c.run(&x, &u, &mut out, &mut vec![f32::NAN; c.scratch_len()]);
                 let want = direct(&c, &x, &w);
-                let scale = want.iter().fold(0f64, |a, v| a.max(v.abs()));
-                let worst = out
-                    .iter()
-                    .zip(&want)
-                    .map(|(&o, &w)| (o as f64 - w).abs())
-                    .fold(0.0, f64::max);
-                assert!(
-                    worst <= 1e-5 * scale.max(1.0),
-                    "{c:?}: worst error {worst:e} of {scale}"
-                );
+                let bound = 1e-5 * compare::scale(&want).max(1.0);
+                if let Err(e) = compare::within(&out, &want, |_| bound) {
+                    panic!("{c:?}: {e}");
+                }
             }
         }
     }
