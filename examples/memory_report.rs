@@ -27,7 +27,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .ok_or("mxnet.json has no results")?;
     let mut out = String::new();
     writeln!(out, "# Memory: kiln's plans against MXNet 1.9.1\n")?;
-    writeln!(out, "Made by `cargo run --release --example memory_report` (MXNet's column: `benches/memory/mxnet.json`, from `benches/memory/mxnet_memory.py`) on {}, {} threads.", cpu_name(), Config::global().pool_threads())?;
+    writeln!(out, "Made by `cargo run --release --example memory_report` (MXNet's column: `benches/memory/mxnet.json`, from `benches/memory/mxnet_memory.py`) on {}, {} threads, {} KiB of L2 cache.", cpu_name(), Config::global().pool_threads(), kiln::runtime::cpu::cache::l2_bytes() >> 10)?;
     writeln!(out, "Megabytes of internal memory — intermediate values, kernel workspace, what steps keep beside the arena; arguments, gradients, aux states and outputs are external (see `benches/memory/README.md` for what MXNet's figure counts).")?;
     writeln!(out, "Columns: MXNet's heuristics on kiln's graph run node by node — naive (every entry its own buffer), in-place, co-share, both (MXNet's plan) —, kiln's program as planned, what an executor bound for it allocated (`executed`, `Executor::memory().internal()`), its arena and the arena's lower bound for the program's order.\n")?;
     writeln!(out, "| model | batch | mode | MXNet | naive | inplace | coshare | both | kiln | executed | arena | lower bound | executed/MXNet | arena/bound |")?;

@@ -2,9 +2,9 @@
 //! computes: each batch-32 row's planned internal megabytes (the `kiln` column), arena and
 //! lower bound, and the ratios made of them, are what `program::compile` plans today for
 //! that model and mode, to the printed precision, with the thread count the file's header
-//! names. A change to the planner that moves a figure fails here until the report is made
-//! again. (The plans also depend on the host's L2 cache size, `cpu::cache::l2_bytes`, for
-//! the chunks streamed products pack in; the file was made on a 1 MiB L2.)
+//! names and the L2 cache size it names (streamed products pack in chunks of it), whatever
+//! this machine has. A change to the planner that moves a figure fails here until the
+//! report is made again.
 
 use kiln::compiler::program::{compile, Mode};
 use kiln::runtime::Config;
@@ -19,16 +19,20 @@ struct Row {
     cells: Vec<String>,
 }
 
-/// The report's text, its thread count (`..., N threads.` in the header) and table rows.
-fn report() -> (usize, Vec<Row>) {
+/// The report's thread count and L2 bytes (`..., N threads, K KiB of L2 cache.` in the
+/// header) and its table rows.
+fn report() -> (usize, usize, Vec<Row>) {
     let root = env!("CARGO_MANIFEST_DIR");
     let text = std::fs::read_to_string(format!("{root}/benches/memory.md")).unwrap();
     let header = text.lines().find(|l| l.starts_with("Made by")).unwrap();
-    let threads = header
-        .strip_suffix(" threads.")
-        .and_then(|h| h.rsplit(' ').next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no thread count in {header:?}"));
+    // The number before `what` in the header.
+    let before = |what: &str| -> usize {
+        (header.split_once(what))
+            .and_then(|(h, _)| h.rsplit(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no{what} in {header:?}"))
+    };
+    let (threads, l2) = (before(" threads"), before(" KiB of L2") << 10);
     let rows = text
         .lines()
         .filter(|l| l.starts_with("| ") && !l.starts_with("| model"))
@@ -47,7 +51,7 @@ fn report() -> (usize, Vec<Row>) {
             }
         })
         .collect();
-    (threads, rows)
+    (threads, l2, rows)
 }
 
 fn mb(bytes: usize) -> f64 {
@@ -56,7 +60,7 @@ fn mb(bytes: usize) -> f64 {
 
 /// Compiles every batch-32 row of `mode` and compares its figures with the table's.
 fn check_rows(mode: &str) {
-    let (threads, rows) = report();
+    let (threads, l2, rows) = report();
     let config = Config::new().threads(threads);
     let root = env!("CARGO_MANIFEST_DIR");
     let mut checked = 0;
@@ -69,7 +73,9 @@ fn check_rows(mode: &str) {
             "training" => Mode::train_parameters(&sym),
             _ => Mode::Inference,
         };
-        let p = compile(&sym, &config.spec(shapes, mode)).unwrap();
+        let mut spec = config.spec(shapes, mode);
+        spec.target.pack_bytes = spec.target.pack_bytes.map(|_| l2);
+        let p = compile(&sym, &spec).unwrap();
         let (planned, arena, bound) = (
             mb(p.internal_bytes()),
             mb(p.arena_bytes()),
