@@ -22,7 +22,8 @@ use std::path::PathBuf;
 pub struct Args {
     /// The symbol file.
     model: PathBuf,
-    /// Parameters (`arg:`/`aux:` prefixed names as MXNet checkpoints, or plain names).
+    /// Parameters (`arg:`/`aux:` prefixed names as MXNet checkpoints, or plain names),
+    /// each an argument or aux state of the model; every argument given gets a gradient.
     #[arg(long)]
     params: PathBuf,
     /// An input as NAME=FILE.npy (repeatable).

@@ -23,13 +23,15 @@ use std::path::PathBuf;
 pub struct Args {
     /// The symbol file.
     model: PathBuf,
-    /// Parameters (`arg:`/`aux:` prefixed names as MXNet checkpoints, or plain names).
+    /// Parameters (`arg:`/`aux:` prefixed names as MXNet checkpoints, or plain names);
+    /// names the model does not have are ignored, as MXNet's predictor does.
     #[arg(long)]
     params: Option<PathBuf>,
     /// An input as NAME=FILE.npy (repeatable).
     #[arg(long = "input", value_parser = parse_named_path)]
     inputs: Vec<(String, PathBuf)>,
-    /// Where to write each output, in the model's output order (repeatable).
+    /// Where to write each output as .npy, in the model's output order (repeatable);
+    /// checked before running, written only once every output is computed.
     #[arg(long = "output")]
     outputs: Vec<PathBuf>,
 }
