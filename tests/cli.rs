@@ -76,6 +76,55 @@ fn inspect_reports_shapes_params_and_flops() {
 }
 
 #[test]
+fn inspect_json_holds_what_the_text_prints() {
+    let model = fixture("models/squeezenet1.1-symbol.json");
+    let out = stdout(&kiln(&[
+        "inspect",
+        model.to_str().unwrap(),
+        "--shape",
+        "data=1,3,224,224",
+        "--json",
+    ]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["parameters"], 1235496);
+    assert_eq!(
+        v["outputs"],
+        serde_json::json!(["squeezenet0_flatten0_flatten0_output"])
+    );
+    let nodes = v["nodes"].as_array().unwrap();
+    assert_eq!(nodes.len(), v["num_operators"].as_u64().unwrap() as usize);
+    // The first convolution: 64 filters of 3x3 over 3 channels, stride 2 on 224x224.
+    let conv = nodes.iter().find(|n| n["op"] == "Convolution").unwrap();
+    assert_eq!(conv["shape"], serde_json::json!([1, 64, 111, 111]));
+    assert_eq!(conv["dtype"], "float32");
+    assert_eq!(conv["params"], 64 * 3 * 3 * 3 + 64);
+    let last = nodes.last().unwrap();
+    assert_eq!(last["shape"], serde_json::json!([1, 1000]));
+    // Totals agree with the nodes and with the per-operator table.
+    let sum: u64 = nodes.iter().map(|n| n["flops"].as_u64().unwrap()).sum();
+    assert_eq!(v["flops"].as_u64().unwrap(), sum);
+    let by_op: u64 = (v["flops_by_op"].as_object().unwrap().values())
+        .map(|o| o["flops"].as_u64().unwrap())
+        .sum();
+    assert_eq!(by_op, sum);
+    assert_eq!(v["unknown_shapes"]["operators"], 0);
+    // Without the input's shape, what is unknown is null: the batch and the image size,
+    // not the filters; FLOPs are not known and counted so.
+    let v: serde_json::Value = serde_json::from_str(&stdout(&kiln(&[
+        "inspect",
+        model.to_str().unwrap(),
+        "--json",
+    ])))
+    .unwrap();
+    assert_eq!(
+        v["nodes"][0]["shape"],
+        serde_json::json!([null, 64, null, null])
+    );
+    assert!(v["nodes"][0]["flops"].is_null());
+    assert_eq!(v["unknown_shapes"]["operators"], nodes.len());
+}
+
+#[test]
 fn run_writes_the_interpreters_output() {
     let dir = fixture("kiln_written");
     let out_path = std::env::temp_dir().join(format!("kiln-run-{}.npy", std::process::id()));
@@ -112,14 +161,18 @@ fn run_writes_the_interpreters_output() {
 fn errors_are_clear_and_exit_nonzero() {
     let dir = fixture("kiln_written");
     let model = dir.join("net-symbol.json");
-    let cases: [(&[&str], &str); 3] = [
+    let cases: [(&[&str], &str); 4] = [
         (
             &["run", model.to_str().unwrap(), "--input", "dta=x.npy"],
             "the model has no input named `dta`",
         ),
         (
             &["run", model.to_str().unwrap()],
-            "no value given for: data unknown, conv1_weight (4, ?, 3, 3)",
+            "no value for `data` (shape unknown), `conv1_weight` (4, ?, 3, 3), ",
+        ),
+        (
+            &["run", model.to_str().unwrap()],
+            "give each with --input NAME=FILE.npy (--input data=FILE.npy) or in the --params file",
         ),
         (
             &["inspect", "/nonexistent-symbol.json"],

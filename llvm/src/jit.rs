@@ -34,6 +34,7 @@ use inkwell::targets::{
     CodeModel, FileType, InitializationConfig, RelocMode, Target as LlvmTarget, TargetMachine,
 };
 use inkwell::OptimizationLevel;
+use kiln_compiler::formats::atomic::AtomicFile;
 use kiln_compiler::kir::{interp, math, Idx, LoopNest, Stmt, Val};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
@@ -395,26 +396,17 @@ fn store_object(dir: &Path, key: u64, object: &[u8]) {
     }
 }
 
-/// Writes `file` through a new temporary file in its folder (mode 0600), synced, then
-/// renamed over it, so no reader sees half a file even after a crash. Whether it did.
+/// Writes `file` whole or not at all, readable by the user alone from its creation on
+/// (kiln-compiler's atomic files). Whether it did: a cache that cannot be written is
+/// compiled again next time, not an error.
 fn write_atomically(file: &Path, bytes: &[u8]) -> bool {
     use std::io::Write;
-    let tmp = file.with_extension(format!("tmp{}", std::process::id()));
-    // A temporary left by a crashed process of the same id.
-    let _ = std::fs::remove_file(&tmp);
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let written = options.open(&tmp).and_then(|mut f| {
-        f.write_all(bytes)?;
-        f.sync_all()
-    });
-    if written.is_ok() && std::fs::rename(&tmp, file).is_ok() {
-        return true;
-    }
-    let _ = std::fs::remove_file(&tmp);
-    false
+    AtomicFile::create_private(file)
+        .and_then(|mut f| {
+            f.write_all(bytes)?;
+            f.persist()
+        })
+        .is_ok()
 }
 
 fn split_extent(body: &[Stmt]) -> Option<Idx> {

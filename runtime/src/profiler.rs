@@ -6,6 +6,7 @@
 //!
 //! [`Engine::wait_all`]: crate::Engine::wait_all
 
+use kiln_compiler::formats::atomic::AtomicFile;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -80,14 +81,15 @@ pub(crate) fn record(name: &Arc<str>, start: Instant, bytes: usize) {
         });
 }
 
-/// Writes the trace (every event so far) to `KILN_PROFILE`'s path; `None` when not
-/// profiling.
+/// Writes the trace (every event so far) to `KILN_PROFILE`'s path, whole or not at all
+/// (kiln-compiler's atomic files: a reader never sees a trace cut short by a rewrite);
+/// `None` when not profiling.
 pub fn write() -> std::io::Result<Option<PathBuf>> {
     let Some(p) = profile() else { return Ok(None) };
     let events = p.events.lock().unwrap_or_else(|e| e.into_inner());
     let threads = p.threads.lock().unwrap_or_else(|e| e.into_inner());
     let us = |t: Instant| t.saturating_duration_since(p.origin).as_secs_f64() * 1e6;
-    let mut out = std::io::BufWriter::new(std::fs::File::create(&p.path)?);
+    let mut out = AtomicFile::create(&p.path)?;
     writeln!(out, "{{\"traceEvents\": [")?;
     for (tid, name) in threads.iter().enumerate() {
         writeln!(
@@ -112,6 +114,6 @@ pub fn write() -> std::io::Result<Option<PathBuf>> {
         )?;
     }
     writeln!(out, "]}}")?;
-    out.flush()?;
+    out.persist()?;
     Ok(Some(p.path.clone()))
 }

@@ -2,13 +2,19 @@
 //! --output-grads GRADS.params`: one forward and backward in training mode on the reference
 //! interpreter; the gradient of every argument that has a value in `--params` is written
 //! under the argument's name (MXNet's `.params` format).
+//!
+//! Every name in `--params` must be an argument or aux state of the model (a misspelt one
+//! would silently get no gradient), and at least one must be an argument. The output path
+//! is checked before anything is computed and written whole or not at all.
 
-use super::{load_inputs, parse_named_path};
+use super::output::check_writable;
+use super::parse_named_path;
+use super::values::{self, Extra};
 use kiln::compiler::autodiff::{differentiate, GradReq};
 use kiln::compiler::formats::params::{write_params, ParamFile};
 use kiln::compiler::infer::infer;
 use kiln::compiler::{interpret, RunOptions};
-use kiln::{Result, Symbol, Tensor};
+use kiln::{Error, Result, Symbol, Tensor};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -16,13 +22,14 @@ use std::path::PathBuf;
 pub struct Args {
     /// The symbol file.
     model: PathBuf,
-    /// Parameters (`arg:`/`aux:` prefixed names as MXNet checkpoints, or plain names).
+    /// Parameters (`arg:`/`aux:` prefixed names as MXNet checkpoints, or plain names),
+    /// each an argument or aux state of the model; every argument given gets a gradient.
     #[arg(long)]
     params: PathBuf,
     /// An input as NAME=FILE.npy (repeatable).
     #[arg(long = "input", value_parser = parse_named_path)]
     inputs: Vec<(String, PathBuf)>,
-    /// Where to write the gradients.
+    /// Where to write the gradients (MXNet's `.params` format, by argument name).
     #[arg(long = "output-grads")]
     output_grads: PathBuf,
 }
@@ -30,12 +37,23 @@ pub struct Args {
 pub fn run(args: Args) -> Result<()> {
     let sym = Symbol::load(&args.model)?;
     let g = sym.to_graph()?;
-    let (mut values, param_names) = load_inputs(&sym, &g, Some(&args.params), &args.inputs)?;
+    check_writable("--output-grads", &args.output_grads)?;
+    let loaded = values::load(&sym, &g, Some(&args.params), &args.inputs, Extra::Refuse)?;
+    let (mut values, param_names) = (loaded.values, loaded.from_params);
+    values::check_complete(&g, &values)?;
     let args_with_values: Vec<String> = sym
         .list_arguments()
         .into_iter()
         .filter(|n| param_names.contains(n))
         .collect();
+    if args_with_values.is_empty() {
+        return Err(Error::Input(format!(
+            "--params {}: gives no argument of the model a value, so there is no gradient \
+             to compute (arguments: {})",
+            args.params.display(),
+            sym.list_arguments().join(", ")
+        )));
+    }
     let reqs: HashMap<String, GradReq> = args_with_values
         .iter()
         .map(|n| (n.clone(), GradReq::Write))

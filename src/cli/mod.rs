@@ -4,8 +4,10 @@ mod bench;
 mod grad;
 mod inspect;
 mod ops;
+mod output;
 mod plan;
 mod run;
+mod values;
 
 use clap::{Parser, Subcommand};
 use kiln::Result;
@@ -30,7 +32,8 @@ enum Command {
     /// Run a forward pass in inference mode (kernels compiled by the CPU JIT;
     /// KILN_BACKEND=interp runs the reference kernels).
     Run(run::Args),
-    /// One forward and backward pass in training mode; writes the parameters' gradients.
+    /// One forward and backward pass in training mode on the reference interpreter; writes
+    /// the gradient of every argument given in --params.
     Grad(grad::Args),
     /// The compiled program: its steps, and its memory planned and as executed.
     Plan(plan::Args),
@@ -62,88 +65,44 @@ pub fn allocation(a: kiln::ops::tensor::AllocError, what: &str) -> kiln::Error {
     }
 }
 
-/// Parses `NAME=D0,D1,...`.
+/// Parses `NAME=D0,D1,...`. Every dimension is at least 1 (MXNet's shapes read 0 as
+/// "unknown", which a user's shape cannot mean) and their product fits kiln's bound on
+/// sizes.
 pub fn parse_shape_arg(s: &str) -> std::result::Result<(String, Vec<usize>), String> {
     let (name, dims) = s
         .split_once('=')
         .ok_or_else(|| format!("expected NAME=D0,D1,..., got {s:?}"))?;
+    if name.is_empty() {
+        return Err(format!("no input name before `=` in {s:?}"));
+    }
     let dims = dims
         .split(',')
-        .map(|d| {
-            d.trim()
-                .parse::<usize>()
-                .map_err(|_| format!("bad dimension {d:?} in {s:?}"))
+        .map(|d| match d.trim().parse::<usize>() {
+            Ok(0) => Err(format!(
+                "dimension 0 in {s:?}: every dimension of `{name}` must be at least 1"
+            )),
+            Ok(d) => Ok(d),
+            Err(_) => Err(format!(
+                "bad dimension {d:?} in {s:?}: expected a positive integer"
+            )),
         })
         .collect::<std::result::Result<Vec<_>, _>>()?;
+    if kiln::ops::shape::checked_size(&dims).is_none() {
+        return Err(format!(
+            "the shape of `{name}`, {}, {}",
+            kiln::ops::shape::fmt_shape(&dims),
+            kiln::ops::shape::TOO_LARGE
+        ));
+    }
     Ok((name.to_string(), dims))
 }
 
 /// Parses `NAME=PATH`.
 pub fn parse_named_path(s: &str) -> std::result::Result<(String, std::path::PathBuf), String> {
-    let (name, path) = s
-        .split_once('=')
-        .ok_or_else(|| format!("expected NAME=FILE, got {s:?}"))?;
-    Ok((name.to_string(), path.into()))
-}
-
-/// The values a command runs a model on: parameters from a `.params` file (MXNet's
-/// `arg:`/`aux:` prefixes stripped), inputs from `.npy` files, and zeros for labels the
-/// caller did not give. Also returns the names the params file provided.
-pub fn load_inputs(
-    sym: &kiln::Symbol,
-    g: &kiln::compiler::Graph,
-    params: Option<&std::path::Path>,
-    inputs: &[(String, std::path::PathBuf)],
-) -> Result<(std::collections::HashMap<String, kiln::Tensor>, Vec<String>)> {
-    use kiln::compiler::formats::{npy, params as params_format};
-    use kiln::Error;
-    let mut values = std::collections::HashMap::new();
-    let mut from_params = Vec::new();
-    if let Some(path) = params {
-        let file = params_format::read_params(path)?;
-        let named = file.named().ok_or_else(|| {
-            Error::Input(format!(
-                "{}: holds an unnamed list of arrays, not named parameters",
-                path.display()
-            ))
-        })?;
-        for (key, t) in named {
-            let name = key
-                .strip_prefix("arg:")
-                .or_else(|| key.strip_prefix("aux:"))
-                .unwrap_or(key);
-            from_params.push(name.to_string());
-            values.insert(name.to_string(), t.clone());
+    match s.split_once('=') {
+        Some((name, path)) if !name.is_empty() && !path.is_empty() => {
+            Ok((name.to_string(), path.into()))
         }
+        _ => Err(format!("expected NAME=FILE.npy, got {s:?}")),
     }
-    for (name, path) in inputs {
-        if g.variable(name).is_none() {
-            return Err(Error::Input(format!(
-                "--input {name}: the model has no input named `{name}` (inputs: {})",
-                sym.list_inputs().join(", ")
-            )));
-        }
-        values.insert(name.clone(), npy::read_npy(path)?);
-    }
-    // Loss heads read a label even where it does not matter (inference): labels not
-    // given are zeros of their inferred shape, as MXNet's predictor binds them.
-    let shapes = values
-        .iter()
-        .map(|(k, t)| (k.clone(), t.shape.clone()))
-        .collect();
-    let inferred = kiln::compiler::infer::infer_shapes(g, &shapes)?;
-    for id in g.node_ids() {
-        let n = g.node(id);
-        let shape = &inferred[id.index()][0];
-        if n.is_variable()
-            && n.name.ends_with("label")
-            && !values.contains_key(&n.name)
-            && kiln::ops::shape::is_known(shape)
-        {
-            let zeros = kiln::Tensor::try_full(kiln::DType::F32, shape.clone(), 0.0)
-                .map_err(|a| allocation(a, &format!("the label `{}`", n.name)))?;
-            values.insert(n.name.clone(), zeros);
-        }
-    }
-    Ok((values, from_params))
 }

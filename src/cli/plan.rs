@@ -22,6 +22,7 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
+    /// The symbol file.
     model: PathBuf,
     /// An input's shape, e.g. `data=32,3,224,224` (repeatable).
     #[arg(long = "shape", value_parser = parse_shape_arg)]

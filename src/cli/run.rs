@@ -1,10 +1,16 @@
 //! `kiln run MODEL-symbol.json --params FILE.params --input NAME=FILE.npy... --output FILE.npy...`
 //!
 //! Binds an executor (inference) and runs one forward pass: fused kernels compiled by the
-//! CPU JIT, reference kernels for library calls; `KILN_BACKEND=interp` runs every node on
-//! its reference kernel. The backend used is printed on stderr.
+//! CPU JIT, gemm products and native kernels for library calls; `KILN_BACKEND=interp` runs
+//! every node on its reference kernel. The backend used is printed on stderr.
+//!
+//! Output paths are checked before anything is computed, and the outputs are put in place
+//! only once every one of them is written: a failed run leaves no output file, and an
+//! earlier file of the same name stays as it was.
 
-use super::{load_inputs, parse_named_path};
+use super::output::{check_writable, Staged};
+use super::parse_named_path;
+use super::values::{self, Extra};
 use kiln::compiler::autodiff::GradReq;
 use kiln::compiler::check_inputs;
 use kiln::compiler::formats::npy;
@@ -17,13 +23,15 @@ use std::path::PathBuf;
 pub struct Args {
     /// The symbol file.
     model: PathBuf,
-    /// Parameters (`arg:`/`aux:` prefixed names as MXNet checkpoints, or plain names).
+    /// Parameters (`arg:`/`aux:` prefixed names as MXNet checkpoints, or plain names);
+    /// names the model does not have are ignored, as MXNet's predictor does.
     #[arg(long)]
     params: Option<PathBuf>,
     /// An input as NAME=FILE.npy (repeatable).
     #[arg(long = "input", value_parser = parse_named_path)]
     inputs: Vec<(String, PathBuf)>,
-    /// Where to write each output, in the model's output order (repeatable).
+    /// Where to write each output as .npy, in the model's output order (repeatable);
+    /// checked before running, written only once every output is computed.
     #[arg(long = "output")]
     outputs: Vec<PathBuf>,
 }
@@ -39,7 +47,18 @@ pub fn run(args: Args) -> Result<()> {
             sym.list_outputs().join(", ")
         )));
     }
-    let (mut values, _) = load_inputs(&sym, &g, args.params.as_deref(), &args.inputs)?;
+    for path in &args.outputs {
+        check_writable("--output", path)?;
+    }
+    let mut values = values::load(
+        &sym,
+        &g,
+        args.params.as_deref(),
+        &args.inputs,
+        Extra::Ignore,
+    )?
+    .values;
+    values::check_complete(&g, &values)?;
     check_inputs(&g, &values)?;
     // Constants the graph carries are bound like parameters.
     for (id, t) in &g.constants {
@@ -76,6 +95,11 @@ pub fn run(args: Args) -> Result<()> {
         .iter()
         .map(NDArray::to_tensor)
         .collect::<Result<Vec<_>>>()?;
+    let mut staged = Staged::default();
+    for (t, path) in outs.iter().zip(&args.outputs) {
+        staged.add(path, &npy::save_npy(t))?;
+    }
+    staged.persist()?;
     let paths = args.outputs.iter().map(Some).chain(std::iter::repeat(None));
     for ((name, t), path) in sym.list_outputs().iter().zip(&outs).zip(paths) {
         let preview: Vec<String> = t.data.iter().take(5).map(|v| format!("{v:.6}")).collect();
@@ -87,7 +111,6 @@ pub fn run(args: Args) -> Result<()> {
             if t.len() > 5 { ", ..." } else { "" }
         );
         if let Some(path) = path {
-            npy::write_npy(path, t)?;
             println!("  wrote {}", path.display());
         }
     }

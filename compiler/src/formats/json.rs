@@ -520,9 +520,10 @@ impl Symbol {
         })
     }
 
-    /// Saves as a `*-symbol.json` file.
+    /// Saves as a `*-symbol.json` file, whole or not at all ([`super::atomic`]).
     pub fn save(&self, path: impl AsRef<std::path::Path>) -> Result<()> {
         let path = path.as_ref();
-        std::fs::write(path, self.to_json()?).map_err(|e| Error::io(path, e))
+        super::atomic::write_atomically(path, self.to_json()?.as_bytes())
+            .map_err(|e| Error::io(path, e))
     }
 }

@@ -131,9 +131,10 @@ pub fn read_npy(path: impl AsRef<std::path::Path>) -> Result<Tensor> {
     })
 }
 
+/// Writes `t` to `path` whole or not at all ([`super::atomic`]).
 pub fn write_npy(path: impl AsRef<std::path::Path>, t: &Tensor) -> Result<()> {
     let path = path.as_ref();
-    std::fs::write(path, save_npy(t)).map_err(|e| Error::io(path, e))
+    super::atomic::write_atomically(path, &save_npy(t)).map_err(|e| Error::io(path, e))
 }
 
 #[cfg(test)]

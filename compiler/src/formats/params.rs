@@ -243,10 +243,10 @@ pub fn read_params(path: impl AsRef<std::path::Path>) -> Result<ParamFile> {
     })
 }
 
-/// Writes a params file to disk.
+/// Writes a params file to disk, whole or not at all ([`super::atomic`]).
 pub fn write_params(path: impl AsRef<std::path::Path>, file: &ParamFile) -> Result<()> {
     let path = path.as_ref();
-    std::fs::write(path, save_params(file)?).map_err(|e| Error::io(path, e))
+    super::atomic::write_atomically(path, &save_params(file)?).map_err(|e| Error::io(path, e))
 }
 
 #[cfg(test)]

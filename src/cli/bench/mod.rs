@@ -33,13 +33,13 @@ pub struct Args {
     #[arg(long)]
     json: bool,
     /// Timed runs per variant (after one warm-up run).
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = at_least_one)]
     runs: usize,
     /// The zoo model whose kernels `jit` compiles.
     #[arg(long, default_value = "resnet18_v1")]
     model: String,
     /// Batch size (default: 128 for mlp-train, 64 for lenet-train, 1 for resnet18-infer).
-    #[arg(long)]
+    #[arg(long, value_parser = at_least_one)]
     batch: Option<usize>,
     /// Writes a Chrome trace of the engine's operations to this file (as
     /// `KILN_PROFILE=FILE`).
@@ -68,8 +68,18 @@ fn time(runs: usize, mut f: impl FnMut()) -> (f64, f64) {
     (t[t.len() / 2], t[0])
 }
 
+/// A count of at least 1 (a batch or a number of runs of 0 measures nothing).
+fn at_least_one(s: &str) -> std::result::Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("expected a positive integer, got {s:?}")),
+    }
+}
+
 pub fn run(args: Args) -> Result<()> {
     if let Some(path) = &args.profile {
+        super::output::check_writable("--profile", path)?;
         // Before the first engine operation, which reads the process's configuration.
         kiln::runtime::Config::from_env()?.profile(path).install()?;
     }
