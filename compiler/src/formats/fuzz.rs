@@ -9,8 +9,11 @@ use crate::formats::{json, npy, params};
 use crate::infer::infer;
 use std::collections::HashMap;
 
+/// A fuzz target: any bytes in, nothing out but that it returned.
+pub type Target = fn(&[u8]);
+
 /// Every fuzz target, by name.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Target)] = &[
     ("symbol_json", symbol_json),
     ("params", params_file),
     ("npy", npy_file),
