@@ -158,6 +158,8 @@ fn main() {
             vec![0f32; span(m, n, (c_rs, c_cs))],
             vec![0f32; span(m, n, (c_rs, c_cs))],
         );
+        // SAFETY: each vector spans every element its strides reach (`span`); C is its own vector
+        // and every shape's C strides keep its m × n elements apart.
         let kiln = |c: &mut Vec<f32>| unsafe {
             run(&Product {
                 m,
@@ -179,6 +181,8 @@ fn main() {
                 accumulate: false,
             })
         };
+        // SAFETY: the same operands as kiln's, in the gemm crate's order (dst, then lhs, rhs),
+        // with the same strides; `read_dst` is false and C is written only.
         let crate_gemm = |c: &mut Vec<f32>| unsafe {
             gemm::gemm(
                 m,

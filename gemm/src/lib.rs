@@ -74,6 +74,7 @@ pub unsafe fn run<T: Real>(p: &Product<T>) {
     if p.m == 0 || p.n == 0 {
         return;
     }
+    // SAFETY: `run`'s contract is `dispatch`'s, and m, n > 0 (checked above).
     unsafe { T::dispatch(p) }
 }
 
@@ -107,6 +108,8 @@ macro_rules! compiled_for {
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = $features)]
         unsafe fn $name(p: &Product<$t>) {
+            // SAFETY: `blocked` needs `run`'s contract, which this function's caller (`dispatch`)
+            // forwards; the features are enabled here, not needed by `blocked` itself.
             unsafe { blocked::<$t, $mr, $nr, $rw, $l, true>(p) }
         }
     };
@@ -122,6 +125,7 @@ macro_rules! real {
         compiled_for!($avx2, $t, "avx2,fma", $b);
 
         unsafe fn $baseline(p: &Product<$t>) {
+            // SAFETY: `blocked` needs `run`'s contract, forwarded by `dispatch`.
             unsafe { blocked::<$t, $($c,)* false>(p) }
         }
 
@@ -131,6 +135,8 @@ macro_rules! real {
                 self.mul_add(a, b)
             }
             unsafe fn dispatch(p: &Product<$t>) {
+                // SAFETY: p as `run` requires (`dispatch`'s contract); `isa()` says Avx512 only
+                // where avx512f and fma were detected, Avx2 only where avx2 and fma were.
                 unsafe {
                     match isa() {
                         #[cfg(target_arch = "x86_64")]
@@ -191,24 +197,34 @@ unsafe fn blocked<
     p: &Product<T>,
 ) {
     if p.k == 0 {
+        // SAFETY: C's m × n elements are valid (`run`'s contract, forwarded to `blocked`).
         return unsafe { zero_depth(p) };
     }
     if p.m == 1 || p.n == 1 {
         let p = &if p.m == 1 { p.clone() } else { p.transposed() };
         return if p.a.cs == 1 && p.b.rs == 1 {
+            // SAFETY: a one-row product (transposed if need be reaches the same elements, valid by
+            // `run`'s contract), k > 0, and A's rows and B's columns contiguous along the depth
+            // (checked here), as `dot_blocks` reads them.
             unsafe { dot_blocks::<T, 1, 1, L, FMA>(p) }
         } else {
+            // SAFETY: a one-row product whose elements are valid by `run`'s contract.
             unsafe { row_product::<T, FMA>(p) }
         };
     }
     if p.a.cs == 1 && p.b.rs == 1 && p.m.min(p.n) <= DOT_MAX_SIDE {
+        // SAFETY: k > 0, A's rows and B's columns contiguous along the depth (checked here);
+        // elements valid by `run`'s contract.
         return unsafe { dot_blocks::<T, 4, 4, L, FMA>(p) };
     }
     let t = p.transposed();
     let cost = |p: &Product<T>| p.cost([MR, NR, RW], 2 * L);
     if cost(&t) < cost(p) {
+        // SAFETY: the transposed product reaches exactly p's elements (valid by `run`'s
+        // contract); m, n > 1 and k > 0 here.
         unsafe { blocked_as_given::<T, MR, NR, RW, FMA>(&t) }
     } else {
+        // SAFETY: p's elements are valid by `run`'s contract; m, n > 1 and k > 0 here.
         unsafe { blocked_as_given::<T, MR, NR, RW, FMA>(p) }
     }
 }
@@ -273,7 +289,13 @@ unsafe fn blocked_as_given<
         let whole_cols = nc / NR * NR;
         for pc in (0..p.k).step_by(KC) {
             let kc = KC.min(p.k - pc);
+            // SAFETY: whole_cols ≤ nc ≤ NC and kc ≤ KC, and B's block (after A's) holds NC × KC
+            // elements of any `T` up to f64 (`WORKSPACE_BYTES`): in the reserved workspace.
             let packed_rest = unsafe { packed_b.add(whole_cols * kc) };
+            // SAFETY: both packs read B's rows pc..pc + kc and columns jc..jc + nc (< k, n: inside
+            // B by `run`'s contract); whole panels fill whole_cols × kc of B's block, the rest
+            // (under NR columns padded to RW, NR a multiple of RW) starts after them and, with NC
+            // a multiple of RW, stays within NC × KC.
             unsafe {
                 if !b_in_place {
                     pack::<T, NR>(p.b, pc, jc, kc, whole_cols, packed_b);
@@ -289,6 +311,9 @@ unsafe fn blocked_as_given<
             for ic in (0..p.m).step_by(MC) {
                 let mc = MC.min(p.m - ic);
                 let whole_rows = if a_in_place { mc / MR * MR } else { 0 };
+                // SAFETY: reads A's rows ic..ic + mc (< m) at depths pc..pc + kc (< k), valid by
+                // `run`'s contract; writes at most mc rounded up to MR (MC is a multiple of MR) by
+                // kc elements, within A's MC × KC block of the workspace.
                 unsafe {
                     pack::<T, MR>(
                         p.a.transposed(),
@@ -309,16 +334,25 @@ unsafe fn blocked_as_given<
                 for jr in (0..whole_cols).step_by(NR) {
                     let panel = if b_in_place {
                         let at = pc as isize * p.b.rs + (jc + jr) as isize;
+                        // SAFETY: element (pc, jc + jr) of B, with pc < k and jc + jr < n.
                         unsafe { p.b.ptr.offset(at) }
                     } else {
+                        // SAFETY: jr < whole_cols: one of the whole panels packed above.
                         unsafe { packed_b.add(jr * kc) }
                     };
                     let b_stride = if b_in_place { p.b.rs } else { NR as isize };
+                    // SAFETY: C's columns jc + jr .. + NR are < n; the panel holds kc rows of NR
+                    // (in place: B's rows pc.., columns jc + jr.. ; packed: above); `rows`
+                    // addresses A's rows ic..ic + mc at depth pc, in place or packed above.
                     unsafe { block.column::<MR, NR, FMA>(&rows, jc + jr, NR, panel, b_stride) };
                 }
                 for jr in (whole_cols..nc).step_by(RW) {
+                    // SAFETY: jr - whole_cols < nc - whole_cols, so this RW panel is one packed
+                    // into `packed_rest` above.
                     let panel = unsafe { packed_rest.add((jr - whole_cols) * kc) };
                     let cols = RW.min(nc - jr);
+                    // SAFETY: as for the whole panels; cols ≤ RW and C's columns jc + jr .. + cols
+                    // are < n, the packed panel holding RW (zero-padded) columns kc deep.
                     unsafe {
                         block.column::<MR, RW, FMA>(&rows, jc + jr, cols, panel, RW as isize)
                     };
@@ -355,7 +389,10 @@ impl<T: Real> Block<'_, T> {
         b_stride: isize,
         out: Out<T>,
     ) {
+        // SAFETY: `column`'s caller passes A's MR rows (in place, or a zero-padded packed panel)
+        // and a B panel, each `kc` deep, with their strides.
         let tile = unsafe { tile::<T, MR, W, FMA>(self.kc, a, a_rs, a_ds, b, b_stride) };
+        // SAFETY: `out` is the tile's rows × cols corner of C, inside C (built by `column`).
         unsafe { store(tile, out) };
     }
 
@@ -373,6 +410,7 @@ impl<T: Real> Block<'_, T> {
         let p = self.p;
         for ir in (0..rows.count).step_by(MR) {
             let out = Out {
+                // SAFETY: element (rows.first + ir, col) of C: rows.first + ir < m, col < n.
                 c: unsafe {
                     p.c.offset((rows.first + ir) as isize * p.c_rs + col as isize * p.c_cs)
                 },
@@ -383,12 +421,19 @@ impl<T: Real> Block<'_, T> {
                 add: self.add,
             };
             let a = if ir < rows.in_place {
+                // SAFETY: `rows.a` is A's element (first, pc) and ir < rows.in_place ≤ rows.count,
+                // so this is element (first + ir, pc) of A.
                 (unsafe { rows.a.offset(ir as isize * p.a.rs) }, p.a.rs, 1)
             } else {
+                // SAFETY: ir - in_place is a multiple of MR (both are), so this is a whole packed
+                // panel of MR × kc, within what `blocked_as_given` packed for this block.
                 let panel = unsafe { rows.packed.add((ir - rows.in_place) * self.kc) };
                 (panel, 1, MR as isize)
             };
             // A last, packed panel of few rows runs a shorter tile (zeros past them).
+            // SAFETY: the shorter tiles read fewer rows of a packed panel (stride MR, zeros past
+            // its rows); in-place rows come in whole MR tiles only, so always take the last arm.
+            // `out` is inside C (above), and A and B panels as `column`'s caller passes them.
             unsafe {
                 match out.rows {
                     1 | 2 if MR > 4 => self.tile::<2, W, FMA>(a, b, b_stride, out),

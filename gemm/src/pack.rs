@@ -16,6 +16,8 @@ pub(super) unsafe fn pack<T: Real, const W: usize>(
 ) {
     let (w_stride, d_stride) = (src.cs, src.rs);
     for q in (0..width).step_by(W) {
+        // SAFETY: `dst` holds width rounded up to W by depth elements (sized so by
+        // `blocked_as_given`); q < width is a multiple of W, so panel q / W is inside it.
         let panel = unsafe { dst.add(q * depth) };
         let valid = W.min(width - q);
         let origin = src
@@ -26,16 +28,21 @@ pub(super) unsafe fn pack<T: Real, const W: usize>(
             for d in 0..depth {
                 for w in 0..W {
                     let v = if w < valid {
+                        // SAFETY: w < valid and d < depth: element (d0 + d, w0 + q + w) of the
+                        // caller's block of src.
                         unsafe { *origin.offset(w as isize * w_stride + d as isize * d_stride) }
                     } else {
                         T::default()
                     };
+                    // SAFETY: d < depth and w < W: inside this panel's depth × W elements.
                     unsafe { *panel.add(d * W + w) = v };
                 }
             }
         } else if w_stride == 1 {
             // Positions contiguous: copy W at a time.
             for d in 0..depth {
+                // SAFETY: positions contiguous and valid == W: W elements of src's block at depth
+                // d0 + d; the panel's row d holds W (unaligned read and write).
                 unsafe {
                     let from = origin.offset(d as isize * d_stride) as *const [T; W];
                     *(panel.add(d * W) as *mut [T; W]) = from.read_unaligned();
@@ -48,13 +55,17 @@ pub(super) unsafe fn pack<T: Real, const W: usize>(
                 std::array::from_fn(|w| origin.wrapping_offset(w as isize * w_stride));
             // Depths contiguous along the lines: 16 × 16 blocks transposed in registers.
             let blocked = if d_stride == 1 {
+                // SAFETY: depths contiguous along each of the W lines, each holding `depth`
+                // elements of the block; the panel holds depth rows of W.
                 unsafe { transpose_blocks(&lines, depth, panel) }
             } else {
                 0
             };
             for d in blocked..depth {
                 let at = d as isize * d_stride;
+                // SAFETY: w < W == valid and d < depth: inside the caller's block of src.
                 let row: [T; W] = std::array::from_fn(|w| unsafe { *lines[w].offset(at) });
+                // SAFETY: d < depth: row d of this panel's depth × W elements.
                 unsafe { *(panel.add(d * W) as *mut [T; W]) = row };
             }
         }
@@ -94,6 +105,7 @@ unsafe fn transpose_blocks<T: 'static, const W: usize>(
 #[target_feature(enable = "avx512f")]
 unsafe fn transpose16(rows: &[*const f32; 16], d0: usize, dst: *mut f32, stride: usize) {
     use std::arch::x86_64::*;
+    // SAFETY: `transpose_blocks` passes d0 + 16 ≤ depth, and each row holds `depth` floats.
     let r: [__m512; 16] = std::array::from_fn(|i| unsafe { _mm512_loadu_ps(rows[i].add(d0)) });
     // Within each 128-bit lane: pairs of rows interleaved, then 4 × 4 transposes.
     let t: [__m512; 16] = std::array::from_fn(|i| {
@@ -127,6 +139,8 @@ unsafe fn transpose16(rows: &[*const f32; 16], d0: usize, dst: *mut f32, stride:
             (12 + c, _mm512_shuffle_f32x4::<0xDD>(v1, w1)),
         ];
         for (j, row) in out {
+            // SAFETY: j < 16: row d0 + j of the caller's panel, whose 16 columns from `dst` lie
+            // within its W = stride (`transpose_blocks` passes w0 + 16 ≤ W).
             unsafe { _mm512_storeu_ps(dst.add(j * stride), row) };
         }
     }

@@ -77,6 +77,9 @@ fn check_form<T: Real + Into<f64> + From<f32>>(
                     let at = |rs: isize, cs: isize, i: usize, j: usize| {
                         (i as isize * rs + j as isize * cs) as usize
                     };
+                    // SAFETY: `strides` sizes each vector for every element its strides reach; C
+                    // (rows or columns, never padded) has distinct elements in its own vector;
+                    // `variants` gives only the forms whose instruction sets this machine has.
                     unsafe {
                         product(&Product {
                             m,
@@ -173,6 +176,8 @@ fn a_warm_thread_multiplies_without_allocating() {
     let (m, n, k) = (50, 90, 300);
     let (a, b) = (vec![1.0f32; m * k], vec![0.5f32; k * n]);
     let mut c = vec![0.0f32; m * n];
+    // SAFETY: A (m × k, column-major), B (k × n, column-major) and C (m × n, row-major) are
+    // vectors of exactly those sizes; C is its own vector.
     let product = |c: &mut Vec<f32>| unsafe {
         run(&Product {
             m,

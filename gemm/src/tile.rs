@@ -54,15 +54,20 @@ pub(super) unsafe fn store<T: Real, const MR: usize, const NR: usize>(
     if out.cs == 1 && out.rows == MR && out.cols == NR {
         // A whole tile along contiguous rows: vector stores straight from the registers.
         for (i, sums) in acc.iter().enumerate() {
+            // SAFETY: i < out.rows == MR: row i of the tile's corner, inside C (`Out`'s maker).
             let row = unsafe { out.c.offset(i as isize * out.rs) } as *mut [T; NR];
             let old = if out.add {
+                // SAFETY: out.cs == 1 and out.cols == NR: the row's NR elements are contiguous in
+                // C.
                 unsafe { row.read_unaligned() }
             } else {
                 [T::default(); NR]
             };
+            // SAFETY: as the read: NR contiguous elements of C, unaligned.
             unsafe { row.write_unaligned(std::array::from_fn(|j| old[j] + sums[j])) };
         }
     } else {
+        // SAFETY: `store`'s caller passes an `out` whose rows × cols corner lies inside C.
         unsafe { store_corner(&acc, out) };
     }
 }
@@ -75,6 +80,8 @@ unsafe fn store_corner<T: Real, const MR: usize, const NR: usize>(
 ) {
     for (i, row) in tile.iter().enumerate().take(out.rows) {
         for (j, &v) in row.iter().enumerate().take(out.cols) {
+            // SAFETY: i < out.rows and j < out.cols: inside C; C's elements are distinct and apart
+            // from A and B (`run`'s contract), so this reference is the only one.
             let c = unsafe { &mut *out.c.offset(i as isize * out.rs + j as isize * out.cs) };
             *c = if out.add { *c + v } else { v };
         }

@@ -93,6 +93,9 @@ impl CompiledKernel {
             }
             None => (0, 1),
         };
+        // SAFETY: `run_range`'s contract gives the buffers and dims the kernel reads; lo..hi is
+        // clamped to the loop's extent; `f` is the compiled kernel, alive while `self` holds the
+        // JIT.
         unsafe { (self.f)(buffers.as_ptr(), dims.as_ptr(), lo, hi) };
     }
 }

@@ -21,6 +21,7 @@ pub struct ObjectLinker {
 // SAFETY: LLJIT is internally synchronized (its execution session locks), and `Jit` only
 // adds objects under its host lock.
 unsafe impl Send for ObjectLinker {}
+// SAFETY: as for Send: concurrent use goes through LLJIT's own locks or `Jit`'s host lock.
 unsafe impl Sync for ObjectLinker {}
 
 /// LLVM's text of `e`, where it is an error (consuming it), with what was being done.

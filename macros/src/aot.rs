@@ -639,6 +639,9 @@ fn written(b: Buf) -> Result<(usize, usize)> {
 fn write(b: Buf) -> Result<TokenStream> {
     let (a, len) = written(b)?;
     let a = at(a);
+    // SAFETY (generated): the program's layout places a written value at its own `len`
+    // elements inside the arena, apart from every value live while the step runs, so the
+    // mutable slice is the only reference to them.
     Ok(quote! { unsafe { ::std::slice::from_raw_parts_mut(#a, #len) } })
 }
 

@@ -163,6 +163,7 @@ pub(crate) struct SharedBuffers<'a>(pub &'a [*mut u8]);
 // SAFETY: the tasks given them write disjoint blocks of the outputs and only read the
 // inputs (what every caller promises).
 unsafe impl Send for SharedBuffers<'_> {}
+// SAFETY: as for Send: shared by reference, with the same disjoint writes.
 unsafe impl Sync for SharedBuffers<'_> {}
 
 impl SharedBuffers<'_> {

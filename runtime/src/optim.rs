@@ -67,6 +67,7 @@ impl Sgd {
     fn apply<T: Float>(&self, w: &mut [u8], g: &[u8]) {
         // SAFETY: NDArray storage is aligned for its dtype; any bits are valid floats.
         let (_, w, _) = unsafe { w.align_to_mut::<T>() };
+        // SAFETY: as for the weights: aligned storage, any bits a valid float.
         let (_, g, _) = unsafe { g.align_to::<T>() };
         let keep = T::from_f64(1.0 - self.lr * self.wd);
         let step = T::from_f64(self.lr * self.rescale_grad);
@@ -94,6 +95,8 @@ impl<T> Weights<T> {
     /// `lo..hi` within the weights, and no other task using it.
     #[allow(clippy::mut_from_ref)]
     unsafe fn range(&self, lo: usize, hi: usize) -> &mut [T] {
+        // SAFETY: the caller keeps lo..hi within the weights and its task alone uses it (`range`'s
+        // contract).
         unsafe { std::slice::from_raw_parts_mut(self.0.add(lo), hi - lo) }
     }
 }

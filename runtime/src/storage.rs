@@ -56,6 +56,7 @@ struct Pool {
 
 // SAFETY: the pool only stores pointers to blocks nobody uses; handing one out transfers it.
 unsafe impl Send for Pool {}
+// SAFETY: as for Send: the pool's lock (and atomics) order every use of its pointers.
 unsafe impl Sync for Pool {}
 
 fn cpu_pool() -> &'static Pool {
@@ -130,6 +131,8 @@ pub struct Storage {
 
 // SAFETY: a Storage owns its block; concurrent access is ordered by the engine.
 unsafe impl Send for Storage {}
+// SAFETY: as for Send: `&Storage` hands out only raw pointers; the engine orders
+// accesses through them.
 unsafe impl Sync for Storage {}
 
 impl Storage {
@@ -236,6 +239,7 @@ mod tests {
     fn freed_blocks_are_reused_and_given_back() {
         let size = 1_500_007; // a bucket no other test uses
         let a = Storage::new(size, Device::Cpu).unwrap();
+        // SAFETY: `a` owns a fresh block of at least `size` bytes and nothing else uses it.
         unsafe { std::ptr::write_bytes(a.as_ptr(), 0xAB, size) };
         let ptr = a.as_ptr();
         drop(a);

@@ -120,6 +120,8 @@ pub fn compile(nests: &[LoopNest], tag: &str) -> RustKernels {
         "rustc failed:\n{}\n{src}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // SAFETY: the library is the one just built from our rendered kernels and shims, with
+    // no initializers that could misbehave on load.
     let lib = unsafe { libloading::Library::new(dir.join("libkernels.so")) }.unwrap();
     RustKernels { lib, dir }
 }
@@ -156,6 +158,9 @@ impl RustKernels {
         let out_lens: Vec<usize> = shapes.iter().map(|s| s.iter().product()).collect();
         let in_ptrs: Vec<*const u8> = ins.iter().map(|b| b.as_ptr()).collect();
         let out_ptrs: Vec<*mut u8> = outs.iter_mut().map(|b| b.as_mut_ptr()).collect();
+        // SAFETY: `shim_NAME` has the `Shim` signature (rendered by `shim`); each buffer holds its
+        // length of elements of its dtype (in/out_lens), and dims its ndims. The byte vectors'
+        // alignment for wider dtypes relies on the system allocator (malloc aligns to 16).
         unsafe {
             let f: libloading::Symbol<Shim> = self
                 .lib

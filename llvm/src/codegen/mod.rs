@@ -127,6 +127,8 @@ pub fn render<'c>(ctx: &'c Context, nest: &LoopNest, target: &Target) -> Res<Mod
     };
     let buffers: Vec<&Buffer> = nest.inputs.iter().chain(&nest.outputs).collect();
     for (k, buf) in buffers.iter().enumerate() {
+        // SAFETY: builds IR only; k < inputs + outputs, the length of the buffer array
+        // `run_range`'s contract requires.
         let slot = unsafe {
             g.b.build_gep(bufs_arg, &[i64t.const_int(k as u64, false)], "")
         }
@@ -137,6 +139,8 @@ pub fn render<'c>(ctx: &'c Context, nest: &LoopNest, target: &Target) -> Res<Mod
         g.bufs.push((typed.into_pointer_value(), buf.dtype));
     }
     for d in 0..dims_used(&nest.body) {
+        // SAFETY: builds IR only; d < dims_used, the dims the nest's extents and indices name,
+        // which its caller passes (`run_range`'s contract: valid under `dims`).
         let p = unsafe {
             g.b.build_gep(dims_arg, &[i64t.const_int(d as u64, false)], "")
         }
@@ -271,6 +275,8 @@ impl<'c> Gen<'c, '_> {
                     let i = self.idx(index)?;
                     let (ptr, dtype) = self.bufs[num_inputs + output];
                     let stored = self.stored(v, dtype)?;
+                    // SAFETY: builds IR only; the index is within the output's element count under
+                    // the dims, which `run_range`'s contract makes valid.
                     let at = unsafe { self.b.build_gep(ptr, &[i], "") }.map_err(err)?;
                     self.b.build_store(at, stored).map_err(err)?;
                 }
@@ -369,6 +375,8 @@ impl<'c> Gen<'c, '_> {
                     .bufs
                     .get(*buffer)
                     .ok_or_else(|| format!("no input buffer {buffer}"))?;
+                // SAFETY: builds IR only; the index is within the input's element count under the
+                // dims, which `run_range`'s contract makes valid.
                 let at = unsafe { self.b.build_gep(ptr, &[i], "") }.map_err(err)?;
                 let raw = self.b.build_load(at, "").map_err(err)?;
                 self.loaded(raw, dtype)?

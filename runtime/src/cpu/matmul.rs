@@ -19,6 +19,7 @@ struct Buffers {
 }
 // SAFETY: tasks write disjoint blocks of the output and only read the operands.
 unsafe impl Send for Buffers {}
+// SAFETY: as for Send: tasks share the pointers but write disjoint output blocks.
 unsafe impl Sync for Buffers {}
 
 /// Multiply-adds per gemm call below which the compiled kernel is faster than gemm's

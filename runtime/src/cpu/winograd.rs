@@ -95,8 +95,8 @@ impl Winograd for Conv3x3 {
                             }];
                         }
                     }
-                    // SAFETY: channel c's rows are this task's alone; in bounds (above).
                     let at = self.weight_at(f0, c);
+                    // SAFETY: channel c's rows are this task's alone; in bounds (above).
                     unsafe { store(&weight_tile(&g), u.get(), plane, at, lanes) };
                 }
             }
@@ -116,18 +116,23 @@ impl Winograd for Conv3x3 {
         let v = Shared::new(v.as_mut_ptr());
         let m = Shared::new(m.as_mut_ptr());
         let out = Shared::new(out.as_mut_ptr());
-        // SAFETY (all three phases): each task writes its own disjoint part of `v`, `m` or
-        // `out`, whose lengths the geometry fixes (checked above); the phases run one
-        // after another.
+        // The three phases run one after another; each task writes its own disjoint part of
+        // `v`, `m` or `out`, whose lengths the geometry fixes (checked above).
+        // SAFETY: units lo..hi are this task's; `data` is a slice and `v` holds the
+        // transforms of all units (scratch length checked above).
         self.for_tasks(self.input_units(), &|lo, hi| unsafe {
             self.transform_inputs(data, v.get(), lo, hi)
         });
         let tasks = (2 * pool::global().threads()).min(TILE);
         pool::global().run(tasks, &|t| {
             for e in (t * TILE / tasks)..((t + 1) * TILE / tasks) {
+                // SAFETY: element e < TILE is this task's alone (the ranges split 0..TILE);
+                // `u` and `v` are complete, and `m` holds TILE products (lengths checked above).
                 unsafe { self.product(e, u, v.get(), m.get()) };
             }
         });
+        // SAFETY: units lo..hi are this task's, their 2x2 tiles disjoint parts of `out`
+        // (length checked above); `m` is complete (the products ran before).
         self.for_tasks(self.output_units(), &|lo, hi| unsafe {
             self.transform_outputs(m.get(), out.get(), lo, hi)
         });
@@ -427,6 +432,7 @@ fn output_tile(m: &[[f32; LANES]; TILE]) -> [[f32; LANES]; 4] {
 struct Shared(*mut f32);
 // SAFETY: tasks write disjoint parts (see `Conv3x3::run`).
 unsafe impl Send for Shared {}
+// SAFETY: as for Send: tasks share the pointer but write disjoint parts.
 unsafe impl Sync for Shared {}
 
 impl Shared {

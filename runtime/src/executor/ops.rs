@@ -115,9 +115,12 @@ pub(super) fn node_operator(
                 // SAFETY: as below; the arrays are f32 (checked at bind) and distinct (the
                 // arena never places a native node's output over its inputs).
                 for (slot, a) in ins.iter_mut().zip(&inputs) {
+                    // SAFETY: f32 (checked at bind); the engine runs this after the inputs' writes.
                     *slot = unsafe { a.as_f32() };
                 }
                 for (slot, a) in outs.iter_mut().zip(&outputs) {
+                    // SAFETY: f32 (checked at bind); the engine runs this exclusively for the
+                    // outputs, which the arena never places over the inputs.
                     *slot = unsafe { a.as_f32_mut() };
                 }
                 let mut scratch = scratch.lock().unwrap_or_else(|e| e.into_inner());
@@ -539,6 +542,8 @@ impl Chunk {
 // SAFETY: the pointers address the product operation's held arrays and workspace; each
 // task writes only its own slots and its own indices of the output.
 unsafe impl Send for ByIndex {}
+// SAFETY: as for Send: tasks share the pointers but each writes only its own slots and
+// indices.
 unsafe impl Sync for ByIndex {}
 
 /// What a product operation holds: its kernels and every buffer's address, taken at
@@ -749,6 +754,7 @@ impl ProductCall {
 // SAFETY: the pointers address the held arrays and workspace views, whose accesses the
 // engine orders.
 unsafe impl Send for ProductCall {}
+// SAFETY: as for Send: the engine orders every access through the pointers.
 unsafe impl Sync for ProductCall {}
 
 /// What a kernel operation holds: the kernel, its buffers' addresses and the arrays
@@ -769,6 +775,7 @@ impl KernelCall {
 
 // SAFETY: the pointers address the held arrays, whose accesses the engine orders.
 unsafe impl Send for KernelCall {}
+// SAFETY: as for Send: the engine orders every access through the pointers.
 unsafe impl Sync for KernelCall {}
 
 /// Writes (or adds) `from`'s values into `to`: a byte copy, or an add in place, when
@@ -785,6 +792,8 @@ unsafe fn store_values(
     fn add_into<T: Copy + std::ops::AddAssign>(to: &mut [u8], from: &[u8]) -> bool {
         // SAFETY: any bytes are valid floats; the middle parts are aligned.
         let (head, dst, _) = unsafe { to.align_to_mut::<T>() };
+        // SAFETY: as above: any bytes are valid floats; only an aligned middle is used (a
+        // misaligned head returns false).
         let (head2, src, _) = unsafe { from.align_to::<T>() };
         if !head.is_empty() || !head2.is_empty() || dst.len() != src.len() {
             return false;
@@ -793,6 +802,7 @@ unsafe fn store_values(
         true
     }
     let same = from.dtype() == to.dtype();
+    // SAFETY: `store_values`'s contract: `bytes`' for `from`, `bytes_mut`'s for `to`.
     let (src, dst) = unsafe { (from.bytes(), to.bytes_mut()) };
     let done = match (same, add, to.dtype()) {
         (true, false, _) => {
@@ -804,8 +814,11 @@ unsafe fn store_values(
         _ => false,
     };
     if !done {
+        // SAFETY: `bytes`' part of `store_values`'s contract, for `from`.
         let mut value = unsafe { from.read_tensor() }?;
         if add {
+            // SAFETY: `to` is used exclusively (the `bytes_mut` part of the contract), so reading
+            // it is sound; `dst` is no longer used.
             let old = unsafe { to.read_tensor() }?;
             value
                 .data
@@ -813,6 +826,7 @@ unsafe fn store_values(
                 .zip(&old.data)
                 .for_each(|(v, o)| *v += o);
         }
+        // SAFETY: the `bytes_mut` part of the contract, for `to`.
         unsafe { to.write_tensor(&value) };
     }
     Ok(())

@@ -433,7 +433,11 @@ impl Segment {
                 .inputs
                 .iter()
                 .map(|&src| match src {
+                    // SAFETY: ordered after the inputs' writers (above); input i is held by the
+                    // plan.
                     Source::Input(i) => unsafe { inputs[i].bytes().as_ptr() as *mut u8 },
+                    // SAFETY: i < the scalars' count (the plan numbers them); they live with this
+                    // closure.
                     Source::Scalar(i) => unsafe { scalar_base.add(i) as *mut u8 },
                     Source::Step(_) => std::ptr::null_mut(),
                 })
@@ -441,6 +445,7 @@ impl Segment {
             buffers.extend(
                 outputs
                     .iter()
+                    // SAFETY: the engine runs this exclusively for the outputs, which it holds.
                     .map(|a| unsafe { a.bytes_mut().as_mut_ptr() }),
             );
             // SAFETY: as above; the kernel was compiled for these shapes.

@@ -285,7 +285,8 @@ impl NDArray {
             FnProperty::Copy,
             0,
             move || {
-                // SAFETY: the engine orders this copy after writes of `src` and before uses of `out`.
+                // SAFETY: the engine orders this copy after writes of `src` and before uses of
+                // `out`.
                 unsafe { out.bytes_mut().copy_from_slice(src.bytes()) };
                 Ok(())
             },
@@ -313,6 +314,8 @@ impl NDArray {
             move || {
                 // SAFETY: the engine orders this after writes of `from` and exclusively for `to`.
                 let t = unsafe { from.read_tensor() }.map_err(|e| e.to_string())?;
+                // SAFETY: the engine runs this exclusively for `to`, which is not `from` (the op
+                // writes only `to` and reads only `from`).
                 unsafe { to.write_tensor(&t) };
                 Ok(())
             },
