@@ -287,9 +287,9 @@ fn crowding(buffers: &[Buffer]) -> Vec<usize> {
 
 /// Improves a placement order by moving the buffers that reach the arena's top halfway
 /// to the front and placing again ("squeaky wheel"): what ends up on top was placed too
-/// late to find room below. Stops within 1/[`CLOSE_ENOUGH`] of the lower `bound`, when the top buffers are first
-/// already, after [`RAISE_ROUNDS`] placements or [`RAISE_WORK`] buffer pairs compared. Returns the best (size,
-/// offsets) seen.
+/// late to find room below. Stops within 1/[`CLOSE_ENOUGH`] of the lower `bound`, when
+/// the top buffers are first already, or after [`RAISE_ROUNDS`] placements or
+/// [`RAISE_WORK`] buffer pairs compared. Returns the best (size, offsets) seen.
 fn raise_top(
     buffers: &[Buffer],
     mut order: Vec<usize>,
