@@ -65,44 +65,72 @@ pub fn allocation(a: kiln::ops::tensor::AllocError, what: &str) -> kiln::Error {
     }
 }
 
+/// A command-line value kiln cannot use (clap prints it after the argument it was given
+/// for).
+#[derive(Debug, thiserror::Error)]
+pub enum ArgError {
+    #[error("expected {expected}, got {got:?}")]
+    Form { expected: &'static str, got: String },
+    #[error("no input name before `=` in {0:?}")]
+    NoName(String),
+    #[error("dimension 0 in {arg:?}: every dimension of `{name}` must be at least 1")]
+    ZeroDimension { arg: String, name: String },
+    #[error("bad dimension {dim:?} in {arg:?}: expected a positive integer")]
+    Dimension {
+        arg: String,
+        dim: String,
+        source: std::num::ParseIntError,
+    },
+    #[error("the shape of `{name}`, {shape}, {}", kiln::ops::shape::TOO_LARGE)]
+    TooLarge { name: String, shape: String },
+    #[error("must be at least 1")]
+    Zero,
+}
+
 /// Parses `NAME=D0,D1,...`. Every dimension is at least 1 (MXNet's shapes read 0 as
 /// "unknown", which a user's shape cannot mean) and their product fits kiln's bound on
 /// sizes.
-pub fn parse_shape_arg(s: &str) -> std::result::Result<(String, Vec<usize>), String> {
-    let (name, dims) = s
-        .split_once('=')
-        .ok_or_else(|| format!("expected NAME=D0,D1,..., got {s:?}"))?;
+pub fn parse_shape_arg(s: &str) -> std::result::Result<(String, Vec<usize>), ArgError> {
+    let (name, dims) = s.split_once('=').ok_or_else(|| ArgError::Form {
+        expected: "NAME=D0,D1,...",
+        got: s.to_string(),
+    })?;
     if name.is_empty() {
-        return Err(format!("no input name before `=` in {s:?}"));
+        return Err(ArgError::NoName(s.to_string()));
     }
     let dims = dims
         .split(',')
         .map(|d| match d.trim().parse::<usize>() {
-            Ok(0) => Err(format!(
-                "dimension 0 in {s:?}: every dimension of `{name}` must be at least 1"
-            )),
+            Ok(0) => Err(ArgError::ZeroDimension {
+                arg: s.to_string(),
+                name: name.to_string(),
+            }),
             Ok(d) => Ok(d),
-            Err(_) => Err(format!(
-                "bad dimension {d:?} in {s:?}: expected a positive integer"
-            )),
+            Err(source) => Err(ArgError::Dimension {
+                arg: s.to_string(),
+                dim: d.to_string(),
+                source,
+            }),
         })
         .collect::<std::result::Result<Vec<_>, _>>()?;
     if kiln::ops::shape::checked_size(&dims).is_none() {
-        return Err(format!(
-            "the shape of `{name}`, {}, {}",
-            kiln::ops::shape::fmt_shape(&dims),
-            kiln::ops::shape::TOO_LARGE
-        ));
+        return Err(ArgError::TooLarge {
+            name: name.to_string(),
+            shape: kiln::ops::shape::fmt_shape(&dims),
+        });
     }
     Ok((name.to_string(), dims))
 }
 
 /// Parses `NAME=PATH`.
-pub fn parse_named_path(s: &str) -> std::result::Result<(String, std::path::PathBuf), String> {
+pub fn parse_named_path(s: &str) -> std::result::Result<(String, std::path::PathBuf), ArgError> {
     match s.split_once('=') {
         Some((name, path)) if !name.is_empty() && !path.is_empty() => {
             Ok((name.to_string(), path.into()))
         }
-        _ => Err(format!("expected NAME=FILE.npy, got {s:?}")),
+        _ => Err(ArgError::Form {
+            expected: "NAME=FILE.npy",
+            got: s.to_string(),
+        }),
     }
 }

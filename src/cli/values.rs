@@ -128,10 +128,13 @@ fn check_fits(
     let Err(e) = infer(g, &shapes, &dtypes) else {
         return Ok(());
     };
-    let var = Entry {
-        node: g.variable(name).expect("checked to be a variable"),
-        index: 0,
+    let Some(node) = g.variable(name) else {
+        return Err(Error::Input(format!(
+            "--input {name}={}: the model has no input `{name}`",
+            path.display()
+        )));
     };
+    let var = Entry { node, index: 0 };
     let needed = match (before.shape(var), before.dtype(var)) {
         (_, Some(dtype)) if dtype != t.dtype => format!("needs {dtype} values"),
         (shape, _) if !shape.is_empty() => format!("needs shape {}", fmt_shape(shape)),

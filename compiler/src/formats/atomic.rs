@@ -31,6 +31,7 @@ impl AtomicFile {
     pub fn create(path: impl AsRef<Path>) -> io::Result<AtomicFile> {
         let mode = match std::fs::metadata(path.as_ref()) {
             Ok(m) => Some(m.permissions()),
+            // No file there yet (or none kiln may read): the new one gets the default mode.
             Err(_) => None,
         };
         let mut f = Self::create_with(path, |o| o)?;

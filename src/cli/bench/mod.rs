@@ -69,11 +69,15 @@ fn time(runs: usize, mut f: impl FnMut()) -> (f64, f64) {
 }
 
 /// A count of at least 1 (a batch or a number of runs of 0 measures nothing).
-fn at_least_one(s: &str) -> std::result::Result<usize, String> {
+fn at_least_one(s: &str) -> std::result::Result<usize, super::ArgError> {
     match s.parse::<usize>() {
-        Ok(0) => Err("must be at least 1".into()),
+        Ok(0) => Err(super::ArgError::Zero),
         Ok(n) => Ok(n),
-        Err(_) => Err(format!("expected a positive integer, got {s:?}")),
+        // The integer error says no more than this.
+        Err(_) => Err(super::ArgError::Form {
+            expected: "a positive integer",
+            got: s.to_string(),
+        }),
     }
 }
 
