@@ -9,21 +9,9 @@ use kiln_ops::DType;
 use kiln_runtime::{Device, Executor, GradReqs, NDArray};
 use std::collections::HashMap;
 
-fn arr(data: &[f32], shape: &[usize]) -> NDArray {
-    NDArray::from_slice(data, shape).unwrap()
-}
-
-/// y = tanh(w * x + b), element-wise with broadcasting: w and b are (3,), x is (n, 3).
-fn net() -> Symbol {
-    let x = Symbol::var("x");
-    let (w, b) = (
-        Symbol::variable("w").shape(&[3]).build(),
-        Symbol::variable("b").shape(&[3]).build(),
-    );
-    let wx = sym::broadcast_mul().lhs(&x).rhs(&w).build().unwrap();
-    let z = sym::broadcast_add().lhs(&wx).rhs(&b).build().unwrap();
-    sym::tanh().data(&z).name("y").build().unwrap()
-}
+#[path = "support/tanh_net.rs"]
+mod tanh_net;
+use tanh_net::{arr, net};
 
 #[test]
 fn forward_and_backward_match_hand_derivatives() {

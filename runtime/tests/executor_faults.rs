@@ -3,25 +3,11 @@
 //! binary: the error also reaches the global engine's `wait_all`, which other tests call.
 
 use kiln_compiler::autodiff::GradReq;
-use kiln_compiler::builders as sym;
-use kiln_compiler::Symbol;
-use kiln_runtime::{Device, Engine, Executor, FnProperty, GradReqs, NDArray};
+use kiln_runtime::{Device, Engine, Executor, FnProperty, GradReqs};
 
-fn arr(data: &[f32], shape: &[usize]) -> NDArray {
-    NDArray::from_slice(data, shape).unwrap()
-}
-
-/// y = tanh(w * x + b), element-wise with broadcasting: w and b are (3,), x is (n, 3).
-fn net() -> Symbol {
-    let x = Symbol::var("x");
-    let (w, b) = (
-        Symbol::variable("w").shape(&[3]).build(),
-        Symbol::variable("b").shape(&[3]).build(),
-    );
-    let wx = sym::broadcast_mul().lhs(&x).rhs(&w).build().unwrap();
-    let z = sym::broadcast_add().lhs(&wx).rhs(&b).build().unwrap();
-    sym::tanh().data(&z).name("y").build().unwrap()
-}
+#[path = "support/tanh_net.rs"]
+mod tanh_net;
+use tanh_net::{arr, net};
 
 #[test]
 fn a_panic_writing_an_input_surfaces_at_the_outputs_and_forward_recovers() {
