@@ -24,20 +24,9 @@ const FAULT_ONE_IN: usize = 300;
 /// Every kind's run, generously: a hang fails the test instead of stalling CI.
 const LIMIT: Duration = Duration::from_secs(120);
 
-/// splitmix64.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+#[path = "support/rng.rs"]
+mod rng;
+use rng::Rng;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Fault {
