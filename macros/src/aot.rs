@@ -23,6 +23,7 @@ use kiln_compiler::kir::matmul::{MatMul, Split};
 use kiln_compiler::kir::{lower, rust, Kernel, KirError, Schedule, WinogradPlan};
 use kiln_compiler::program::{compile, Mode, Place, Product, Program, Spec, StepKind, Target};
 use kiln_compiler::{DType, Entry, NodeId, Symbol};
+use kiln_syntax::{Built, DimValue};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 use std::collections::HashMap;
@@ -125,14 +126,15 @@ struct Shared {
     winograd: usize,
 }
 
-/// The code of `symbol` with `inputs` (declared shapes), `params` and `aux` (names in the
-/// struct's order); `Err` where it cannot be generated.
-pub fn generate(
-    symbol: &Symbol,
-    inputs: &[(String, Vec<usize>)],
-    params: &[String],
-    aux: &[String],
-) -> Result<Aot> {
+/// The code of a checked network at its declared shapes, its parameters and aux states in
+/// the struct's order; `Err` where it cannot be generated.
+pub fn generate(built: &Built) -> Result<Aot> {
+    let symbol = &Symbol::from_json(&built.json)?;
+    let inputs: Vec<(String, Vec<usize>)> = (built.inputs.iter())
+        .map(|(n, s)| (n.clone(), s.iter().map(DimValue::value).collect()))
+        .collect();
+    let names = |t: &[(String, Vec<usize>)]| t.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+    let (params, aux) = (&names(&built.params), &names(&built.aux));
     let shapes: HashMap<String, Vec<usize>> = inputs.iter().cloned().collect();
     // Winograd only in inference: a training step changes the weights every time.
     let target = |winograd| Target {

@@ -3,10 +3,10 @@
 //! outputs with their inferred shapes, and the run-time Symbol.
 
 use crate::aot::{Aot, AotError};
-use crate::build::{Built, DimValue};
+use kiln_syntax::{Built, DimValue};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
-use syn::{Attribute, Ident, Visibility};
+use syn::{Ident, Visibility};
 
 /// Names and shapes as a `&[(&str, &[usize])]` constant's value.
 fn table(entries: &[(String, Vec<usize>)]) -> TokenStream {
@@ -15,7 +15,7 @@ fn table(entries: &[(String, Vec<usize>)]) -> TokenStream {
 }
 
 pub fn emit(
-    attrs: &[Attribute],
+    attrs: &TokenStream,
     vis: &Visibility,
     name: &Ident,
     dims: &[(Ident, usize)],
@@ -67,7 +67,7 @@ pub fn emit(
         }
     };
     quote! {
-        #(#attrs)*
+        #attrs
         #missing_doc
         #vis struct #name #fields
 

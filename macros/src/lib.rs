@@ -11,9 +11,7 @@
 //! whose documentation has the examples.
 
 mod aot;
-mod build;
 mod emit;
-mod parse;
 
 use proc_macro::TokenStream;
 use quote::quote;
@@ -23,8 +21,11 @@ use syn::{parse_macro_input, Ident, LitStr, Token};
 /// Declares a network; see `kiln::network!`.
 #[proc_macro]
 pub fn network(input: TokenStream) -> TokenStream {
-    let net = parse_macro_input!(input as parse::Network);
-    match build::build(&net) {
+    let net = match kiln_syntax::parse(input.into()) {
+        Ok(net) => net,
+        Err(e) => return e.to_compile_error().into(),
+    };
+    match kiln_syntax::build(&net) {
         Ok(built) => {
             let aot = match generate(&built, proc_macro2::Span::call_site()) {
                 Ok(aot) => aot,
@@ -48,10 +49,10 @@ pub fn network(input: TokenStream) -> TokenStream {
 /// than f32: the struct then says so, `AHEAD_OF_TIME`, and binds on the JIT); a failure
 /// inside the compiler is a compile error saying so rather than a panic.
 fn generate(
-    built: &build::Built,
+    built: &kiln_syntax::Built,
     span: proc_macro2::Span,
 ) -> syn::Result<Result<aot::Aot, aot::AotError>> {
-    let generated = std::panic::catch_unwind(|| build::ahead_of_time(built)).map_err(|panic| {
+    let generated = std::panic::catch_unwind(|| aot::generate(built)).map_err(|panic| {
         let what = (panic.downcast_ref::<String>().cloned())
             .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
             .unwrap_or_default();
@@ -122,7 +123,7 @@ pub fn include_symbol(input: TokenStream) -> TokenStream {
     let inputs: Vec<(String, Vec<usize>)> = (inc.inputs.iter())
         .map(|(n, d)| (n.to_string(), d.clone()))
         .collect();
-    let built = match build::check_json(&text, &inputs) {
+    let built = match kiln_syntax::check_json(&text, &inputs) {
         Ok(b) => b,
         Err(msg) => {
             let msg = format!("{}: {msg}", inc.path.value());
@@ -133,7 +134,14 @@ pub fn include_symbol(input: TokenStream) -> TokenStream {
         Ok(aot) => aot,
         Err(e) => return e.to_compile_error().into(),
     };
-    let items = emit::emit(&[], &inc.vis, &inc.name, &[], &built, aot.as_ref());
+    let items = emit::emit(
+        &proc_macro2::TokenStream::new(),
+        &inc.vis,
+        &inc.name,
+        &[],
+        &built,
+        aot.as_ref(),
+    );
     let file = path.to_string_lossy().into_owned();
     // Editing the file rebuilds the crate.
     quote! {
