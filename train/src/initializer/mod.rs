@@ -1,0 +1,1 @@
+//! MXNet initializers (`mx.init`), drawn from kiln's Philox streams.

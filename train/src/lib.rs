@@ -1,0 +1,11 @@
+//! The training module of the MXNet paper: optimizers with MXNet's exact update rules and
+//! learning-rate schedules ([`optimizer`]), initializers ([`initializer`]) and evaluation
+//! metrics ([`metric`]), by MXNet's names and defaults, so a user's `Module.fit` script
+//! translates word for word. Updates are engine operations on the runtime's NDArrays.
+
+mod error;
+pub mod initializer;
+pub mod metric;
+pub mod optimizer;
+
+pub use error::{Error, Result};

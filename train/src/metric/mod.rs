@@ -1,0 +1,1 @@
+//! MXNet evaluation metrics (`mx.metric`), by their names.
