@@ -1,0 +1,40 @@
+//! The KVStore of the MXNet paper (§3.3): a store of named arrays that devices push
+//! gradients into and pull weights from, here its first level, the stores of one process
+//! (`local` and `device`, MXNET_SPEC §6). The distributed store comes on MPI later.
+//!
+//! Contract, as MXNet's `KVStoreLocal`:
+//! - Keys are ints or strings ([`Key`]), not both in one store; a key is initialized once.
+//! - `push` sums the values given for a key (one per device) in MXNet's order and grouping,
+//!   then hands the sum to the updater with the stored value, or, without an updater,
+//!   replaces the stored value by the sum (a sum, not an average: MXNet's behaviour).
+//! - `pull` copies the stored value into every output; `pushpull` is a push then a pull;
+//!   `broadcast` an init then a pull.
+//! - Every reduction, copy and update is an engine operation ordered by the variables it
+//!   reads and writes, pushed at the caller's priority, so pushes and pulls overlap the
+//!   backward pass layer by layer and the call returns at once. Operations are created
+//!   once per key and reused while the same arrays are pushed or pulled (allocation-free
+//!   steps); errors surface where the arrays are waited on.
+//!
+//! The store runs on the CPU. `device` is MXNet's store reducing on the devices; with only
+//! CPU arrays, which is what kiln runs on without a GPU backend, it reduces exactly as
+//! `local` does.
+
+mod key;
+mod reduce;
+mod store;
+
+pub use key::Key;
+pub use store::{KVStore, Kind, Updater};
+
+/// What a store refuses.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A key, array or store type that does not fit, named.
+    #[error("{0}")]
+    Input(String),
+    /// The runtime failed (an updater's operation, an allocation).
+    #[error(transparent)]
+    Runtime(#[from] kiln_runtime::Error),
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,340 @@
+//! The store of one process: `local` and `device` (see the crate's contract).
+
+use crate::{reduce, Error, Key, Result};
+use kiln_ops::shape::fmt_shape;
+use kiln_runtime::{Device, Engine, NDArray, Operator};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// MXNet's store types within one process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Sums on the CPU (MXNet's CommCPU).
+    Local,
+    /// Sums on the devices (MXNet's CommDevice); on CPU arrays, as `Local`.
+    Device,
+}
+
+/// What a push hands a key's summed value to: MXNet's updater (kiln-train's optimizers
+/// implement it). Called on the pushing thread with the sum and the stored value; it
+/// pushes engine operations reading the first and writing the second, and returns.
+pub trait Updater: Send {
+    fn update(&mut self, key: &Key, merged: &NDArray, stored: &NDArray)
+        -> kiln_runtime::Result<()>;
+}
+
+impl<F> Updater for F
+where
+    F: FnMut(&Key, &NDArray, &NDArray) -> kiln_runtime::Result<()> + Send,
+{
+    fn update(
+        &mut self,
+        key: &Key,
+        merged: &NDArray,
+        stored: &NDArray,
+    ) -> kiln_runtime::Result<()> {
+        self(key, merged, stored)
+    }
+}
+
+/// A store of one process.
+pub struct KVStore {
+    kind: Kind,
+    entries: HashMap<Key, Entry>,
+    updater: Option<Box<dyn Updater>>,
+}
+
+struct Entry {
+    stored: NDArray,
+    /// Where the values of several devices are summed for the updater (MXNet's merge
+    /// buffer), made at the first such push.
+    merged: Option<NDArray>,
+    push: Option<Cached>,
+    /// One per output array of the latest pulls.
+    pulls: Vec<Option<Cached>>,
+}
+
+/// An operation pre-created for these arrays (sources, then destination), reused while
+/// the same arrays come back.
+struct Cached {
+    arrays: Vec<NDArray>,
+    op: Arc<Operator>,
+}
+
+/// The cached operation of `slot` if it was made for `arrays`, else a new one.
+fn reuse(
+    slot: &mut Option<Cached>,
+    name: &str,
+    sources: &[NDArray],
+    dest: &NDArray,
+) -> Result<Arc<Operator>> {
+    let same = |c: &Cached| {
+        c.arrays.len() == sources.len() + 1
+            && (c.arrays.iter())
+                .zip(sources.iter().chain([dest]))
+                .all(|(a, b)| a.same_array(b))
+    };
+    match slot {
+        Some(c) if same(c) => Ok(c.op.clone()),
+        _ => {
+            let op = reduce::operator(name, sources, dest)?;
+            let mut arrays = sources.to_vec();
+            arrays.push(dest.clone());
+            *slot = Some(Cached {
+                arrays,
+                op: op.clone(),
+            });
+            Ok(op)
+        }
+    }
+}
+
+impl KVStore {
+    /// A store of MXNet's type `name`: `local` or `device` (names containing them, as
+    /// MXNet's `local_allreduce_cpu`, match). The distributed and NCCL types are refused
+    /// with the reason.
+    pub fn create(name: &str) -> Result<KVStore> {
+        let lower = name.to_lowercase();
+        let kind = if lower.contains("dist") {
+            return Err(Error::Input(format!(
+                "kvstore `{name}`: the distributed store is not in this build of kiln; use `local` or `device`"
+            )));
+        } else if lower.contains("nccl") {
+            return Err(Error::Input(format!(
+                "kvstore `{name}`: NCCL needs kiln's GPU backend; use `local` or `device`"
+            )));
+        } else if lower.contains("device") {
+            Kind::Device
+        } else if lower.contains("local") {
+            Kind::Local
+        } else {
+            return Err(Error::Input(format!(
+                "unknown kvstore type `{name}` (local, device)"
+            )));
+        };
+        Ok(KVStore::new(kind))
+    }
+
+    pub fn new(kind: Kind) -> KVStore {
+        KVStore {
+            kind,
+            entries: HashMap::new(),
+            updater: None,
+        }
+    }
+
+    pub fn kind(&self) -> Kind {
+        self.kind
+    }
+
+    /// MXNet's type name.
+    pub fn type_name(&self) -> &'static str {
+        match self.kind {
+            Kind::Local => "local",
+            Kind::Device => "device",
+        }
+    }
+
+    /// This process's rank among the workers: 0 (one process).
+    pub fn rank(&self) -> usize {
+        0
+    }
+
+    /// The number of workers: 1 (one process).
+    pub fn num_workers(&self) -> usize {
+        1
+    }
+
+    /// Sets what pushes hand their sums to; without one, a push replaces the stored value.
+    pub fn set_updater(&mut self, updater: impl Updater + 'static) {
+        self.updater = Some(Box::new(updater));
+    }
+
+    /// Stores a copy of `value` under `key`, which must be new and of the store's key type.
+    pub fn init(&mut self, key: impl Into<Key>, value: &NDArray) -> Result<()> {
+        let key = key.into();
+        if self.entries.contains_key(&key) {
+            return Err(Error::Input(format!("duplicate init of key {key}")));
+        }
+        if let Some(other) = self.entries.keys().find(|k| k.kind() != key.kind()) {
+            return Err(Error::Input(format!(
+                "key {key} is a {} but the store's keys are {}s (as {other}): one type of key per store",
+                key.kind(),
+                other.kind()
+            )));
+        }
+        let stored = NDArray::zeros(value.shape(), value.dtype(), Device::Cpu)?;
+        let mut copy = None;
+        let op = reuse(
+            &mut copy,
+            "kvstore_init",
+            std::slice::from_ref(value),
+            &stored,
+        )?;
+        Engine::global().push(&op, 0);
+        self.entries.insert(
+            key,
+            Entry {
+                stored,
+                merged: None,
+                push: None,
+                pulls: Vec::new(),
+            },
+        );
+        Ok(())
+    }
+
+    /// Pushes `values` (one per device) to `key`: their sum goes to the updater, or
+    /// replaces the stored value. Returns at once; the work runs on the engine at
+    /// `priority`.
+    pub fn push(&mut self, key: impl Into<Key>, values: &[NDArray], priority: i32) -> Result<()> {
+        let key = key.into();
+        let entry = self
+            .entries
+            .get_mut(&key)
+            .ok_or_else(|| uninitialized(&key))?;
+        if values.is_empty() {
+            return Err(Error::Input(format!("push to key {key}: no values")));
+        }
+        for v in values {
+            fits(&key, "push", v, &entry.stored)?;
+        }
+        let Some(updater) = &mut self.updater else {
+            let op = reuse(&mut entry.push, "kvstore_push", values, &entry.stored)?;
+            Engine::global().push(&op, priority);
+            return Ok(());
+        };
+        let merged = match values {
+            [one] => one.clone(),
+            _ => {
+                let stored = &entry.stored;
+                let merged = match &entry.merged {
+                    Some(m) => m.clone(),
+                    None => {
+                        let m = NDArray::zeros(stored.shape(), stored.dtype(), Device::Cpu)?;
+                        entry.merged.insert(m).clone()
+                    }
+                };
+                let op = reuse(&mut entry.push, "kvstore_reduce", values, &merged)?;
+                Engine::global().push(&op, priority);
+                merged
+            }
+        };
+        updater.update(&key, &merged, &entry.stored)?;
+        Ok(())
+    }
+
+    /// Copies the value stored under `key` into every array of `outs`. Returns at once.
+    pub fn pull(&mut self, key: impl Into<Key>, outs: &[NDArray], priority: i32) -> Result<()> {
+        let key = key.into();
+        let entry = self
+            .entries
+            .get_mut(&key)
+            .ok_or_else(|| uninitialized(&key))?;
+        for out in outs {
+            fits(&key, "pull", out, &entry.stored)?;
+        }
+        if entry.pulls.len() < outs.len() {
+            entry.pulls.resize_with(outs.len(), || None);
+        }
+        let Entry { stored, pulls, .. } = entry;
+        for (slot, out) in pulls.iter_mut().zip(outs) {
+            let op = reuse(slot, "kvstore_pull", std::slice::from_ref(stored), out)?;
+            Engine::global().push(&op, priority);
+        }
+        Ok(())
+    }
+
+    /// A push of `values`, then a pull into `outs` (into `values` when `outs` is empty).
+    pub fn pushpull(
+        &mut self,
+        key: impl Into<Key>,
+        values: &[NDArray],
+        outs: &[NDArray],
+        priority: i32,
+    ) -> Result<()> {
+        let key = key.into();
+        self.push(key.clone(), values, priority)?;
+        self.pull(key, if outs.is_empty() { values } else { outs }, priority)
+    }
+
+    /// Initializes `key` with `value` and pulls it into `outs`.
+    pub fn broadcast(
+        &mut self,
+        key: impl Into<Key>,
+        value: &NDArray,
+        outs: &[NDArray],
+    ) -> Result<()> {
+        let key = key.into();
+        self.init(key.clone(), value)?;
+        self.pull(key, outs, 0)
+    }
+
+    /// [`KVStore::init`] for each key and value in turn.
+    pub fn init_many(&mut self, keys: &[Key], values: &[NDArray]) -> Result<()> {
+        same_length("init", keys, values)?;
+        keys.iter()
+            .zip(values)
+            .try_for_each(|(k, v)| self.init(k.clone(), v))
+    }
+
+    /// Pushes a flat list of (key, value) pairs: the values of a key that appears several
+    /// times are summed together, in order, as MXNet groups them.
+    pub fn push_many(&mut self, keys: &[Key], values: &[NDArray], priority: i32) -> Result<()> {
+        same_length("push", keys, values)?;
+        for (key, group) in grouped(keys, values) {
+            self.push(key, &group, priority)?;
+        }
+        Ok(())
+    }
+
+    /// Pulls a flat list of (key, output) pairs.
+    pub fn pull_many(&mut self, keys: &[Key], outs: &[NDArray], priority: i32) -> Result<()> {
+        same_length("pull", keys, outs)?;
+        for (key, group) in grouped(keys, outs) {
+            self.pull(key, &group, priority)?;
+        }
+        Ok(())
+    }
+}
+
+fn uninitialized(key: &Key) -> Error {
+    Error::Input(format!("key {key} has not been initialized: init it first"))
+}
+
+/// Checks that `array` has the stored value's shape and dtype.
+fn fits(key: &Key, what: &str, array: &NDArray, stored: &NDArray) -> Result<()> {
+    if array.shape() != stored.shape() || array.dtype() != stored.dtype() {
+        return Err(Error::Input(format!(
+            "{what} of key {key}: an array of shape {} {} where the store holds {} {}",
+            fmt_shape(array.shape()),
+            array.dtype(),
+            fmt_shape(stored.shape()),
+            stored.dtype()
+        )));
+    }
+    Ok(())
+}
+
+fn same_length(what: &str, keys: &[Key], arrays: &[NDArray]) -> Result<()> {
+    if keys.len() != arrays.len() {
+        return Err(Error::Input(format!(
+            "{what}: {} keys but {} arrays",
+            keys.len(),
+            arrays.len()
+        )));
+    }
+    Ok(())
+}
+
+/// The arrays of each key, keys in the order they first appear.
+fn grouped(keys: &[Key], arrays: &[NDArray]) -> Vec<(Key, Vec<NDArray>)> {
+    let mut groups: Vec<(Key, Vec<NDArray>)> = Vec::new();
+    for (k, a) in keys.iter().zip(arrays) {
+        match groups.iter_mut().find(|(g, _)| g == k) {
+            Some((_, group)) => group.push(a.clone()),
+            None => groups.push((k.clone(), vec![a.clone()])),
+        }
+    }
+    groups
+}
