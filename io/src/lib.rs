@@ -1,0 +1,23 @@
+//! Data IO of the MXNet paper: iterators yield batches of NDArrays for a Module to train
+//! on. [`DataIter`] is MXNet's iterator protocol (`provide_data`, `provide_label`, `reset`,
+//! `next` with a batch's `pad`); [`NDArrayIter`] iterates arrays held in memory, with
+//! MXNet's batching exactly (`pad`, `discard`, `roll_over`).
+
+mod iter;
+mod ndarray_iter;
+
+pub use iter::{DataBatch, DataDesc, DataIter, LastBatch};
+pub use ndarray_iter::NDArrayIter;
+
+/// What an iterator refuses or fails at.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Arrays or arguments that do not fit, named.
+    #[error("{0}")]
+    Input(String),
+    /// The runtime failed (gathering a batch).
+    #[error(transparent)]
+    Runtime(#[from] kiln_runtime::Error),
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
