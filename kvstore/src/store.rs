@@ -146,8 +146,8 @@ impl KVStore {
     }
 
     /// Sets what pushes hand their sums to; without one, a push replaces the stored value.
-    pub fn set_updater(&mut self, updater: impl Updater + 'static) {
-        self.updater = Some(Box::new(updater));
+    pub fn set_updater(&mut self, updater: Box<dyn Updater>) {
+        self.updater = Some(updater);
     }
 
     /// Stores a copy of `value` under `key`, which must be new and of the store's key type.

@@ -89,14 +89,16 @@ fn an_updater_gets_the_sum_and_the_stored_value() {
     let mut kv = KVStore::create("local").unwrap();
     let seen = Arc::new(Mutex::new(Vec::new()));
     let log = seen.clone();
-    kv.set_updater(move |key: &Key, merged: &NDArray, stored: &NDArray| {
-        log.lock().unwrap().push((key.clone(), read(merged)));
-        // SGD with learning rate 0.5, as an updater would push it.
-        // (A clone is another handle to the stored memory.)
-        let mut weight = stored.clone();
-        weight -= merged * 0.5;
-        Ok(())
-    });
+    kv.set_updater(Box::new(
+        move |key: &Key, merged: &NDArray, stored: &NDArray| {
+            log.lock().unwrap().push((key.clone(), read(merged)));
+            // SGD with learning rate 0.5, as an updater would push it.
+            // (A clone is another handle to the stored memory.)
+            let mut weight = stored.clone();
+            weight -= merged * 0.5;
+            Ok(())
+        },
+    ));
     kv.init(7, &arr(&[10.0, 20.0])).unwrap();
     kv.push(7, &[arr(&[2.0, 4.0]), arr(&[2.0, 0.0])], 0)
         .unwrap();

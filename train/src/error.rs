@@ -14,6 +14,12 @@ pub enum Error {
     /// The graph, a file format.
     #[error(transparent)]
     Compile(#[from] kiln_compiler::Error),
+    /// A data iterator failed.
+    #[error(transparent)]
+    Data(#[from] kiln_io::Error),
+    /// The KVStore refused or failed.
+    #[error(transparent)]
+    Store(#[from] kiln_kvstore::Error),
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -6,6 +6,8 @@
 mod error;
 pub mod initializer;
 pub mod metric;
+pub mod module;
 pub mod optimizer;
 
 pub use error::{Error, Result};
+pub use module::Module;

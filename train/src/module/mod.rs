@@ -1,0 +1,606 @@
+//! MXNet's `Module`: a Symbol bound on one or several devices (a batch split across them,
+//! as `DataParallelExecutorGroup`), its parameters, and the training step — forward,
+//! backward, update through an optimizer or a KVStore.
+//!
+//! Names follow MXNet: data and label inputs by name (labels the symbol does not take are
+//! dropped, so a `MakeLoss` network trains without labels); parameters are the other
+//! arguments, minus `fixed_param_names`, which get no gradient. Every device holds its
+//! own copy of each parameter; `get_params` averages them (as MXNet), `set_params` and
+//! `init_params` copy to all. The module keeps no host copies of its own: parameters live
+//! in the executors' arrays.
+//!
+//! Updates, as MXNet's `Module.update` (MXNET_SPEC §6): with one device and a `local`
+//! store, no store is created and the updater runs on each parameter with its index as
+//! key; with several devices the gradients go through the KVStore — updated in the store
+//! (`update_on_kvstore`, the default: push the gradients, pull the weights) or summed there
+//! and updated on every device under the key `index · devices + device`.
+
+mod checkpoint;
+mod predict;
+mod split;
+
+pub use split::split_batch;
+
+use crate::{Error, Result};
+use kiln_compiler::autodiff::GradReq;
+use kiln_compiler::Symbol;
+use kiln_io::{DataBatch, DataDesc};
+use kiln_kvstore::{KVStore, Key, Updater};
+use kiln_ops::shape::fmt_shape;
+use kiln_runtime::executor::GradReqs;
+use kiln_runtime::{Device, Executor, NDArray};
+use std::collections::HashMap;
+use std::ops::Range;
+
+/// What `update_metric` calls with a device's labels and outputs.
+pub type MetricUpdate<'a> = dyn FnMut(&[NDArray], &[NDArray]) -> Result<()> + 'a;
+
+/// A Symbol with its data and label names, to be bound.
+pub struct Module {
+    symbol: Symbol,
+    data_names: Vec<String>,
+    label_names: Vec<String>,
+    contexts: Vec<Device>,
+    work_load: Vec<f64>,
+    fixed_params: Vec<String>,
+    param_names: Vec<String>,
+    aux_names: Vec<String>,
+    bound: Option<Bound>,
+    params_initialized: bool,
+    optimizer_initialized: bool,
+    /// Runs the updates where the store does not.
+    updater: Option<Box<dyn Updater>>,
+    kvstore: Option<KVStore>,
+    update_on_kvstore: bool,
+}
+
+/// The executors of a bound module, one per context, and the rows each takes.
+struct Bound {
+    execs: Vec<Executor>,
+    slices: Vec<Range<usize>>,
+    data_shapes: Vec<DataDesc>,
+    label_shapes: Vec<DataDesc>,
+    for_training: bool,
+}
+
+/// The array of argument `name`, `arrays` being in the order of `names`.
+fn named<'a>(names: &[String], arrays: &'a [NDArray], name: &str) -> Option<&'a NDArray> {
+    names.iter().position(|n| n == name).map(|i| &arrays[i])
+}
+
+impl Module {
+    /// MXNet's `Module(symbol, data_names, label_names, context)`: every data name must be
+    /// an argument of the symbol; label names it does not take are dropped.
+    pub fn new(
+        symbol: &Symbol,
+        data_names: &[&str],
+        label_names: &[&str],
+        contexts: &[Device],
+    ) -> Result<Module> {
+        let arguments = symbol.list_arguments();
+        for name in data_names {
+            if !arguments.iter().any(|a| a == name) {
+                return Err(Error::Input(format!(
+                    "data `{name}` is not an argument of the symbol (arguments: {})",
+                    arguments.join(", ")
+                )));
+            }
+        }
+        if contexts.is_empty() {
+            return Err(Error::Input("a module needs at least one context".into()));
+        }
+        let label_names: Vec<String> = (label_names.iter())
+            .filter(|l| arguments.iter().any(|a| a == *l))
+            .map(|l| l.to_string())
+            .collect();
+        let data_names: Vec<String> = data_names.iter().map(|d| d.to_string()).collect();
+        let param_names = (arguments.into_iter())
+            .filter(|a| !data_names.contains(a) && !label_names.contains(a))
+            .collect();
+        Ok(Module {
+            symbol: symbol.clone(),
+            data_names,
+            label_names,
+            contexts: contexts.to_vec(),
+            work_load: vec![1.0; contexts.len()],
+            fixed_params: Vec::new(),
+            param_names,
+            aux_names: symbol.list_auxiliary_states(),
+            bound: None,
+            params_initialized: false,
+            optimizer_initialized: false,
+            updater: None,
+            kvstore: None,
+            update_on_kvstore: true,
+        })
+    }
+
+    /// Parameters that are not trained (no gradient, no update): MXNet's
+    /// `fixed_param_names`.
+    pub fn with_fixed_params(mut self, names: &[&str]) -> Result<Module> {
+        for name in names {
+            if !self.param_names.iter().any(|p| p == name) {
+                return Err(Error::Input(format!(
+                    "fixed parameter `{name}` is not a parameter of the symbol"
+                )));
+            }
+        }
+        self.fixed_params = names.iter().map(|n| n.to_string()).collect();
+        Ok(self)
+    }
+
+    /// Each context's share of a batch (MXNet's `work_load_list`; equal by default).
+    pub fn with_work_load(mut self, work_load: &[f64]) -> Result<Module> {
+        if work_load.len() != self.contexts.len() {
+            return Err(Error::Input(format!(
+                "work_load_list has {} entries for {} contexts",
+                work_load.len(),
+                self.contexts.len()
+            )));
+        }
+        self.work_load = work_load.to_vec();
+        Ok(self)
+    }
+
+    pub fn symbol(&self) -> &Symbol {
+        &self.symbol
+    }
+    pub fn data_names(&self) -> &[String] {
+        &self.data_names
+    }
+    pub fn label_names(&self) -> &[String] {
+        &self.label_names
+    }
+    pub fn param_names(&self) -> &[String] {
+        &self.param_names
+    }
+    pub fn aux_names(&self) -> &[String] {
+        &self.aux_names
+    }
+    pub fn contexts(&self) -> &[Device] {
+        &self.contexts
+    }
+    pub fn binded(&self) -> bool {
+        self.bound.is_some()
+    }
+    pub fn params_initialized(&self) -> bool {
+        self.params_initialized
+    }
+    pub fn optimizer_initialized(&self) -> bool {
+        self.optimizer_initialized
+    }
+
+    fn bound(&self, what: &str) -> Result<&Bound> {
+        self.bound.as_ref().ok_or_else(|| {
+            Error::Input(format!("{what}: the module is not bound (call bind first)"))
+        })
+    }
+
+    /// MXNet's `bind`: one executor per context, each for its share of the batch.
+    /// `data_shapes` and `label_shapes` name every data and label input (labels the
+    /// symbol does not take are ignored); the first axis is the batch.
+    pub fn bind(
+        &mut self,
+        data_shapes: &[DataDesc],
+        label_shapes: &[DataDesc],
+        for_training: bool,
+        inputs_need_grad: bool,
+        grad_req: GradReq,
+    ) -> Result<()> {
+        let label_shapes: Vec<DataDesc> = (label_shapes.iter())
+            .filter(|d| self.label_names.contains(&d.name))
+            .cloned()
+            .collect();
+        for (descs, names, what) in [
+            (data_shapes, &self.data_names, "data"),
+            (&label_shapes[..], &self.label_names, "label"),
+        ] {
+            for name in names {
+                if !descs.iter().any(|d| &d.name == name) {
+                    return Err(Error::Input(format!(
+                        "bind: no shape given for {what} `{name}`"
+                    )));
+                }
+            }
+            if let Some(d) = descs.iter().find(|d| !names.contains(&d.name)) {
+                return Err(Error::Input(format!(
+                    "bind: `{}` is not a {what} input of the module ({what}: {})",
+                    d.name,
+                    names.join(", ")
+                )));
+            }
+        }
+        let batch = data_shapes.first().and_then(|d| d.shape.first()).copied();
+        let batch = batch.filter(|&b| b > 0).ok_or_else(|| {
+            Error::Input("bind: the data shapes need a batch axis of at least one row".into())
+        })?;
+        if let Some(d) = data_shapes
+            .iter()
+            .chain(&label_shapes)
+            .find(|d| d.shape.first() != Some(&batch))
+        {
+            return Err(Error::Input(format!(
+                "bind: `{}` has shape {} but the batch has {batch} rows",
+                d.name,
+                fmt_shape(&d.shape)
+            )));
+        }
+        let slices = split_batch(batch, &self.work_load)?;
+        let mut reqs = HashMap::new();
+        if for_training {
+            for p in &self.param_names {
+                let fixed = self.fixed_params.contains(p);
+                reqs.insert(p.clone(), if fixed { GradReq::Null } else { grad_req });
+            }
+            for d in &self.data_names {
+                reqs.insert(
+                    d.clone(),
+                    if inputs_need_grad {
+                        GradReq::Write
+                    } else {
+                        GradReq::Null
+                    },
+                );
+            }
+        }
+        let mut execs = Vec::with_capacity(self.contexts.len());
+        for (device, rows) in self.contexts.iter().zip(&slices) {
+            let shapes: Vec<(String, Vec<usize>)> = (data_shapes.iter().chain(&label_shapes))
+                .map(|d| {
+                    let mut s = d.shape.clone();
+                    s[0] = rows.len();
+                    (d.name.clone(), s)
+                })
+                .collect();
+            let shapes: Vec<(&str, &[usize])> = shapes
+                .iter()
+                .map(|(n, s)| (n.as_str(), s.as_slice()))
+                .collect();
+            let reqs = match for_training {
+                true => GradReqs::Each(reqs.clone()),
+                false => GradReqs::All(GradReq::Null),
+            };
+            execs.push(Executor::simple_bind(&self.symbol, *device, &shapes, reqs)?);
+        }
+        // A rebind keeps the parameters the module had.
+        if let (Some(old), true) = (&self.bound, self.params_initialized) {
+            let (args, aux) = (old.execs[0].arg_dict(), old.execs[0].aux_dict());
+            let args = self.only(&args, &self.param_names);
+            for e in &execs {
+                e.copy_params_from(&args, &aux, true)?;
+            }
+        }
+        self.bound = Some(Bound {
+            execs,
+            slices,
+            data_shapes: data_shapes.to_vec(),
+            label_shapes,
+            for_training,
+        });
+        Ok(())
+    }
+
+    fn only(&self, map: &HashMap<String, NDArray>, names: &[String]) -> HashMap<String, NDArray> {
+        (map.iter())
+            .filter(|(n, _)| names.contains(n))
+            .map(|(n, a)| (n.clone(), a.clone()))
+            .collect()
+    }
+
+    /// MXNet's `init_params`: parameters from `arg_params`/`aux_params` where given, the
+    /// others from `initializer` (called with each parameter's name and array) — unless
+    /// some were given and `allow_missing` is false, which makes a missing one an error.
+    /// Names the module does not have are an error unless `allow_extra`. Already
+    /// initialized parameters are kept unless `force_init`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn init_params(
+        &mut self,
+        initializer: &mut dyn FnMut(&str, &NDArray) -> Result<()>,
+        arg_params: Option<&HashMap<String, NDArray>>,
+        aux_params: Option<&HashMap<String, NDArray>>,
+        allow_missing: bool,
+        force_init: bool,
+        allow_extra: bool,
+    ) -> Result<()> {
+        if self.params_initialized && !force_init {
+            return Ok(());
+        }
+        let bound = self.bound("init_params")?;
+        let first = &bound.execs[0];
+        for (given, names, arrays, what) in [
+            (arg_params, &self.param_names, first.arg_dict(), "parameter"),
+            (aux_params, &self.aux_names, first.aux_dict(), "aux state"),
+        ] {
+            if let (Some(given), false) = (given, allow_extra) {
+                if let Some(extra) = given.keys().find(|k| !names.contains(k)) {
+                    return Err(Error::Input(format!(
+                        "init_params: `{extra}` is not a {what} of the module"
+                    )));
+                }
+            }
+            for name in names {
+                let array = &arrays[name];
+                match given.and_then(|g| g.get(name)) {
+                    Some(value) => {
+                        if value.shape() != array.shape() {
+                            return Err(Error::Input(format!(
+                                "init_params: {what} `{name}` has shape {} but the module needs {}",
+                                fmt_shape(value.shape()),
+                                fmt_shape(array.shape())
+                            )));
+                        }
+                        array.copy_from(value)?;
+                    }
+                    None if given.is_some() && !allow_missing => {
+                        return Err(Error::Input(format!(
+                            "init_params: {what} `{name}` is missing from the given parameters"
+                        )))
+                    }
+                    None => initializer(name, array)?,
+                }
+            }
+        }
+        // Every device starts from the first one's values.
+        let (args, aux) = (
+            self.only(&first.arg_dict(), &self.param_names),
+            first.aux_dict(),
+        );
+        for e in &bound.execs[1..] {
+            e.copy_params_from(&args, &aux, false)?;
+        }
+        self.params_initialized = true;
+        Ok(())
+    }
+
+    /// MXNet's `get_params`: each parameter and aux state averaged over the devices, as
+    /// new arrays.
+    pub fn get_params(&self) -> Result<(HashMap<String, NDArray>, HashMap<String, NDArray>)> {
+        let bound = self.bound("get_params")?;
+        let average = |names: &[String], dict: &dyn Fn(&Executor) -> HashMap<String, NDArray>| {
+            let dicts: Vec<_> = bound.execs.iter().map(dict).collect();
+            let mut out = HashMap::new();
+            for name in names {
+                let mut sum = dicts[0][name].copy_to(Device::Cpu)?;
+                for d in &dicts[1..] {
+                    sum += &d[name];
+                }
+                if dicts.len() > 1 {
+                    sum /= dicts.len() as f64;
+                }
+                out.insert(name.clone(), sum);
+            }
+            Ok::<_, Error>(out)
+        };
+        Ok((
+            average(&self.param_names, &|e| e.arg_dict())?,
+            average(&self.aux_names, &|e| e.aux_dict())?,
+        ))
+    }
+
+    /// MXNet's `set_params`: `init_params` from the given values, by default requiring
+    /// every parameter and replacing what the module had.
+    pub fn set_params(
+        &mut self,
+        arg_params: &HashMap<String, NDArray>,
+        aux_params: &HashMap<String, NDArray>,
+        allow_missing: bool,
+        allow_extra: bool,
+    ) -> Result<()> {
+        let mut refuse = |name: &str, _: &NDArray| {
+            Err(Error::Input(format!(
+                "set_params: `{name}` is missing and there is no initializer"
+            )))
+        };
+        self.init_params(
+            &mut refuse,
+            Some(arg_params),
+            Some(aux_params),
+            allow_missing,
+            true,
+            allow_extra,
+        )
+    }
+
+    /// Where parameter updates run: `updater` for each parameter, or the KVStore `kvstore`
+    /// (`None`: no store). With several contexts and no store, MXNet would refuse to
+    /// aggregate: so does kiln. A one-context `local` store is not created, as MXNet.
+    pub fn init_optimizer(
+        &mut self,
+        updater: Box<dyn Updater>,
+        kvstore: Option<&str>,
+        update_on_kvstore: bool,
+    ) -> Result<()> {
+        let bound = self.bound("init_optimizer")?;
+        if !self.params_initialized {
+            return Err(Error::Input(
+                "init_optimizer: parameters are not initialized".into(),
+            ));
+        }
+        let devices = bound.execs.len();
+        let first = bound.execs[0].arg_dict();
+        let store = match kvstore {
+            Some(name) if devices > 1 || name.contains("dist") => Some(KVStore::create(name)?),
+            Some(_) => None,
+            None if devices > 1 => {
+                return Err(Error::Input(format!(
+                    "{devices} contexts need a kvstore to sum their gradients (local or device)"
+                )))
+            }
+            None => None,
+        };
+        self.update_on_kvstore = store.is_some() && update_on_kvstore;
+        self.kvstore = store;
+        if let Some(kv) = &mut self.kvstore {
+            for (i, name) in self.param_names.iter().enumerate() {
+                kv.init(i as i64, &first[name])?;
+            }
+        }
+        match (&mut self.kvstore, self.update_on_kvstore) {
+            (Some(kv), true) => kv.set_updater(updater),
+            _ => self.updater = Some(updater),
+        }
+        if self.update_on_kvstore {
+            self.updater = None;
+        }
+        self.optimizer_initialized = true;
+        Ok(())
+    }
+
+    /// MXNet's `forward`: the batch's rows of each device copied into its executor, then
+    /// its forward pass (`is_train` defaults to how the module was bound). Labels are
+    /// copied where the module takes them.
+    pub fn forward(&mut self, batch: &DataBatch, is_train: Option<bool>) -> Result<()> {
+        let bound = self.bound("forward")?;
+        let is_train = is_train.unwrap_or(bound.for_training);
+        let inputs = (bound.data_shapes.iter().zip(&batch.data))
+            .chain(bound.label_shapes.iter().zip(&batch.label));
+        if batch.data.len() != bound.data_shapes.len()
+            || (!bound.label_shapes.is_empty() && batch.label.len() < bound.label_shapes.len())
+        {
+            return Err(Error::Input(format!(
+                "forward: the batch has {} data and {} label arrays; the module takes {} and {}",
+                batch.data.len(),
+                batch.label.len(),
+                bound.data_shapes.len(),
+                bound.label_shapes.len()
+            )));
+        }
+        for (desc, array) in inputs.clone() {
+            if array.shape() != desc.shape.as_slice() {
+                return Err(Error::Input(format!(
+                    "forward: `{}` has shape {} but the module was bound for {}",
+                    desc.name,
+                    fmt_shape(array.shape()),
+                    fmt_shape(&desc.shape)
+                )));
+            }
+        }
+        let names = self.symbol.list_arguments();
+        for (exec, rows) in bound.execs.iter().zip(&bound.slices) {
+            for (desc, array) in inputs.clone() {
+                let part = match bound.execs.len() {
+                    1 => array.clone(),
+                    _ => array.slice(rows.start, rows.end)?,
+                };
+                let target = named(&names, exec.arg_arrays(), &desc.name)
+                    .expect("bound inputs are arguments");
+                target.copy_from(&part)?;
+            }
+            exec.forward(is_train);
+        }
+        Ok(())
+    }
+
+    /// MXNet's `backward`: `out_grads` for outputs that are not losses (split across the
+    /// devices along the batch), none for loss heads.
+    pub fn backward(&self, out_grads: &[NDArray]) -> Result<()> {
+        let bound = self.bound("backward")?;
+        if !bound.for_training {
+            return Err(Error::Input(
+                "backward: the module was bound for inference (for_training=false)".into(),
+            ));
+        }
+        for (exec, rows) in bound.execs.iter().zip(&bound.slices) {
+            let grads: Vec<NDArray> = match bound.execs.len() {
+                1 => out_grads.to_vec(),
+                _ => (out_grads.iter())
+                    .map(|g| g.slice(rows.start, rows.end))
+                    .collect::<kiln_runtime::Result<_>>()?,
+            };
+            exec.backward(&grads)?;
+        }
+        Ok(())
+    }
+
+    /// MXNet's `update`: every trained parameter updated from its gradients (see the
+    /// module's doc for where).
+    pub fn update(&mut self) -> Result<()> {
+        if !self.optimizer_initialized {
+            return Err(Error::Input(
+                "update: the optimizer is not initialized (call init_optimizer)".into(),
+            ));
+        }
+        let bound = self
+            .bound
+            .as_ref()
+            .expect("init_optimizer needs a bound module");
+        let devices = bound.execs.len();
+        let args: Vec<_> = bound.execs.iter().map(|e| e.arg_dict()).collect();
+        let grads: Vec<_> = bound.execs.iter().map(|e| e.grad_dict()).collect();
+        for (i, name) in self.param_names.iter().enumerate() {
+            let Some(g) = grads
+                .iter()
+                .map(|g| g.get(name).cloned())
+                .collect::<Option<Vec<_>>>()
+            else {
+                continue; // fixed: no gradient
+            };
+            let w: Vec<NDArray> = args.iter().map(|a| a[name].clone()).collect();
+            // Later layers' gradients are ready first: they go first (MXNet's priority -i).
+            let priority = -(i as i32);
+            match (&mut self.kvstore, self.update_on_kvstore) {
+                (Some(kv), true) => {
+                    kv.push(i as i64, &g, priority)?;
+                    kv.pull(i as i64, &w, priority)?;
+                }
+                (Some(kv), false) => {
+                    kv.pushpull(i as i64, &g, &[], priority)?;
+                    let updater = self
+                        .updater
+                        .as_mut()
+                        .expect("an updater without a store update");
+                    for (k, (g, w)) in g.iter().zip(&w).enumerate() {
+                        updater.update(&Key::Int((i * devices + k) as i64), g, w)?;
+                    }
+                }
+                (None, _) => {
+                    let updater = self.updater.as_mut().expect("an updater without a store");
+                    updater.update(&Key::Int(i as i64), &g[0], &w[0])?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// MXNet's `get_outputs`: each output, the devices' parts concatenated along the batch
+    /// (`merge_multi_context`), or per device.
+    pub fn get_outputs(&self) -> Result<Vec<NDArray>> {
+        let bound = self.bound("get_outputs")?;
+        if bound.execs.len() == 1 {
+            return Ok(bound.execs[0].outputs().to_vec());
+        }
+        let outputs = bound.execs[0].outputs().len();
+        (0..outputs)
+            .map(|o| {
+                let mut call = NDArray::op("Concat")
+                    .attr("dim", "0")
+                    .attr("num_args", bound.execs.len());
+                for e in &bound.execs {
+                    call = call.arg(&e.outputs()[o]);
+                }
+                let mut out = call.build().map_err(kiln_runtime::Error::from)?;
+                Ok(out.swap_remove(0))
+            })
+            .collect()
+    }
+
+    /// MXNet's `update_metric`: `metric` called per device with its rows of `labels` and
+    /// its outputs (so a metric averaged per update, as RMSE, sees each device's part).
+    pub fn update_metric(
+        &self,
+        metric: &mut MetricUpdate<'_>,
+        labels: &[NDArray],
+    ) -> Result<()> {
+        let bound = self.bound("update_metric")?;
+        for (exec, rows) in bound.execs.iter().zip(&bound.slices) {
+            let labels: Vec<NDArray> = match bound.execs.len() {
+                1 => labels.to_vec(),
+                _ => (labels.iter())
+                    .map(|l| l.slice(rows.start, rows.end))
+                    .collect::<kiln_runtime::Result<_>>()?,
+            };
+            metric(&labels, exec.outputs())?;
+        }
+        Ok(())
+    }
+}
