@@ -4,8 +4,10 @@
 //! translates word for word. Updates are engine operations on the runtime's NDArrays.
 
 mod error;
+mod host;
 pub mod initializer;
 pub mod metric;
 pub mod optimizer;
+pub mod spec;
 
 pub use error::{Error, Result};
