@@ -39,7 +39,7 @@ mod xavier;
 
 pub use combine::{Load, Mixed};
 pub use fixed::{Bilinear, Constant, LSTMBias, One, Zero};
-pub use orthogonal::Orthogonal;
+pub use orthogonal::{Orthogonal, RandType};
 pub use random::{Normal, Uniform};
 pub use registry::{create, create_from_attr, from_spec, NAMES};
 pub use rng::Rng;

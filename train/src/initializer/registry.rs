@@ -96,26 +96,8 @@ pub fn from_spec(spec: &Spec) -> Result<Box<dyn Initializer>> {
             let a = spec.args(KIND, &["value"])?;
             Box::new(constant(&a)?)
         }
-        "xavier" => {
-            let a = spec.args(KIND, &["rnd_type", "factor_type", "magnitude"])?;
-            let mut x = Xavier::new(
-                rnd_type(&a)?,
-                factor_type(&a)?,
-                non_negative(&a, "magnitude", 3.0)?,
-            );
-            if let Some(t) = number_text(&a, "magnitude")? {
-                x.magnitude_text = Some(t);
-            }
-            Box::new(x)
-        }
-        "msraprelu" => {
-            let a = spec.args(KIND, &["factor_type", "slope"])?;
-            Box::new(MSRAPrelu {
-                factor_type: factor_type(&a)?,
-                slope: a.number("slope", 0.25)?,
-                slope_text: number_text(&a, "slope")?,
-            })
-        }
+        "xavier" => Box::new(Xavier::from_spec(spec)?),
+        "msraprelu" => Box::new(MSRAPrelu::from_spec(spec)?),
         "orthogonal" => {
             let a = spec.args(KIND, &["scale", "rand_type"])?;
             let rand_type = match a.choice("rand_type", &["uniform", "normal"], "uniform")? {
@@ -243,4 +225,33 @@ fn constant(a: &Args) -> Result<Constant> {
         c.text = Some(t.clone());
     }
     Ok(c)
+}
+
+impl Xavier {
+    /// From `xavier(rnd_type=..., factor_type=..., magnitude=...)` (the name is not
+    /// checked).
+    pub fn from_spec(spec: &Spec) -> Result<Xavier> {
+        let a = spec.args(KIND, &["rnd_type", "factor_type", "magnitude"])?;
+        let mut x = Xavier::new(
+            rnd_type(&a)?,
+            factor_type(&a)?,
+            non_negative(&a, "magnitude", 3.0)?,
+        );
+        if let Some(t) = number_text(&a, "magnitude")? {
+            x.magnitude_text = Some(t);
+        }
+        Ok(x)
+    }
+}
+
+impl MSRAPrelu {
+    /// From `msraprelu(factor_type=..., slope=...)` (the name is not checked).
+    pub fn from_spec(spec: &Spec) -> Result<MSRAPrelu> {
+        let a = spec.args(KIND, &["factor_type", "slope"])?;
+        Ok(MSRAPrelu {
+            factor_type: factor_type(&a)?,
+            slope: a.number("slope", 0.25)?,
+            slope_text: number_text(&a, "slope")?,
+        })
+    }
 }
