@@ -3,7 +3,7 @@
 //! MXNet's `feval` semantics).
 
 use super::{check_count, EvalMetric, HostArray, Stats};
-use crate::Result;
+use crate::{Error, Result};
 use std::fmt;
 
 /// Several metrics updated with the same batches; `get` lists each child's pairs.
@@ -146,7 +146,9 @@ impl From<(f64, f64)> for CustomValue {
     }
 }
 
-type Feval = Box<dyn FnMut(&HostArray, &HostArray) -> Result<CustomValue> + Send>;
+/// The closure's failure is a message; `update` returns it as an input error naming the
+/// metric.
+type Feval = Box<dyn FnMut(&HostArray, &HostArray) -> Result<CustomValue, String> + Send>;
 
 /// A metric computed by a closure `feval(label, pred)` on each pair of a batch.
 pub struct CustomMetric {
@@ -165,11 +167,11 @@ impl fmt::Debug for CustomMetric {
 }
 
 impl CustomMetric {
-    /// `feval` returns a value or `(sum, count)` (anything `Into<CustomValue>`), or an
-    /// error that `update` passes on.
+    /// `feval` returns a value or `(sum, count)` (anything `Into<CustomValue>`), or a
+    /// message that `update` returns as [`Error::Input`] naming the metric.
     pub fn new<F, R>(name: &str, mut feval: F) -> CustomMetric
     where
-        F: FnMut(&HostArray, &HostArray) -> Result<R> + Send + 'static,
+        F: FnMut(&HostArray, &HostArray) -> Result<R, String> + Send + 'static,
         R: Into<CustomValue>,
     {
         CustomMetric {
@@ -198,7 +200,9 @@ impl EvalMetric for CustomMetric {
             check_count(&self.name, labels.len(), preds.len())?;
         }
         for (label, pred) in labels.iter().zip(preds) {
-            match (self.feval)(label, pred)? {
+            let value = (self.feval)(label, pred)
+                .map_err(|e| Error::Input(format!("metric {}: {e}", self.name)))?;
+            match value {
                 CustomValue::Value(v) => self.stats.add(v, 1.0),
                 CustomValue::SumCount(s, n) => self.stats.add(s, n),
             }
