@@ -4,10 +4,12 @@
 //! translates word for word. Updates are engine operations on the runtime's NDArrays.
 
 mod error;
+mod host;
 pub mod initializer;
 pub mod metric;
 pub mod module;
 pub mod optimizer;
+pub mod spec;
 
 pub use error::{Error, Result};
 pub use module::Module;
