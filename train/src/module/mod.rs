@@ -16,11 +16,13 @@
 //! and updated on every device under the key `index · devices + device`.
 
 mod checkpoint;
-mod predict;
+mod evaluate;
 mod split;
 
 pub use split::split_batch;
 
+use crate::initializer::{InitDesc, Initializer, Rng};
+use crate::metric::EvalMetric;
 use crate::{Error, Result};
 use kiln_compiler::autodiff::GradReq;
 use kiln_compiler::Symbol;
@@ -31,9 +33,6 @@ use kiln_runtime::executor::GradReqs;
 use kiln_runtime::{Device, Executor, NDArray};
 use std::collections::HashMap;
 use std::ops::Range;
-
-/// What `update_metric` calls with a device's labels and outputs.
-pub type MetricUpdate<'a> = dyn FnMut(&[NDArray], &[NDArray]) -> Result<()> + 'a;
 
 /// A Symbol with its data and label names, to be bound.
 pub struct Module {
@@ -288,14 +287,45 @@ impl Module {
     }
 
     /// MXNet's `init_params`: parameters from `arg_params`/`aux_params` where given, the
-    /// others from `initializer` (called with each parameter's name and array) — unless
-    /// some were given and `allow_missing` is false, which makes a missing one an error.
-    /// Names the module does not have are an error unless `allow_extra`. Already
-    /// initialized parameters are kept unless `force_init`.
+    /// others from `initializer` (each by its name and its variable's attributes, so an
+    /// `__init__` attribute wins; random ones drawn from `rng`) — unless some were given
+    /// and `allow_missing` is false, which makes a missing one an error. Names the module
+    /// does not have are an error unless `allow_extra`. Already initialized parameters are
+    /// kept unless `force_init`.
     #[allow(clippy::too_many_arguments)]
     pub fn init_params(
         &mut self,
-        initializer: &mut dyn FnMut(&str, &NDArray) -> Result<()>,
+        initializer: &dyn Initializer,
+        rng: &mut Rng,
+        arg_params: Option<&HashMap<String, NDArray>>,
+        aux_params: Option<&HashMap<String, NDArray>>,
+        allow_missing: bool,
+        force_init: bool,
+        allow_extra: bool,
+    ) -> Result<()> {
+        let attrs = self.symbol.attr_dict();
+        let mut init = |name: &str, array: &NDArray| {
+            let mut desc = InitDesc::new(name);
+            for (k, v) in attrs.get(name).into_iter().flatten() {
+                desc = desc.with_attr(k.clone(), v.clone());
+            }
+            initializer.init(&desc, array, rng)
+        };
+        self.fill_params(
+            &mut init,
+            arg_params,
+            aux_params,
+            allow_missing,
+            force_init,
+            allow_extra,
+        )
+    }
+
+    /// `init_params`' work, with `init` for the parameters not given.
+    #[allow(clippy::too_many_arguments)]
+    fn fill_params(
+        &mut self,
+        init: &mut dyn FnMut(&str, &NDArray) -> Result<()>,
         arg_params: Option<&HashMap<String, NDArray>>,
         aux_params: Option<&HashMap<String, NDArray>>,
         allow_missing: bool,
@@ -336,7 +366,7 @@ impl Module {
                             "init_params: {what} `{name}` is missing from the given parameters"
                         )))
                     }
-                    None => initializer(name, array)?,
+                    None => init(name, array)?,
                 }
             }
         }
@@ -391,14 +421,8 @@ impl Module {
                 "set_params: `{name}` is missing and there is no initializer"
             )))
         };
-        self.init_params(
-            &mut refuse,
-            Some(arg_params),
-            Some(aux_params),
-            allow_missing,
-            true,
-            allow_extra,
-        )
+        let (args, aux) = (Some(arg_params), Some(aux_params));
+        self.fill_params(&mut refuse, args, aux, allow_missing, true, allow_extra)
     }
 
     /// Where parameter updates run: `updater` for each parameter, or the KVStore `kvstore`
@@ -584,13 +608,9 @@ impl Module {
             .collect()
     }
 
-    /// MXNet's `update_metric`: `metric` called per device with its rows of `labels` and
+    /// MXNet's `update_metric`: `metric` updated per device with its rows of `labels` and
     /// its outputs (so a metric averaged per update, as RMSE, sees each device's part).
-    pub fn update_metric(
-        &self,
-        metric: &mut MetricUpdate<'_>,
-        labels: &[NDArray],
-    ) -> Result<()> {
+    pub fn update_metric(&self, metric: &mut dyn EvalMetric, labels: &[NDArray]) -> Result<()> {
         let bound = self.bound("update_metric")?;
         for (exec, rows) in bound.execs.iter().zip(&bound.slices) {
             let labels: Vec<NDArray> = match bound.execs.len() {
@@ -599,7 +619,7 @@ impl Module {
                     .map(|l| l.slice(rows.start, rows.end))
                     .collect::<kiln_runtime::Result<_>>()?,
             };
-            metric(&labels, exec.outputs())?;
+            metric.update(&labels, exec.outputs())?;
         }
         Ok(())
     }

@@ -7,7 +7,8 @@ use std::ops::Range;
 /// The rows of a `batch_size` batch each device takes, in proportion to `work_load`.
 pub fn split_batch(batch_size: usize, work_load: &[f64]) -> Result<Vec<Range<usize>>> {
     let total: f64 = work_load.iter().sum();
-    if work_load.is_empty() || total <= 0.0 || work_load.iter().any(|w| !w.is_finite() || *w < 0.0) {
+    if work_load.is_empty() || total <= 0.0 || work_load.iter().any(|w| !w.is_finite() || *w < 0.0)
+    {
         return Err(Error::Input(format!(
             "work_load_list {work_load:?}: positive loads, one per context"
         )));

@@ -1,11 +1,44 @@
-//! Running a bound module over an iterator without training: MXNet's `predict`.
+//! Running a bound module over an iterator without training: MXNet's `score` and
+//! `predict`.
 
 use super::Module;
+use crate::metric::EvalMetric;
 use crate::{Error, Result};
 use kiln_io::DataIter;
 use kiln_runtime::NDArray;
 
 impl Module {
+    /// MXNet's `score`: `metric` (reset first) over `data`'s batches (at most `num_batch`;
+    /// from the start when `reset`), forward in inference mode. Padding rows count, as in
+    /// MXNet.
+    pub fn score(
+        &mut self,
+        data: &mut dyn DataIter,
+        metric: &mut dyn EvalMetric,
+        num_batch: Option<usize>,
+        reset: bool,
+    ) -> Result<Vec<(String, f64)>> {
+        if !self.binded() || !self.params_initialized() {
+            return Err(Error::Input(
+                "score: bind the module and initialize its parameters first".into(),
+            ));
+        }
+        if reset {
+            data.reset();
+        }
+        metric.reset();
+        let mut batches = 0;
+        while num_batch.is_none_or(|n| batches < n) {
+            let Some(batch) = data.next_batch()? else {
+                break;
+            };
+            self.forward(&batch, Some(false))?;
+            self.update_metric(metric, &batch.label)?;
+            batches += 1;
+        }
+        Ok(metric.get())
+    }
+
     /// MXNet's `predict`: the outputs over `data` (at most `num_batch` batches; from the
     /// start when `reset`), each batch's padding rows dropped, the batches concatenated —
     /// one array per output.
