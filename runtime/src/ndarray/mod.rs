@@ -339,6 +339,47 @@ impl NDArray {
         }
     }
 
+    /// Whether `other` is a handle to the same elements (same memory, offset, shape and
+    /// dtype): what code that pre-creates operations on arrays checks before reusing one.
+    pub fn same_elements(&self, other: &NDArray) -> bool {
+        Arc::ptr_eq(&self.chunk, &other.chunk)
+            && self.offset == other.offset
+            && self.shape == other.shape
+            && self.dtype == other.dtype
+    }
+
+    /// The elements as `T`, for engine operations created outside the runtime (optimizer
+    /// updates); `None` when `T` is not the array's dtype, or is `bool` (whose bytes other
+    /// than 0 and 1 would not be valid values).
+    ///
+    /// # Safety
+    /// As [`NDArray::bytes`]: inside an engine operation that reads the array (or after
+    /// waiting), with no operation writing it.
+    pub unsafe fn elements<T: Element>(&self) -> Option<&[T]> {
+        if T::DTYPE != self.dtype || T::DTYPE == DType::Bool {
+            return None;
+        }
+        // SAFETY: the caller guarantees no concurrent writer; storage is aligned for its
+        // dtype, which is T's, and any bits are a valid value of a float or integer dtype.
+        let (head, v, _) = unsafe { self.bytes().align_to::<T>() };
+        head.is_empty().then_some(v)
+    }
+
+    /// The elements as `T`, to write; `None` when `T` is not the array's dtype, or is `bool`.
+    ///
+    /// # Safety
+    /// As [`NDArray::bytes_mut`]: inside an engine operation that writes the array, or on
+    /// an array no operation has seen yet; nothing else uses it meanwhile.
+    #[allow(clippy::mut_from_ref)] // exclusivity comes from the engine, not the borrow
+    pub unsafe fn elements_mut<T: Element>(&self) -> Option<&mut [T]> {
+        if T::DTYPE != self.dtype || T::DTYPE == DType::Bool {
+            return None;
+        }
+        // SAFETY: as `elements`, with exclusive use guaranteed by the caller.
+        let (head, v, _) = unsafe { self.bytes_mut().align_to_mut::<T>() };
+        head.is_empty().then_some(v)
+    }
+
     /// The f32 elements of an f32 array.
     ///
     /// # Safety
