@@ -208,6 +208,64 @@ fn every_case_matches_mxnet() {
     );
 }
 
+/// Element-wise rules on arrays large enough to split over the pool: each parameter's
+/// values repeated many times, every copy must follow MXNet's trajectory (and f64 weights
+/// must follow it to f32 rounding).
+#[test]
+fn large_and_f64_arrays_follow_the_same_trajectories() {
+    let doc = fixtures();
+    let copies = 20_000;
+    for name in [
+        "adam/wd_clip",
+        "sgd/momentum_clip",
+        "rmsprop/centered",
+        "ftrl/wd_clip",
+        "nadam/wd_clip",
+    ] {
+        let case = cases(&doc).into_iter().find(|c| c.name == name).unwrap();
+        for (dtype, tolerance) in [(DType::F32, TOLERANCE), (DType::F64, 1e-5)] {
+            let shapes = case.shapes();
+            let tile = |values: Vec<f64>| -> Vec<f64> {
+                (0..copies).flat_map(|_| values.iter().copied()).collect()
+            };
+            let params = case.json["params"].as_array().unwrap();
+            let weights: Vec<NDArray> = params
+                .iter()
+                .zip(&shapes)
+                .map(|(p, s)| {
+                    let n: usize = s.iter().product();
+                    array(&tile(numbers(&p["weight"])), &[n * copies], dtype)
+                })
+                .collect();
+            let grads: Vec<NDArray> = weights
+                .iter()
+                .map(|w| NDArray::zeros(w.shape(), dtype, Device::Cpu).unwrap())
+                .collect();
+            let mut opt = case.optimizer();
+            for (k, step) in case.json["steps"].as_array().unwrap().iter().enumerate() {
+                for (i, g) in grads.iter().enumerate() {
+                    g.copy_from(&array(&tile(numbers(&step["grads"][i])), g.shape(), dtype))
+                        .unwrap();
+                }
+                let params: Vec<(usize, &NDArray, &NDArray)> = weights
+                    .iter()
+                    .zip(&grads)
+                    .enumerate()
+                    .map(|(i, (w, g))| (i, w, g))
+                    .collect();
+                opt.update_multi(&params).unwrap();
+                for (i, w) in weights.iter().enumerate() {
+                    let want = tile(numbers(&step["weights"][i]));
+                    let got = w.to_vec::<f64>().unwrap();
+                    if let Err(e) = compare::close_to_scale(&got, &want, tolerance) {
+                        panic!("{name} {dtype} step {k} weight {i}: {e}");
+                    }
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn every_optimizer_has_a_fixture_case() {
     let doc = fixtures();
