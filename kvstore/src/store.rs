@@ -72,7 +72,7 @@ fn reuse(
         c.arrays.len() == sources.len() + 1
             && (c.arrays.iter())
                 .zip(sources.iter().chain([dest]))
-                .all(|(a, b)| a.same_array(b))
+                .all(|(a, b)| a.same_elements(b))
     };
     match slot {
         Some(c) if same(c) => Ok(c.op.clone()),

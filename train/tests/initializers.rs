@@ -381,7 +381,7 @@ fn weight_err(spec: &str, shape: &[usize]) -> String {
 }
 
 #[test]
-fn same_seed_same_arrays_and_the_runtimes_streams() {
+fn same_seed_same_elementss_and_the_runtimes_streams() {
     let init = create("xavier(rnd_type=gaussian)").unwrap();
     let (a, b) = (
         weight(init.as_ref(), &[20, 30], 7),

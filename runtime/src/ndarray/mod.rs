@@ -167,15 +167,6 @@ impl NDArray {
         Ok(a)
     }
 
-    /// Whether `other` is this very array: the same memory, offset, shape and dtype (a
-    /// clone, not a copy). Lets callers reuse operations pre-created for an array.
-    pub fn same_array(&self, other: &NDArray) -> bool {
-        Arc::ptr_eq(&self.chunk, &other.chunk)
-            && self.offset == other.offset
-            && self.shape == other.shape
-            && self.dtype == other.dtype
-    }
-
     pub fn shape(&self) -> &[usize] {
         &self.shape
     }
@@ -348,6 +339,47 @@ impl NDArray {
         }
     }
 
+    /// Whether `other` is a handle to the same elements (same memory, offset, shape and
+    /// dtype): what code that pre-creates operations on arrays checks before reusing one.
+    pub fn same_elements(&self, other: &NDArray) -> bool {
+        Arc::ptr_eq(&self.chunk, &other.chunk)
+            && self.offset == other.offset
+            && self.shape == other.shape
+            && self.dtype == other.dtype
+    }
+
+    /// The elements as `T`, for engine operations created outside the runtime (optimizer
+    /// updates); `None` when `T` is not the array's dtype, or is `bool` (whose bytes other
+    /// than 0 and 1 would not be valid values).
+    ///
+    /// # Safety
+    /// As [`NDArray::bytes`]: inside an engine operation that reads the array (or after
+    /// waiting), with no operation writing it.
+    pub unsafe fn elements<T: Element>(&self) -> Option<&[T]> {
+        if T::DTYPE != self.dtype || T::DTYPE == DType::Bool {
+            return None;
+        }
+        // SAFETY: the caller guarantees no concurrent writer; storage is aligned for its
+        // dtype, which is T's, and any bits are a valid value of a float or integer dtype.
+        let (head, v, _) = unsafe { self.bytes().align_to::<T>() };
+        head.is_empty().then_some(v)
+    }
+
+    /// The elements as `T`, to write; `None` when `T` is not the array's dtype, or is `bool`.
+    ///
+    /// # Safety
+    /// As [`NDArray::bytes_mut`]: inside an engine operation that writes the array, or on
+    /// an array no operation has seen yet; nothing else uses it meanwhile.
+    #[allow(clippy::mut_from_ref)] // exclusivity comes from the engine, not the borrow
+    pub unsafe fn elements_mut<T: Element>(&self) -> Option<&mut [T]> {
+        if T::DTYPE != self.dtype || T::DTYPE == DType::Bool {
+            return None;
+        }
+        // SAFETY: as `elements`, with exclusive use guaranteed by the caller.
+        let (head, v, _) = unsafe { self.bytes_mut().align_to_mut::<T>() };
+        head.is_empty().then_some(v)
+    }
+
     /// The f32 elements of an f32 array.
     ///
     /// # Safety
@@ -367,36 +399,6 @@ impl NDArray {
         // SAFETY: as `as_f32`.
         let (_, v, _) = unsafe { self.bytes_mut().align_to_mut::<f32>() };
         v
-    }
-
-    /// The elements in place, for code outside this crate that runs inside an engine
-    /// operation (optimizer updates, a store's reductions); `None` unless `T` is the array's
-    /// dtype, and for bool, whose storage may hold bytes that are not a `bool`.
-    ///
-    /// # Safety
-    /// As [`NDArray::bytes`].
-    pub unsafe fn elements<T: Element>(&self) -> Option<&[T]> {
-        if T::DTYPE != self.dtype() || T::DTYPE == DType::Bool {
-            return None;
-        }
-        // SAFETY: forwarded to the caller; storage is aligned for its dtype, and every bit
-        // pattern is a value of the numeric `T`.
-        let (head, v, _) = unsafe { self.bytes().align_to::<T>() };
-        head.is_empty().then_some(v)
-    }
-
-    /// The elements in place, to write; as [`NDArray::elements`].
-    ///
-    /// # Safety
-    /// As [`NDArray::bytes_mut`].
-    #[allow(clippy::mut_from_ref)] // exclusivity comes from the engine, not the borrow
-    pub unsafe fn elements_mut<T: Element>(&self) -> Option<&mut [T]> {
-        if T::DTYPE != self.dtype() || T::DTYPE == DType::Bool {
-            return None;
-        }
-        // SAFETY: as `elements`, and the caller holds the array exclusively.
-        let (head, v, _) = unsafe { self.bytes_mut().align_to_mut::<T>() };
-        head.is_empty().then_some(v)
     }
 
     /// This array's bytes, writable.
