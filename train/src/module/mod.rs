@@ -10,19 +10,21 @@
 //! in the executors' arrays.
 //!
 //! Updates, as MXNet's `Module.update` (MXNET_SPEC §6): with one device and a `local`
-//! store, no store is created and the updater runs on each parameter with its index as
-//! key; with several devices the gradients go through the KVStore — updated in the store
+//! store, no store is created and the optimizer updates each parameter under its index; with several devices the gradients go through the KVStore — updated in the store
 //! (`update_on_kvstore`, the default: push the gradients, pull the weights) or summed there
 //! and updated on every device under the key `index · devices + device`.
 
 mod checkpoint;
 mod evaluate;
+mod fit;
 mod split;
 
+pub use fit::{BatchEnd, EpochEnd, Fit, OptimizerChoice};
 pub use split::split_batch;
 
 use crate::initializer::{InitDesc, Initializer, Rng};
 use crate::metric::EvalMetric;
+use crate::optimizer::Optimizer;
 use crate::{Error, Result};
 use kiln_compiler::autodiff::GradReq;
 use kiln_compiler::Symbol;
@@ -33,6 +35,7 @@ use kiln_runtime::executor::GradReqs;
 use kiln_runtime::{Device, Executor, NDArray};
 use std::collections::HashMap;
 use std::ops::Range;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// A Symbol with its data and label names, to be bound.
 pub struct Module {
@@ -46,9 +49,8 @@ pub struct Module {
     aux_names: Vec<String>,
     bound: Option<Bound>,
     params_initialized: bool,
-    optimizer_initialized: bool,
-    /// Runs the updates where the store does not.
-    updater: Option<Box<dyn Updater>>,
+    /// Shared with the store where the store runs the updates.
+    optimizer: Option<Arc<Mutex<Optimizer>>>,
     kvstore: Option<KVStore>,
     update_on_kvstore: bool,
 }
@@ -107,8 +109,7 @@ impl Module {
             aux_names: symbol.list_auxiliary_states(),
             bound: None,
             params_initialized: false,
-            optimizer_initialized: false,
-            updater: None,
+            optimizer: None,
             kvstore: None,
             update_on_kvstore: true,
         })
@@ -166,7 +167,7 @@ impl Module {
         self.params_initialized
     }
     pub fn optimizer_initialized(&self) -> bool {
-        self.optimizer_initialized
+        self.optimizer.is_some()
     }
 
     fn bound(&self, what: &str) -> Result<&Bound> {
@@ -425,13 +426,32 @@ impl Module {
         self.fill_params(&mut refuse, args, aux, allow_missing, true, allow_extra)
     }
 
-    /// Where parameter updates run: `updater` for each parameter, or the KVStore `kvstore`
-    /// (`None`: no store). With several contexts and no store, MXNet would refuse to
-    /// aggregate: so does kiln. A one-context `local` store is not created, as MXNet.
+    /// MXNet's `init_optimizer` with an optimizer by name: `kwargs` as Python writes them,
+    /// `rescale_grad` set to 1/batch size unless given (MXNet's default).
+    pub fn init_optimizer_by_name(
+        &mut self,
+        kvstore: Option<&str>,
+        optimizer: &str,
+        kwargs: &[(&str, &str)],
+    ) -> Result<()> {
+        let batch = self.bound("init_optimizer")?.data_shapes[0].shape[0];
+        let rescale = format!("{}", 1.0 / batch as f64);
+        let mut kwargs = kwargs.to_vec();
+        if !kwargs.iter().any(|(k, _)| *k == "rescale_grad") {
+            kwargs.push(("rescale_grad", &rescale));
+        }
+        self.init_optimizer(kvstore, Optimizer::create(optimizer, &kwargs)?, true)
+    }
+
+    /// MXNet's `init_optimizer`: where `optimizer`'s updates run. `kvstore` names the store
+    /// (`None`: none); with several contexts one is needed to sum their gradients. A
+    /// one-context `local` store is not created, as MXNet does; `update_on_kvstore` runs
+    /// the updates in the store. The optimizer learns the parameters' names (by update
+    /// index) and the symbol's `__lr_mult__`/`__wd_mult__`.
     pub fn init_optimizer(
         &mut self,
-        updater: Box<dyn Updater>,
         kvstore: Option<&str>,
+        mut optimizer: Optimizer,
         update_on_kvstore: bool,
     ) -> Result<()> {
         let bound = self.bound("init_optimizer")?;
@@ -453,21 +473,34 @@ impl Module {
             None => None,
         };
         self.update_on_kvstore = store.is_some() && update_on_kvstore;
+        // Updated in the store, a parameter is one index; on the devices, one per device.
+        let per_index = if self.update_on_kvstore { 1 } else { devices };
+        let names = (self.param_names.iter().enumerate())
+            .flat_map(|(i, n)| (0..per_index).map(move |k| (i * per_index + k, n.clone())));
+        optimizer.set_param_names(names);
+        optimizer.set_symbol(&self.symbol)?;
+        let optimizer = Arc::new(Mutex::new(optimizer));
         self.kvstore = store;
         if let Some(kv) = &mut self.kvstore {
             for (i, name) in self.param_names.iter().enumerate() {
                 kv.init(i as i64, &first[name])?;
             }
+            if self.update_on_kvstore {
+                kv.set_updater(Box::new(SharedOptimizer(optimizer.clone())));
+            }
         }
-        match (&mut self.kvstore, self.update_on_kvstore) {
-            (Some(kv), true) => kv.set_updater(updater),
-            _ => self.updater = Some(updater),
-        }
-        if self.update_on_kvstore {
-            self.updater = None;
-        }
-        self.optimizer_initialized = true;
+        self.optimizer = Some(optimizer);
         Ok(())
+    }
+
+    /// The optimizer, once `init_optimizer` ran (shared with the store that runs it).
+    pub fn optimizer(&self) -> Option<MutexGuard<'_, Optimizer>> {
+        let optimizer = self.optimizer.as_ref()?;
+        Some(
+            optimizer
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner()),
+        )
     }
 
     /// MXNet's `forward`: the batch's rows of each device copied into its executor, then
@@ -537,25 +570,20 @@ impl Module {
     }
 
     /// MXNet's `update`: every trained parameter updated from its gradients (see the
-    /// module's doc for where).
+    /// module's doc for where), later layers first.
     pub fn update(&mut self) -> Result<()> {
-        if !self.optimizer_initialized {
+        let Some(optimizer) = self.optimizer.clone() else {
             return Err(Error::Input(
                 "update: the optimizer is not initialized (call init_optimizer)".into(),
             ));
-        }
-        let bound = self
-            .bound
-            .as_ref()
-            .expect("init_optimizer needs a bound module");
+        };
+        let bound = self.bound("update")?;
         let devices = bound.execs.len();
         let args: Vec<_> = bound.execs.iter().map(|e| e.arg_dict()).collect();
         let grads: Vec<_> = bound.execs.iter().map(|e| e.grad_dict()).collect();
+        let mut local = Vec::new();
         for (i, name) in self.param_names.iter().enumerate() {
-            let Some(g) = grads
-                .iter()
-                .map(|g| g.get(name).cloned())
-                .collect::<Option<Vec<_>>>()
+            let Some(g) = (grads.iter().map(|g| g.get(name).cloned())).collect::<Option<Vec<_>>>()
             else {
                 continue; // fixed: no gradient
             };
@@ -569,19 +597,17 @@ impl Module {
                 }
                 (Some(kv), false) => {
                     kv.pushpull(i as i64, &g, &[], priority)?;
-                    let updater = self
-                        .updater
-                        .as_mut()
-                        .expect("an updater without a store update");
-                    for (k, (g, w)) in g.iter().zip(&w).enumerate() {
-                        updater.update(&Key::Int((i * devices + k) as i64), g, w)?;
-                    }
+                    local.extend(
+                        (0..devices).map(|k| (i * devices + k, w[k].clone(), g[k].clone())),
+                    );
                 }
-                (None, _) => {
-                    let updater = self.updater.as_mut().expect("an updater without a store");
-                    updater.update(&Key::Int(i as i64), &g[0], &w[0])?;
-                }
+                (None, _) => local.push((i, w[0].clone(), g[0].clone())),
             }
+        }
+        if !local.is_empty() {
+            let params: Vec<(usize, &NDArray, &NDArray)> =
+                local.iter().map(|(i, w, g)| (*i, w, g)).collect();
+            lock(&optimizer).update_multi(&params)?;
         }
         Ok(())
     }
@@ -622,5 +648,32 @@ impl Module {
             metric.update(&labels, exec.outputs())?;
         }
         Ok(())
+    }
+}
+
+fn lock(optimizer: &Mutex<Optimizer>) -> MutexGuard<'_, Optimizer> {
+    // A panic while updating leaves the optimizer's bookkeeping as good as any: keep going.
+    optimizer
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The module's optimizer as the store's updater: a store key is an update index.
+struct SharedOptimizer(Arc<Mutex<Optimizer>>);
+
+impl Updater for SharedOptimizer {
+    fn update(
+        &mut self,
+        key: &Key,
+        merged: &NDArray,
+        stored: &NDArray,
+    ) -> kiln_runtime::Result<()> {
+        let Key::Int(index) = key else {
+            return Err(kiln_runtime::Error::Input(format!(
+                "the module's store has no key {key}"
+            )));
+        };
+        (lock(&self.0).update(*index as usize, stored, merged))
+            .map_err(|e| kiln_runtime::Error::Input(e.to_string()))
     }
 }

@@ -1,0 +1,120 @@
+//! Module.fit against MXNet 1.9.1 end to end (tests/fixtures/train/module/, made by
+//! make_module_fixtures.py): an MLP trained 2 epochs with SGD (momentum, wd) over an
+//! NDArrayIter with a padded last batch, from given parameters, on one context and on two
+//! through a `local` store — the parameters after each epoch, the training accuracy, the
+//! score and the predictions.
+
+use kiln_compiler::Symbol;
+use kiln_io::NDArrayIter;
+use kiln_ops::compare::close_to_scale;
+use kiln_runtime::{Device, NDArray};
+use kiln_train::metric;
+use kiln_train::module::{Fit, OptimizerChoice};
+use kiln_train::Module;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+const DIR: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../tests/fixtures/train/module"
+);
+
+fn params(file: &str) -> HashMap<String, NDArray> {
+    (NDArray::load(format!("{DIR}/{file}")).unwrap().into_iter())
+        .map(|(k, v)| (k.strip_prefix("arg:").unwrap().to_string(), v))
+        .collect()
+}
+
+fn values(a: &NDArray) -> Vec<f32> {
+    a.to_vec::<f32>().unwrap()
+}
+
+fn iterator() -> NDArrayIter {
+    let data = NDArray::load_npy(format!("{DIR}/data.npy")).unwrap();
+    let label = NDArray::load_npy(format!("{DIR}/label.npy")).unwrap();
+    NDArrayIter::new(
+        vec![("data".into(), data)],
+        vec![("softmax_label".into(), label)],
+        4,
+    )
+    .unwrap()
+}
+
+fn assert_params(got: &HashMap<String, NDArray>, want: &HashMap<String, NDArray>, what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}");
+    for (name, w) in want {
+        let worst = close_to_scale(&values(&got[name]), &values(w), 1e-5)
+            .unwrap_or_else(|e| panic!("{what}: `{name}`: {e}"));
+        assert!(worst <= 1e-5, "{what}: `{name}` {worst}");
+    }
+}
+
+#[test]
+fn fit_score_and_predict_equal_mxnets_on_one_and_two_contexts() {
+    let symbol = Symbol::load(format!("{DIR}/mlp-symbol.json")).unwrap();
+    for contexts in [1, 2] {
+        let what = format!("{contexts} context(s)");
+        let devices = vec![Device::Cpu; contexts];
+        let mut module = Module::new(&symbol, &["data"], &["softmax_label"], &devices).unwrap();
+        let mut train = iterator();
+        let epochs = Arc::new(Mutex::new(Vec::new()));
+        let seen = epochs.clone();
+        let mut fit = Fit::new(2);
+        fit.optimizer = OptimizerChoice::Named(
+            "sgd".into(),
+            [
+                ("learning_rate", "0.1"),
+                ("momentum", "0.9"),
+                ("wd", "0.001"),
+            ]
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .to_vec(),
+        );
+        fit.arg_params = Some(params("init.params"));
+        fit.epoch_end_callback.push(Box::new(move |end| {
+            let copy = (end.arg_params.iter())
+                .map(|(k, v)| (k.clone(), v.copy_to(Device::Cpu).unwrap()))
+                .collect::<HashMap<_, _>>();
+            seen.lock().unwrap().push((copy, end.train[0].1));
+            Ok(())
+        }));
+        module.fit(&mut train, fit).unwrap();
+        let expected: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(format!("{DIR}/{contexts}-train.json")).unwrap(),
+        )
+        .unwrap();
+        let epochs = epochs.lock().unwrap();
+        assert_eq!(epochs.len(), 2, "{what}");
+        for (e, (params_after, accuracy)) in epochs.iter().enumerate() {
+            let want = params(&format!("{contexts}-epoch{}.params", e + 1));
+            assert_params(params_after, &want, &format!("{what}, epoch {}", e + 1));
+            let want = expected["train_accuracy"][e].as_f64().unwrap();
+            assert!(
+                (accuracy - want).abs() < 1e-9,
+                "{what}: accuracy {accuracy} vs {want}"
+            );
+        }
+        let mut scoring = metric::create("acc,ce").unwrap();
+        let score = module
+            .score(&mut train, scoring.as_mut(), None, true)
+            .unwrap();
+        let score: HashMap<String, f64> = score.into_iter().collect();
+        for (name, want) in expected["score"].as_object().unwrap() {
+            let want = want.as_f64().unwrap();
+            let got = score[name];
+            assert!(
+                (got - want).abs() <= 1e-5 * want.abs(),
+                "{what}: {name} {got} vs {want}"
+            );
+        }
+        let predicted = module.predict(&mut train, None, true).unwrap();
+        let want = NDArray::load_npy(format!("{DIR}/{contexts}-predict.npy")).unwrap();
+        assert_eq!(
+            predicted[0].shape(),
+            want.shape(),
+            "{what}: pad rows dropped"
+        );
+        close_to_scale(&values(&predicted[0]), &values(&want), 1e-5)
+            .unwrap_or_else(|e| panic!("{what}: predictions: {e}"));
+    }
+}
