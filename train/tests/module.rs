@@ -118,3 +118,88 @@ fn fit_score_and_predict_equal_mxnets_on_one_and_two_contexts() {
             .unwrap_or_else(|e| panic!("{what}: predictions: {e}"));
     }
 }
+
+/// How a run starts: from the initial parameters, or from checkpoint `begin` of its prefix
+/// with or without the optimizer's states.
+#[derive(PartialEq)]
+enum Start {
+    Fresh,
+    Resume { states: bool },
+}
+
+/// Parameters after `fit` of epochs `begin..end`; a checkpoint with the optimizer's states
+/// is saved after each epoch.
+fn train(begin: usize, end: usize, prefix: &str, start: Start) -> HashMap<String, Vec<f32>> {
+    let symbol = Symbol::load(format!("{DIR}/mlp-symbol.json")).unwrap();
+    let (mut module, args) = match start {
+        Start::Resume { states } => {
+            let (m, args, _) = Module::load(
+                prefix,
+                begin,
+                states,
+                &["data"],
+                &["softmax_label"],
+                &[Device::Cpu],
+            )
+            .unwrap();
+            (m, args)
+        }
+        Start::Fresh => {
+            let m = Module::new(&symbol, &["data"], &["softmax_label"], &[Device::Cpu]).unwrap();
+            (m, params("init.params"))
+        }
+    };
+    let mut fit = Fit::new(end);
+    fit.begin_epoch = begin;
+    fit.optimizer = OptimizerChoice::Named(
+        "sgd".into(),
+        [
+            ("learning_rate", "0.1"),
+            ("momentum", "0.9"),
+            ("lr_scheduler", "factor(step=7,factor=0.5)"),
+        ]
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .to_vec(),
+    );
+    fit.arg_params = Some(args);
+    let prefix_owned = prefix.to_string();
+    let save = start != Start::Resume { states: false };
+    fit.epoch_end_callback.push(Box::new(move |end| match save {
+        true => end
+            .module
+            .save_checkpoint(&prefix_owned, end.epoch + 1, true),
+        false => Ok(()),
+    }));
+    module.fit(&mut iterator(), fit).unwrap();
+    let (args, _) = module.get_params().unwrap();
+    args.iter().map(|(k, v)| (k.clone(), values(v))).collect()
+}
+
+#[test]
+fn a_run_resumed_from_a_checkpoint_ends_bit_for_bit_where_an_uninterrupted_one_does() {
+    let dir = std::env::temp_dir().join(format!("kiln-resume-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (whole, part) = (dir.join("whole"), dir.join("part"));
+    let (whole, part) = (whole.to_str().unwrap(), part.to_str().unwrap());
+    let uninterrupted = train(0, 3, whole, Start::Fresh);
+    train(0, 1, part, Start::Fresh);
+    let same = |a: &HashMap<String, Vec<f32>>, b: &HashMap<String, Vec<f32>>| {
+        a.iter().all(|(name, x)| {
+            let y = &b[name];
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits())
+        })
+    };
+    let resumed = train(1, 3, part, Start::Resume { states: true });
+    assert!(same(&uninterrupted, &resumed), "a resumed run differs");
+    // Without the optimizer's states (momentum, the schedule's count) it would differ.
+    let forgetful = train(1, 3, part, Start::Resume { states: false });
+    assert!(
+        !same(&uninterrupted, &forgetful),
+        "states made no difference"
+    );
+    std::fs::remove_file(kiln_train::module::states_path(part, 1)).unwrap();
+    let err = Module::load(part, 1, true, &["data"], &["softmax_label"], &[Device::Cpu]).err();
+    let message = err.map(|e| e.to_string()).unwrap_or_default();
+    assert!(message.contains("no optimizer states saved"), "{message}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -19,6 +19,7 @@ mod evaluate;
 mod fit;
 mod split;
 
+pub use checkpoint::states_path;
 pub use fit::{BatchEnd, EpochEnd, Fit, OptimizerChoice};
 pub use split::split_batch;
 
@@ -51,6 +52,8 @@ pub struct Module {
     params_initialized: bool,
     /// Shared with the store where the store runs the updates.
     optimizer: Option<Arc<Mutex<Optimizer>>>,
+    /// Optimizer states to load when the optimizer is initialized (`Module::load`).
+    preload_states: Option<std::path::PathBuf>,
     kvstore: Option<KVStore>,
     update_on_kvstore: bool,
 }
@@ -110,6 +113,7 @@ impl Module {
             bound: None,
             params_initialized: false,
             optimizer: None,
+            preload_states: None,
             kvstore: None,
             update_on_kvstore: true,
         })
@@ -490,6 +494,9 @@ impl Module {
             }
         }
         self.optimizer = Some(optimizer);
+        if let Some(path) = self.preload_states.take() {
+            self.load_optimizer_states(&path)?;
+        }
         Ok(())
     }
 
