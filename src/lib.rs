@@ -12,6 +12,8 @@
 //! ```
 
 pub use kiln_compiler as compiler;
+pub use kiln_io as io;
+pub use kiln_kvstore as kvstore;
 /// The CPU code generator (LLVM). Built without the `llvm` feature, executors have no
 /// kernel compiler and run library nodes on their native f32 kernels, the rest on
 /// reference kernels:
@@ -38,6 +40,7 @@ pub use kiln_llvm as llvm;
 pub use kiln_models as models;
 pub use kiln_ops as ops;
 pub use kiln_runtime as runtime;
+pub use kiln_train as train;
 
 pub use kiln_compiler::{builders as sym, DType, Symbol, Tensor};
 /// kiln's errors: the runtime's, which carry the compiler's unchanged.

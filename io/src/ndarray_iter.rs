@@ -101,6 +101,17 @@ impl NDArrayIter {
         self
     }
 
+    /// Starts at epoch `epoch` (its shuffled order), as a run resumed there needs: the
+    /// batches are those an iterator reset `epoch` times gives, but for rows a roll_over
+    /// would have carried from the epoch before.
+    pub fn with_epoch(mut self, epoch: u64) -> NDArrayIter {
+        self.epoch = epoch;
+        if let Some(seed) = self.shuffle {
+            self.order = permutation(self.order.len(), seed, epoch);
+        }
+        self
+    }
+
     fn rows(&self) -> i64 {
         self.order.len() as i64
     }

@@ -124,6 +124,20 @@ fn shuffling_permutes_each_epoch_from_its_seed() {
     }
     assert_ne!(epochs[0], epochs[1], "a new order each epoch");
     assert_eq!(epochs, order(7), "the same seed, the same orders");
+    let (data, label) = arrays(50);
+    let mut resumed = NDArrayIter::new(data, label, 10)
+        .unwrap()
+        .with_shuffle(7)
+        .with_epoch(2);
+    let rows: Vec<usize> = epoch(&mut resumed)
+        .unwrap()
+        .into_iter()
+        .flat_map(|b| b.0)
+        .collect();
+    assert_eq!(
+        rows, epochs[2],
+        "an iterator started at epoch 2 gives epoch 2's order"
+    );
     assert_ne!(epochs, order(8));
 }
 

@@ -2,11 +2,14 @@
 
 mod bench;
 mod grad;
+mod init;
 mod inspect;
 mod ops;
 mod output;
 mod plan;
+mod progress;
 mod run;
+mod train;
 mod values;
 
 use clap::{Parser, Subcommand};
@@ -39,6 +42,11 @@ enum Command {
     Plan(plan::Args),
     /// Measure a workload against a baseline from the same run.
     Bench(bench::Args),
+    /// Train a network on arrays (MXNet's Module.fit): checkpoints after every epoch,
+    /// resumable.
+    Train(Box<train::Args>),
+    /// Write a network's initial parameters (MXNet's initializers and name dispatch).
+    Init(init::Args),
 }
 
 pub fn run(cli: Cli) -> Result<()> {
@@ -49,6 +57,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Bench(a) => bench::run(a),
         Command::Grad(a) => grad::run(a),
         Command::Plan(a) => plan::run(a),
+        Command::Train(a) => train::run(*a),
+        Command::Init(a) => init::run(a),
     }
 }
 

@@ -13,3 +13,4 @@ pub mod spec;
 
 pub use error::{Error, Result};
 pub use module::Module;
+pub use optimizer::Optimizer;

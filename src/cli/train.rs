@@ -1,0 +1,384 @@
+//! `kiln train MODEL --data X.npy [--label Y.npy] --batch-size N --epochs E ...`
+//!
+//! MXNet's `Module.fit` from the command line, with its argument names: the optimizer by
+//! name with `--optimizer-param KEY=VALUE` as Python writes them, an initializer spec or
+//! `--arg-params`, metrics by name, the store and contexts. A checkpoint
+//! (`PREFIX-symbol.json`, `PREFIX-%04d.params`, with `--save-optimizer-states` also
+//! `PREFIX-%04d.states`) is written after every epoch, each file whole or not at all;
+//! `--begin-epoch K` or `--resume` (the newest checkpoint) continues from one, states
+//! included, so a resumed run ends where an uninterrupted one would. Everything the run
+//! needs is checked before the first batch: a failed run writes nothing.
+//!
+//! Progress: a bar per epoch on a terminal (samples/s, the running metric), and every
+//! `--disp-batches` batches a line as MXNet's Speedometer logs it.
+
+use super::output::check_writable;
+use kiln::io::{DataIter, LastBatch, NDArrayIter};
+use kiln::ops::shape::fmt_shape;
+use kiln::runtime::{Device, NDArray};
+use kiln::train::initializer;
+use kiln::train::metric;
+use kiln::train::module::{states_path, Fit, OptimizerChoice};
+use kiln::train::{Module, Optimizer};
+use kiln::{Error, Result, Symbol};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The network: a symbol file, or a model of the zoo by name.
+    model: String,
+    /// Training data (.npy), one sample per row.
+    #[arg(long)]
+    data: PathBuf,
+    /// Labels (.npy), a row per sample; none for a network without a label input (a
+    /// MakeLoss head).
+    #[arg(long)]
+    label: Option<PathBuf>,
+    /// Validation data (.npy), scored after every epoch.
+    #[arg(long)]
+    eval_data: Option<PathBuf>,
+    /// Validation labels (.npy).
+    #[arg(long)]
+    eval_label: Option<PathBuf>,
+    #[arg(long)]
+    batch_size: usize,
+    /// The epoch to stop before (MXNet's num_epoch).
+    #[arg(long)]
+    epochs: usize,
+    /// Shuffle the rows every epoch (from --seed).
+    #[arg(long)]
+    shuffle: bool,
+    /// What to do with a short last batch: pad, discard or roll_over.
+    #[arg(long, default_value = "pad")]
+    last_batch: String,
+    /// The optimizer, by MXNet's name.
+    #[arg(long, default_value = "sgd")]
+    optimizer: String,
+    /// An argument of the optimizer, KEY=VALUE as Python writes it (repeatable):
+    /// `learning_rate=0.1`, `lr_scheduler=factor(step=2,factor=0.5)`.
+    #[arg(long = "optimizer-param", value_parser = parse_key_value)]
+    optimizer_params: Vec<(String, String)>,
+    /// How parameters not given by --arg-params start: `xavier(magnitude=2)`, `uniform(0.07)`.
+    #[arg(long, default_value = "uniform(0.01)")]
+    initializer: String,
+    /// Starting parameters (a .params file, `arg:`/`aux:` names or plain ones); those it
+    /// lacks come from --initializer.
+    #[arg(long)]
+    arg_params: Option<PathBuf>,
+    /// Metrics by MXNet's names, comma-separated: `acc,ce`.
+    #[arg(long, default_value = "acc")]
+    metric: String,
+    /// The KVStore that sums several contexts' gradients: local or device.
+    #[arg(long, default_value = "local")]
+    kvstore: String,
+    /// The devices, comma-separated: `cpu(0),cpu(1)` splits each batch in two.
+    #[arg(long, default_value = "cpu(0)")]
+    contexts: String,
+    /// Where checkpoints go: PREFIX-symbol.json and PREFIX-%04d.params after each epoch.
+    #[arg(long)]
+    save_prefix: Option<String>,
+    /// Also save the optimizer's states (PREFIX-%04d.states), to resume exactly.
+    #[arg(long)]
+    save_optimizer_states: bool,
+    /// Continue from checkpoint K of --save-prefix (its parameters and, when saved, its
+    /// optimizer states).
+    #[arg(long, default_value_t = 0)]
+    begin_epoch: usize,
+    /// Continue from the newest checkpoint of --save-prefix.
+    #[arg(long, conflicts_with = "begin_epoch")]
+    resume: bool,
+    /// The seed of initial values and shuffles.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Log speed and metric every N batches (MXNet's Speedometer).
+    #[arg(long, default_value_t = 50)]
+    disp_batches: usize,
+    /// The data input's name.
+    #[arg(long, default_value = "data")]
+    data_name: String,
+    /// The label input's name.
+    #[arg(long, default_value = "softmax_label")]
+    label_name: String,
+}
+
+fn input(e: impl std::fmt::Display) -> Error {
+    Error::Input(e.to_string())
+}
+
+/// Parses `KEY=VALUE` (the value may hold `=`).
+pub fn parse_key_value(s: &str) -> std::result::Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
+        _ => Err(format!("expected KEY=VALUE, got `{s}`")),
+    }
+}
+
+/// The network: a symbol file when `model` names one, else a model of the zoo.
+pub fn load_model(model: &str) -> Result<Symbol> {
+    let path = Path::new(model);
+    if path.exists() || model.ends_with(".json") {
+        return Ok(Symbol::load(path)?);
+    }
+    Ok(kiln::models::get(model)?)
+}
+
+/// Parses `cpu(0),cpu(1)`: kiln trains on the CPU, split as MXNet splits over contexts.
+fn contexts(spec: &str) -> Result<Vec<Device>> {
+    (spec.split(','))
+        .map(|c| match c.trim() {
+            c if c == "cpu" || (c.starts_with("cpu(") && c.ends_with(')')) => Ok(Device::Cpu),
+            c if c.starts_with("gpu") => Err(input(format!(
+                "--contexts {c}: kiln's GPU backend does not train yet; use cpu(N)"
+            ))),
+            c => Err(input(format!("--contexts: `{c}` is not cpu(N)"))),
+        })
+        .collect()
+}
+
+fn load_npy(flag: &str, path: &Path) -> Result<NDArray> {
+    NDArray::load_npy(path).map_err(|e| input(format!("{flag} {}: {e}", path.display())))
+}
+
+/// Parameters from a .params file, `arg:`/`aux:` prefixes honoured (plain names are
+/// arguments).
+fn load_params(path: &Path) -> Result<(HashMap<String, NDArray>, HashMap<String, NDArray>)> {
+    let (mut args, mut aux) = (HashMap::new(), HashMap::new());
+    let arrays =
+        NDArray::load(path).map_err(|e| input(format!("--arg-params {}: {e}", path.display())))?;
+    for (key, array) in arrays {
+        match key.split_once(':') {
+            Some(("aux", name)) => aux.insert(name.to_string(), array),
+            Some(("arg", name)) => args.insert(name.to_string(), array),
+            _ => args.insert(key, array),
+        };
+    }
+    Ok((args, aux))
+}
+
+/// The newest epoch with a complete checkpoint (parameters, and states when they are
+/// saved) under `prefix`.
+fn newest_checkpoint(prefix: &str, with_states: bool) -> Result<usize> {
+    let path = Path::new(prefix);
+    let folder = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let stem = path
+        .file_name()
+        .and_then(|s| s.to_str())
+        .unwrap_or_default();
+    let entries = std::fs::read_dir(folder)
+        .map_err(|e| input(format!("--resume: {}: {e}", folder.display())))?;
+    let epochs = entries.filter_map(|e| {
+        let name = e.ok()?.file_name().into_string().ok()?;
+        let epoch = name
+            .strip_prefix(stem)?
+            .strip_prefix('-')?
+            .strip_suffix(".params")?;
+        let epoch: usize = epoch.parse().ok()?;
+        (!with_states || states_path(prefix, epoch).exists()).then_some(epoch)
+    });
+    epochs.max().ok_or_else(|| {
+        input(format!(
+            "--resume: no checkpoint {prefix}-NNNN.params to resume from"
+        ))
+    })
+}
+
+/// Checks that the labels have the shape the network infers for them from the data's, so
+/// a wrong file is named before anything is bound.
+fn check_label(symbol: &Symbol, train: &NDArrayIter, args: &Args) -> Result<()> {
+    let (Some(path), Some(label)) = (&args.label, train.provide_label().first().cloned()) else {
+        return Ok(());
+    };
+    let data = &train.provide_data()[0];
+    let Ok(inferred) = symbol.infer_shape_partial(&[(data.name.as_str(), &data.shape)]) else {
+        return Ok(()); // binding reports the network's own shape error
+    };
+    let position = symbol
+        .list_arguments()
+        .iter()
+        .position(|a| *a == label.name);
+    let needed = position
+        .map(|i| &inferred.arguments[i])
+        .filter(|s| !s.is_empty());
+    match needed {
+        Some(needed) if needed.as_slice() != label.shape.as_slice() => Err(input(format!(
+            "--label {}: `{}` would be batches of shape {} but the network needs {} for data batches of {}",
+            path.display(),
+            label.name,
+            fmt_shape(&label.shape),
+            fmt_shape(needed),
+            fmt_shape(&data.shape)
+        ))),
+        _ => Ok(()),
+    }
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let symbol = load_model(&args.model)?;
+    let arguments = symbol.list_arguments();
+    if !arguments.contains(&args.data_name) {
+        return Err(input(format!(
+            "the network has no input `{}` (arguments: {}); name it with --data-name",
+            args.data_name,
+            arguments.join(", ")
+        )));
+    }
+    let takes_label = arguments.contains(&args.label_name);
+    match (&args.label, takes_label) {
+        (None, true) => {
+            return Err(input(format!(
+                "the network takes labels `{}`: give them with --label Y.npy",
+                args.label_name
+            )))
+        }
+        (Some(_), false) => {
+            return Err(input(format!(
+                "the network has no label input `{}` (a loss head without labels): drop --label",
+                args.label_name
+            )))
+        }
+        _ => {}
+    }
+    if args.batch_size == 0 {
+        return Err(input("--batch-size must be at least 1"));
+    }
+    let last_batch: LastBatch = args.last_batch.parse().map_err(input)?;
+    let devices = contexts(&args.contexts)?;
+    // Every name is checked before anything runs.
+    let kwargs: Vec<(&str, &str)> = (args.optimizer_params.iter())
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    Optimizer::create(&args.optimizer, &kwargs).map_err(input)?;
+    let init = initializer::create(&args.initializer).map_err(input)?;
+    let mut train_metric = metric::create(&args.metric).map_err(input)?;
+    let iterator = |data: &Path, label: Option<&PathBuf>, flag: &str| -> Result<NDArrayIter> {
+        let data = load_npy(flag, data)?;
+        let label = match label {
+            Some(path) => vec![(args.label_name.clone(), load_npy("--label", path)?)],
+            None => vec![],
+        };
+        let it = NDArrayIter::new(vec![(args.data_name.clone(), data)], label, args.batch_size)
+            .map_err(input)?;
+        Ok(it.with_last_batch(last_batch))
+    };
+    let mut train = iterator(&args.data, args.label.as_ref(), "--data")?;
+    check_label(&symbol, &train, &args)?;
+    let mut eval = match &args.eval_data {
+        Some(path) => Some(iterator(path, args.eval_label.as_ref(), "--eval-data")?),
+        None => None,
+    };
+    if let Some(prefix) = &args.save_prefix {
+        check_writable("--save-prefix", Path::new(&format!("{prefix}-symbol.json")))?;
+    }
+    let begin = match (&args.save_prefix, args.resume, args.begin_epoch) {
+        (None, true, _) | (None, _, 1..) => {
+            return Err(input("--resume and --begin-epoch need --save-prefix"))
+        }
+        (Some(prefix), true, _) => newest_checkpoint(prefix, args.save_optimizer_states)?,
+        (_, false, k) => k,
+    };
+    if begin >= args.epochs {
+        return Err(input(format!(
+            "nothing to train: epoch {begin} is not before --epochs {}",
+            args.epochs
+        )));
+    }
+    let data_names = [args.data_name.as_str()];
+    let label_names: Vec<&str> = takes_label
+        .then_some(args.label_name.as_str())
+        .into_iter()
+        .collect();
+    let (mut module, arg_params, aux_params) = match (&args.save_prefix, begin) {
+        (Some(prefix), 1..) => {
+            let states = states_path(prefix, begin).exists();
+            let (module, args_, aux) =
+                Module::load(prefix, begin, states, &data_names, &label_names, &devices)
+                    .map_err(input)?;
+            if module.symbol().to_json()? != symbol.to_json()? {
+                return Err(input(format!(
+                    "{prefix}-symbol.json is another network than {}: resume with the network it was saved from",
+                    args.model
+                )));
+            }
+            (module, Some(args_), Some(aux))
+        }
+        _ => {
+            let module =
+                Module::new(&symbol, &data_names, &label_names, &devices).map_err(input)?;
+            match &args.arg_params {
+                Some(path) => {
+                    let (a, x) = load_params(path)?;
+                    (module, Some(a), Some(x))
+                }
+                None => (module, None, None),
+            }
+        }
+    };
+    if args.shuffle {
+        train = train.with_shuffle(args.seed).with_epoch(begin as u64);
+    }
+    let rows = load_npy("--data", &args.data)?.shape()[0];
+    let batches = match last_batch {
+        LastBatch::Pad => rows.div_ceil(args.batch_size),
+        _ => rows / args.batch_size,
+    };
+    let mut fit = Fit::new(args.epochs);
+    fit.begin_epoch = begin;
+    fit.eval_data = eval.as_mut().map(|e| e as &mut dyn DataIter);
+    fit.kvstore = Some(args.kvstore.clone());
+    fit.optimizer = OptimizerChoice::Named(args.optimizer.clone(), args.optimizer_params.clone());
+    fit.initializer = init;
+    fit.seed = args.seed;
+    fit.allow_missing = true;
+    fit.arg_params = arg_params;
+    fit.aux_params = aux_params;
+    std::mem::swap(&mut fit.eval_metric, &mut train_metric);
+    let progress = super::progress::Progress::new(batches, args.batch_size, args.disp_batches);
+    let bar = progress.clone();
+    fit.batch_end_callback.push(Box::new(move |end| {
+        bar.batch(end.epoch, end.nbatch, end.eval_metric);
+        Ok(())
+    }));
+    let prefix = args.save_prefix.clone();
+    let save_states = args.save_optimizer_states;
+    let started = std::cell::Cell::new(Instant::now());
+    let done = progress.clone();
+    fit.epoch_end_callback.push(Box::new(move |end| {
+        done.epoch_end(
+            end.epoch,
+            end.train,
+            end.validation,
+            started.replace(Instant::now()),
+        );
+        if let Some(prefix) = &prefix {
+            end.module
+                .save_checkpoint(prefix, end.epoch + 1, save_states)?;
+            done.line(&format!(
+                "Saved checkpoint to \"{prefix}-{:04}.params\"",
+                end.epoch + 1
+            ));
+        }
+        Ok(())
+    }));
+    module.fit(&mut train, fit).map_err(input)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_key_value;
+
+    #[test]
+    fn key_values_keep_equals_signs_in_the_value() {
+        assert_eq!(
+            parse_key_value("lr_scheduler=factor(step=2,factor=0.5)").unwrap(),
+            ("lr_scheduler".into(), "factor(step=2,factor=0.5)".into())
+        );
+        assert!(parse_key_value("=1").is_err());
+        assert!(parse_key_value("momentum").is_err());
+    }
+}

@@ -1,0 +1,246 @@
+//! `kiln train` and `kiln init` end to end: the MLP of tests/fixtures/train/module trained
+//! from the command line gives MXNet's Module.fit parameters after each epoch (one and two
+//! contexts), resumes from its checkpoints, and refuses bad input before training, leaving
+//! what was saved untouched.
+
+use kiln::runtime::NDArray;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/train/module");
+
+fn kiln(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kiln"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn fixture(name: &str) -> String {
+    format!("{FIXTURES}/{name}")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kiln-train-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `arg:` parameters of a .params file, as values.
+fn params(path: &Path) -> HashMap<String, Vec<f32>> {
+    (NDArray::load(path).unwrap().into_iter())
+        .filter_map(|(k, v)| {
+            Some((
+                k.strip_prefix("arg:")?.to_string(),
+                v.to_vec::<f32>().unwrap(),
+            ))
+        })
+        .collect()
+}
+
+/// The MLP's training command with MXNet's fixture settings up to epoch `epochs`, and
+/// `extra` (whose flags replace the settings' of the same name).
+fn train(prefix: &Path, epochs: &str, extra: &[&str]) -> Output {
+    let settings = [
+        ("--data", fixture("data.npy")),
+        ("--label", fixture("label.npy")),
+        ("--arg-params", fixture("init.params")),
+        ("--batch-size", "4".into()),
+        ("--epochs", epochs.into()),
+        ("--save-prefix", prefix.to_str().unwrap().into()),
+    ];
+    let symbol = fixture("mlp-symbol.json");
+    let mut args = vec!["train", symbol.as_str(), "--save-optimizer-states"];
+    for (flag, value) in &settings {
+        if !extra.contains(flag) {
+            args.extend([*flag, value.as_str()]);
+        }
+    }
+    for param in ["learning_rate=0.1", "momentum=0.9", "wd=0.001"] {
+        args.extend(["--optimizer-param", param]);
+    }
+    args.extend_from_slice(extra);
+    kiln(&args)
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn assert_close(got: &HashMap<String, Vec<f32>>, want: &HashMap<String, Vec<f32>>, what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}");
+    for (name, w) in want {
+        kiln::ops::compare::close_to_scale(&got[name], w, 1e-5)
+            .unwrap_or_else(|e| panic!("{what}: `{name}`: {e}"));
+    }
+}
+
+#[test]
+fn trains_as_mxnets_module_fit_on_one_and_two_contexts() {
+    for (contexts, flag) in [(1, "cpu(0)"), (2, "cpu(0),cpu(1)")] {
+        let dir = scratch(&format!("fit{contexts}"));
+        let out = train(&dir.join("mlp"), "2", &["--contexts", flag]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let log = stderr(&out);
+        assert!(log.contains("Epoch[0] Train-accuracy=0.375000"), "{log}");
+        assert!(log.contains("Epoch[1] Train-accuracy=0.458333"), "{log}");
+        for epoch in [1, 2] {
+            let got = params(&dir.join(format!("mlp-{epoch:04}.params")));
+            let want = params(Path::new(&fixture(&format!(
+                "{contexts}-epoch{epoch}.params"
+            ))));
+            assert_close(
+                &got,
+                &want,
+                &format!("{contexts} context(s), epoch {epoch}"),
+            );
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn resumes_from_the_newest_checkpoint_bit_for_bit() {
+    let dir = scratch("resume");
+    let whole = train(&dir.join("whole"), "2", &[]);
+    assert!(whole.status.success(), "{}", stderr(&whole));
+    let first = train(&dir.join("part"), "1", &[]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let resumed = train(&dir.join("part"), "2", &["--resume"]);
+    assert!(resumed.status.success(), "{}", stderr(&resumed));
+    assert!(
+        !stderr(&resumed).contains("Epoch[0]"),
+        "epoch 0 ran again: {}",
+        stderr(&resumed)
+    );
+    let a = std::fs::read(dir.join("whole-0002.params")).unwrap();
+    let b = std::fs::read(dir.join("part-0002.params")).unwrap();
+    assert!(
+        a == b,
+        "the resumed run's parameters differ from the uninterrupted run's"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_input_is_refused_before_training_and_saves_nothing() {
+    let dir = scratch("bad");
+    let prefix = dir.join("mlp");
+    let ok = train(&prefix, "1", &[]);
+    assert!(ok.status.success(), "{}", stderr(&ok));
+    let saved = std::fs::read(dir.join("mlp-0001.params")).unwrap();
+    let (data, predictions) = (fixture("data.npy"), fixture("1-predict.npy"));
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["--optimizer", "sgdx"], "sgdx"),
+        (vec!["--optimizer-param", "momentun=0.9"], "momentun"),
+        (
+            vec!["--optimizer-param", "learning_rate=fast"],
+            "learning_rate",
+        ),
+        (vec!["--initializer", "xavier(magnitud=2)"], "magnitud"),
+        (vec!["--metric", "accuracyy"], "accuracyy"),
+        (vec!["--label", &data], "softmax_label"),
+        (vec!["--arg-params", &predictions], "--arg-params"),
+        (vec!["--contexts", "gpu(0)"], "GPU"),
+        (vec!["--last-batch", "wrap"], "last_batch_handle `wrap`"),
+    ];
+    for (extra, named) in cases {
+        let out = train(&prefix, "1", &extra);
+        let message = stderr(&out);
+        assert!(!out.status.success(), "{extra:?} was accepted");
+        assert!(
+            message.contains(named),
+            "{extra:?}: {message:?} does not name {named:?}"
+        );
+        assert!(!message.contains("panicked"), "{extra:?}: {message}");
+        assert_eq!(
+            std::fs::read(dir.join("mlp-0001.params")).unwrap(),
+            saved,
+            "{extra:?} overwrote a checkpoint"
+        );
+    }
+    // A checkpoint of another network under the prefix: refused, nothing saved.
+    std::fs::copy(fixture("../lenet-symbol.json"), dir.join("mlp-symbol.json")).unwrap();
+    let out = train(&prefix, "2", &["--begin-epoch", "1"]);
+    let message = stderr(&out);
+    assert!(
+        !out.status.success(),
+        "another network's checkpoint was accepted"
+    );
+    assert!(message.contains("another network"), "{message}");
+    assert!(
+        !dir.join("mlp-0002.params").exists(),
+        "a failed run saved a checkpoint"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn init_writes_parameters_by_mxnets_dispatch_that_train_reads() {
+    let dir = scratch("init");
+    let out_path = dir.join("init.params");
+    let symbol = fixture("mlp-symbol.json");
+    let out = kiln(&[
+        "init",
+        &symbol,
+        "--shape",
+        "data=4,10",
+        "--shape",
+        "softmax_label=4",
+        "--initializer",
+        "xavier(rnd_type=gaussian,factor_type=in,magnitude=2)",
+        "--seed",
+        "3",
+        "--output",
+        out_path.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let p = params(&out_path);
+    assert_eq!(p.len(), 4, "{:?}", p.keys());
+    assert!(
+        p["fc1_bias"]
+            .iter()
+            .chain(&p["fc2_bias"])
+            .all(|&b| b == 0.0),
+        "biases start at 0"
+    );
+    // Xavier, gaussian, fan in 10, magnitude 2: sigma = sqrt(2 / 10); 160 draws.
+    let w = &p["fc1_weight"];
+    let var = w.iter().map(|&x| (x as f64).powi(2)).sum::<f64>() / w.len() as f64;
+    let sigma = (2.0f64 / 10.0).sqrt();
+    assert!(
+        (var.sqrt() / sigma - 1.0).abs() < 0.25,
+        "std {} vs {sigma}",
+        var.sqrt()
+    );
+    let trained = train(
+        &dir.join("mlp"),
+        "1",
+        &["--arg-params", out_path.to_str().unwrap()],
+    );
+    assert!(trained.status.success(), "{}", stderr(&trained));
+    for (extra, named) in [
+        (["--shape", "date=4,10"], "no argument `date`"),
+        (["--initializer", "xavier(rnd=1)"], "rnd"),
+    ] {
+        let mut args = vec![
+            "init",
+            symbol.as_str(),
+            "--output",
+            out_path.to_str().unwrap(),
+        ];
+        if extra[0] != "--shape" {
+            args.extend(["--shape", "data=4,10"]);
+        }
+        args.extend(extra);
+        let out = kiln(&args);
+        assert!(
+            !out.status.success() && stderr(&out).contains(named),
+            "{extra:?}: {}",
+            stderr(&out)
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
