@@ -124,10 +124,13 @@ fn host() -> Result<Host> {
             &cpu,
             &features,
             OptimizationLevel::Aggressive,
-            // Position-independent code in the small model: the linker gives calls to
-            // symbols outside the object (shims, libm) stubs within reach.
-            RelocMode::PIC,
-            CodeModel::Small,
+            // The large model: code reaches its constants, the shims and libm through
+            // 64-bit absolute addresses. ORC's RuntimeDyld maps each section of an object
+            // on its own, anywhere (often gigabytes apart under AddressSanitizer), and
+            // truncates a 32-bit PC-relative offset that does not reach without a word,
+            // so the small model read stray memory (tests/far_sections.rs).
+            RelocMode::Static,
+            CodeModel::Large,
         )
         .ok_or_else(|| Error::Host("LLVM could not create a target machine for this CPU".into()))?;
     Ok(Host {

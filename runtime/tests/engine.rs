@@ -208,7 +208,10 @@ fn delete_var_runs_after_pending_uses() {
 
 #[path = "support/rng.rs"]
 mod rng;
+#[path = "support/values.rs"]
+mod values;
 use rng::Rng;
+use values::Values;
 
 struct Step {
     reads: Vec<usize>,
@@ -286,8 +289,7 @@ fn run_on_engine(
 ) -> (Vec<u64>, Vec<Option<usize>>) {
     let e = Engine::new(kind);
     let handles: Vec<Var> = (0..vars).map(|_| e.new_var()).collect();
-    let values: Arc<Vec<AtomicU64>> =
-        Arc::new((0..vars).map(|v| AtomicU64::new(v as u64)).collect());
+    let values = Arc::new(Values::new(vars));
     for (i, s) in program.iter().enumerate() {
         let reads: Vec<Var> = s.reads.iter().map(|&v| handles[v].clone()).collect();
         let writes: Vec<Var> = s.writes.iter().map(|&v| handles[v].clone()).collect();
@@ -309,12 +311,13 @@ fn run_on_engine(
                 if step.fails {
                     return Err("injected".into());
                 }
-                apply(
-                    i,
-                    &step,
-                    |v| values[v].load(Ordering::Relaxed),
-                    |v, x| values[v].store(x, Ordering::Relaxed),
-                );
+                // SAFETY: `apply` reads only the step's variables, which the engine granted
+                // this operation.
+                let get = |v| unsafe { values.get(v) };
+                // SAFETY: `apply` writes only the step's written variables, which the
+                // engine granted this operation alone.
+                let set = |v, x| unsafe { values.set(v, x) };
+                apply(i, &step, get, set);
                 Ok(())
             },
         );
@@ -324,10 +327,8 @@ fn run_on_engine(
         .map(|v| e.wait_for_var(v).err().map(|err| err.op.parse().unwrap()))
         .collect();
     let _ = e.wait_all();
-    (
-        values.iter().map(|v| v.load(Ordering::Relaxed)).collect(),
-        errors,
-    )
+    // SAFETY: the engine is idle after `wait_all`.
+    (unsafe { values.all() }, errors)
 }
 
 /// Runs `f` on a thread and fails if it does not finish in time (the engine must not hang).

@@ -13,7 +13,6 @@
 
 use kiln_runtime::cpu::pool::Pool;
 use kiln_runtime::{Engine, EngineError, EngineKind, FnProperty, Operator, Var};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Once};
 use std::time::Duration;
 
@@ -27,6 +26,9 @@ const LIMIT: Duration = Duration::from_secs(120);
 #[path = "support/rng.rs"]
 mod rng;
 use rng::Rng;
+#[path = "support/values.rs"]
+mod values;
+use values::Values;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Fault {
@@ -248,7 +250,7 @@ fn run_on_engine(kind: EngineKind, program: &[Step]) -> Outcome {
     let e = Engine::new(kind);
     let pool = Arc::new(Pool::new(3));
     let vars: Vec<Var> = (0..VARS).map(|_| e.new_var()).collect();
-    let values: Arc<Vec<AtomicU64>> = Arc::new((0..VARS as u64).map(AtomicU64::new).collect());
+    let values = Arc::new(Values::new(VARS));
     let mut waits = Vec::new();
     for step in program {
         match step {
@@ -271,7 +273,8 @@ fn run_on_engine(kind: EngineKind, program: &[Step]) -> Outcome {
             Step::WaitAll => waits.push(e.wait_all()),
         }
     }
-    let values = values.iter().map(|v| v.load(Ordering::Relaxed)).collect();
+    // SAFETY: every program ends with a wait for all its operations.
+    let values = unsafe { values.all() };
     Outcome { waits, values }
 }
 
@@ -280,7 +283,7 @@ fn operator(
     op: &Op,
     prop: FnProperty,
     vars: &[Var],
-    values: &Arc<Vec<AtomicU64>>,
+    values: &Arc<Values>,
     pool: &Arc<Pool>,
 ) -> Arc<Operator> {
     let handles = |list: &[usize]| -> Vec<Var> { list.iter().map(|&v| vars[v].clone()).collect() };
@@ -297,8 +300,12 @@ fn operator(
                 assert!(task != 2, "{panic_message}");
             }),
         }
-        let get = |v: usize| values[v].load(Ordering::Relaxed);
-        apply(&run, get, |v, x| values[v].store(x, Ordering::Relaxed));
+        // SAFETY: `apply` reads only the operation's variables, which the engine granted it.
+        let get = |v| unsafe { values.get(v) };
+        // SAFETY: `apply` writes only the operation's written variables, which the engine
+        // granted it alone.
+        let set = |v, x| unsafe { values.set(v, x) };
+        apply(&run, get, set);
         Ok(())
     })
 }

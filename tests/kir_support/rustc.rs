@@ -126,16 +126,29 @@ pub fn compile(nests: &[LoopNest], tag: &str) -> RustKernels {
     RustKernels { lib, dir }
 }
 
-fn to_bytes(t: &Tensor) -> Vec<u8> {
+/// `t`'s values in 8-byte words: the kernels view each buffer as a slice of its element
+/// type (at most 8 bytes wide), which must be aligned even when it is empty.
+fn to_words(t: &Tensor) -> Vec<u64> {
     let mut bytes = Vec::new();
     for &v in &t.data {
         t.dtype.write(v, &mut bytes);
     }
-    bytes
+    let mut words = vec![0u64; bytes.len().div_ceil(8).max(1)];
+    for (w, c) in words.iter_mut().zip(bytes.chunks(8)) {
+        let mut b = [0u8; 8];
+        b[..c.len()].copy_from_slice(c);
+        *w = u64::from_ne_bytes(b);
+    }
+    words
 }
 
-fn from_bytes(dtype: DType, shape: &[usize], bytes: &[u8]) -> Tensor {
-    let data = bytes.chunks(dtype.size()).map(|c| dtype.read(c)).collect();
+fn from_words(dtype: DType, shape: &[usize], words: &[u64]) -> Tensor {
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_ne_bytes()).collect();
+    let len = shape.iter().product::<usize>() * dtype.size();
+    let data = bytes[..len]
+        .chunks(dtype.size())
+        .map(|c| dtype.read(c))
+        .collect();
     Tensor::new(dtype, shape.to_vec(), data)
 }
 
@@ -147,20 +160,20 @@ impl RustKernels {
         dims: &[i64],
         shapes: &[Vec<usize>],
     ) -> Vec<Tensor> {
-        let ins: Vec<Vec<u8>> = inputs.iter().map(|t| to_bytes(t)).collect();
+        let ins: Vec<Vec<u64>> = inputs.iter().map(|t| to_words(t)).collect();
         let in_lens: Vec<usize> = inputs.iter().map(|t| t.len()).collect();
-        let mut outs: Vec<Vec<u8>> = nest
+        let mut outs: Vec<Vec<u64>> = nest
             .outputs
             .iter()
             .zip(shapes)
-            .map(|(b, s)| to_bytes(&Tensor::zeros(b.dtype, s.clone())))
+            .map(|(b, s)| to_words(&Tensor::zeros(b.dtype, s.clone())))
             .collect();
         let out_lens: Vec<usize> = shapes.iter().map(|s| s.iter().product()).collect();
-        let in_ptrs: Vec<*const u8> = ins.iter().map(|b| b.as_ptr()).collect();
-        let out_ptrs: Vec<*mut u8> = outs.iter_mut().map(|b| b.as_mut_ptr()).collect();
+        let in_ptrs: Vec<*const u8> = ins.iter().map(|b| b.as_ptr().cast()).collect();
+        let out_ptrs: Vec<*mut u8> = outs.iter_mut().map(|b| b.as_mut_ptr().cast()).collect();
         // SAFETY: `shim_NAME` has the `Shim` signature (rendered by `shim`); each buffer holds its
-        // length of elements of its dtype (in/out_lens), and dims its ndims. The byte vectors'
-        // alignment for wider dtypes relies on the system allocator (malloc aligns to 16).
+        // length of elements of its dtype (in/out_lens), aligned for it (8-byte words), and
+        // dims its ndims.
         unsafe {
             let f: libloading::Symbol<Shim> = self
                 .lib
@@ -179,7 +192,7 @@ impl RustKernels {
             .iter()
             .zip(shapes)
             .zip(&outs)
-            .map(|((b, s), bytes)| from_bytes(b.dtype, s, bytes))
+            .map(|((b, s), words)| from_words(b.dtype, s, words))
             .collect()
     }
 }
