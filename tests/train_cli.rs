@@ -244,3 +244,78 @@ fn init_writes_parameters_by_mxnets_dispatch_that_train_reads() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn killed_at_random_points_and_resumed_it_ends_with_the_uninterrupted_weights() {
+    let dir = scratch("kill");
+    let epochs = "6";
+    let extra = [
+        "--shuffle",
+        "--seed",
+        "5",
+        "--optimizer-param",
+        "lr_scheduler=factor(step=9,factor=0.5)",
+    ];
+    let whole = train(&dir.join("whole"), epochs, &extra);
+    assert!(whole.status.success(), "{}", stderr(&whole));
+    let last = dir.join(format!("killed-{:04}.params", 6));
+    let mut resume = extra.to_vec();
+    resume.push("--resume");
+    // splitmix64 for the kill times: reproducible, spread over a run's length.
+    let mut state = 0x5eed_u64;
+    let (mut kills, mut runs) = (0, 0);
+    while !last.exists() {
+        runs += 1;
+        assert!(runs < 60, "no progress after {runs} runs");
+        let symbol = fixture("mlp-symbol.json");
+        let prefix = dir.join("killed");
+        let mut args = vec!["train".to_string(), symbol];
+        for (flag, value) in [
+            ("--data", fixture("data.npy")),
+            ("--label", fixture("label.npy")),
+            ("--arg-params", fixture("init.params")),
+            ("--batch-size", "4".into()),
+            ("--epochs", epochs.into()),
+            ("--save-prefix", prefix.to_str().unwrap().into()),
+        ] {
+            args.extend([flag.to_string(), value]);
+        }
+        args.push("--save-optimizer-states".into());
+        for param in ["learning_rate=0.1", "momentum=0.9", "wd=0.001"] {
+            args.extend(["--optimizer-param".to_string(), param.to_string()]);
+        }
+        args.extend(resume.iter().map(|s| s.to_string()));
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kiln"))
+            .args(&args)
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        let delay = (z ^ (z >> 31)) % 120;
+        std::thread::sleep(std::time::Duration::from_millis(delay));
+        if child.try_wait().unwrap().is_none() {
+            child.kill().unwrap(); // SIGKILL
+            kills += 1;
+        }
+        child.wait().unwrap();
+    }
+    assert!(
+        kills > 0,
+        "no run was killed: the delays are too long for this machine"
+    );
+    let a = std::fs::read(dir.join("whole-0006.params")).unwrap();
+    let b = std::fs::read(&last).unwrap();
+    assert!(
+        a == b,
+        "after {kills} kills in {runs} runs the weights differ from an uninterrupted run's"
+    );
+    let leftovers: Vec<_> = (std::fs::read_dir(&dir).unwrap())
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| !n.starts_with("whole-") && !n.starts_with("killed-"))
+        .collect();
+    eprintln!("{kills} kills in {runs} runs; other files: {leftovers:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -6,7 +6,10 @@
 //! (`PREFIX-symbol.json`, `PREFIX-%04d.params`, with `--save-optimizer-states` also
 //! `PREFIX-%04d.states`) is written after every epoch, each file whole or not at all;
 //! `--begin-epoch K` or `--resume` (the newest checkpoint) continues from one, states
-//! included, so a resumed run ends where an uninterrupted one would. Everything the run
+//! included, so a resumed run ends where an uninterrupted one would (`--resume` with no
+//! checkpoint yet starts at epoch 0, so a job can always be restarted with it). Since
+//! the states are written before the parameters, a checkpoint whose parameters exist is
+//! complete. Everything the run
 //! needs is checked before the first batch: a failed run writes nothing.
 //!
 //! Progress: a bar per epoch on a terminal (samples/s, the running metric), and every
@@ -158,7 +161,7 @@ fn load_params(path: &Path) -> Result<(HashMap<String, NDArray>, HashMap<String,
 }
 
 /// The newest epoch with a complete checkpoint (parameters, and states when they are
-/// saved) under `prefix`.
+/// saved) under `prefix`, or 0 when there is none yet.
 fn newest_checkpoint(prefix: &str, with_states: bool) -> Result<usize> {
     let path = Path::new(prefix);
     let folder = path
@@ -169,8 +172,9 @@ fn newest_checkpoint(prefix: &str, with_states: bool) -> Result<usize> {
         .file_name()
         .and_then(|s| s.to_str())
         .unwrap_or_default();
-    let entries = std::fs::read_dir(folder)
-        .map_err(|e| input(format!("--resume: {}: {e}", folder.display())))?;
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return Ok(0);
+    };
     let epochs = entries.filter_map(|e| {
         let name = e.ok()?.file_name().into_string().ok()?;
         let epoch = name
@@ -180,11 +184,13 @@ fn newest_checkpoint(prefix: &str, with_states: bool) -> Result<usize> {
         let epoch: usize = epoch.parse().ok()?;
         (!with_states || states_path(prefix, epoch).exists()).then_some(epoch)
     });
-    epochs.max().ok_or_else(|| {
-        input(format!(
-            "--resume: no checkpoint {prefix}-NNNN.params to resume from"
-        ))
-    })
+    match epochs.max() {
+        Some(epoch) => Ok(epoch),
+        None => {
+            eprintln!("--resume: no checkpoint {prefix}-NNNN.params yet: starting at epoch 0");
+            Ok(0)
+        }
+    }
 }
 
 /// Checks that the labels have the shape the network infers for them from the data's, so

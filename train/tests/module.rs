@@ -203,3 +203,28 @@ fn a_run_resumed_from_a_checkpoint_ends_bit_for_bit_where_an_uninterrupted_one_d
     assert!(message.contains("no optimizer states saved"), "{message}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn an_optimizer_runs_in_the_store_as_its_updater() {
+    use kiln_kvstore::KVStore;
+    use kiln_train::Optimizer;
+    let mut kv = KVStore::create("local").unwrap();
+    let sgd = Optimizer::create("sgd", &[("learning_rate", "0.5")]).unwrap();
+    kv.set_updater(Box::new(sgd));
+    let array = |v: &[f32]| NDArray::from_slice(v, &[2]).unwrap();
+    kv.init(0, &array(&[1.0, 2.0])).unwrap();
+    kv.push(0, &[array(&[0.25, 0.5]), array(&[0.75, 1.5])], 0)
+        .unwrap();
+    let out = array(&[0.0, 0.0]);
+    kv.pull(0, std::slice::from_ref(&out), 0).unwrap();
+    // w - lr * (g1 + g2), the store's sum handed to SGD.
+    assert_eq!(values(&out), [1.0 - 0.5 * 1.0, 2.0 - 0.5 * 2.0]);
+    let mut by_name = KVStore::create("local").unwrap();
+    by_name.set_updater(Box::new(Optimizer::create("sgd", &[]).unwrap()));
+    by_name.init("w", &array(&[1.0, 2.0])).unwrap();
+    let err = by_name
+        .push("w", &[array(&[1.0, 1.0])], 0)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("not an update index"), "{err}");
+}

@@ -150,8 +150,7 @@ impl Module {
             args.eval_metric.reset();
             let mut nbatch = 0;
             while let Some(batch) = train_data.next_batch()? {
-                self.forward(&batch, Some(true))?;
-                self.backward(&[])?;
+                self.forward_backward(&batch)?;
                 self.update()?;
                 self.update_metric(args.eval_metric.as_mut(), &batch.label)?;
                 for callback in &mut args.batch_end_callback {

@@ -619,6 +619,12 @@ impl Module {
         Ok(())
     }
 
+    /// MXNet's `forward_backward`: a training forward pass, then backward.
+    pub fn forward_backward(&mut self, batch: &DataBatch) -> Result<()> {
+        self.forward(batch, Some(true))?;
+        self.backward(&[])
+    }
+
     /// MXNet's `get_outputs`: each output, the devices' parts concatenated along the batch
     /// (`merge_multi_context`), or per device.
     pub fn get_outputs(&self) -> Result<Vec<NDArray>> {
@@ -665,7 +671,7 @@ fn lock(optimizer: &Mutex<Optimizer>) -> MutexGuard<'_, Optimizer> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// The module's optimizer as the store's updater: a store key is an update index.
+/// The module's optimizer as the store's updater.
 struct SharedOptimizer(Arc<Mutex<Optimizer>>);
 
 impl Updater for SharedOptimizer {
@@ -675,12 +681,6 @@ impl Updater for SharedOptimizer {
         merged: &NDArray,
         stored: &NDArray,
     ) -> kiln_runtime::Result<()> {
-        let Key::Int(index) = key else {
-            return Err(kiln_runtime::Error::Input(format!(
-                "the module's store has no key {key}"
-            )));
-        };
-        (lock(&self.0).update(*index as usize, stored, merged))
-            .map_err(|e| kiln_runtime::Error::Input(e.to_string()))
+        Updater::update(&mut *lock(&self.0), key, merged, stored)
     }
 }

@@ -385,3 +385,26 @@ impl Optimizer {
         }
     }
 }
+
+/// An optimizer as a KVStore's updater (MXNet's `kv.set_optimizer`): a store key is the
+/// update index, so the store's keys must be ints.
+impl kiln_kvstore::Updater for Optimizer {
+    fn update(
+        &mut self,
+        key: &kiln_kvstore::Key,
+        merged: &NDArray,
+        stored: &NDArray,
+    ) -> kiln_runtime::Result<()> {
+        let kiln_kvstore::Key::Int(index) = key else {
+            return Err(kiln_runtime::Error::Input(format!(
+                "{}: the store's key {key} is not an update index (int keys only)",
+                self.name()
+            )));
+        };
+        let index = usize::try_from(*index).map_err(|_| {
+            kiln_runtime::Error::Input(format!("{}: negative key {index}", self.name()))
+        })?;
+        Optimizer::update(self, index, stored, merged)
+            .map_err(|e| kiln_runtime::Error::Input(e.to_string()))
+    }
+}
