@@ -48,6 +48,10 @@ pub struct Args {
     /// `elementwise` also runs `a * b + 1.0` as imperative NDArray code (lazily fused).
     #[arg(long)]
     imperative: bool,
+    /// `mlp-train` and `lenet-train` also through kiln-train's Module (forward_backward and
+    /// update), against the executor's step.
+    #[arg(long)]
+    module: bool,
     /// `mlp-train`, `lenet-train` and `resnet18-infer` through code generated ahead of time
     /// by `network!` (at the declared batch sizes), against the JIT.
     #[arg(long)]

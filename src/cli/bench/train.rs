@@ -2,14 +2,20 @@
 //! and an SGD update of every parameter (lr 0.1, gradients rescaled by 1/batch as MXNet's
 //! Module does), all pushed to the engine; a run is one whole step, waited for. The
 //! updates run as their gradients complete (`kiln`), or together after backward (the
-//! ablation).
+//! ablation). With `--module`, the same step through kiln-train's `Module`
+//! (`forward_backward` and `update` of a batch, the optimizer MXNet's SGD), whose cost
+//! over the executor's is the module's; `host_us` is the time the step's calls take
+//! before the wait (the module's work outside the kernels).
 
 use super::{report, time, Args};
 use kiln::compiler::autodiff::GradReq;
+use kiln::io::{DataBatch, DataDesc};
 use kiln::runtime::optim::Sgd;
 use kiln::runtime::{random, Device, Engine, Executor, GradReqs, NDArray};
+use kiln::train::Module;
 use kiln::{DType, Error, Result, Symbol};
 use serde_json::json;
+use std::time::Instant;
 
 /// W2: 784-512-512-10, ReLU, softmax cross-entropy.
 pub fn mlp() -> Result<Symbol> {
@@ -86,6 +92,9 @@ pub fn run(args: &Args, net: &Symbol, data: &[usize], classes: usize) -> Result<
         ),
     ];
     let units = exe.backend().1;
+    if args.module {
+        module_step(args, net, &exe, &params, data, batch, units)?;
+    }
     for (variant, ops, priority) in variants {
         let mut failed = None;
         let timing = time(args.runs, || {
@@ -113,5 +122,76 @@ pub fn run(args: &Args, net: &Symbol, data: &[usize], classes: usize) -> Result<
             &format!("{rate:8.0} samples/s, batch {batch} ({units})"),
         );
     }
+    Ok(())
+}
+
+/// The step through `Module`: the executor's parameters and batch copied in, SGD with the
+/// executor variant's learning rate and rescaling.
+fn module_step(
+    args: &Args,
+    net: &Symbol,
+    exe: &Executor,
+    params: &[String],
+    data: &[usize],
+    batch: usize,
+    units: kiln::runtime::StepCounts,
+) -> Result<()> {
+    let train_err = |e: kiln::train::Error| Error::Input(e.to_string());
+    let mut module =
+        Module::new(net, &["data"], &["softmax_label"], &[Device::Cpu]).map_err(train_err)?;
+    let shapes =
+        [("data", data.to_vec()), ("softmax_label", vec![batch])].map(|(name, shape)| DataDesc {
+            name: name.into(),
+            shape,
+            dtype: DType::F32,
+        });
+    module
+        .bind(&shapes[..1], &shapes[1..], true, false, GradReq::Write)
+        .map_err(train_err)?;
+    let args_by_name = exe.arg_dict();
+    let initial = (params.iter())
+        .map(|n| (n.clone(), args_by_name[n].clone()))
+        .collect();
+    module
+        .set_params(&initial, &exe.aux_dict(), false, false)
+        .map_err(train_err)?;
+    let rescale = format!("{}", 1.0 / batch as f64);
+    let kwargs = [("learning_rate", "0.1"), ("rescale_grad", rescale.as_str())];
+    module
+        .init_optimizer_by_name(None, "sgd", &kwargs)
+        .map_err(train_err)?;
+    let step = DataBatch {
+        data: vec![args_by_name["data"].copy_to(Device::Cpu)?],
+        label: vec![args_by_name["softmax_label"].copy_to(Device::Cpu)?],
+        pad: 0,
+    };
+    let (mut failed, mut host) = (None, Vec::new());
+    let timing = time(args.runs, || {
+        let start = Instant::now();
+        let pushed = module
+            .forward_backward(&step)
+            .and_then(|()| module.update());
+        host.push(start.elapsed().as_secs_f64());
+        if let Err(e) = pushed {
+            failed.get_or_insert(train_err(e));
+        }
+        if let Err(e) = Engine::global().wait_all() {
+            failed.get_or_insert(Error::from(e));
+        }
+    });
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    host.sort_by(f64::total_cmp);
+    let host_us = host[host.len() / 2] * 1e6;
+    let rate = batch as f64 / timing.0;
+    report(
+        args,
+        "kiln Module (forward_backward + update)",
+        timing,
+        json!({ "batch": batch, "samples_per_s": rate, "host_us": host_us, "kernels": units.kernels,
+                "products": units.products, "reference_nodes": units.reference }),
+        &format!("{rate:8.0} samples/s, batch {batch}, {host_us:.0} µs in the module's calls"),
+    );
     Ok(())
 }

@@ -65,11 +65,12 @@ struct Bound {
     data_shapes: Vec<DataDesc>,
     label_shapes: Vec<DataDesc>,
     for_training: bool,
-}
-
-/// The array of argument `name`, `arrays` being in the order of `names`.
-fn named<'a>(names: &[String], arrays: &'a [NDArray], name: &str) -> Option<&'a NDArray> {
-    names.iter().position(|n| n == name).map(|i| &arrays[i])
+    /// Per device, its input arrays in the order of the data then the label shapes: looked
+    /// up once, so a step costs no lookups.
+    inputs: Vec<Vec<NDArray>>,
+    /// Per parameter (in `param_names` order), its arrays on every device, and its
+    /// gradients there (`None`: fixed).
+    params: Vec<(Vec<NDArray>, Option<Vec<NDArray>>)>,
 }
 
 impl Module {
@@ -274,12 +275,36 @@ impl Module {
                 e.copy_params_from(&args, &aux, true)?;
             }
         }
+        let arguments = self.symbol.list_arguments();
+        let index = |name: &str| {
+            arguments
+                .iter()
+                .position(|a| a == name)
+                .expect("an argument")
+        };
+        let inputs = (execs.iter())
+            .map(|e| {
+                (data_shapes.iter().chain(&label_shapes))
+                    .map(|d| e.arg_arrays()[index(&d.name)].clone())
+                    .collect()
+            })
+            .collect();
+        let params = (self.param_names.iter())
+            .map(|name| {
+                let i = index(name);
+                let weights = execs.iter().map(|e| e.arg_arrays()[i].clone()).collect();
+                let grads = execs.iter().map(|e| e.grad_arrays()[i].clone()).collect();
+                (weights, grads)
+            })
+            .collect();
         self.bound = Some(Bound {
             execs,
             slices,
             data_shapes: data_shapes.to_vec(),
             label_shapes,
             for_training,
+            inputs,
+            params,
         });
         Ok(())
     }
@@ -539,16 +564,13 @@ impl Module {
                 )));
             }
         }
-        let names = self.symbol.list_arguments();
-        for (exec, rows) in bound.execs.iter().zip(&bound.slices) {
-            for (desc, array) in inputs.clone() {
-                let part = match bound.execs.len() {
-                    1 => array.clone(),
-                    _ => array.slice(rows.start, rows.end)?,
-                };
-                let target = named(&names, exec.arg_arrays(), &desc.name)
-                    .expect("bound inputs are arguments");
-                target.copy_from(&part)?;
+        let sources = batch.data.iter().chain(&batch.label);
+        for ((exec, rows), targets) in bound.execs.iter().zip(&bound.slices).zip(&bound.inputs) {
+            for (target, array) in targets.iter().zip(sources.clone()) {
+                match bound.execs.len() {
+                    1 => target.copy_from(array)?,
+                    _ => target.copy_from(&array.slice(rows.start, rows.end)?)?,
+                }
             }
             exec.forward(is_train);
         }
@@ -584,37 +606,32 @@ impl Module {
                 "update: the optimizer is not initialized (call init_optimizer)".into(),
             ));
         };
-        let bound = self.bound("update")?;
+        let bound = self
+            .bound
+            .as_ref()
+            .expect("an optimizer needs a bound module");
         let devices = bound.execs.len();
-        let args: Vec<_> = bound.execs.iter().map(|e| e.arg_dict()).collect();
-        let grads: Vec<_> = bound.execs.iter().map(|e| e.grad_dict()).collect();
-        let mut local = Vec::new();
-        for (i, name) in self.param_names.iter().enumerate() {
-            let Some(g) = (grads.iter().map(|g| g.get(name).cloned())).collect::<Option<Vec<_>>>()
-            else {
+        let mut local: Vec<(usize, &NDArray, &NDArray)> = Vec::new();
+        for (i, (w, g)) in bound.params.iter().enumerate() {
+            let Some(g) = g else {
                 continue; // fixed: no gradient
             };
-            let w: Vec<NDArray> = args.iter().map(|a| a[name].clone()).collect();
             // Later layers' gradients are ready first: they go first (MXNet's priority -i).
             let priority = -(i as i32);
             match (&mut self.kvstore, self.update_on_kvstore) {
                 (Some(kv), true) => {
-                    kv.push(i as i64, &g, priority)?;
-                    kv.pull(i as i64, &w, priority)?;
+                    kv.push(i as i64, g, priority)?;
+                    kv.pull(i as i64, w, priority)?;
                 }
                 (Some(kv), false) => {
-                    kv.pushpull(i as i64, &g, &[], priority)?;
-                    local.extend(
-                        (0..devices).map(|k| (i * devices + k, w[k].clone(), g[k].clone())),
-                    );
+                    kv.pushpull(i as i64, g, &[], priority)?;
+                    local.extend((0..devices).map(|k| (i * devices + k, &w[k], &g[k])));
                 }
-                (None, _) => local.push((i, w[0].clone(), g[0].clone())),
+                (None, _) => local.push((i, &w[0], &g[0])),
             }
         }
         if !local.is_empty() {
-            let params: Vec<(usize, &NDArray, &NDArray)> =
-                local.iter().map(|(i, w, g)| (*i, w, g)).collect();
-            lock(&optimizer).update_multi(&params)?;
+            lock(&optimizer).update_multi(&local)?;
         }
         Ok(())
     }
