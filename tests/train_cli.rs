@@ -132,6 +132,7 @@ fn bad_input_is_refused_before_training_and_saves_nothing() {
     assert!(ok.status.success(), "{}", stderr(&ok));
     let saved = std::fs::read(dir.join("mlp-0001.params")).unwrap();
     let (data, predictions) = (fixture("data.npy"), fixture("1-predict.npy"));
+    let lenet = fixture("../lenet.params");
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (vec!["--optimizer", "sgdx"], "sgdx"),
         (vec!["--optimizer-param", "momentun=0.9"], "momentun"),
@@ -143,6 +144,19 @@ fn bad_input_is_refused_before_training_and_saves_nothing() {
         (vec!["--metric", "accuracyy"], "accuracyy"),
         (vec!["--label", &data], "softmax_label"),
         (vec!["--arg-params", &predictions], "--arg-params"),
+        (
+            vec!["--arg-params", &lenet],
+            "is not a parameter of the network",
+        ),
+        (
+            vec!["--eval-label", &data],
+            "--eval-label needs --eval-data",
+        ),
+        (
+            vec!["--eval-data", &data],
+            "give the validation ones with --eval-label",
+        ),
+        (vec!["--kvstore", "bogus"], "unknown kvstore type `bogus`"),
         (vec!["--contexts", "gpu(0)"], "GPU"),
         (vec!["--last-batch", "wrap"], "last_batch_handle `wrap`"),
     ];

@@ -112,6 +112,11 @@ impl NDArrayIter {
         self
     }
 
+    /// The number of rows (samples) iterated.
+    pub fn num_data(&self) -> usize {
+        self.order.len()
+    }
+
     fn rows(&self) -> i64 {
         self.order.len() as i64
     }

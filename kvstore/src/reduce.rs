@@ -21,6 +21,13 @@ pub fn operator(name: &str, sources: &[NDArray], dest: &NDArray) -> Result<Arc<O
             dest.dtype()
         )));
     }
+    // The kernel reads the sources while it writes the destination: they must not share
+    // memory (an updater may hand the store's own arrays back to it).
+    if sources.iter().any(|a| a.var().id() == dest.var().id()) {
+        return Err(Error::Input(format!(
+            "{name}: an array given is the store's own (the destination of this operation)"
+        )));
+    }
     let reads: Vec<_> = sources.iter().map(|a| a.var().clone()).collect();
     let (srcs, dst) = (sources.to_vec(), dest.clone());
     let bytes = (sources.len() + 1) * dest.nbytes();
@@ -66,8 +73,8 @@ where
 {
     let mismatch = || format!("arrays of {} expected", T::DTYPE);
     // SAFETY: the engine runs this operation after every write of the sources and
-    // exclusively for the destination, which is not among the sources (the caller's
-    // arrays are distinct from the store's buffers).
+    // exclusively for the destination, whose variable (so whose memory) no source shares
+    // (`operator` refuses one that does).
     let srcs: Vec<&[T]> = unsafe {
         sources
             .iter()

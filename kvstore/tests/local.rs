@@ -185,3 +185,19 @@ fn misuse_is_an_error_naming_the_key() {
         assert!(got.contains(expected), "{got:?} lacks {expected:?}");
     }
 }
+
+#[test]
+fn the_stores_own_arrays_handed_back_are_refused() {
+    let mut kv = KVStore::create("local").unwrap();
+    let kept: Arc<Mutex<Option<NDArray>>> = Arc::default();
+    let keep = kept.clone();
+    kv.set_updater(Box::new(move |_: &Key, _: &NDArray, stored: &NDArray| {
+        *keep.lock().unwrap() = Some(stored.clone());
+        Ok(())
+    }));
+    kv.init(0, &arr(&[1.0, 2.0])).unwrap();
+    kv.push(0, &[arr(&[1.0, 1.0])], 0).unwrap();
+    let stored = kept.lock().unwrap().clone().unwrap();
+    let err = kv.pull(0, &[stored], 0).unwrap_err().to_string();
+    assert!(err.contains("is the store's own"), "{err}");
+}

@@ -10,7 +10,8 @@ use super::output::check_writable;
 use super::parse_shape_arg;
 use super::train::load_model;
 use kiln::runtime::{Device, NDArray};
-use kiln::train::initializer::{self, InitDesc, Rng};
+use kiln::train::initializer::{self, Rng};
+use kiln::train::module::init_desc;
 use kiln::{Error, Result};
 use std::path::PathBuf;
 
@@ -64,12 +65,13 @@ pub fn run(args: Args) -> Result<()> {
         .zip(&aux_types))
     .map(|((n, s), t)| ("aux", n, s, *t));
     for (kind, name, shape, dtype) in params.chain(aux) {
-        let array = NDArray::zeros(shape, dtype, Device::Cpu)?;
-        let mut desc = InitDesc::new(name.as_str());
-        for (k, v) in attrs.get(&name).into_iter().flatten() {
-            desc = desc.with_attr(k.clone(), v.clone());
+        if kind == "arg" && name.ends_with("label") {
+            return Err(Error::Input(format!(
+                "`{name}` looks like an input, not a parameter: give its shape with --shape {name}=..."
+            )));
         }
-        init.init(&desc, &array, &mut rng)
+        let array = NDArray::zeros(shape, dtype, Device::Cpu)?;
+        init.init(&init_desc(&attrs, &name), &array, &mut rng)
             .map_err(|e| Error::Input(e.to_string()))?;
         arrays.push((format!("{kind}:{name}"), array));
     }

@@ -1,7 +1,8 @@
 //! Training progress on stderr: a bar per epoch (indicatif, hidden when stderr is not a
 //! terminal) with samples/s and the running metric, and MXNet's log lines — the
-//! Speedometer's every `every` batches, and the epoch's training metric, time cost and
-//! validation metric — so scripts that read MXNet's logs read kiln's.
+//! Speedometer's every `every` batches (the metric over that window, as its auto_reset),
+//! and the epoch's training metric, time cost and validation metric — so scripts that
+//! read MXNet's logs read kiln's.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use kiln::train::metric::EvalMetric;
@@ -38,7 +39,7 @@ impl Progress {
     }
 
     /// After batch `nbatch` (from 0) of `epoch`.
-    pub fn batch(&self, epoch: usize, nbatch: usize, metric: &dyn EvalMetric) {
+    pub fn batch(&self, epoch: usize, nbatch: usize, metric: &mut dyn EvalMetric) {
         let mut s = self.0.borrow_mut();
         if nbatch == 0 {
             let bar =
@@ -69,6 +70,8 @@ impl Progress {
             s.window = (Instant::now(), nbatch);
             drop(s);
             self.line(&line);
+            // MXNet's Speedometer resets the metric's window after each line (auto_reset).
+            metric.reset_local();
         }
     }
 

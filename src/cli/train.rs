@@ -17,6 +17,7 @@
 
 use super::output::check_writable;
 use kiln::io::{DataIter, LastBatch, NDArrayIter};
+use kiln::kvstore::KVStore;
 use kiln::ops::shape::fmt_shape;
 use kiln::runtime::{Device, NDArray};
 use kiln::train::initializer;
@@ -175,28 +176,41 @@ fn newest_checkpoint(prefix: &str, with_states: bool) -> Result<usize> {
     let Ok(entries) = std::fs::read_dir(folder) else {
         return Ok(0);
     };
-    let epochs = entries.filter_map(|e| {
+    let epochs: Vec<usize> = (entries.filter_map(|e| {
         let name = e.ok()?.file_name().into_string().ok()?;
         let epoch = name
             .strip_prefix(stem)?
             .strip_prefix('-')?
             .strip_suffix(".params")?;
-        let epoch: usize = epoch.parse().ok()?;
-        (!with_states || states_path(prefix, epoch).exists()).then_some(epoch)
-    });
-    match epochs.max() {
-        Some(epoch) => Ok(epoch),
-        None => {
+        epoch.parse().ok()
+    }))
+    .collect();
+    let complete = epochs
+        .iter()
+        .copied()
+        .filter(|&e| !with_states || states_path(prefix, e).exists());
+    match (complete.max(), epochs.iter().max()) {
+        (Some(epoch), _) => Ok(epoch),
+        // Starting over would overwrite them: the user decides.
+        (None, Some(&newest)) => Err(input(format!(
+            "--resume: {prefix}-{newest:04}.params has no optimizer states beside it; \
+             continue without them with --begin-epoch {newest} (momentum and the schedule's count start afresh)"
+        ))),
+        (None, None) => {
             eprintln!("--resume: no checkpoint {prefix}-NNNN.params yet: starting at epoch 0");
             Ok(0)
         }
     }
 }
 
-/// Checks that the labels have the shape the network infers for them from the data's, so
-/// a wrong file is named before anything is bound.
-fn check_label(symbol: &Symbol, train: &NDArrayIter, args: &Args) -> Result<()> {
-    let (Some(path), Some(label)) = (&args.label, train.provide_label().first().cloned()) else {
+/// Checks that the labels (given by `flag`) have the shape the network infers for them
+/// from the data's, so a wrong file is named before anything is bound.
+fn check_label(
+    symbol: &Symbol,
+    train: &NDArrayIter,
+    given: Option<(&str, &PathBuf)>,
+) -> Result<()> {
+    let (Some((flag, path)), Some(label)) = (given, train.provide_label().first().cloned()) else {
         return Ok(());
     };
     let data = &train.provide_data()[0];
@@ -212,7 +226,7 @@ fn check_label(symbol: &Symbol, train: &NDArrayIter, args: &Args) -> Result<()> 
         .filter(|s| !s.is_empty());
     match needed {
         Some(needed) if needed.as_slice() != label.shape.as_slice() => Err(input(format!(
-            "--label {}: `{}` would be batches of shape {} but the network needs {} for data batches of {}",
+            "{flag} {}: `{}` would be batches of shape {} but the network needs {} for data batches of {}",
             path.display(),
             label.name,
             fmt_shape(&label.shape),
@@ -261,21 +275,49 @@ pub fn run(args: Args) -> Result<()> {
     Optimizer::create(&args.optimizer, &kwargs).map_err(input)?;
     let init = initializer::create(&args.initializer).map_err(input)?;
     let mut train_metric = metric::create(&args.metric).map_err(input)?;
-    let iterator = |data: &Path, label: Option<&PathBuf>, flag: &str| -> Result<NDArrayIter> {
-        let data = load_npy(flag, data)?;
+    KVStore::create(&args.kvstore).map_err(input)?;
+    let iterator = |(data_flag, data): (&str, &Path),
+                    label: Option<(&str, &PathBuf)>|
+     -> Result<NDArrayIter> {
+        let data = load_npy(data_flag, data)?;
         let label = match label {
-            Some(path) => vec![(args.label_name.clone(), load_npy("--label", path)?)],
+            Some((flag, path)) => vec![(args.label_name.clone(), load_npy(flag, path)?)],
             None => vec![],
         };
         let it = NDArrayIter::new(vec![(args.data_name.clone(), data)], label, args.batch_size)
-            .map_err(input)?;
+            .map_err(|e| input(format!("{data_flag}: {e}")))?;
         Ok(it.with_last_batch(last_batch))
     };
-    let mut train = iterator(&args.data, args.label.as_ref(), "--data")?;
-    check_label(&symbol, &train, &args)?;
-    let mut eval = match &args.eval_data {
-        Some(path) => Some(iterator(path, args.eval_label.as_ref(), "--eval-data")?),
-        None => None,
+    let label = args.label.as_ref().map(|p| ("--label", p));
+    let mut train = iterator(("--data", &args.data), label)?;
+    check_label(&symbol, &train, label)?;
+    let mut eval = match (&args.eval_data, &args.eval_label) {
+        (None, Some(_)) => return Err(input("--eval-label needs --eval-data")),
+        (None, None) => None,
+        (Some(_), None) if takes_label => {
+            return Err(input(format!(
+                "the network takes labels `{}`: give the validation ones with --eval-label",
+                args.label_name
+            )))
+        }
+        (Some(path), eval_label) => {
+            let label = eval_label.as_ref().map(|p| ("--eval-label", p));
+            let eval = iterator(("--eval-data", path), label)?;
+            let (want, got) = (
+                &train.provide_data()[0].shape,
+                &eval.provide_data()[0].shape,
+            );
+            if want != got {
+                return Err(input(format!(
+                    "--eval-data {}: batches of shape {} but the training data's are {}",
+                    path.display(),
+                    fmt_shape(got),
+                    fmt_shape(want)
+                )));
+            }
+            check_label(&symbol, &eval, label)?;
+            Some(eval)
+        }
     };
     if let Some(prefix) = &args.save_prefix {
         check_writable("--save-prefix", Path::new(&format!("{prefix}-symbol.json")))?;
@@ -288,6 +330,10 @@ pub fn run(args: Args) -> Result<()> {
         (_, false, k) => k,
     };
     if begin >= args.epochs {
+        if args.resume {
+            eprintln!("--resume: checkpoint {begin} is there already: nothing left to train");
+            return Ok(());
+        }
         return Err(input(format!(
             "nothing to train: epoch {begin} is not before --epochs {}",
             args.epochs
@@ -310,6 +356,9 @@ pub fn run(args: Args) -> Result<()> {
                     args.model
                 )));
             }
+            if args.arg_params.is_some() {
+                eprintln!("--arg-params is not used: the parameters come from checkpoint {begin}");
+            }
             (module, Some(args_), Some(aux))
         }
         _ => {
@@ -318,6 +367,16 @@ pub fn run(args: Args) -> Result<()> {
             match &args.arg_params {
                 Some(path) => {
                     let (a, x) = load_params(path)?;
+                    let known = |n: &String| {
+                        module.param_names().contains(n) || module.aux_names().contains(n)
+                    };
+                    if let Some(name) = a.keys().chain(x.keys()).find(|n| !known(n)) {
+                        return Err(input(format!(
+                            "--arg-params {}: `{name}` is not a parameter of the network (its parameters: {})",
+                            path.display(),
+                            module.param_names().join(", ")
+                        )));
+                    }
                     (module, Some(a), Some(x))
                 }
                 None => (module, None, None),
@@ -327,7 +386,7 @@ pub fn run(args: Args) -> Result<()> {
     if args.shuffle {
         train = train.with_shuffle(args.seed).with_epoch(begin as u64);
     }
-    let rows = load_npy("--data", &args.data)?.shape()[0];
+    let rows = train.num_data();
     let batches = match last_batch {
         LastBatch::Pad => rows.div_ceil(args.batch_size),
         _ => rows / args.batch_size,
@@ -339,14 +398,15 @@ pub fn run(args: Args) -> Result<()> {
     fit.optimizer = OptimizerChoice::Named(args.optimizer.clone(), args.optimizer_params.clone());
     fit.initializer = init;
     fit.seed = args.seed;
-    fit.allow_missing = true;
+    // Parameters --arg-params lacks come from the initializer; a checkpoint has them all.
+    fit.allow_missing = begin == 0;
     fit.arg_params = arg_params;
     fit.aux_params = aux_params;
     std::mem::swap(&mut fit.eval_metric, &mut train_metric);
     let progress = super::progress::Progress::new(batches, args.batch_size, args.disp_batches);
     let bar = progress.clone();
     fit.batch_end_callback.push(Box::new(move |end| {
-        bar.batch(end.epoch, end.nbatch, end.eval_metric);
+        bar.batch(end.epoch, end.nbatch, &mut *end.eval_metric);
         Ok(())
     }));
     let prefix = args.save_prefix.clone();

@@ -116,6 +116,15 @@ fn fit_score_and_predict_equal_mxnets_on_one_and_two_contexts() {
         );
         close_to_scale(&values(&predicted[0]), &values(&want), 1e-5)
             .unwrap_or_else(|e| panic!("{what}: predictions: {e}"));
+        // An iterator without labels predicts the same (labels are not copied).
+        let data = NDArray::load_npy(format!("{DIR}/data.npy")).unwrap();
+        let mut unlabelled = NDArrayIter::new(vec![("data".into(), data)], vec![], 4).unwrap();
+        let again = module.predict(&mut unlabelled, None, true).unwrap();
+        assert_eq!(
+            values(&again[0]),
+            values(&predicted[0]),
+            "{what}: without labels"
+        );
     }
 }
 

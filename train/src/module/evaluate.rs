@@ -64,13 +64,22 @@ impl Module {
             };
             self.forward(&batch, Some(false))?;
             let outputs = self.get_outputs()?;
-            let keep = data.batch_size() - batch.pad;
             let kept = (outputs.iter())
-                .map(|o| match batch.pad {
-                    0 => Ok(o.clone()),
-                    _ => o.slice(0, keep),
+                .map(|o| {
+                    match (
+                        batch.pad,
+                        o.shape().first().and_then(|r| r.checked_sub(batch.pad)),
+                    ) {
+                        (0, _) => Ok(o.clone()),
+                        (_, Some(keep)) if keep > 0 => Ok(o.slice(0, keep)?),
+                        _ => Err(Error::Input(format!(
+                            "predict: a batch padded by {} rows has an output of shape {}",
+                            batch.pad,
+                            kiln_ops::shape::fmt_shape(o.shape())
+                        ))),
+                    }
                 })
-                .collect::<kiln_runtime::Result<Vec<_>>>()?;
+                .collect::<Result<Vec<_>>>()?;
             // A copy: the next forward overwrites the outputs.
             let copies = (kept.iter())
                 .map(|o| o.copy_to(o.device()))

@@ -22,8 +22,9 @@ pub struct BatchEnd<'a> {
     pub epoch: usize,
     /// The batch's number in its epoch, from 0.
     pub nbatch: usize,
-    /// The training metric so far this epoch.
-    pub eval_metric: &'a dyn EvalMetric,
+    /// The training metric: `get()` since its last `reset_local` (a callback may reset
+    /// it, as MXNet's Speedometer does), `get_global()` since the epoch began.
+    pub eval_metric: &'a mut dyn EvalMetric,
     /// Rows in the batch (padding included).
     pub batch_size: usize,
 }
@@ -40,7 +41,7 @@ pub struct EpochEnd<'a> {
     pub validation: Option<&'a [(String, f64)]>,
 }
 
-type BatchCallback<'a> = Box<dyn FnMut(&BatchEnd<'_>) -> Result<()> + 'a>;
+type BatchCallback<'a> = Box<dyn FnMut(&mut BatchEnd<'_>) -> Result<()> + 'a>;
 type EpochCallback<'a> = Box<dyn FnMut(&EpochEnd<'_>) -> Result<()> + 'a>;
 
 /// `fit`'s arguments, by MXNet's names and with its defaults (`Fit::new(num_epoch)`).
@@ -125,7 +126,6 @@ impl Module {
             args.aux_params.as_ref(),
             args.allow_missing,
             args.force_init,
-            false,
         )?;
         if !self.optimizer_initialized() {
             let kvstore = args.kvstore.as_deref();
@@ -154,16 +154,17 @@ impl Module {
                 self.update()?;
                 self.update_metric(args.eval_metric.as_mut(), &batch.label)?;
                 for callback in &mut args.batch_end_callback {
-                    callback(&BatchEnd {
+                    callback(&mut BatchEnd {
                         epoch,
                         nbatch,
-                        eval_metric: args.eval_metric.as_ref(),
+                        eval_metric: args.eval_metric.as_mut(),
                         batch_size: train_data.batch_size(),
                     })?;
                 }
                 nbatch += 1;
             }
-            train = args.eval_metric.get();
+            // The epoch's value whatever callbacks reset locally (MXNet logs the global one).
+            train = args.eval_metric.get_global();
             let (arg_params, aux_params) = self.get_params()?;
             self.set_params(&arg_params, &aux_params, false, false)?;
             let validation = match args.eval_data.as_deref_mut() {

@@ -34,9 +34,12 @@ use kiln_kvstore::{KVStore, Key, Updater};
 use kiln_ops::shape::fmt_shape;
 use kiln_runtime::executor::GradReqs;
 use kiln_runtime::{Device, Executor, NDArray};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 use std::sync::{Arc, Mutex, MutexGuard};
+
+/// How `fill_params` initializes a parameter not given: its name and array.
+type InitFn<'a> = dyn FnMut(&str, &NDArray) -> Result<()> + 'a;
 
 /// A Symbol with its data and label names, to be bound.
 pub struct Module {
@@ -71,6 +74,8 @@ struct Bound {
     /// Per parameter (in `param_names` order), its arrays on every device, and its
     /// gradients there (`None`: fixed).
     params: Vec<(Vec<NDArray>, Option<Vec<NDArray>>)>,
+    /// Where each label of `label_shapes` sits among a batch's labels.
+    label_positions: Vec<usize>,
 }
 
 impl Module {
@@ -192,9 +197,14 @@ impl Module {
         inputs_need_grad: bool,
         grad_req: GradReq,
     ) -> Result<()> {
-        let label_shapes: Vec<DataDesc> = (label_shapes.iter())
-            .filter(|d| self.label_names.contains(&d.name))
-            .cloned()
+        // Where each label the module takes sits among the batch's labels.
+        let label_positions: Vec<usize> = (label_shapes.iter().enumerate())
+            .filter(|(_, d)| self.label_names.contains(&d.name))
+            .map(|(i, _)| i)
+            .collect();
+        let label_shapes: Vec<DataDesc> = label_positions
+            .iter()
+            .map(|&i| label_shapes[i].clone())
             .collect();
         for (descs, names, what) in [
             (data_shapes, &self.data_names, "data"),
@@ -270,7 +280,7 @@ impl Module {
         // A rebind keeps the parameters the module had.
         if let (Some(old), true) = (&self.bound, self.params_initialized) {
             let (args, aux) = (old.execs[0].arg_dict(), old.execs[0].aux_dict());
-            let args = self.only(&args, &self.param_names);
+            let args = only(&args, &self.param_names);
             for e in &execs {
                 e.copy_params_from(&args, &aux, true)?;
             }
@@ -305,24 +315,17 @@ impl Module {
             for_training,
             inputs,
             params,
+            label_positions,
         });
         Ok(())
     }
 
-    fn only(&self, map: &HashMap<String, NDArray>, names: &[String]) -> HashMap<String, NDArray> {
-        (map.iter())
-            .filter(|(n, _)| names.contains(n))
-            .map(|(n, a)| (n.clone(), a.clone()))
-            .collect()
-    }
-
     /// MXNet's `init_params`: parameters from `arg_params`/`aux_params` where given, the
     /// others from `initializer` (each by its name and its variable's attributes, so an
-    /// `__init__` attribute wins; random ones drawn from `rng`) — unless some were given
-    /// and `allow_missing` is false, which makes a missing one an error. Names the module
-    /// does not have are an error unless `allow_extra`. Already initialized parameters are
-    /// kept unless `force_init`.
-    #[allow(clippy::too_many_arguments)]
+    /// `__init__` attribute wins; random ones drawn from `rng`, in MXNet's order: names
+    /// sorted, arguments then aux states) — unless some were given and `allow_missing` is
+    /// false, which makes a missing one an error. Names the module does not have are
+    /// ignored, as MXNet does. Already initialized parameters are kept unless `force_init`.
     pub fn init_params(
         &mut self,
         initializer: &dyn Initializer,
@@ -331,54 +334,48 @@ impl Module {
         aux_params: Option<&HashMap<String, NDArray>>,
         allow_missing: bool,
         force_init: bool,
-        allow_extra: bool,
-    ) -> Result<()> {
-        let attrs = self.symbol.attr_dict();
-        let mut init = |name: &str, array: &NDArray| {
-            let mut desc = InitDesc::new(name);
-            for (k, v) in attrs.get(name).into_iter().flatten() {
-                desc = desc.with_attr(k.clone(), v.clone());
-            }
-            initializer.init(&desc, array, rng)
-        };
-        self.fill_params(
-            &mut init,
-            arg_params,
-            aux_params,
-            allow_missing,
-            force_init,
-            allow_extra,
-        )
-    }
-
-    /// `init_params`' work, with `init` for the parameters not given.
-    #[allow(clippy::too_many_arguments)]
-    fn fill_params(
-        &mut self,
-        init: &mut dyn FnMut(&str, &NDArray) -> Result<()>,
-        arg_params: Option<&HashMap<String, NDArray>>,
-        aux_params: Option<&HashMap<String, NDArray>>,
-        allow_missing: bool,
-        force_init: bool,
-        allow_extra: bool,
     ) -> Result<()> {
         if self.params_initialized && !force_init {
             return Ok(());
         }
+        let attrs = self.symbol.attr_dict();
+        let mut init =
+            |name: &str, array: &NDArray| initializer.init(&init_desc(&attrs, name), array, rng);
+        self.fill_params(Some(&mut init), arg_params, aux_params, allow_missing)
+    }
+
+    /// `init_params`' and `set_params`' work: the given values copied in, missing ones
+    /// from `init` (left as they are without one), then every device given the first
+    /// one's values.
+    fn fill_params(
+        &mut self,
+        mut init: Option<&mut InitFn<'_>>,
+        arg_params: Option<&HashMap<String, NDArray>>,
+        aux_params: Option<&HashMap<String, NDArray>>,
+        allow_missing: bool,
+    ) -> Result<()> {
         let bound = self.bound("init_params")?;
         let first = &bound.execs[0];
+        let sorted = |names: &[String]| {
+            let mut names = names.to_vec();
+            names.sort();
+            names
+        };
         for (given, names, arrays, what) in [
-            (arg_params, &self.param_names, first.arg_dict(), "parameter"),
-            (aux_params, &self.aux_names, first.aux_dict(), "aux state"),
+            (
+                arg_params,
+                sorted(&self.param_names),
+                first.arg_dict(),
+                "parameter",
+            ),
+            (
+                aux_params,
+                sorted(&self.aux_names),
+                first.aux_dict(),
+                "aux state",
+            ),
         ] {
-            if let (Some(given), false) = (given, allow_extra) {
-                if let Some(extra) = given.keys().find(|k| !names.contains(k)) {
-                    return Err(Error::Input(format!(
-                        "init_params: `{extra}` is not a {what} of the module"
-                    )));
-                }
-            }
-            for name in names {
+            for name in &names {
                 let array = &arrays[name];
                 match given.and_then(|g| g.get(name)) {
                     Some(value) => {
@@ -396,15 +393,16 @@ impl Module {
                             "init_params: {what} `{name}` is missing from the given parameters"
                         )))
                     }
-                    None => init(name, array)?,
+                    None => {
+                        if let Some(init) = init.as_mut() {
+                            init(name, array)?;
+                        }
+                    }
                 }
             }
         }
         // Every device starts from the first one's values.
-        let (args, aux) = (
-            self.only(&first.arg_dict(), &self.param_names),
-            first.aux_dict(),
-        );
+        let (args, aux) = (only(&first.arg_dict(), &self.param_names), first.aux_dict());
         for e in &bound.execs[1..] {
             e.copy_params_from(&args, &aux, false)?;
         }
@@ -437,8 +435,10 @@ impl Module {
         ))
     }
 
-    /// MXNet's `set_params`: `init_params` from the given values, by default requiring
-    /// every parameter and replacing what the module had.
+    /// MXNet's `set_params`: the given values on every device. Without `allow_missing`
+    /// every parameter must be given (names the module lacks are ignored); with it, the
+    /// missing ones keep their values, and names the module lacks are an error unless
+    /// `allow_extra`.
     pub fn set_params(
         &mut self,
         arg_params: &HashMap<String, NDArray>,
@@ -446,13 +446,19 @@ impl Module {
         allow_missing: bool,
         allow_extra: bool,
     ) -> Result<()> {
-        let mut refuse = |name: &str, _: &NDArray| {
-            Err(Error::Input(format!(
-                "set_params: `{name}` is missing and there is no initializer"
-            )))
-        };
-        let (args, aux) = (Some(arg_params), Some(aux_params));
-        self.fill_params(&mut refuse, args, aux, allow_missing, true, allow_extra)
+        if allow_missing && !allow_extra {
+            for (given, names, what) in [
+                (arg_params, &self.param_names, "parameter"),
+                (aux_params, &self.aux_names, "aux state"),
+            ] {
+                if let Some(extra) = given.keys().find(|k| !names.contains(k)) {
+                    return Err(Error::Input(format!(
+                        "set_params: `{extra}` is not a {what} of the module"
+                    )));
+                }
+            }
+        }
+        self.fill_params(None, Some(arg_params), Some(aux_params), allow_missing)
     }
 
     /// MXNet's `init_optimizer` with an optimizer by name: `kwargs` as Python writes them,
@@ -492,8 +498,9 @@ impl Module {
         let devices = bound.execs.len();
         let first = bound.execs[0].arg_dict();
         let store = match kvstore {
-            Some(name) if devices > 1 || name.contains("dist") => Some(KVStore::create(name)?),
-            Some(_) => None,
+            // Named, the store is checked even where one context needs none.
+            Some(name) => Some(KVStore::create(name)?)
+                .filter(|_| devices > 1 || name.to_lowercase().contains("dist")),
             None if devices > 1 => {
                 return Err(Error::Input(format!(
                     "{devices} contexts need a kvstore to sum their gradients (local or device)"
@@ -541,19 +548,34 @@ impl Module {
     pub fn forward(&mut self, batch: &DataBatch, is_train: Option<bool>) -> Result<()> {
         let bound = self.bound("forward")?;
         let is_train = is_train.unwrap_or(bound.for_training);
-        let inputs = (bound.data_shapes.iter().zip(&batch.data))
-            .chain(bound.label_shapes.iter().zip(&batch.label));
-        if batch.data.len() != bound.data_shapes.len()
-            || (!bound.label_shapes.is_empty() && batch.label.len() < bound.label_shapes.len())
-        {
+        if !self.params_initialized {
+            return Err(Error::Input(
+                "forward: the parameters are not initialized (call init_params)".into(),
+            ));
+        }
+        // A batch without labels (prediction) leaves the label inputs as they are.
+        let labels: Vec<&NDArray> = match batch.label.is_empty() {
+            true => Vec::new(),
+            false => (bound.label_positions.iter())
+                .map(|&i| batch.label.get(i))
+                .collect::<Option<_>>()
+                .ok_or_else(|| {
+                    Error::Input(format!(
+                        "forward: the batch has {} label arrays; the module was bound with {}",
+                        batch.label.len(),
+                        bound.label_positions.iter().max().map_or(0, |m| m + 1)
+                    ))
+                })?,
+        };
+        if batch.data.len() != bound.data_shapes.len() {
             return Err(Error::Input(format!(
-                "forward: the batch has {} data and {} label arrays; the module takes {} and {}",
+                "forward: the batch has {} data arrays; the module takes {}",
                 batch.data.len(),
-                batch.label.len(),
-                bound.data_shapes.len(),
-                bound.label_shapes.len()
+                bound.data_shapes.len()
             )));
         }
+        let inputs = (bound.data_shapes.iter().zip(batch.data.iter()))
+            .chain(bound.label_shapes.iter().zip(labels.iter().copied()));
         for (desc, array) in inputs.clone() {
             if array.shape() != desc.shape.as_slice() {
                 return Err(Error::Input(format!(
@@ -564,9 +586,8 @@ impl Module {
                 )));
             }
         }
-        let sources = batch.data.iter().chain(&batch.label);
         for ((exec, rows), targets) in bound.execs.iter().zip(&bound.slices).zip(&bound.inputs) {
-            for (target, array) in targets.iter().zip(sources.clone()) {
+            for (target, (_, array)) in targets.iter().zip(inputs.clone()) {
                 match bound.execs.len() {
                     1 => target.copy_from(array)?,
                     _ => target.copy_from(&array.slice(rows.start, rows.end)?)?,
@@ -700,4 +721,21 @@ impl Updater for SharedOptimizer {
     ) -> kiln_runtime::Result<()> {
         Updater::update(&mut *lock(&self.0), key, merged, stored)
     }
+}
+
+/// The entries of `map` named in `names`.
+fn only(map: &HashMap<String, NDArray>, names: &[String]) -> HashMap<String, NDArray> {
+    (map.iter())
+        .filter(|(n, _)| names.contains(n))
+        .map(|(n, a)| (n.clone(), a.clone()))
+        .collect()
+}
+
+/// MXNet's `InitDesc` of variable `name`: its name and its attributes in the symbol.
+pub fn init_desc(attrs: &BTreeMap<String, BTreeMap<String, String>>, name: &str) -> InitDesc {
+    let mut desc = InitDesc::new(name);
+    for (k, v) in attrs.get(name).into_iter().flatten() {
+        desc = desc.with_attr(k.clone(), v.clone());
+    }
+    desc
 }
