@@ -333,3 +333,50 @@ fn killed_at_random_points_and_resumed_it_ends_with_the_uninterrupted_weights() 
     eprintln!("{kills} kills in {runs} runs; other files: {leftovers:?}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn plot_draws_the_curves_into_a_png_after_every_epoch() {
+    let dir = scratch("plot");
+    let plot = dir.join("curves.png");
+    let plot_arg = plot.to_str().unwrap();
+    let data = fixture("data.npy");
+    let label = fixture("label.npy");
+    let extra = [
+        "--plot",
+        plot_arg,
+        "--metric",
+        "acc,ce",
+        "--eval-data",
+        &data,
+        "--eval-label",
+        &label,
+    ];
+    let out = train(&dir.join("mlp"), "3", &extra);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let image = image::open(&plot).unwrap().to_rgb8();
+    assert_eq!(image.dimensions(), (800, 500));
+    // Four curves in four colours of the palette, the axes and labels in black.
+    let mut colours: Vec<[u8; 3]> = image.pixels().map(|p| p.0).collect();
+    colours.sort();
+    colours.dedup();
+    assert!(
+        colours.len() > 8,
+        "{} colours: nothing drawn?",
+        colours.len()
+    );
+    let bad = train(
+        &dir.join("other"),
+        "1",
+        &["--plot", "/no/such/folder/curves.png"],
+    );
+    assert!(
+        !bad.status.success() && stderr(&bad).contains("--plot"),
+        "{}",
+        stderr(&bad)
+    );
+    assert!(
+        !dir.join("other-0001.params").exists(),
+        "trained although --plot cannot be written"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -7,6 +7,7 @@ mod inspect;
 mod ops;
 mod output;
 mod plan;
+mod plot;
 mod progress;
 mod run;
 mod train;

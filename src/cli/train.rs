@@ -16,6 +16,7 @@
 //! `--disp-batches` batches a line as MXNet's Speedometer logs it.
 
 use super::output::check_writable;
+use super::plot::Curve;
 use kiln::io::{DataIter, LastBatch, NDArrayIter};
 use kiln::kvstore::KVStore;
 use kiln::ops::shape::fmt_shape;
@@ -99,6 +100,10 @@ pub struct Args {
     /// Log speed and metric every N batches (MXNet's Speedometer).
     #[arg(long, default_value_t = 50)]
     disp_batches: usize,
+    /// Draw the training curves (each metric per epoch, training and validation) into
+    /// this PNG after every epoch.
+    #[arg(long)]
+    plot: Option<PathBuf>,
     /// The data input's name.
     #[arg(long, default_value = "data")]
     data_name: String,
@@ -322,6 +327,9 @@ pub fn run(args: Args) -> Result<()> {
     if let Some(prefix) = &args.save_prefix {
         check_writable("--save-prefix", Path::new(&format!("{prefix}-symbol.json")))?;
     }
+    if let Some(plot) = &args.plot {
+        check_writable("--plot", plot)?;
+    }
     let begin = match (&args.save_prefix, args.resume, args.begin_epoch) {
         (None, true, _) | (None, _, 1..) => {
             return Err(input("--resume and --begin-epoch need --save-prefix"))
@@ -413,6 +421,8 @@ pub fn run(args: Args) -> Result<()> {
     let save_states = args.save_optimizer_states;
     let started = std::cell::Cell::new(Instant::now());
     let done = progress.clone();
+    let plot = args.plot.clone();
+    let mut curves: Vec<Curve> = Vec::new();
     fit.epoch_end_callback.push(Box::new(move |end| {
         done.epoch_end(
             end.epoch,
@@ -420,6 +430,22 @@ pub fn run(args: Args) -> Result<()> {
             end.validation,
             started.replace(Instant::now()),
         );
+        if let Some(path) = &plot {
+            let train = end.train.iter().map(|(n, v)| (format!("Train-{n}"), *v));
+            let validation = (end.validation.unwrap_or_default().iter())
+                .map(|(n, v)| (format!("Validation-{n}"), *v));
+            for (name, value) in train.chain(validation) {
+                match curves.iter_mut().find(|c| c.name == name) {
+                    Some(c) => c.values.push(value),
+                    None => curves.push(Curve {
+                        name,
+                        values: vec![value],
+                    }),
+                }
+            }
+            super::plot::write(path, begin, &curves)
+                .map_err(|e| kiln::train::Error::Input(e.to_string()))?;
+        }
         if let Some(prefix) = &prefix {
             end.module
                 .save_checkpoint(prefix, end.epoch + 1, save_states)?;
