@@ -237,3 +237,37 @@ fn an_optimizer_runs_in_the_store_as_its_updater() {
         .to_string();
     assert!(err.contains("not an update index"), "{err}");
 }
+
+#[test]
+fn aggregated_updates_equal_updates_one_by_one() {
+    use kiln_train::Optimizer;
+    let kwargs = [
+        ("learning_rate", "0.1"),
+        ("momentum", "0.9"),
+        ("wd", "0.01"),
+    ];
+    let run = |aggregate: usize| {
+        let mut opt = Optimizer::create("sgd", &kwargs).unwrap();
+        opt.set_aggregate_num(aggregate);
+        let arrays: Vec<(NDArray, NDArray)> = (0..5)
+            .map(|i| {
+                let w: Vec<f32> = (0..6).map(|j| (i * 6 + j) as f32 * 0.1).collect();
+                let g: Vec<f32> = (0..6).map(|j| ((i + j) % 3) as f32 - 1.0).collect();
+                (
+                    NDArray::from_slice(&w, &[6]).unwrap(),
+                    NDArray::from_slice(&g, &[6]).unwrap(),
+                )
+            })
+            .collect();
+        let params: Vec<(usize, &NDArray, &NDArray)> = arrays
+            .iter()
+            .enumerate()
+            .map(|(i, (w, g))| (i, w, g))
+            .collect();
+        for _ in 0..3 {
+            opt.update_multi(&params).unwrap();
+        }
+        arrays.iter().map(|(w, _)| values(w)).collect::<Vec<_>>()
+    };
+    assert_eq!(run(4), run(1));
+}

@@ -7,7 +7,11 @@
 //! operation per parameter that updates the weight in place from its gradient. The
 //! operation is created at a parameter's first update and pushed again every step, so a
 //! warm step allocates nothing; the step's scalars (lr, wd, count) are fixed at push time
-//! (see `op.rs`). Every rule is one generic body over f32/f64 (`kernel::Real`), run over the
+//! (see `op.rs`). One call of [`Optimizer::update_multi`] (a Module's step) pushes its
+//! updates [`AGGREGATE_NUM`] consecutive parameters at a time as one engine operation, as
+//! MXNet aggregates its multi-tensor updates: a segment made at the first step and reused,
+//! so a step costs a quarter of the pushes while a group still waits only for its own
+//! gradients. Every rule is one generic body over f32/f64 (`kernel::Real`), run over the
 //! runtime's pool for large arrays; f16 weights go through an f32 master copy and need
 //! `multi_precision=True` (MXNet would accumulate in f16 otherwise; kiln refuses).
 //!
@@ -44,10 +48,15 @@ pub use schedule::Scheduler;
 use crate::{Error, Result};
 use args::Args;
 use kiln_ops::DType;
-use kiln_runtime::NDArray;
+use kiln_runtime::{Engine, NDArray, Operator};
 use op::Slot;
 use rule::{Common, Globals, Rule, Step};
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+/// MXNet's default `aggregate_num` (MXNET_OPTIMIZER_AGGREGATION_SIZE): consecutive
+/// parameters whose updates run as one operation.
+pub const AGGREGATE_NUM: usize = 4;
 
 /// An optimizer with its per-parameter states (MXNet's optimizer and Updater).
 pub struct Optimizer {
@@ -65,6 +74,18 @@ pub struct Optimizer {
     wd_mult: Mults,
     globals: Globals,
     slots: BTreeMap<usize, Slot>,
+    /// Up to how many consecutive parameters' updates run as one engine operation.
+    aggregate_num: usize,
+    /// The operations of the current call, in order (kept to reuse its room).
+    pending: Vec<Arc<Operator>>,
+    /// The fused operations of the groups of the latest calls, by position.
+    groups: Vec<Group>,
+}
+
+/// Consecutive updates pushed as one engine operation, and what it was made of.
+struct Group {
+    ops: Vec<Arc<Operator>>,
+    fused: Arc<Operator>,
 }
 
 /// A multiplier's sources, in MXNet's order of precedence.
@@ -146,6 +167,9 @@ impl Optimizer {
             wd_mult: Mults::default(),
             globals: Globals::default(),
             slots: BTreeMap::new(),
+            aggregate_num: AGGREGATE_NUM,
+            pending: Vec::new(),
+            groups: Vec::new(),
         })
     }
 
@@ -318,10 +342,52 @@ impl Optimizer {
             let master = self.is_master(weight);
             let slot = self.slots.get_mut(&index).ok_or_else(|| {
                 Error::Input(format!("parameter {index}: no optimizer states (a bug)"))
-            })?;
-            slot.push(&self.rule, weight, grad, master, step)?;
+            });
+            match slot.and_then(|slot| slot.enqueue(&self.rule, weight, grad, master, step)) {
+                Ok(op) => self.pending.push(op),
+                Err(e) => {
+                    // The updates already queued still run, as they would one by one.
+                    self.push_pending();
+                    return Err(e);
+                }
+            }
         }
+        self.push_pending();
         Ok(())
+    }
+
+    /// Sets up to how many consecutive parameters of one `update_multi` call are updated
+    /// by one engine operation (MXNet's `aggregate_num`; 1: each its own).
+    pub fn set_aggregate_num(&mut self, n: usize) {
+        self.aggregate_num = n.max(1);
+    }
+
+    /// Pushes the call's updates, `aggregate_num` consecutive ones at a time as one
+    /// operation (a segment made once and reused while the same updates come back).
+    fn push_pending(&mut self) {
+        let engine = Engine::global();
+        for (g, chunk) in self.pending.chunks(self.aggregate_num).enumerate() {
+            if let [op] = chunk {
+                engine.push(op, 0);
+                continue;
+            }
+            let same = |group: &Group| {
+                group.ops.len() == chunk.len()
+                    && group.ops.iter().zip(chunk).all(|(a, b)| Arc::ptr_eq(a, b))
+            };
+            if !self.groups.get(g).is_some_and(same) {
+                let group = Group {
+                    ops: chunk.to_vec(),
+                    fused: engine.new_segment("optimizer_update (aggregated)", chunk.to_vec()),
+                };
+                match self.groups.get_mut(g) {
+                    Some(slot) => *slot = group,
+                    None => self.groups.push(group),
+                }
+            }
+            engine.push(&self.groups[g].fused, 0);
+        }
+        self.pending.clear();
     }
 
     fn is_master(&self, weight: &NDArray) -> bool {

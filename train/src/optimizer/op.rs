@@ -104,15 +104,16 @@ impl Slot {
         Ok(())
     }
 
-    /// Pushes this step's update of `weight` from `grad`.
-    pub fn push(
+    /// Queues this step's scalars for the update of `weight` from `grad` and returns the
+    /// operation to push (bound anew when the arrays changed).
+    pub fn enqueue(
         &mut self,
         rule: &Rule,
         weight: &NDArray,
         grad: &NDArray,
         master: bool,
         step: Step,
-    ) -> Result<()> {
+    ) -> Result<Arc<Operator>> {
         let fresh = match &self.bound {
             Some(b) => !(b.weight.same_elements(weight) && b.grad.same_elements(grad)),
             None => true,
@@ -128,8 +129,7 @@ impl Slot {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .push_back(step);
-        Engine::global().push(&bound.op, 0);
-        Ok(())
+        Ok(bound.op.clone())
     }
 
     fn bind(&self, rule: &Rule, weight: &NDArray, grad: &NDArray, master: bool) -> Result<Bound> {
