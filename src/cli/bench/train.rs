@@ -4,8 +4,9 @@
 //! updates run as their gradients complete (`kiln`), or together after backward (the
 //! ablation). With `--module`, the same step through kiln-train's `Module`
 //! (`forward_backward` and `update` of a batch, the optimizer MXNet's SGD), whose cost
-//! over the executor's is the module's; `host_us` is the time the step's calls take
-//! before the wait (the module's work outside the kernels).
+//! over the executor's is the module's; `host_us` is, for every variant, the time the
+//! step's calls take before the wait, so the Module's minus the executor's is the module's
+//! own work outside the kernels.
 
 use super::{report, time, Args};
 use kiln::compiler::autodiff::GradReq;
@@ -97,7 +98,9 @@ pub fn run(args: &Args, net: &Symbol, data: &[usize], classes: usize) -> Result<
     }
     for (variant, ops, priority) in variants {
         let mut failed = None;
+        let mut host = Vec::new();
         let timing = time(args.runs, || {
+            let start = Instant::now();
             exe.forward(true);
             if let Err(e) = exe.backward(&[]) {
                 failed.get_or_insert(e);
@@ -105,6 +108,7 @@ pub fn run(args: &Args, net: &Symbol, data: &[usize], classes: usize) -> Result<
             for u in ops {
                 Engine::global().push(u, priority);
             }
+            host.push(start.elapsed().as_secs_f64());
             if let Err(e) = Engine::global().wait_all() {
                 failed.get_or_insert(Error::from(e));
             }
@@ -113,16 +117,25 @@ pub fn run(args: &Args, net: &Symbol, data: &[usize], classes: usize) -> Result<
             return Err(e);
         }
         let rate = batch as f64 / timing.0;
+        let host_us = median_host_us(host);
         report(
             args,
             variant,
             timing,
-            json!({ "batch": batch, "samples_per_s": rate, "kernels": units.kernels,
+            json!({ "batch": batch, "samples_per_s": rate, "host_us": host_us, "kernels": units.kernels,
                     "products": units.products, "reference_nodes": units.reference }),
-            &format!("{rate:8.0} samples/s, batch {batch} ({units})"),
+            &format!("{rate:8.0} samples/s, batch {batch}, {host_us:.0} µs pushing ({units})"),
         );
     }
     Ok(())
+}
+
+/// The median of the host times of a step's calls (before the wait), in µs, the warm-up
+/// step left out.
+fn median_host_us(mut host: Vec<f64>) -> f64 {
+    host.remove(0);
+    host.sort_by(f64::total_cmp);
+    host[host.len() / 2] * 1e6
 }
 
 /// The step through `Module`: the executor's parameters and batch copied in, SGD with the
@@ -165,12 +178,13 @@ fn module_step(
         label: vec![args_by_name["softmax_label"].copy_to(Device::Cpu)?],
         pad: 0,
     };
-    let (mut failed, mut host) = (None, Vec::new());
+    let (mut failed, mut host, mut updating) = (None, Vec::new(), Vec::new());
     let timing = time(args.runs, || {
         let start = Instant::now();
-        let pushed = module
-            .forward_backward(&step)
-            .and_then(|()| module.update());
+        let pushed = module.forward_backward(&step);
+        let update = Instant::now();
+        let pushed = pushed.and_then(|()| module.update());
+        updating.push(update.elapsed().as_secs_f64());
         host.push(start.elapsed().as_secs_f64());
         if let Err(e) = pushed {
             failed.get_or_insert(train_err(e));
@@ -182,17 +196,15 @@ fn module_step(
     if let Some(e) = failed {
         return Err(e);
     }
-    host.remove(0); // the warm-up step
-    host.sort_by(f64::total_cmp);
-    let host_us = host[host.len() / 2] * 1e6;
+    let (host_us, update_us) = (median_host_us(host), median_host_us(updating));
     let rate = batch as f64 / timing.0;
     report(
         args,
         "kiln Module (forward_backward + update)",
         timing,
-        json!({ "batch": batch, "samples_per_s": rate, "host_us": host_us, "kernels": units.kernels,
+        json!({ "batch": batch, "samples_per_s": rate, "host_us": host_us, "update_us": update_us, "kernels": units.kernels,
                 "products": units.products, "reference_nodes": units.reference }),
-        &format!("{rate:8.0} samples/s, batch {batch}, {host_us:.0} µs in the module's calls"),
+        &format!("{rate:8.0} samples/s, batch {batch}, {host_us:.0} µs in the module's calls ({update_us:.0} in update)"),
     );
     Ok(())
 }
