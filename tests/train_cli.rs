@@ -10,7 +10,7 @@ use std::process::{Command, Output};
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/train/module");
 
-fn kiln(args: &[&str]) -> Output {
+fn kiln<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_kiln"))
         .args(args)
         .output()
@@ -43,6 +43,16 @@ fn params(path: &Path) -> HashMap<String, Vec<f32>> {
 /// The MLP's training command with MXNet's fixture settings up to epoch `epochs`, and
 /// `extra` (whose flags replace the settings' of the same name).
 fn train(prefix: &Path, epochs: &str, extra: &[&str]) -> Output {
+    kiln(&train_args(
+        &fixture("mlp-symbol.json"),
+        prefix,
+        epochs,
+        extra,
+    ))
+}
+
+/// The arguments of `train`'s command for the network `symbol`.
+fn train_args(symbol: &str, prefix: &Path, epochs: &str, extra: &[&str]) -> Vec<String> {
     let settings = [
         ("--data", fixture("data.npy")),
         ("--label", fixture("label.npy")),
@@ -51,8 +61,7 @@ fn train(prefix: &Path, epochs: &str, extra: &[&str]) -> Output {
         ("--epochs", epochs.into()),
         ("--save-prefix", prefix.to_str().unwrap().into()),
     ];
-    let symbol = fixture("mlp-symbol.json");
-    let mut args = vec!["train", symbol.as_str(), "--save-optimizer-states"];
+    let mut args = vec!["train", symbol, "--save-optimizer-states"];
     for (flag, value) in &settings {
         if !extra.contains(flag) {
             args.extend([*flag, value.as_str()]);
@@ -62,7 +71,7 @@ fn train(prefix: &Path, epochs: &str, extra: &[&str]) -> Output {
         args.extend(["--optimizer-param", param]);
     }
     args.extend_from_slice(extra);
-    kiln(&args)
+    args.into_iter().map(String::from).collect()
 }
 
 fn stderr(out: &Output) -> String {
@@ -259,46 +268,57 @@ fn init_writes_parameters_by_mxnets_dispatch_that_train_reads() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The fixture's MLP with Dropout after its hidden layer (random streams to resume).
+const DROPOUT_MLP: &str = r#"{
+  "nodes": [
+    {"op": "null", "name": "data", "inputs": []},
+    {"op": "null", "name": "fc1_weight", "inputs": []},
+    {"op": "null", "name": "fc1_bias", "inputs": []},
+    {"op": "FullyConnected", "name": "fc1", "attrs": {"num_hidden": "16"},
+     "inputs": [[0, 0, 0], [1, 0, 0], [2, 0, 0]]},
+    {"op": "Activation", "name": "relu1", "attrs": {"act_type": "relu"}, "inputs": [[3, 0, 0]]},
+    {"op": "Dropout", "name": "drop1", "attrs": {"p": "0.5"}, "inputs": [[4, 0, 0]]},
+    {"op": "null", "name": "fc2_weight", "inputs": []},
+    {"op": "null", "name": "fc2_bias", "inputs": []},
+    {"op": "FullyConnected", "name": "fc2", "attrs": {"num_hidden": "3"},
+     "inputs": [[5, 0, 0], [6, 0, 0], [7, 0, 0]]},
+    {"op": "null", "name": "softmax_label", "inputs": []},
+    {"op": "SoftmaxOutput", "name": "softmax", "inputs": [[8, 0, 0], [9, 0, 0]]}
+  ],
+  "arg_nodes": [0, 1, 2, 6, 7, 9],
+  "heads": [[10, 0, 0]]
+}"#;
+
 #[test]
 fn killed_at_random_points_and_resumed_it_ends_with_the_uninterrupted_weights() {
     let dir = scratch("kill");
+    let symbol = dir.join("dropout-mlp-symbol.json");
+    std::fs::write(&symbol, DROPOUT_MLP).unwrap();
+    let symbol = symbol.to_str().unwrap();
     let epochs = "6";
+    // Shuffled, the short last batch rolled over into the next epoch, Dropout masks and
+    // a schedule: each is state a resumed run must restore.
     let extra = [
         "--shuffle",
         "--seed",
         "5",
+        "--last-batch",
+        "roll_over",
         "--optimizer-param",
         "lr_scheduler=factor(step=9,factor=0.5)",
     ];
-    let whole = train(&dir.join("whole"), epochs, &extra);
+    let whole = kiln(&train_args(symbol, &dir.join("whole"), epochs, &extra));
     assert!(whole.status.success(), "{}", stderr(&whole));
     let last = dir.join(format!("killed-{:04}.params", 6));
     let mut resume = extra.to_vec();
     resume.push("--resume");
+    let args = train_args(symbol, &dir.join("killed"), epochs, &resume);
     // splitmix64 for the kill times: reproducible, spread over a run's length.
     let mut state = 0x5eed_u64;
     let (mut kills, mut runs) = (0, 0);
     while !last.exists() {
         runs += 1;
         assert!(runs < 60, "no progress after {runs} runs");
-        let symbol = fixture("mlp-symbol.json");
-        let prefix = dir.join("killed");
-        let mut args = vec!["train".to_string(), symbol];
-        for (flag, value) in [
-            ("--data", fixture("data.npy")),
-            ("--label", fixture("label.npy")),
-            ("--arg-params", fixture("init.params")),
-            ("--batch-size", "4".into()),
-            ("--epochs", epochs.into()),
-            ("--save-prefix", prefix.to_str().unwrap().into()),
-        ] {
-            args.extend([flag.to_string(), value]);
-        }
-        args.push("--save-optimizer-states".into());
-        for param in ["learning_rate=0.1", "momentum=0.9", "wd=0.001"] {
-            args.extend(["--optimizer-param".to_string(), param.to_string()]);
-        }
-        args.extend(resume.iter().map(|s| s.to_string()));
         let mut child = Command::new(env!("CARGO_BIN_EXE_kiln"))
             .args(&args)
             .stderr(std::process::Stdio::null())

@@ -91,25 +91,68 @@ impl NDArrayIter {
     /// What to do with a short last batch (MXNet's `last_batch_handle`).
     pub fn with_last_batch(mut self, last_batch: LastBatch) -> NDArrayIter {
         self.last_batch = last_batch;
+        self.restart();
         self
     }
 
     /// Shuffles the rows each epoch, from `seed` (MXNet's `shuffle=True`).
     pub fn with_shuffle(mut self, seed: u64) -> NDArrayIter {
         self.shuffle = Some(seed);
-        self.order = permutation(self.order.len(), seed, self.epoch);
+        self.restart();
         self
     }
 
-    /// Starts at epoch `epoch` (its shuffled order), as a run resumed there needs: the
-    /// batches are those an iterator reset `epoch` times gives, but for rows a roll_over
-    /// would have carried from the epoch before.
+    /// Starts at epoch `epoch`, as a run resumed there needs: the iterator is where one
+    /// reset `epoch` times after iterating each epoch would be — that epoch's shuffled
+    /// order, and with roll_over the rows the epoch before carried.
     pub fn with_epoch(mut self, epoch: u64) -> NDArrayIter {
         self.epoch = epoch;
-        if let Some(seed) = self.shuffle {
-            self.order = permutation(self.order.len(), seed, epoch);
-        }
+        self.restart();
         self
+    }
+
+    /// Goes to the start of epoch `self.epoch` from the first, replaying each epoch's
+    /// cursor arithmetic (gathering only the rows a roll_over carries). A setting that
+    /// fails to iterate (roll_over of too few rows) stops where the iteration would fail,
+    /// so the next batch reports it.
+    fn restart(&mut self) {
+        let target = self.epoch;
+        let bs = self.batch_size as i64;
+        self.epoch = 0;
+        self.order = self.order_of(0);
+        self.cursor = -bs;
+        self.carried = None;
+        while self.epoch < target {
+            loop {
+                self.cursor += bs;
+                if self.cursor >= self.rows() {
+                    break;
+                }
+                if self.cursor < 0 || self.cursor + bs > self.rows() {
+                    match self.batch_rows() {
+                        Ok(rows) if rows.len() != self.batch_size => {
+                            self.carried = Some(rows);
+                            break;
+                        }
+                        Ok(_) => {}
+                        Err(_) => {
+                            self.cursor -= bs;
+                            return;
+                        }
+                    }
+                }
+            }
+            self.reset();
+        }
+    }
+
+    /// The rows in epoch `epoch`'s order.
+    fn order_of(&self, epoch: u64) -> Vec<usize> {
+        let n = self.order.len();
+        match self.shuffle {
+            Some(seed) => permutation(n, seed, epoch),
+            None => (0..n).collect(),
+        }
     }
 
     /// The number of rows (samples) iterated.
@@ -126,15 +169,15 @@ impl NDArrayIter {
         let (n, bs, cursor) = (self.rows(), self.batch_size as i64, self.cursor);
         let order = &self.order;
         if self.last_batch == LastBatch::RollOver && -bs < cursor && cursor < 0 {
-            let mut rows = self.carried.take().ok_or_else(|| {
-                Error::Input("NDArrayIter: a rolled-over batch without carried rows".into())
-            })?;
             let end = (cursor + bs) as usize;
             if end > order.len() {
                 return Err(Error::Input(format!(
                     "NDArrayIter: roll_over cannot fill a batch of {bs} from {n} rows (MXNet fails here too)"
                 )));
             }
+            let mut rows = self.carried.take().ok_or_else(|| {
+                Error::Input("NDArrayIter: a rolled-over batch without carried rows".into())
+            })?;
             rows.extend_from_slice(&order[..end]);
             return Ok(rows);
         }
@@ -220,9 +263,7 @@ impl DataIter for NDArrayIter {
 
     fn reset(&mut self) {
         self.epoch += 1;
-        if let Some(seed) = self.shuffle {
-            self.order = permutation(self.order.len(), seed, self.epoch);
-        }
+        self.order = self.order_of(self.epoch);
         let (n, bs, cursor) = (self.rows(), self.batch_size as i64, self.cursor);
         self.cursor = match self.last_batch {
             LastBatch::RollOver if n - bs < cursor && cursor < n => cursor - n - bs,

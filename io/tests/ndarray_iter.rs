@@ -142,6 +142,39 @@ fn shuffling_permutes_each_epoch_from_its_seed() {
 }
 
 #[test]
+fn an_iterator_started_at_an_epoch_continues_as_one_that_iterated_there() {
+    let modes = [LastBatch::Pad, LastBatch::Discard, LastBatch::RollOver];
+    // 23 rows in batches of 5 and 10: carries of 3 rows, and rolled-over batches
+    // whose pad differs from epoch to epoch.
+    for (mode, batch_size, shuffle) in modes
+        .into_iter()
+        .flat_map(|m| [(m, 5, None), (m, 10, None), (m, 5, Some(3))])
+    {
+        let iter = || {
+            let (data, label) = arrays(23);
+            let it = NDArrayIter::new(data, label, batch_size).unwrap();
+            let it = match shuffle {
+                Some(seed) => it.with_shuffle(seed),
+                None => it,
+            };
+            it.with_last_batch(mode)
+        };
+        let mut through = iter();
+        let epochs: Vec<Vec<Batch>> = (0..5).map(|_| epoch(&mut through).unwrap()).collect();
+        for start in 1..5 {
+            let mut resumed = iter().with_epoch(start as u64);
+            for (e, want) in epochs.iter().enumerate().skip(start) {
+                let got = epoch(&mut resumed).unwrap();
+                assert_eq!(
+                    &got, want,
+                    "{mode:?}, batch {batch_size}, shuffle {shuffle:?}: started at epoch {start}, epoch {e}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn bad_arrays_and_arguments_are_named() {
     let (data, label) = arrays(4);
     let short = vec![(

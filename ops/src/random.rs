@@ -33,6 +33,13 @@ pub fn key(seed: u64, instance: u64) -> [u32; 2] {
     [mixed[0], mixed[1]]
 }
 
+/// The seed of stream `instance` of `seed` (a device's, an epoch's), independent of the
+/// others.
+pub fn subseed(seed: u64, instance: u64) -> u64 {
+    let [hi, lo] = key(seed, instance);
+    (u64::from(hi) << 32) | u64::from(lo)
+}
+
 /// A uniform value in [0, 1) for element `index` of stream `stream`, with 24 random bits so
 /// that an f32 kernel produces exactly the same number.
 pub fn uniform(key: [u32; 2], stream: u32, index: u64) -> f64 {

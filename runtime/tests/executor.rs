@@ -469,3 +469,37 @@ fn updates_start_while_backward_goes_on() {
         "backward wrote fc1's gradient"
     );
 }
+
+#[test]
+fn a_reseeded_executor_draws_the_masks_again() {
+    let x = Symbol::var("x");
+    let dropped = sym::dropout().data(&x).p(0.5).build().unwrap();
+    let exe = Executor::simple_bind(
+        &dropped,
+        Device::Cpu,
+        &[("x", &[64])],
+        GradReqs::All(GradReq::Null),
+    )
+    .unwrap();
+    let ones = NDArray::ones(&[64], DType::F32, Device::Cpu).unwrap();
+    let masks = |n: usize| -> Vec<Vec<f32>> {
+        (0..n)
+            .map(|_| {
+                exe.forward_with(true, &[("x", &ones)]).unwrap();
+                exe.outputs()[0].to_vec::<f32>().unwrap()
+            })
+            .collect()
+    };
+    exe.seed_random(11);
+    let first = masks(3);
+    assert!(
+        first[0].contains(&0.0) && first[0].contains(&2.0),
+        "a mask of zeros and 1/(1-p): {:?}",
+        first[0]
+    );
+    assert_ne!(first[0], first[1], "each pass draws its own mask");
+    exe.seed_random(11);
+    assert_eq!(masks(3), first, "the same seed, the same masks");
+    exe.seed_random(12);
+    assert_ne!(masks(1)[0], first[0], "another seed, another mask");
+}

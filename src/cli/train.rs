@@ -6,7 +6,9 @@
 //! (`PREFIX-symbol.json`, `PREFIX-%04d.params`, with `--save-optimizer-states` also
 //! `PREFIX-%04d.states`) is written after every epoch, each file whole or not at all;
 //! `--begin-epoch K` or `--resume` (the newest checkpoint) continues from one, states
-//! included, so a resumed run ends where an uninterrupted one would (`--resume` with no
+//! included, so a resumed run ends where an uninterrupted one would, bit for bit: the
+//! iterator starts where epoch K starts (its shuffled order, rows a roll_over carried)
+//! and epoch K's Dropout masks come from (--seed, K) (`--resume` with no
 //! checkpoint yet starts at epoch 0, so a job can always be restarted with it). Since
 //! the states are written before the parameters, a checkpoint whose parameters exist is
 //! complete. Everything the run
@@ -392,8 +394,9 @@ pub fn run(args: Args) -> Result<()> {
         }
     };
     if args.shuffle {
-        train = train.with_shuffle(args.seed).with_epoch(begin as u64);
+        train = train.with_shuffle(args.seed);
     }
+    let mut train = train.with_epoch(begin as u64);
     let rows = train.num_data();
     let batches = match last_batch {
         LastBatch::Pad => rows.div_ceil(args.batch_size),

@@ -4,8 +4,9 @@
 //! through a `local` store — the parameters after each epoch, the training accuracy, the
 //! score and the predictions.
 
+use kiln_compiler::builders as sym;
 use kiln_compiler::Symbol;
-use kiln_io::NDArrayIter;
+use kiln_io::{LastBatch, NDArrayIter};
 use kiln_ops::compare::close_to_scale;
 use kiln_runtime::{Device, NDArray};
 use kiln_train::metric;
@@ -136,10 +137,44 @@ enum Start {
     Resume { states: bool },
 }
 
-/// Parameters after `fit` of epochs `begin..end`; a checkpoint with the optimizer's states
-/// is saved after each epoch.
-fn train(begin: usize, end: usize, prefix: &str, start: Start) -> HashMap<String, Vec<f32>> {
-    let symbol = Symbol::load(format!("{DIR}/mlp-symbol.json")).unwrap();
+/// The fixture's MLP with Dropout after its hidden layer: random streams to resume.
+fn dropout_mlp() -> Symbol {
+    let data = Symbol::var("data");
+    let fc1 = sym::fully_connected()
+        .data(&data)
+        .num_hidden(16)
+        .name("fc1")
+        .build()
+        .unwrap();
+    let relu = sym::activation()
+        .data(&fc1)
+        .act_type("relu")
+        .build()
+        .unwrap();
+    let dropped = sym::dropout().data(&relu).p(0.5).build().unwrap();
+    let fc2 = sym::fully_connected()
+        .data(&dropped)
+        .num_hidden(3)
+        .name("fc2")
+        .build()
+        .unwrap();
+    sym::softmax_output()
+        .data(&fc2)
+        .name("softmax")
+        .build()
+        .unwrap()
+}
+
+/// Parameters after `fit` of `net` for epochs `begin..end` (22 rows in batches of 4, the
+/// last one rolled over to the next epoch); a checkpoint with the optimizer's states is
+/// saved after each epoch.
+fn train(
+    net: &Symbol,
+    begin: usize,
+    end: usize,
+    prefix: &str,
+    start: Start,
+) -> HashMap<String, Vec<f32>> {
     let (mut module, args) = match start {
         Start::Resume { states } => {
             let (m, args, _) = Module::load(
@@ -154,7 +189,7 @@ fn train(begin: usize, end: usize, prefix: &str, start: Start) -> HashMap<String
             (m, args)
         }
         Start::Fresh => {
-            let m = Module::new(&symbol, &["data"], &["softmax_label"], &[Device::Cpu]).unwrap();
+            let m = Module::new(net, &["data"], &["softmax_label"], &[Device::Cpu]).unwrap();
             (m, params("init.params"))
         }
     };
@@ -179,7 +214,8 @@ fn train(begin: usize, end: usize, prefix: &str, start: Start) -> HashMap<String
             .save_checkpoint(&prefix_owned, end.epoch + 1, true),
         false => Ok(()),
     }));
-    module.fit(&mut iterator(), fit).unwrap();
+    let mut data = (iterator().with_last_batch(LastBatch::RollOver)).with_epoch(begin as u64);
+    module.fit(&mut data, fit).unwrap();
     let (args, _) = module.get_params().unwrap();
     args.iter().map(|(k, v)| (k.clone(), values(v))).collect()
 }
@@ -188,24 +224,30 @@ fn train(begin: usize, end: usize, prefix: &str, start: Start) -> HashMap<String
 fn a_run_resumed_from_a_checkpoint_ends_bit_for_bit_where_an_uninterrupted_one_does() {
     let dir = std::env::temp_dir().join(format!("kiln-resume-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let (whole, part) = (dir.join("whole"), dir.join("part"));
-    let (whole, part) = (whole.to_str().unwrap(), part.to_str().unwrap());
-    let uninterrupted = train(0, 3, whole, Start::Fresh);
-    train(0, 1, part, Start::Fresh);
     let same = |a: &HashMap<String, Vec<f32>>, b: &HashMap<String, Vec<f32>>| {
         a.iter().all(|(name, x)| {
             let y = &b[name];
             x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits())
         })
     };
-    let resumed = train(1, 3, part, Start::Resume { states: true });
-    assert!(same(&uninterrupted, &resumed), "a resumed run differs");
-    // Without the optimizer's states (momentum, the schedule's count) it would differ.
-    let forgetful = train(1, 3, part, Start::Resume { states: false });
-    assert!(
-        !same(&uninterrupted, &forgetful),
-        "states made no difference"
-    );
+    let mlp = Symbol::load(format!("{DIR}/mlp-symbol.json")).unwrap();
+    let (whole, part) = (dir.join("whole"), dir.join("part"));
+    let (whole, part) = (whole.to_str().unwrap(), part.to_str().unwrap());
+    for (what, net) in [("mlp", &mlp), ("mlp with dropout", &dropout_mlp())] {
+        let uninterrupted = train(net, 0, 3, whole, Start::Fresh);
+        train(net, 0, 1, part, Start::Fresh);
+        let resumed = train(net, 1, 3, part, Start::Resume { states: true });
+        assert!(
+            same(&uninterrupted, &resumed),
+            "{what}: a resumed run differs"
+        );
+        // Without the optimizer's states (momentum, the schedule's count) it would differ.
+        let forgetful = train(net, 1, 3, part, Start::Resume { states: false });
+        assert!(
+            !same(&uninterrupted, &forgetful),
+            "{what}: states made no difference"
+        );
+    }
     std::fs::remove_file(kiln_train::module::states_path(part, 1)).unwrap();
     let err = Module::load(part, 1, true, &["data"], &["softmax_label"], &[Device::Cpu]).err();
     let message = err.map(|e| e.to_string()).unwrap_or_default();

@@ -19,6 +19,7 @@
 //! arena where it fits.
 
 mod ops;
+mod random;
 
 use crate::config::Config;
 use crate::device::Device;
@@ -36,6 +37,7 @@ use kiln_compiler::{Entry, Symbol};
 use kiln_ops::{DType, Shape};
 use ops::{kernel_operator, matmul_operator};
 use ops::{node_operator, store, NodeRun};
+use random::RandomStream;
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
@@ -86,6 +88,8 @@ pub struct Executor {
     other: Arc<OnceLock<std::result::Result<Plan, Arc<Error>>>>,
     /// Whether forward passes of the other mode take `other`.
     other_needed: bool,
+    /// What the random operators of every plan draw from.
+    random: Arc<RandomStream>,
 }
 
 /// What an executor's memory holds, in bytes, as allocated.
@@ -313,6 +317,7 @@ impl Executor {
                 grads: &self.grads,
                 arena: Some(&self.plan.arena),
                 outputs: Some(&self.outputs),
+                random: &self.random,
             };
             instantiate(&program, &bound)
                 .map(|(plan, _)| plan)
@@ -347,6 +352,9 @@ impl Executor {
         };
         let spec = spec(&arg_names, &args, &aux_names, &aux, &binding, device, mode);
         let program = compile(symbol, &spec)?;
+        // A stream of its own, seeded from the process's generator (`random::seed`).
+        let seed = crate::ndarray::random::next_key().0;
+        let random = RandomStream::new((u64::from(seed[0]) << 32) | u64::from(seed[1]));
         let bound = Bound {
             device,
             args: (&arg_names, &args),
@@ -354,6 +362,7 @@ impl Executor {
             grads: &grads,
             arena: None,
             outputs: None,
+            random: &random,
         };
         let (
             plan,
@@ -379,6 +388,7 @@ impl Executor {
             plan: Arc::new(plan),
             other: Arc::new(OnceLock::new()),
             other_needed,
+            random,
         })
     }
 
@@ -402,6 +412,15 @@ impl Executor {
             &plan.forward_infer
         };
         ops.iter().for_each(|op| engine().push(op, 0));
+    }
+
+    /// Restarts the stream the executor's random operators (Dropout, samplers) draw from
+    /// at `seed`, after the passes pushed so far: the passes pushed next draw what a
+    /// fresh executor seeded so would. Each executor has a stream of its own, seeded at
+    /// bind from the process's generator ([`crate::ndarray::random::seed`]); MXNet's
+    /// operators draw from one generator per device instead.
+    pub fn seed_random(&self, seed: u64) {
+        self.random.reseed(seed);
     }
 
     /// Copies `inputs` (by argument name) into the bound arrays, then runs forward.
@@ -584,6 +603,7 @@ struct Bound<'a> {
     arena: Option<&'a NDArray>,
     /// The outputs' arrays, where another program already has them.
     outputs: Option<&'a [NDArray]>,
+    random: &'a Arc<RandomStream>,
 }
 
 /// The arrays a new plan made that its executor hands out.
@@ -800,8 +820,6 @@ fn instantiate_whole(program: &Program, bound: &Bound) -> Result<(Plan, Arrays)>
     let head_grads = (t.head_grads.iter())
         .map(|h| h.map(|id| entry(&Entry { node: id, index: 0 })).transpose())
         .collect::<Result<Vec<_>>>()?;
-    let seed = crate::ndarray::random::next_key().0;
-    let rng = engine().new_var();
     let mut kept = 0;
     // Each step's operation, for training and for inference.
     let mut ops: Vec<TrainInfer> = Vec::with_capacity(program.steps.len());
@@ -815,8 +833,7 @@ fn instantiate_whole(program: &Program, bound: &Bound) -> Result<(Plan, Arrays)>
                 outputs: outputs.clone(),
                 is_train,
                 native,
-                seed,
-                rng: &rng,
+                random: bound.random,
             };
             node_operator(g, inferred, run)
         };

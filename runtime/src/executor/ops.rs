@@ -13,10 +13,10 @@ use kiln_compiler::{Graph, NodeId};
 use kiln_ops::shape::fmt_shape;
 use kiln_ops::tensor::AllocError;
 use kiln_ops::{DType, KernelCtx, Resource, Tensor};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::engine;
+use super::random::RandomStream;
 
 /// One node's engine operation, before it is created.
 pub(super) struct NodeRun<'a> {
@@ -26,16 +26,15 @@ pub(super) struct NodeRun<'a> {
     pub is_train: bool,
     /// Runs the operator's native f32 kernel (the caller checked it covers the node).
     pub native: bool,
-    pub seed: [u32; 2],
-    pub rng: &'a Var,
+    pub random: &'a Arc<RandomStream>,
 }
 
 /// Buffers of a native node kept on the stack while it runs.
 const STACK_IO: usize = 8;
 
 /// The engine operation of one node: reads its input arrays, runs the operator's kernel,
-/// writes its output arrays. Random operators also write the executor's generator variable,
-/// which orders them, and draw a fresh key each run.
+/// writes its output arrays. Random operators also write the executor's random stream's
+/// variable, which orders them, and draw its next key each run.
 /// Returns the operation and the bytes of the native kernel's working space it keeps.
 pub(super) fn node_operator(
     g: &Graph,
@@ -48,8 +47,7 @@ pub(super) fn node_operator(
         outputs,
         is_train,
         native,
-        seed,
-        rng,
+        random: stream,
     } = run;
     let n = g.node(id);
     let op = n.op.expect("operator node");
@@ -65,9 +63,9 @@ pub(super) fn node_operator(
     let mut writes: Vec<Var> = outputs.iter().map(|a| a.var().clone()).collect();
     let random = op.resources.contains(&Resource::Random);
     if random {
-        writes.push(rng.clone());
+        writes.push(stream.var().clone());
     }
-    let runs = AtomicU64::new(0);
+    let stream = stream.clone();
     // The native kernel's working space, the node's own (the engine never runs a node's
     // operation twice at once: it writes the outputs).
     let scratch = op
@@ -77,21 +75,10 @@ pub(super) fn node_operator(
         .unwrap_or(0);
     let kept = scratch * std::mem::size_of::<f64>();
     let scratch = Mutex::new(vec![0.0f64; scratch]);
-    let node_index = id.index() as u64;
     let bytes = io_bytes(&inputs, &outputs);
     let op = engine()
         .new_operator(&n.name, &reads, &writes, FnProperty::Normal, move || {
-            // Random operators run in push order (they all write `rng`), so the run count
-            // gives the same key sequence whatever the thread count.
-            let rng_key = if random {
-                let k = runs.fetch_add(1, Ordering::Relaxed);
-                kiln_ops::random::key(
-                    ((seed[0] as u64) << 32) | seed[1] as u64,
-                    (node_index << 32) | k,
-                )
-            } else {
-                [0, 0]
-            };
+            let rng_key = if random { stream.next_key() } else { [0, 0] };
             let ctx = KernelCtx {
                 attrs: &params,
                 is_train,

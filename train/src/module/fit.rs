@@ -59,7 +59,9 @@ pub struct Fit<'a> {
     pub optimizer: OptimizerChoice,
     /// Default: Uniform(0.01).
     pub initializer: Box<dyn Initializer>,
-    /// Where random initial values are drawn from.
+    /// Where random initial values are drawn from, and each epoch's random stream: epoch
+    /// `e` seeds the executors' random operators (Dropout) from (`seed`, `e`), so a run
+    /// resumed at `begin_epoch` draws the masks an uninterrupted one would.
     pub seed: u64,
     pub arg_params: Option<HashMap<String, NDArray>>,
     pub aux_params: Option<HashMap<String, NDArray>>,
@@ -147,6 +149,7 @@ impl Module {
         }
         let mut train = Vec::new();
         for epoch in args.begin_epoch..args.num_epoch {
+            self.seed_random(kiln_ops::random::subseed(args.seed, epoch as u64))?;
             args.eval_metric.reset();
             let mut nbatch = 0;
             while let Some(batch) = train_data.next_batch()? {

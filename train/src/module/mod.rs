@@ -598,6 +598,16 @@ impl Module {
         Ok(())
     }
 
+    /// Restarts the random streams of the module's executors (Dropout masks, samplers)
+    /// from `seed`, each device's its own stream of it, after the passes pushed so far.
+    pub fn seed_random(&self, seed: u64) -> Result<()> {
+        let bound = self.bound("seed_random")?;
+        for (i, exec) in bound.execs.iter().enumerate() {
+            exec.seed_random(kiln_ops::random::subseed(seed, i as u64));
+        }
+        Ok(())
+    }
+
     /// MXNet's `backward`: `out_grads` for outputs that are not losses (split across the
     /// devices along the batch), none for loss heads.
     pub fn backward(&self, out_grads: &[NDArray]) -> Result<()> {
