@@ -31,7 +31,7 @@ impl AdaGrad {
         let (wd, neg_lr) = (T::scalar(s.wd), T::scalar(-s.lr));
         let bound = self.c.python_clip().map(T::scalar);
         let [history, _, _] = b.states;
-        for_each(b.weight, b.grad, [history], |w, g, [h]| {
+        for_each(b.weight, b.grad, [history], move |w, g, [h]| {
             let g = g * r;
             let g = bound.map_or(g, |c| clip(g, c));
             *h = *h + g * g;
@@ -63,7 +63,7 @@ impl AdaDelta {
             b.weight,
             b.grad,
             [acc_g, acc_delta],
-            |w, g, [acc_g, acc_delta]| {
+            move |w, g, [acc_g, acc_delta]| {
                 let g = g * r;
                 let g = bound.map_or(g, |c| clip(g, c));
                 *acc_g = *acc_g * rho;
@@ -158,7 +158,7 @@ impl RmsProp {
                 b.weight,
                 b.grad,
                 [n, g_avg, delta],
-                |w, g, [n, g_avg, delta]| {
+                move |w, g, [n, g_avg, delta]| {
                     let g = rescaled(w, g);
                     *n = (T::ONE - g1) * g * g + g1 * *n;
                     *g_avg = (T::ONE - g1) * g + g1 * *g_avg;
@@ -167,7 +167,7 @@ impl RmsProp {
                 },
             );
         } else {
-            for_each(b.weight, b.grad, [n], |w, g, [n]| {
+            for_each(b.weight, b.grad, [n], move |w, g, [n]| {
                 let g = rescaled(w, g);
                 *n = (T::ONE - g1) * (g * g) + g1 * *n;
                 clip_w(w - lr * (g / (*n + eps).sqrt()))

@@ -51,7 +51,7 @@ impl Adam {
         );
         let bound = self.c.kernel_clip().map(T::param);
         let [mean, var, _] = b.states;
-        for_each(b.weight, b.grad, [mean, var], |w, g, [m, v]| {
+        for_each(b.weight, b.grad, [mean, var], move |w, g, [m, v]| {
             let g = g * r + w * wd;
             let g = bound.map_or(g, |c| clip(g, c));
             *m = b1 * *m + (T::ONE - b1) * g;
@@ -85,7 +85,7 @@ impl Adamax {
         let one_minus_b1 = T::scalar(1.0 - self.beta1);
         let bound = self.c.python_clip().map(T::scalar);
         let [mean, inf_norm, _] = b.states;
-        for_each(b.weight, b.grad, [mean, inf_norm], |w, g, [m, u]| {
+        for_each(b.weight, b.grad, [mean, inf_norm], move |w, g, [m, u]| {
             let g = g * r + w * wd;
             let g = bound.map_or(g, |c| clip(g, c));
             *m = *m * b1;
@@ -138,7 +138,7 @@ impl Nadam {
         let (grad_coef, m_coef) = (x(1.0 - s.extra[MOMENTUM_T]), x(s.extra[MOMENTUM_T_1]));
         let bound = self.c.python_clip().map(x);
         let [mean, var, _] = b.states;
-        for_each(b.weight, b.grad, [mean, var], |w, g, [m, v]| {
+        for_each(b.weight, b.grad, [mean, var], move |w, g, [m, v]| {
             let g = g * r + w * wd;
             let g = bound.map_or(g, |c| clip(g, c));
             *m = *m * b1;
@@ -185,7 +185,7 @@ impl AdamW {
         );
         let bound = self.c.kernel_clip().map(T::param);
         let [mean, var, _] = b.states;
-        for_each(b.weight, b.grad, [mean, var], |w, g, [m, v]| {
+        for_each(b.weight, b.grad, [mean, var], move |w, g, [m, v]| {
             let g = r * g;
             let g = bound.map_or(g, |c| clip(g, c));
             *m = b1 * *m + one_minus_b1 * g;
@@ -229,7 +229,7 @@ impl Lamb {
             adapted,
             b.grad,
             [mean, var, &mut *b.weight],
-            |_, g, [m, v, w]| {
+            move |_, g, [m, v, w]| {
                 let g = g * r;
                 let g = bound.map_or(g, |c| clip(g, c));
                 *m = b1 * *m + (T::ONE - b1) * g;
@@ -253,7 +253,7 @@ impl Lamb {
         }
         let ratio = if r1 == 0.0 || r2 == 0.0 { 1.0 } else { r1 / r2 };
         let lr = T::param(s.lr) * T::from_f32(ratio);
-        for_each(b.weight, adapted, [], |w, g, []| w - lr * g);
+        for_each(b.weight, adapted, [], move |w, g, []| w - lr * g);
     }
 }
 
@@ -283,7 +283,7 @@ impl Ftml {
         let bias2 = T::ONE - b2.powf(t);
         let bound = self.c.kernel_clip().map(T::param);
         let [d, v, z] = b.states;
-        for_each(b.weight, b.grad, [d, v, z], |w, g, [d, v, z]| {
+        for_each(b.weight, b.grad, [d, v, z], move |w, g, [d, v, z]| {
             let g = r * g + wd * w;
             let g = bound.map_or(g, |c| clip(g, c));
             *v = b2 * *v + (T::ONE - b2) * (g * g);

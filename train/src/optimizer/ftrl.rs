@@ -25,7 +25,7 @@ impl Ftrl {
         let (beta, lamda1) = (T::param(self.beta), T::param(self.lamda1));
         let bound = self.c.kernel_clip().map(T::param);
         let [z, n, _] = b.states;
-        for_each(b.weight, b.grad, [z, n], |w, g, [z, n]| {
+        for_each(b.weight, b.grad, [z, n], move |w, g, [z, n]| {
             let g = g * r;
             let g = bound.map_or(g, |c| clip(g, c));
             *z = *z + (g - ((*n + g * g).sqrt() - n.sqrt()) * w / lr);

@@ -49,14 +49,14 @@ fn multi_sgd<T: Real>(c: &Common, momentum: f64, lr: T, wd: T, b: Buffers<'_, T>
     let [mom, _, _] = b.states;
     if momentum > 0.0 {
         let mu = T::param(momentum);
-        for_each(b.weight, b.grad, [mom], |w, g, [m]| {
+        for_each(b.weight, b.grad, [mom], move |w, g, [m]| {
             *m = mu * *m - lr * wd * w - grad_step(g);
             w + *m
         });
     } else {
         // MultiSGDParam's momentum defaults to 0: `0·0 − lr·wd·w − …`.
         let mu = T::ZERO;
-        for_each(b.weight, b.grad, [], |w, g, []| {
+        for_each(b.weight, b.grad, [], move |w, g, []| {
             let m = mu * T::ZERO - lr * wd * w - grad_step(g);
             w + m
         });
@@ -82,7 +82,7 @@ impl Nag {
         let [mom, _, _] = b.states;
         if self.momentum > 0.0 {
             let mu = T::param(self.momentum);
-            for_each(b.weight, b.grad, [mom], |w, g, [m]| {
+            for_each(b.weight, b.grad, [mom], move |w, g, [m]| {
                 *m = mu * *m;
                 let out = w - *m + (mu + T::ONE) * (*m - lr * (rescaled(g) + wd * w));
                 // The kernel runs in place (out = weight): the momentum's decay term reads
@@ -92,7 +92,7 @@ impl Nag {
             });
         } else {
             // sgd_update (SGDKernel): `(1 − lr·wd)·w − lr·clip(r·g)`, or `(lr·r)·g`.
-            for_each(b.weight, b.grad, [], |w, g, []| match bound {
+            for_each(b.weight, b.grad, [], move |w, g, []| match bound {
                 Some(bound) => (T::ONE - lr * wd) * w - lr * clip(r * g, bound),
                 None => (T::ONE - lr * wd) * w - (lr * r) * g,
             });
@@ -119,7 +119,7 @@ impl Signum {
             let bound = self.c.kernel_clip().map(T::param);
             let wd_lh = T::param(self.wd_lh);
             let one_minus = T::ONE - mu;
-            for_each(b.weight, b.grad, [mom], |w, g, [m]| {
+            for_each(b.weight, b.grad, [mom], move |w, g, [m]| {
                 *m = match bound {
                     Some(bound) => mu * *m - one_minus * wd * w - one_minus * clip(r * g, bound),
                     None => mu * *m - one_minus * wd * w - one_minus * r * g,
@@ -128,7 +128,7 @@ impl Signum {
             });
         } else {
             // signsgd_update: no rescaling, no clipping.
-            for_each(b.weight, b.grad, [], |w, g, []| {
+            for_each(b.weight, b.grad, [], move |w, g, []| {
                 (T::ONE - lr * wd) * w - lr * sign(g)
             });
         }
@@ -231,13 +231,13 @@ impl Dcasgd {
         let [first, second, _] = b.states;
         if self.momentum != 0.0 {
             let mu = T::scalar(self.momentum);
-            for_each(b.weight, b.grad, [first, second], |w, g, [m, prev]| {
+            for_each(b.weight, b.grad, [first, second], move |w, g, [m, prev]| {
                 *m = *m * mu + step(w, g, *prev);
                 *prev = w;
                 w + *m
             });
         } else {
-            for_each(b.weight, b.grad, [first], |w, g, [prev]| {
+            for_each(b.weight, b.grad, [first], move |w, g, [prev]| {
                 let m = step(w, g, *prev);
                 *prev = w;
                 w + m
