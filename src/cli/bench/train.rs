@@ -1,21 +1,25 @@
 //! Training steps (W2 `mlp-train`, W3 `lenet-train`): forward in training mode, backward,
 //! and an SGD update of every parameter (lr 0.1, gradients rescaled by 1/batch as MXNet's
-//! Module does), all pushed to the engine; a run is one whole step, waited for. The
+//! Module does), all pushed to the engine; a run is one whole step, waited for, and the
+//! variants take turns run by run, so a noisy minute of the machine weighs on all. The
 //! updates run as their gradients complete (`kiln`), or together after backward (the
 //! ablation). With `--module`, the same step through kiln-train's `Module`
 //! (`forward_backward` and `update` of a batch, the optimizer MXNet's SGD), whose cost
 //! over the executor's is the module's; `host_us` is, for every variant, the time the
 //! step's calls take before the wait, so the Module's minus the executor's is the module's
-//! own work outside the kernels.
+//! own work outside the kernels; `host_cpu_us` is the CPU time the calling thread spent in
+//! them, which leaves out the time the kernels already running took the core from it
+//! (with as many engine workers as cores, the wall time counts both).
 
-use super::{report, time, Args};
+use super::{report, Args};
 use kiln::compiler::autodiff::GradReq;
 use kiln::io::{DataBatch, DataDesc};
 use kiln::runtime::optim::Sgd;
-use kiln::runtime::{random, Device, Engine, Executor, GradReqs, NDArray};
+use kiln::runtime::{random, Device, Engine, Executor, GradReqs, NDArray, Operator};
 use kiln::train::Module;
 use kiln::{DType, Error, Result, Symbol};
 use serde_json::json;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// W2: 784-512-512-10, ReLU, softmax cross-entropy.
@@ -48,17 +52,19 @@ pub fn mlp() -> Result<Symbol> {
 /// `0..classes`.
 pub fn run(args: &Args, net: &Symbol, data: &[usize], classes: usize) -> Result<()> {
     let batch = data[0];
-    let exe = Executor::simple_bind(
-        net,
-        Device::Cpu,
-        &[("data", data), ("softmax_label", &[batch])],
-        GradReqs::All(GradReq::Write),
-    )?;
     let params: Vec<String> = net
         .list_arguments()
         .into_iter()
         .filter(|n| n != "data" && n != "softmax_label")
         .collect();
+    // Gradients of the parameters only, as MXNet's Module (and the peers) bind.
+    let reqs = params.iter().map(|n| (n.clone(), GradReq::Write)).collect();
+    let exe = Executor::simple_bind(
+        net,
+        Device::Cpu,
+        &[("data", data), ("softmax_label", &[batch])],
+        GradReqs::Each(reqs),
+    )?;
     let args_by_name = exe.arg_dict();
     random::seed(7);
     for name in &params {
@@ -84,71 +90,119 @@ pub fn run(args: &Args, net: &Symbol, data: &[usize], classes: usize) -> Result<
     // gradient is complete, while backward goes on; the ablation updates every parameter
     // in one operation after backward.
     let at_end = Engine::global().new_segment("sgd_update (all)", updates.clone());
-    let variants: [(&str, &[std::sync::Arc<_>], i32); 2] = [
-        ("kiln", &updates, 1),
+    let mut variants: Vec<(&str, Step)> = vec![
+        ("kiln", executor_step(&exe, &updates, 1)),
         (
             "kiln, one update after backward",
-            std::slice::from_ref(&at_end),
-            0,
+            executor_step(&exe, std::slice::from_ref(&at_end), 0),
         ),
     ];
-    let units = exe.backend().1;
     if args.module {
-        module_step(args, net, &exe, &params, data, batch, units)?;
+        let step = module_step(net, &exe, &params, data, batch)?;
+        variants.insert(0, ("kiln Module (forward_backward + update)", step));
     }
-    for (variant, ops, priority) in variants {
-        let mut failed = None;
-        let mut host = Vec::new();
-        let timing = time(args.runs, || {
-            let start = Instant::now();
-            exe.forward(true);
-            if let Err(e) = exe.backward(&[]) {
-                failed.get_or_insert(e);
-            }
-            for u in ops {
-                Engine::global().push(u, priority);
-            }
-            host.push(start.elapsed().as_secs_f64());
-            if let Err(e) = Engine::global().wait_all() {
-                failed.get_or_insert(Error::from(e));
-            }
-        });
-        if let Some(e) = failed {
-            return Err(e);
-        }
-        let rate = batch as f64 / timing.0;
-        let host_us = median_host_us(host);
-        report(
-            args,
-            variant,
-            timing,
-            json!({ "batch": batch, "samples_per_s": rate, "host_us": host_us, "kernels": units.kernels,
-                    "products": units.products, "reference_nodes": units.reference }),
-            &format!("{rate:8.0} samples/s, batch {batch}, {host_us:.0} µs pushing ({units})"),
+    let units = exe.backend().1;
+    for (variant, times) in interleaved(args.runs, &mut variants)? {
+        let rate = batch as f64 / times.wall.0;
+        let mut row = json!({ "batch": batch, "samples_per_s": rate, "host_us": times.host_us,
+            "host_cpu_us": times.host_cpu_us, "kernels": units.kernels,
+            "products": units.products, "reference_nodes": units.reference });
+        let mut text = format!(
+            "{rate:8.0} samples/s, batch {batch}, {:.0} µs in its calls",
+            times.host_us
         );
+        if let Some(update_us) = times.update_us {
+            row["update_us"] = json!(update_us);
+            text += &format!(" ({update_us:.0} in update)");
+        }
+        report(args, variant, times.wall, row, &format!("{text} ({units})"));
     }
     Ok(())
 }
 
-/// The median of the host times of a step's calls (before the wait), in µs, the warm-up
-/// step left out.
-fn median_host_us(mut host: Vec<f64>) -> f64 {
-    host.remove(0);
-    host.sort_by(f64::total_cmp);
-    host[host.len() / 2] * 1e6
+/// A variant's step: pushes one training step, returning the seconds its update call took
+/// where it has one.
+type Step<'a> = Box<dyn FnMut() -> Result<Option<f64>> + 'a>;
+
+/// The step through the executor: forward, backward, and `updates` pushed at `priority`.
+fn executor_step<'a>(exe: &Executor, updates: &'a [Arc<Operator>], priority: i32) -> Step<'a> {
+    let exe = exe.clone();
+    Box::new(move || {
+        exe.forward(true);
+        exe.backward(&[])?;
+        for u in updates {
+            Engine::global().push(u, priority);
+        }
+        Ok(None)
+    })
+}
+
+/// What the runs of one variant measured.
+struct Times {
+    /// Median and minimum seconds of a whole step, waited for.
+    wall: (f64, f64),
+    host_us: f64,
+    host_cpu_us: f64,
+    update_us: Option<f64>,
+}
+
+/// Runs the variants' steps in turn, `runs` rounds after one to warm up, so that each
+/// round's steps see the same machine (a slower minute slows all of them).
+fn interleaved<'v>(runs: usize, variants: &'v mut [(&str, Step)]) -> Result<Vec<(&'v str, Times)>> {
+    let mut samples = vec![[const { Vec::new() }; 4]; variants.len()];
+    for round in 0..=runs.max(1) {
+        for ((_, step), [wall, host, host_cpu, update]) in variants.iter_mut().zip(&mut samples) {
+            let (start, start_cpu) = (Instant::now(), thread_cpu_s());
+            let updating = step()?;
+            let (pushed, pushed_cpu) = (start.elapsed(), thread_cpu_s() - start_cpu);
+            Engine::global().wait_all()?;
+            if round > 0 {
+                wall.push(start.elapsed().as_secs_f64());
+                host.push(pushed.as_secs_f64());
+                host_cpu.push(pushed_cpu);
+                update.extend(updating);
+            }
+        }
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    Ok((variants.iter().zip(samples))
+        .map(
+            |((name, _), [mut wall, mut host, mut host_cpu, mut update])| {
+                let times = Times {
+                    wall: (median(&mut wall), wall[0]),
+                    host_us: median(&mut host) * 1e6,
+                    host_cpu_us: median(&mut host_cpu) * 1e6,
+                    update_us: (!update.is_empty()).then(|| median(&mut update) * 1e6),
+                };
+                (*name, times)
+            },
+        )
+        .collect())
+}
+
+/// The CPU time the calling thread has used, in seconds.
+fn thread_cpu_s() -> f64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid timespec for clock_gettime to fill.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
 }
 
 /// The step through `Module`: the executor's parameters and batch copied in, SGD with the
 /// executor variant's learning rate and rescaling.
-fn module_step(
-    args: &Args,
+fn module_step<'a>(
     net: &Symbol,
     exe: &Executor,
     params: &[String],
     data: &[usize],
     batch: usize,
-    units: kiln::runtime::StepCounts,
-) -> Result<()> {
+) -> Result<Step<'a>> {
     let train_err = |e: kiln::train::Error| Error::Input(e.to_string());
     let mut module =
         Module::new(net, &["data"], &["softmax_label"], &[Device::Cpu]).map_err(train_err)?;
@@ -178,33 +232,10 @@ fn module_step(
         label: vec![args_by_name["softmax_label"].copy_to(Device::Cpu)?],
         pad: 0,
     };
-    let (mut failed, mut host, mut updating) = (None, Vec::new(), Vec::new());
-    let timing = time(args.runs, || {
-        let start = Instant::now();
-        let pushed = module.forward_backward(&step);
+    Ok(Box::new(move || {
+        module.forward_backward(&step).map_err(train_err)?;
         let update = Instant::now();
-        let pushed = pushed.and_then(|()| module.update());
-        updating.push(update.elapsed().as_secs_f64());
-        host.push(start.elapsed().as_secs_f64());
-        if let Err(e) = pushed {
-            failed.get_or_insert(train_err(e));
-        }
-        if let Err(e) = Engine::global().wait_all() {
-            failed.get_or_insert(Error::from(e));
-        }
-    });
-    if let Some(e) = failed {
-        return Err(e);
-    }
-    let (host_us, update_us) = (median_host_us(host), median_host_us(updating));
-    let rate = batch as f64 / timing.0;
-    report(
-        args,
-        "kiln Module (forward_backward + update)",
-        timing,
-        json!({ "batch": batch, "samples_per_s": rate, "host_us": host_us, "update_us": update_us, "kernels": units.kernels,
-                "products": units.products, "reference_nodes": units.reference }),
-        &format!("{rate:8.0} samples/s, batch {batch}, {host_us:.0} µs in the module's calls ({update_us:.0} in update)"),
-    );
-    Ok(())
+        module.update().map_err(train_err)?;
+        Ok(Some(update.elapsed().as_secs_f64()))
+    }))
 }
