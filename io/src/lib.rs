@@ -1,10 +1,12 @@
 //! Data IO of the MXNet paper: iterators yield batches of NDArrays for a Module to train
 //! on. [`DataIter`] is MXNet's iterator protocol (`provide_data`, `provide_label`, `reset`,
 //! `next` with a batch's `pad`); [`NDArrayIter`] iterates arrays held in memory, with
-//! MXNet's batching exactly (`pad`, `discard`, `roll_over`).
+//! MXNet's batching exactly (`pad`, `discard`, `roll_over`). [`recordio`] reads and
+//! writes MXNet's packed record files and their image records byte for byte.
 
 mod iter;
 mod ndarray_iter;
+pub mod recordio;
 
 pub use iter::{DataBatch, DataDesc, DataIter, LastBatch};
 pub use ndarray_iter::NDArrayIter;
@@ -15,6 +17,18 @@ pub enum Error {
     /// Arrays or arguments that do not fit, named.
     #[error("{0}")]
     Input(String),
+    /// A record that cannot be read: the file, the record's number in file order where
+    /// known, the byte offset of the part at fault.
+    #[error("{}: {}: {what}", path.display(), match record {
+        Some(r) => format!("record {r}, starting at byte {offset}"),
+        None => format!("the record at byte {offset}"),
+    })]
+    Record {
+        path: std::path::PathBuf,
+        record: Option<usize>,
+        offset: u64,
+        what: String,
+    },
     /// The runtime failed (gathering a batch).
     #[error(transparent)]
     Runtime(#[from] kiln_runtime::Error),
