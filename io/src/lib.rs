@@ -4,11 +4,15 @@
 //! MXNet's batching exactly (`pad`, `discard`, `roll_over`). [`recordio`] reads and
 //! writes MXNet's packed record files and their image records byte for byte.
 
+pub mod fuzz;
+pub mod im2rec;
 mod iter;
+mod lst;
 mod ndarray_iter;
 pub mod recordio;
 
 pub use iter::{DataBatch, DataDesc, DataIter, LastBatch};
+pub use lst::{read_list, write_list, ListEntry};
 pub use ndarray_iter::NDArrayIter;
 
 /// What an iterator refuses or fails at.

@@ -235,3 +235,49 @@ fn index_files_name_their_bad_lines() {
         assert_eq!(read_index(text, path).unwrap_err().to_string(), message);
     }
 }
+
+#[test]
+fn image_lists_read_and_write_as_im2rec_does() {
+    use kiln_io::{read_list, write_list, ListEntry};
+    let path = Path::new("x.lst");
+    let text = "0\t1.000000\tcat/a.jpg\n7\t2.5\t-1\tdog/b c.png\n\n";
+    let entries = read_list(text.as_bytes(), path).unwrap();
+    assert_eq!(
+        entries,
+        [
+            ListEntry {
+                index: 0,
+                labels: vec![1.0],
+                path: "cat/a.jpg".into()
+            },
+            ListEntry {
+                index: 7,
+                labels: vec![2.5, -1.0],
+                path: "dog/b c.png".into()
+            },
+        ]
+    );
+    let mut out = Vec::new();
+    write_list(&mut out, &entries).unwrap();
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        "0\t1.000000\tcat/a.jpg\n7\t2.500000\t-1.000000\tdog/b c.png\n"
+    );
+    for (text, message) in [
+        (
+            &b"0\ta.jpg\n"[..],
+            "x.lst:1: `0\ta.jpg` has 2 field(s): a line is `index<TAB>label(s)<TAB>path`",
+        ),
+        (
+            b"a.jpg\n",
+            "x.lst:1: `a.jpg` has 1 field(s): a line is `index<TAB>label(s)<TAB>path`",
+        ),
+        (
+            b"0\t1\ta.jpg\nx\t1\tb.jpg\n",
+            "x.lst:2: index `x` is not an integer",
+        ),
+        (b"0\tcat\ta.jpg\n", "x.lst:1: label `cat` is not a number"),
+    ] {
+        assert_eq!(read_list(text, path).unwrap_err().to_string(), message);
+    }
+}
