@@ -2,6 +2,7 @@
 
 mod bench;
 mod grad;
+mod im2rec;
 mod init;
 mod inspect;
 mod ops;
@@ -48,6 +49,9 @@ enum Command {
     Train(Box<train::Args>),
     /// Write a network's initial parameters (MXNet's initializers and name dispatch).
     Init(init::Args),
+    /// Make image lists from a folder, or pack a list's images into RecordIO files (as
+    /// MXNet's im2rec.py).
+    Im2rec(im2rec::Args),
 }
 
 pub fn run(cli: Cli) -> Result<()> {
@@ -60,6 +64,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Plan(a) => plan::run(a),
         Command::Train(a) => train::run(*a),
         Command::Init(a) => init::run(a),
+        Command::Im2rec(a) => im2rec::run(a),
     }
 }
 

@@ -161,12 +161,11 @@ pub fn make_lists(
 /// The lists `im2rec.py` packs for `prefix`: the `.lst` files of its folder (the prefix
 /// itself when it is one) whose path starts with the prefix, sorted.
 pub fn lists_for_prefix(prefix: &Path) -> Result<Vec<PathBuf>> {
+    // As im2rec.py, on the absolute path: `data` names `./data.lst`.
+    let prefix = std::path::absolute(prefix).map_err(|e| io(prefix, e))?;
     let folder = match prefix.is_dir() {
-        true => prefix,
-        false => prefix
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new(".")),
+        true => prefix.as_path(),
+        false => prefix.parent().unwrap_or(Path::new("/")),
     };
     let prefix_text = prefix.to_string_lossy();
     let mut lists = Vec::new();
