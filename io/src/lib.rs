@@ -13,7 +13,7 @@ pub mod recordio;
 
 pub use iter::{DataBatch, DataDesc, DataIter, LastBatch};
 pub use lst::{read_list, write_list, ListEntry};
-pub use ndarray_iter::NDArrayIter;
+pub use ndarray_iter::{permutation, NDArrayIter};
 
 /// What an iterator refuses or fails at.
 #[derive(Debug, thiserror::Error)]

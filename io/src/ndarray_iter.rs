@@ -235,8 +235,9 @@ fn describe(arrays: &[(String, NDArray)], batch_size: usize) -> Vec<DataDesc> {
         .collect()
 }
 
-/// A Fisher-Yates permutation of `0..n` drawn from the Philox stream of (`seed`, `epoch`).
-fn permutation(n: usize, seed: u64, epoch: u64) -> Vec<usize> {
+/// A Fisher-Yates permutation of `0..n` drawn from the Philox stream of (`seed`, `epoch`):
+/// how kiln's iterators shuffle an epoch.
+pub fn permutation(n: usize, seed: u64, epoch: u64) -> Vec<usize> {
     let key = key(seed, epoch);
     let mut order: Vec<usize> = (0..n).collect();
     for i in (1..n).rev() {

@@ -1,0 +1,47 @@
+//! The image half of MXNet's data IO: JPEG and PNG decoding as libjpeg-turbo and OpenCV
+//! decode (pure Rust decoders: jpeg-decoder, png; JPEG values within 3 of libjpeg's), OpenCV's bilinear resize bit for bit,
+//! MXNet's default augmenter (shorter-edge resize, centre or random crop, mirror,
+//! normalization) and [`ImageRecordIter`] over RecordIO files, decoding on its own threads.
+//! The codecs live in this crate so that kiln-io (and everything that only reads arrays)
+//! builds without them.
+
+mod augment;
+mod decode;
+mod params;
+mod record_iter;
+mod resize;
+
+pub use decode::decode;
+pub use params::ImageRecordParams;
+pub use record_iter::ImageRecordIter;
+pub use resize::resize_bilinear;
+
+/// An 8-bit image, rows of pixels of `channels` interleaved values: RGB for 3 channels,
+/// RGBA for 4 (MXNet's order after its BGR → RGB swap), luminance for 1.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Image {
+    pub height: usize,
+    pub width: usize,
+    pub channels: usize,
+    pub data: Vec<u8>,
+}
+
+impl Image {
+    /// The value of channel `c` of the pixel at row `y`, column `x`.
+    pub fn at(&self, y: usize, x: usize, c: usize) -> u8 {
+        self.data[(y * self.width + x) * self.channels + c]
+    }
+}
+
+/// What the image pipeline refuses or fails at.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{0}")]
+    Input(String),
+    #[error(transparent)]
+    Io(#[from] kiln_io::Error),
+    #[error(transparent)]
+    Runtime(#[from] kiln_runtime::Error),
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

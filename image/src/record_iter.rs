@@ -1,0 +1,322 @@
+//! MXNet's ImageRecordIter: batches of images decoded from a RecordIO file, augmented and
+//! normalized on a pool of `preprocess_threads` (apart from the kernels' pool), while a
+//! producer thread keeps up to `prefetch_buffer` batches ready.
+//!
+//! Order: the records of this part (`part_index` of `num_parts` equal shares by count, in
+//! file order; the `.idx` file, when given, lists them), shuffled per epoch with
+//! `shuffle` (the Philox stream of (seed, epoch)). With `round_batch` the last batch of an
+//! epoch is filled with the next epoch's first records (`pad` counts them) and the next
+//! epoch starts after them, as MXNet's does; without it the last batch is short: MXNet
+//! then reports `pad` 0 and leaves stale images in the tail, kiln reports the true `pad`
+//! and zeros.
+//!
+//! Dropping the iterator (or resetting it mid-epoch) stops the producer and joins it.
+
+use crate::augment::{augment, mirrored, normalize, Draws};
+use crate::params::ImageRecordParams;
+use crate::{decode, Error, Result};
+use kiln_io::recordio::{read_index, ImageRecord, RecordFile};
+use kiln_io::{DataBatch, DataDesc, DataIter};
+use kiln_ops::DType;
+use kiln_runtime::NDArray;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+/// One batch to make: (record, epoch, position in the epoch) per sample, and the pad.
+struct Plan {
+    samples: Vec<(usize, u64, u64)>,
+    pad: usize,
+}
+
+/// A batch made: values (N·C·H·W) and labels (N·label_width).
+struct Made {
+    data: Vec<f32>,
+    label: Vec<f32>,
+    pad: usize,
+}
+
+struct Producer {
+    batches: Receiver<Result<Made>>,
+    stop: Arc<AtomicBool>,
+    thread: JoinHandle<()>,
+}
+
+/// What the producer thread shares with the iterator.
+struct Source {
+    params: ImageRecordParams,
+    file: RecordFile,
+    /// The byte offsets of this part's records, and their numbers in the file.
+    records: Vec<(u64, usize)>,
+    pool: rayon::ThreadPool,
+}
+
+pub struct ImageRecordIter {
+    source: Arc<Source>,
+    epoch: u64,
+    /// Records of this epoch's order a previous epoch's last batch already took.
+    skip: usize,
+    producer: Option<Producer>,
+    /// Where the next epoch starts, once this one is planned.
+    next_skip: usize,
+}
+
+impl ImageRecordIter {
+    pub fn new(params: ImageRecordParams) -> Result<ImageRecordIter> {
+        let file = RecordFile::open(&params.path_imgrec)?;
+        let mut records: Vec<(u64, usize)> = match &params.path_imgidx {
+            Some(idx) => {
+                let text = std::fs::read(idx)
+                    .map_err(|e| Error::Input(format!("{}: {e}", idx.display())))?;
+                let mut offsets: Vec<u64> = read_index(&text, idx)?
+                    .into_iter()
+                    .map(|e| e.offset)
+                    .collect();
+                // MXNet's indexed reader sorts the offsets: file order.
+                offsets.sort_unstable();
+                offsets
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, o)| (o, i))
+                    .collect()
+            }
+            None => (file.records().enumerate())
+                .map(|(i, r)| r.map(|r| (r.offset, i)))
+                .collect::<kiln_io::Result<_>>()?,
+        };
+        let n = records.len();
+        let (parts, part) = (params.num_parts, params.part_index);
+        records = records[n * part / parts..n * (part + 1) / parts].to_vec();
+        if records.is_empty() {
+            return Err(Error::Input(format!(
+                "{}: no records in part {part} of {parts}",
+                params.path_imgrec.display()
+            )));
+        }
+        if params.round_batch && records.len() < params.batch_size {
+            return Err(Error::Input(format!(
+                "{}: {} records cannot fill a batch of {} (round_batch=False reads them padded)",
+                params.path_imgrec.display(),
+                records.len(),
+                params.batch_size
+            )));
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(params.preprocess_threads.max(1))
+            .thread_name(|i| format!("kiln-image-{i}"))
+            .build()
+            .map_err(|e| Error::Input(format!("ImageRecordIter: cannot start threads: {e}")))?;
+        Ok(ImageRecordIter {
+            source: Arc::new(Source {
+                params,
+                file,
+                records,
+                pool,
+            }),
+            epoch: 0,
+            skip: 0,
+            producer: None,
+            next_skip: 0,
+        })
+    }
+
+    /// The records in epoch `epoch`'s order (indices into `source.records`).
+    fn order(&self, epoch: u64) -> Vec<usize> {
+        let n = self.source.records.len();
+        let p = &self.source.params;
+        match p.shuffle {
+            true => kiln_io::permutation(n, p.seed, epoch),
+            false => (0..n).collect(),
+        }
+    }
+
+    /// This epoch's batches, and where the next epoch starts.
+    fn plan(&self) -> (Vec<Plan>, usize) {
+        let bs = self.source.params.batch_size;
+        let order = self.order(self.epoch);
+        let rest: Vec<(usize, u64, u64)> = (order.iter().enumerate().skip(self.skip))
+            .map(|(pos, &r)| (r, self.epoch, pos as u64))
+            .collect();
+        let mut plans: Vec<Plan> = rest
+            .chunks(bs)
+            .map(|c| Plan {
+                samples: c.to_vec(),
+                pad: bs - c.len(),
+            })
+            .collect();
+        let mut next_skip = 0;
+        if let Some(last) = plans.last_mut().filter(|l| l.pad > 0) {
+            if self.source.params.round_batch {
+                let next = self.order(self.epoch + 1);
+                let fill = last.pad;
+                (last.samples).extend((0..fill).map(|pos| (next[pos], self.epoch + 1, pos as u64)));
+                next_skip = fill;
+            }
+        }
+        (plans, next_skip)
+    }
+
+    fn start(&mut self) {
+        let (plans, next_skip) = self.plan();
+        self.next_skip = next_skip;
+        let (send, batches) = sync_channel(self.source.params.prefetch_buffer.max(1));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (source, stopped) = (self.source.clone(), stop.clone());
+        let thread = std::thread::spawn(move || {
+            for plan in plans {
+                if stopped.load(Ordering::Relaxed) {
+                    return;
+                }
+                let made =
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| source.make(&plan)))
+                        .unwrap_or_else(|_| {
+                            Err(Error::Input(
+                                "ImageRecordIter: a batch's preparation panicked".into(),
+                            ))
+                        });
+                let failed = made.is_err();
+                if send.send(made).is_err() || failed {
+                    return;
+                }
+            }
+        });
+        self.producer = Some(Producer {
+            batches,
+            stop,
+            thread,
+        });
+    }
+
+    fn stop(&mut self) {
+        if let Some(p) = self.producer.take() {
+            p.stop.store(true, Ordering::Relaxed);
+            drop(p.batches);
+            let _ = p.thread.join();
+        }
+    }
+}
+
+impl Source {
+    /// Decodes, augments and normalizes a batch's images on the pool.
+    fn make(&self, plan: &Plan) -> Result<Made> {
+        let p = &self.params;
+        let [c, h, w] = p.data_shape;
+        let (image_len, bs) = (c * h * w, p.batch_size);
+        let mut data = vec![0f32; bs * image_len];
+        let mut label = vec![0f32; bs * p.label_width];
+        let filled = plan.samples.len();
+        self.pool.install(|| {
+            (data[..filled * image_len].par_chunks_mut(image_len))
+                .zip(label[..filled * p.label_width].par_chunks_mut(p.label_width))
+                .zip(&plan.samples)
+                .try_for_each(|((out, label), &(r, epoch, position))| {
+                    let (offset, number) = self.records[r];
+                    self.sample(offset, (epoch, position), out, label)
+                        .map_err(|why| {
+                            Error::Input(format!(
+                                "{}: record {number}, starting at byte {offset}: {why}",
+                                p.path_imgrec.display()
+                            ))
+                        })
+                })
+        })?;
+        Ok(Made {
+            data,
+            label,
+            pad: plan.pad,
+        })
+    }
+
+    fn sample(
+        &self,
+        offset: u64,
+        (epoch, position): (u64, u64),
+        out: &mut [f32],
+        label: &mut [f32],
+    ) -> std::result::Result<(), String> {
+        let p = &self.params;
+        let payload = self.file.read_at(offset).map_err(|e| e.to_string())?;
+        let record = ImageRecord::unpack(&payload)?;
+        let values = record.label.values();
+        if values.len() != p.label_width {
+            return Err(format!(
+                "the record has {} label(s) but label_width is {}",
+                values.len(),
+                p.label_width
+            ));
+        }
+        label.copy_from_slice(values);
+        let image = decode(record.image, p.data_shape[0]).map_err(|e| e.to_string())?;
+        let mut draws = Draws::new(p.seed, epoch, position);
+        let image = augment(image, p, &mut draws)?;
+        normalize(&image, p, mirrored(p, &mut draws), out);
+        Ok(())
+    }
+}
+
+impl Drop for ImageRecordIter {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+impl DataIter for ImageRecordIter {
+    fn provide_data(&self) -> Vec<DataDesc> {
+        let p = &self.source.params;
+        let [c, h, w] = p.data_shape;
+        vec![DataDesc {
+            name: "data".into(),
+            shape: vec![p.batch_size, c, h, w],
+            dtype: DType::F32,
+        }]
+    }
+
+    fn provide_label(&self) -> Vec<DataDesc> {
+        let p = &self.source.params;
+        // MXNet's C API squeezes a label of width 1 to (batch,).
+        let shape = match p.label_width {
+            1 => vec![p.batch_size],
+            w => vec![p.batch_size, w],
+        };
+        vec![DataDesc {
+            name: "softmax_label".into(),
+            shape,
+            dtype: DType::F32,
+        }]
+    }
+
+    fn batch_size(&self) -> usize {
+        self.source.params.batch_size
+    }
+
+    fn reset(&mut self) {
+        if self.producer.is_none() {
+            // An epoch never started still takes its records.
+            self.next_skip = self.plan().1;
+        }
+        self.stop();
+        self.epoch += 1;
+        self.skip = self.next_skip;
+    }
+
+    fn next_batch(&mut self) -> kiln_io::Result<Option<DataBatch>> {
+        if self.producer.is_none() {
+            self.start();
+        }
+        let producer = self.producer.as_ref().expect("started");
+        let made = match producer.batches.recv() {
+            Ok(made) => made.map_err(|e| kiln_io::Error::Input(e.to_string()))?,
+            // The epoch is done; the producer stays until reset.
+            Err(_) => return Ok(None),
+        };
+        let data = &self.provide_data()[0];
+        let label = &self.provide_label()[0];
+        Ok(Some(DataBatch {
+            data: vec![NDArray::from_slice(&made.data, &data.shape)?],
+            label: vec![NDArray::from_slice(&made.label, &label.shape)?],
+            pad: made.pad,
+        }))
+    }
+}
