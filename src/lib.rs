@@ -12,6 +12,7 @@
 //! ```
 
 pub use kiln_compiler as compiler;
+pub use kiln_image as image;
 pub use kiln_io as io;
 pub use kiln_kvstore as kvstore;
 /// The CPU code generator (LLVM). Built without the `llvm` feature, executors have no

@@ -7,11 +7,13 @@
 
 mod augment;
 mod decode;
+mod encode;
 mod params;
 mod record_iter;
 mod resize;
 
 pub use decode::decode;
+pub use encode::encode_png;
 pub use params::ImageRecordParams;
 pub use record_iter::ImageRecordIter;
 pub use resize::resize_bilinear;

@@ -1,6 +1,7 @@
 //! Subcommands of the `kiln` tool, one file each.
 
 mod bench;
+mod data;
 mod grad;
 mod im2rec;
 mod init;
@@ -52,6 +53,8 @@ enum Command {
     /// Make image lists from a folder, or pack a list's images into RecordIO files (as
     /// MXNet's im2rec.py).
     Im2rec(im2rec::Args),
+    /// What an iterator feeds a network: batches, shapes, labels, speed; a record's image.
+    Data(data::Args),
 }
 
 pub fn run(cli: Cli) -> Result<()> {
@@ -65,6 +68,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Train(a) => train::run(*a),
         Command::Init(a) => init::run(a),
         Command::Im2rec(a) => im2rec::run(a),
+        Command::Data(a) => data::run(a),
     }
 }
 

@@ -1,0 +1,119 @@
+//! `kiln data`: `iter` writes the batches ImageRecordIter makes (numbered from 1, with
+//! their pad), `show` writes a record's image as a PNG holding its pixels; bad parameters
+//! are refused by name.
+
+use kiln::image::decode;
+use kiln::runtime::NDArray;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn kiln(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kiln"))
+        .current_dir(dir)
+        .arg("data")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/data/images")
+        .join(name)
+}
+
+#[test]
+fn iter_writes_the_batches_and_show_the_image() {
+    let dir = std::env::temp_dir().join(format!("kiln-data-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let rec = format!("path_imgrec={}", fixture("images.rec").display());
+    let args = [
+        "iter",
+        rec.as_str(),
+        "data_shape=(3,24,20)",
+        "batch_size=5",
+        "resize=28",
+        "--epochs",
+        "2",
+        "--out",
+        "out",
+    ];
+    let out = kiln(&dir, &args);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("epoch 1: 3 batches, 12 images")
+            && stdout.contains("epoch 2: 2 batches, 9 images"),
+        "{stdout}"
+    );
+    // The last batch of epoch 1 wraps 3 images of the next epoch: MXNet's batch, pad 3.
+    let data = NDArray::load_npy(dir.join("out/epoch1_batch3_data.npy")).unwrap();
+    assert_eq!(data.shape(), [5, 3, 24, 20]);
+    let want = NDArray::load_npy(fixture("iter_center_e0_b2_data.npy"))
+        .unwrap()
+        .to_vec::<f32>()
+        .unwrap();
+    let got = data.to_vec::<f32>().unwrap();
+    let png_rows = 3 * 24 * 20 * 2; // records 10 and 11 are JPEGs, then PNGs 0, 1, 2
+    assert_eq!(got[png_rows..], want[png_rows..], "the wrapped PNG images");
+    let pad = NDArray::load_npy(dir.join("out/epoch1_batch3_pad.npy")).unwrap();
+    assert_eq!(pad.to_vec::<i64>().unwrap(), [3]);
+    assert!(!dir.join("out/epoch2_batch3_data.npy").exists());
+
+    let shown = kiln(
+        &dir,
+        &[
+            "show",
+            fixture("images.rec").to_str().unwrap(),
+            "--index",
+            "2",
+        ],
+    );
+    assert!(
+        shown.status.success(),
+        "{}",
+        String::from_utf8_lossy(&shown.stderr)
+    );
+    let png = std::fs::read(dir.join("record2.png")).unwrap();
+    let original = std::fs::read(fixture("src/img2.png")).unwrap();
+    assert_eq!(
+        decode(&png, 3).unwrap(),
+        decode(&original, 3).unwrap(),
+        "the record's pixels"
+    );
+
+    for (args, message) in [
+        (vec!["iter", "batch_size"], "`batch_size` is not KEY=VALUE"),
+        (
+            vec![
+                "iter",
+                &rec,
+                "data_shape=(3,8,8)",
+                "batch_size=2",
+                "colour=1",
+            ],
+            "no parameter `colour`",
+        ),
+        (
+            vec![
+                "show",
+                fixture("images.rec").to_str().unwrap(),
+                "--index",
+                "99",
+            ],
+            "no record 99",
+        ),
+    ] {
+        let out = kiln(&dir, &args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && stderr.contains(message),
+            "{args:?}: {stderr}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
