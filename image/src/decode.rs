@@ -151,12 +151,13 @@ fn png(bytes: &[u8], channels: usize) -> Result<Image> {
     })
 }
 
-/// libpng's `png_do_rgb_to_gray` for 8-bit samples without gamma, with the weights
-/// OpenCV sets (0.299, 0.587; blue the rest) as 15-bit fixed point.
+/// libpng's `png_do_rgb_to_gray` for 8-bit samples without gamma (truncating), with the
+/// weights OpenCV sets (0.299, 0.587) as libpng stores them: 15-bit fixed point rounded
+/// down, blue the rest.
 fn rgb_to_gray(r: u8, g: u8, b: u8) -> u8 {
-    const RED: u32 = 9798;
-    const GREEN: u32 = 19235;
-    const BLUE: u32 = 32768 - RED - GREEN;
+    const RED: u32 = 29_900 * 32_768 / 100_000;
+    const GREEN: u32 = 58_700 * 32_768 / 100_000;
+    const BLUE: u32 = 32_768 - RED - GREEN;
     if r == g && g == b {
         return r;
     }

@@ -10,12 +10,14 @@ mod decode;
 mod encode;
 mod params;
 mod record_iter;
+mod reencode;
 mod resize;
 
 pub use decode::decode;
 pub use encode::encode_png;
 pub use params::ImageRecordParams;
 pub use record_iter::ImageRecordIter;
+pub use reencode::{Encoding, Reencode};
 pub use resize::resize_bilinear;
 
 /// An 8-bit image, rows of pixels of `channels` interleaved values: RGB for 3 channels,

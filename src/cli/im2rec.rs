@@ -1,13 +1,16 @@
 //! `kiln im2rec [FLAGS] PREFIX ROOT`, as MXNet's `tools/im2rec.py` is called: with
 //! `--list`, the images under ROOT become `PREFIX.lst` (or chunks and train/val/test
 //! splits); without it, every `PREFIX*.lst` is packed into `.rec` and `.idx` files beside
-//! it. The lists and, with `--pass-through`, the record files are byte for byte what
+//! it, each image decoded, cropped, resized and encoded again as `im2rec.py` does
+//! (kiln-image's `Reencode`: the same pixels, other encoders' bytes) or stored as it is
+//! with `--pass-through`. The lists and pass-through record files are byte for byte what
 //! `im2rec.py` writes. Records keep the list's order whatever `--num-thread`; an image that
 //! cannot be read stops the run naming it, unless `--skip-errors` (then a warning and a
 //! count, as `im2rec.py` prints and goes on).
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use kiln::io::im2rec::{lists_for_prefix, make_lists, pack_list, ListOptions, PackOptions};
+use kiln::image::Reencode;
+use kiln::io::im2rec::{lists_for_prefix, make_lists, pack_list, Encode, ListOptions, PackOptions};
 use kiln::{Error, Result};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -95,13 +98,16 @@ pub fn run(args: Args) -> Result<()> {
         }
         return Ok(());
     }
-    if !args.pass_through {
-        return Err(Error::Input(
-            "kiln im2rec packs images as they are only: pass --pass-through (re-encoding with \
-             --resize, --center-crop, --quality, --color and --encoding is not built yet)"
-                .into(),
-        ));
-    }
+    let reencode = Reencode {
+        resize: args.resize,
+        center_crop: args.center_crop,
+        quality: args.quality,
+        encoding: args
+            .encoding
+            .parse()
+            .map_err(|e: kiln::image::Error| Error::Input(format!("--encoding: {e}")))?,
+        color: args.color,
+    };
     let lists = lists_for_prefix(&args.prefix).map_err(input)?;
     if lists.is_empty() {
         return Err(Error::Input(format!(
@@ -115,6 +121,11 @@ pub fn run(args: Args) -> Result<()> {
         skip_errors: args.skip_errors,
     };
     let pass_through = |_: &Path, bytes: Vec<u8>| Ok(bytes);
+    let transform = |_: &Path, bytes: Vec<u8>| reencode.apply(&bytes).map_err(|e| e.to_string());
+    let encode: &Encode = match args.pass_through {
+        true => &pass_through,
+        false => &transform,
+    };
     for list in lists {
         eprintln!("Creating .rec file from {}", list.display());
         let lines = std::fs::read_to_string(&list)
@@ -123,7 +134,7 @@ pub fn run(args: Args) -> Result<()> {
         let bar = progress_bar(lines);
         let started = Instant::now();
         let step = |n: usize| bar.inc(n as u64);
-        let packed = pack_list(&list, &args.root, &options, &pass_through, &step).map_err(input)?;
+        let packed = pack_list(&list, &args.root, &options, encode, &step).map_err(input)?;
         bar.finish_and_clear();
         let seconds = started.elapsed().as_secs_f64();
         for why in &packed.skipped {

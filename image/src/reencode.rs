@@ -1,0 +1,119 @@
+//! `im2rec`'s image transformation (without `--pass-through`): decode as OpenCV's
+//! `imread` (`--color` 1: colour, 0: gray, -1: as stored), crop the centre square
+//! (`--center-crop`), resize the shorter edge (`--resize`, bilinear as OpenCV), encode as
+//! JPEG (`--quality` 1-100) or PNG (`--quality` as OpenCV's compression level, clamped to
+//! 9: 0-3 fast, 4-6 default, 7 and up best). The pixels before encoding are OpenCV's; the encoders are
+//! jpeg-encoder's and png's, so the bytes differ from OpenCV's (PNG decodes to the same
+//! pixels).
+
+use crate::encode::encode_png_level;
+use crate::{decode, resize_bilinear, Error, Image, Result};
+
+/// An image file's encoding in a record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Encoding {
+    Jpeg,
+    Png,
+}
+
+impl std::str::FromStr for Encoding {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Encoding> {
+        match s {
+            ".jpg" | ".jpeg" => Ok(Encoding::Jpeg),
+            ".png" => Ok(Encoding::Png),
+            _ => Err(Error::Input(format!("encoding `{s}`: .jpg or .png"))),
+        }
+    }
+}
+
+/// How images are transformed before packing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reencode {
+    /// The shorter edge's length after resizing (0: as is).
+    pub resize: usize,
+    pub center_crop: bool,
+    pub quality: u8,
+    pub encoding: Encoding,
+    /// 1 colour, 0 gray, -1 as stored.
+    pub color: i8,
+}
+
+impl Reencode {
+    /// The transformed image's encoded bytes.
+    pub fn apply(&self, bytes: &[u8]) -> Result<Vec<u8>> {
+        let channels = match self.color {
+            1 => 3,
+            0 => 1,
+            -1 => stored_channels(bytes),
+            c => return Err(Error::Input(format!("--color {c}: 1, 0 or -1"))),
+        };
+        let mut image = decode(bytes, channels)?;
+        if self.center_crop {
+            image = center_square(&image);
+        }
+        if self.resize > 0 {
+            let (h, w, r) = (image.height, image.width, self.resize);
+            let (nw, nh) = if h > w {
+                (r, h * r / w)
+            } else {
+                (w * r / h, r)
+            };
+            image = resize_bilinear(&image, nw.max(1), nh.max(1));
+        }
+        match self.encoding {
+            Encoding::Png => encode_png_level(&image, self.quality),
+            Encoding::Jpeg => self.jpeg(&image),
+        }
+    }
+
+    fn jpeg(&self, image: &Image) -> Result<Vec<u8>> {
+        use jpeg_encoder::{ColorType, Encoder};
+        let color = match image.channels {
+            1 => ColorType::Luma,
+            3 => ColorType::Rgb,
+            c => return Err(Error::Input(format!("a JPEG of {c} channels (1 or 3)"))),
+        };
+        let (w, h) = (u16::try_from(image.width), u16::try_from(image.height));
+        let (Ok(w), Ok(h)) = (w, h) else {
+            return Err(Error::Input(format!(
+                "a JPEG of {}×{} pixels (at most 65535 a side)",
+                image.width, image.height
+            )));
+        };
+        let mut out = Vec::new();
+        Encoder::new(&mut out, self.quality.clamp(1, 100))
+            .encode(&image.data, w, h, color)
+            .map_err(|e| Error::Input(format!("JPEG: {e}")))?;
+        Ok(out)
+    }
+}
+
+/// The channels a file stores, as OpenCV's `IMREAD_UNCHANGED` keeps them (PNG alpha kept,
+/// gray kept gray).
+fn stored_channels(bytes: &[u8]) -> usize {
+    let png_color = bytes.get(25).copied();
+    match (bytes.starts_with(b"\x89PNG"), png_color) {
+        (true, Some(0)) => 1,
+        (true, Some(4 | 6)) => 4,
+        _ => 3,
+    }
+}
+
+/// The centre square, as im2rec.py crops it.
+fn center_square(image: &Image) -> Image {
+    let (h, w, c) = (image.height, image.width, image.channels);
+    let side = h.min(w);
+    let (y0, x0) = ((h - side) / 2, (w - side) / 2);
+    let mut data = Vec::with_capacity(side * side * c);
+    for y in y0..y0 + side {
+        let start = (y * w + x0) * c;
+        data.extend_from_slice(&image.data[start..start + side * c]);
+    }
+    Image {
+        height: side,
+        width: side,
+        channels: c,
+        data,
+    }
+}
