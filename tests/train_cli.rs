@@ -400,3 +400,76 @@ fn plot_draws_the_curves_into_a_png_after_every_epoch() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Images from a RecordIO file (ImageRecordIter: shuffled, randomly cropped and mirrored,
+/// the last batch wrapping into the next epoch) train, and a run resumed from a checkpoint
+/// ends with an uninterrupted run's weights.
+#[test]
+fn trains_on_image_records_and_resumes_bit_for_bit() {
+    let dir = scratch("records");
+    let rec = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/data/images/images.rec");
+    let run = |prefix: &str, epochs: &str, extra: &[&str]| {
+        let prefix = dir.join(prefix);
+        let mut args = vec![
+            "train",
+            "mlp",
+            "--data",
+            rec.to_str().unwrap(),
+            "--image-shape",
+            "3,16,16",
+            "--iter-param",
+            "resize=20",
+            "--iter-param",
+            "rand_crop=True",
+            "--iter-param",
+            "rand_mirror=True",
+            "--shuffle",
+            "--seed",
+            "4",
+            "--batch-size",
+            "5",
+            "--epochs",
+            epochs,
+            "--save-prefix",
+            prefix.to_str().unwrap(),
+            "--save-optimizer-states",
+            "--optimizer-param",
+            "learning_rate=0.05",
+            "--optimizer-param",
+            "momentum=0.9",
+        ];
+        args.extend_from_slice(extra);
+        let out = kiln(&args);
+        assert!(out.status.success(), "{}", stderr(&out));
+        out
+    };
+    let whole = run("whole", "3", &[]);
+    assert!(
+        stderr(&whole).contains("Epoch[2] Train-accuracy="),
+        "{}",
+        stderr(&whole)
+    );
+    run("part", "1", &[]);
+    run("part", "3", &["--resume"]);
+    assert!(
+        std::fs::read(dir.join("whole-0003.params")).unwrap()
+            == std::fs::read(dir.join("part-0003.params")).unwrap(),
+        "a resumed run over images differs"
+    );
+    let refused = kiln(&[
+        "train",
+        "mlp",
+        "--data",
+        rec.to_str().unwrap(),
+        "--batch-size",
+        "4",
+        "--epochs",
+        "1",
+    ]);
+    assert!(
+        stderr(&refused).contains("images need --image-shape C,H,W"),
+        "{}",
+        stderr(&refused)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

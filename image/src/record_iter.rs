@@ -122,6 +122,28 @@ impl ImageRecordIter {
         })
     }
 
+    /// Starts at epoch `epoch`, as a run resumed there needs: that epoch's order, after
+    /// the records earlier epochs' last batches took from it with `round_batch`.
+    pub fn with_epoch(mut self, epoch: u64) -> ImageRecordIter {
+        self.stop();
+        let (n, bs) = (self.source.records.len(), self.source.params.batch_size);
+        self.skip = 0;
+        for _ in 0..epoch {
+            let left = (n - self.skip) % bs;
+            self.skip = match (self.source.params.round_batch, left) {
+                (true, 1..) => bs - left,
+                _ => 0,
+            };
+        }
+        self.epoch = epoch;
+        self
+    }
+
+    /// The records this iterator reads in an epoch (its part of the file).
+    pub fn num_records(&self) -> usize {
+        self.source.records.len()
+    }
+
     /// The records in epoch `epoch`'s order (indices into `source.records`).
     fn order(&self, epoch: u64) -> Vec<usize> {
         let n = self.source.records.len();

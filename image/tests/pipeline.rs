@@ -308,3 +308,52 @@ fn a_record_that_does_not_decode_is_named_and_iterators_dropped_mid_epoch_stop()
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn an_iterator_started_at_an_epoch_continues_as_one_that_iterated_there() {
+    use kiln_image::ImageRecordIter;
+    use kiln_io::DataIter;
+    let rec = fixture("images.rec");
+    // 12 records in batches of 5: each epoch's last batch wraps into the next.
+    for extra in [
+        vec![],
+        vec![
+            ("shuffle", "True"),
+            ("seed", "3"),
+            ("rand_crop", "True"),
+            ("rand_mirror", "True"),
+        ],
+        vec![("round_batch", "False")],
+    ] {
+        let labels = |it: &mut ImageRecordIter| -> Vec<(Vec<f32>, usize, f32)> {
+            let mut out = Vec::new();
+            while let Some(b) = it.next_batch().unwrap() {
+                let data = b.data[0].to_vec::<f32>().unwrap();
+                out.push((
+                    b.label[0].to_vec::<f32>().unwrap(),
+                    b.pad,
+                    data.iter().sum(),
+                ));
+            }
+            it.reset();
+            out
+        };
+        let mut through =
+            ImageRecordIter::new(params(&rec, &[&[("batch_size", "5")], &extra[..]].concat()))
+                .unwrap();
+        let epochs: Vec<_> = (0..4).map(|_| labels(&mut through)).collect();
+        for start in 1..4 {
+            let it =
+                ImageRecordIter::new(params(&rec, &[&[("batch_size", "5")], &extra[..]].concat()))
+                    .unwrap();
+            let mut resumed = it.with_epoch(start as u64);
+            for (e, want) in epochs.iter().enumerate().skip(start) {
+                assert_eq!(
+                    &labels(&mut resumed),
+                    want,
+                    "{extra:?}: started at {start}, epoch {e}"
+                );
+            }
+        }
+    }
+}

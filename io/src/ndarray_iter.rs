@@ -160,6 +160,15 @@ impl NDArrayIter {
         self.order.len()
     }
 
+    /// The batches of an epoch: with `pad` every row's, else the full ones (a roll_over
+    /// epoch that completes a carried batch has one more).
+    pub fn batches_per_epoch(&self) -> usize {
+        match self.last_batch {
+            LastBatch::Pad => self.order.len().div_ceil(self.batch_size),
+            _ => self.order.len() / self.batch_size,
+        }
+    }
+
     fn rows(&self) -> i64 {
         self.order.len() as i64
     }

@@ -1,4 +1,6 @@
-//! `kiln train MODEL --data X.npy [--label Y.npy] --batch-size N --epochs E ...`
+//! `kiln train MODEL --data X.npy [--label Y.npy] --batch-size N --epochs E ...`, or
+//! `--data train.rec --image-shape C,H,W [--iter-param KEY=VALUE]...` for images
+//! (ImageRecordIter, decoding on its own threads while the executor trains).
 //!
 //! MXNet's `Module.fit` from the command line, with its argument names: the optimizer by
 //! name with `--optimizer-param KEY=VALUE` as Python writes them, an initializer spec or
@@ -19,6 +21,7 @@
 
 use super::output::check_writable;
 use super::plot::Curve;
+use kiln::image::{ImageRecordIter, ImageRecordParams};
 use kiln::io::{DataIter, LastBatch, NDArrayIter};
 use kiln::kvstore::KVStore;
 use kiln::ops::shape::fmt_shape;
@@ -36,14 +39,15 @@ use std::time::Instant;
 pub struct Args {
     /// The network: a symbol file, or a model of the zoo by name.
     model: String,
-    /// Training data (.npy), one sample per row.
+    /// Training data: arrays (.npy, one sample per row) or images with their labels
+    /// (a RecordIO .rec file, read by ImageRecordIter; its .idx beside it is used).
     #[arg(long)]
     data: PathBuf,
     /// Labels (.npy), a row per sample; none for a network without a label input (a
-    /// MakeLoss head).
+    /// MakeLoss head) or for a .rec file (its records hold the labels).
     #[arg(long)]
     label: Option<PathBuf>,
-    /// Validation data (.npy), scored after every epoch.
+    /// Validation data (.npy or .rec), scored after every epoch.
     #[arg(long)]
     eval_data: Option<PathBuf>,
     /// Validation labels (.npy).
@@ -106,6 +110,15 @@ pub struct Args {
     /// this PNG after every epoch.
     #[arg(long)]
     plot: Option<PathBuf>,
+    /// The images' shape for .rec data: channels,height,width (ImageRecordIter's
+    /// data_shape).
+    #[arg(long)]
+    image_shape: Option<String>,
+    /// An ImageRecordIter parameter for .rec data, KEY=VALUE by MXNet's name (repeatable):
+    /// `resize=256`, `rand_crop=True`, `mean_r=123.68`. Validation data takes them without
+    /// random crops, mirrors and shuffling.
+    #[arg(long = "iter-param", value_parser = parse_key_value)]
+    iter_params: Vec<(String, String)>,
     /// The data input's name.
     #[arg(long, default_value = "data")]
     data_name: String,
@@ -210,6 +223,83 @@ fn newest_checkpoint(prefix: &str, with_states: bool) -> Result<usize> {
     }
 }
 
+fn is_rec(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "rec")
+}
+
+/// A training or validation iterator: arrays from .npy files, or images from a RecordIO
+/// file.
+enum Data {
+    Arrays(NDArrayIter),
+    Images(ImageRecordIter),
+}
+
+impl Data {
+    fn iter(&self) -> &dyn DataIter {
+        match self {
+            Data::Arrays(it) => it,
+            Data::Images(it) => it,
+        }
+    }
+
+    /// The iterator at the start of epoch `begin` (arrays shuffled from `shuffle`'s seed;
+    /// images shuffle as their parameters say), and its batches per epoch.
+    fn start_at(self, begin: u64, shuffle: Option<u64>) -> (Box<dyn DataIter>, usize) {
+        match self {
+            Data::Arrays(mut it) => {
+                if let Some(seed) = shuffle {
+                    it = it.with_shuffle(seed);
+                }
+                let it = it.with_epoch(begin);
+                let batches = it.batches_per_epoch();
+                (Box::new(it), batches)
+            }
+            Data::Images(it) => {
+                let batches = it.num_records().div_ceil(it.batch_size());
+                (Box::new(it.with_epoch(begin)), batches)
+            }
+        }
+    }
+}
+
+/// ImageRecordIter over `path` (its `.idx` beside it when there is one) with the run's
+/// batch size, --image-shape and --iter-param; validation data without random crops,
+/// mirrors or shuffling.
+fn image_iterator(args: &Args, flag: &str, path: &Path, training: bool) -> Result<ImageRecordIter> {
+    let shape = args.image_shape.as_deref().ok_or_else(|| {
+        input(format!(
+            "{flag} {}: images need --image-shape C,H,W",
+            path.display()
+        ))
+    })?;
+    let idx = path.with_extension("idx");
+    let mut pairs: Vec<(String, String)> = vec![
+        ("path_imgrec".into(), path.to_string_lossy().into_owned()),
+        ("data_shape".into(), format!("({shape})")),
+        ("batch_size".into(), args.batch_size.to_string()),
+        ("seed".into(), args.seed.to_string()),
+    ];
+    if idx.exists() {
+        pairs.push(("path_imgidx".into(), idx.to_string_lossy().into_owned()));
+    }
+    if training && args.shuffle {
+        pairs.push(("shuffle".into(), "True".into()));
+    }
+    let random = ["rand_crop", "rand_mirror", "shuffle"];
+    pairs.extend(
+        (args.iter_params.iter())
+            .filter(|(k, _)| training || !random.contains(&k.as_str()))
+            .cloned(),
+    );
+    let pairs: Vec<(&str, &str)> = pairs
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    let params = ImageRecordParams::from_pairs(&pairs)
+        .map_err(|e| input(format!("{flag} {}: {e}", path.display())))?;
+    ImageRecordIter::new(params).map_err(|e| input(format!("{flag}: {e}")))
+}
+
 /// Checks that the labels (given by `flag`) have the shape the network infers for them
 /// from the data's, so a wrong file is named before anything is bound.
 fn check_label(
@@ -255,7 +345,15 @@ pub fn run(args: Args) -> Result<()> {
         )));
     }
     let takes_label = arguments.contains(&args.label_name);
+    let records = is_rec(&args.data);
     match (&args.label, takes_label) {
+        (Some(_), _) if records => {
+            return Err(input(format!(
+                "--data {} holds its labels: drop --label",
+                args.data.display()
+            )))
+        }
+        (None, true) if records => {}
         (None, true) => {
             return Err(input(format!(
                 "the network takes labels `{}`: give them with --label Y.npy",
@@ -284,24 +382,32 @@ pub fn run(args: Args) -> Result<()> {
     let mut train_metric = metric::create(&args.metric).map_err(input)?;
     KVStore::create(&args.kvstore).map_err(input)?;
     let iterator = |(data_flag, data): (&str, &Path),
-                    label: Option<(&str, &PathBuf)>|
-     -> Result<NDArrayIter> {
+                    label: Option<(&str, &PathBuf)>,
+                    training: bool|
+     -> Result<Data> {
+        if is_rec(data) {
+            return image_iterator(&args, data_flag, data, training).map(Data::Images);
+        }
         let data = load_npy(data_flag, data)?;
-        let label = match label {
+        let labels = match label {
             Some((flag, path)) => vec![(args.label_name.clone(), load_npy(flag, path)?)],
             None => vec![],
         };
-        let it = NDArrayIter::new(vec![(args.data_name.clone(), data)], label, args.batch_size)
-            .map_err(|e| input(format!("{data_flag}: {e}")))?;
-        Ok(it.with_last_batch(last_batch))
+        let it = NDArrayIter::new(
+            vec![(args.data_name.clone(), data)],
+            labels,
+            args.batch_size,
+        )
+        .map_err(|e| input(format!("{data_flag}: {e}")))?;
+        check_label(&symbol, &it, label)?;
+        Ok(Data::Arrays(it.with_last_batch(last_batch)))
     };
     let label = args.label.as_ref().map(|p| ("--label", p));
-    let mut train = iterator(("--data", &args.data), label)?;
-    check_label(&symbol, &train, label)?;
+    let train = iterator(("--data", &args.data), label, true)?;
     let mut eval = match (&args.eval_data, &args.eval_label) {
         (None, Some(_)) => return Err(input("--eval-label needs --eval-data")),
         (None, None) => None,
-        (Some(_), None) if takes_label => {
+        (Some(path), None) if takes_label && !is_rec(path) => {
             return Err(input(format!(
                 "the network takes labels `{}`: give the validation ones with --eval-label",
                 args.label_name
@@ -309,10 +415,10 @@ pub fn run(args: Args) -> Result<()> {
         }
         (Some(path), eval_label) => {
             let label = eval_label.as_ref().map(|p| ("--eval-label", p));
-            let eval = iterator(("--eval-data", path), label)?;
+            let eval = iterator(("--eval-data", path), label, false)?;
             let (want, got) = (
-                &train.provide_data()[0].shape,
-                &eval.provide_data()[0].shape,
+                &train.iter().provide_data()[0].shape,
+                &eval.iter().provide_data()[0].shape,
             );
             if want != got {
                 return Err(input(format!(
@@ -322,8 +428,7 @@ pub fn run(args: Args) -> Result<()> {
                     fmt_shape(want)
                 )));
             }
-            check_label(&symbol, &eval, label)?;
-            Some(eval)
+            Some(eval.start_at(0, None).0)
         }
     };
     if let Some(prefix) = &args.save_prefix {
@@ -393,18 +498,11 @@ pub fn run(args: Args) -> Result<()> {
             }
         }
     };
-    if args.shuffle {
-        train = train.with_shuffle(args.seed);
-    }
-    let mut train = train.with_epoch(begin as u64);
-    let rows = train.num_data();
-    let batches = match last_batch {
-        LastBatch::Pad => rows.div_ceil(args.batch_size),
-        _ => rows / args.batch_size,
-    };
+    let shuffle = args.shuffle.then_some(args.seed);
+    let (mut train, batches) = train.start_at(begin as u64, shuffle);
     let mut fit = Fit::new(args.epochs);
     fit.begin_epoch = begin;
-    fit.eval_data = eval.as_mut().map(|e| e as &mut dyn DataIter);
+    fit.eval_data = eval.as_mut().map(|e| &mut **e as &mut dyn DataIter);
     fit.kvstore = Some(args.kvstore.clone());
     fit.optimizer = OptimizerChoice::Named(args.optimizer.clone(), args.optimizer_params.clone());
     fit.initializer = init;
@@ -459,7 +557,7 @@ pub fn run(args: Args) -> Result<()> {
         }
         Ok(())
     }));
-    module.fit(&mut train, fit).map_err(input)?;
+    module.fit(&mut *train, fit).map_err(input)?;
     Ok(())
 }
 
