@@ -139,6 +139,13 @@ impl ImageRecordIter {
         self
     }
 
+    /// Goes back to the start of the first epoch: a validation pass that rewinds sees the
+    /// same batches every time (resetting instead moves on to the next epoch).
+    pub fn rewind(&mut self) {
+        self.stop();
+        (self.epoch, self.skip) = (0, 0);
+    }
+
     /// The records this iterator reads in an epoch (its part of the file).
     pub fn num_records(&self) -> usize {
         self.source.records.len()

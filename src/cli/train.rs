@@ -262,6 +262,29 @@ impl Data {
     }
 }
 
+/// Validation images: every pass from the first record (Module.score resets the
+/// iterator before a pass; moving on to the next epoch would start after the records the
+/// last pass's wrapped batch took).
+struct Validation(ImageRecordIter);
+
+impl DataIter for Validation {
+    fn provide_data(&self) -> Vec<kiln::io::DataDesc> {
+        self.0.provide_data()
+    }
+    fn provide_label(&self) -> Vec<kiln::io::DataDesc> {
+        self.0.provide_label()
+    }
+    fn batch_size(&self) -> usize {
+        self.0.batch_size()
+    }
+    fn reset(&mut self) {
+        self.0.rewind();
+    }
+    fn next_batch(&mut self) -> kiln::io::Result<Option<kiln::io::DataBatch>> {
+        self.0.next_batch()
+    }
+}
+
 /// ImageRecordIter over `path` (its `.idx` beside it when there is one) with the run's
 /// batch size, --image-shape and --iter-param; validation data without random crops,
 /// mirrors or shuffling.
@@ -428,7 +451,10 @@ pub fn run(args: Args) -> Result<()> {
                     fmt_shape(want)
                 )));
             }
-            Some(eval.start_at(0, None).0)
+            Some(match eval {
+                Data::Images(it) => Box::new(Validation(it)) as Box<dyn DataIter>,
+                arrays => arrays.start_at(0, None).0,
+            })
         }
     };
     if let Some(prefix) = &args.save_prefix {
