@@ -150,11 +150,19 @@ impl NDArray {
         }
         let a = NDArray::uninit(shape, T::DTYPE, Device::Cpu)?;
         // SAFETY: a new array: no operation can be using it yet.
-        let bytes = unsafe { a.bytes_mut() };
-        for (chunk, v) in bytes.chunks_exact_mut(T::DTYPE.size()).zip(data) {
-            let mut one = Vec::with_capacity(8);
-            T::DTYPE.write(v.to_f64(), &mut one);
-            chunk.copy_from_slice(&one);
+        match unsafe { a.elements_mut::<T>() } {
+            Some(elements) => elements.copy_from_slice(data),
+            None => {
+                // bool: one byte per value, written through its dtype.
+                // SAFETY: as above.
+                let bytes = unsafe { a.bytes_mut() };
+                let mut one = Vec::with_capacity(8);
+                for (chunk, v) in bytes.chunks_exact_mut(T::DTYPE.size()).zip(data) {
+                    one.clear();
+                    T::DTYPE.write(v.to_f64(), &mut one);
+                    chunk.copy_from_slice(&one);
+                }
+            }
         }
         Ok(a)
     }
