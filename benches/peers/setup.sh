@@ -18,7 +18,8 @@ venv() {
     "$dir/bin/pip" install --quiet "$@"
 }
 
-venv mxnet mxnet==1.9.1 numpy==1.23.5
+# OpenCV draws and encodes the image-iterator benchmark's JPEGs (image_iter.sh).
+venv mxnet mxnet==1.9.1 numpy==1.23.5 opencv-python-headless==4.8.1.78
 venv modern torch jax onnxruntime onnx numpy
 
 "$PEERS/mxnet/bin/python" -c 'import mxnet, numpy; print("mxnet", mxnet.__version__, "numpy", numpy.__version__)'

@@ -9,6 +9,7 @@
 //! generator per decoding thread).
 
 use crate::params::ImageRecordParams;
+use crate::resize::{resize_window, Window};
 use crate::{resize_bilinear, Image};
 use kiln_ops::random::{key, philox4x32};
 
@@ -47,37 +48,51 @@ impl Draws {
 
 /// The augmented image, or why the record cannot be used.
 pub fn augment(image: Image, p: &ImageRecordParams, draws: &mut Draws) -> Result<Image, String> {
-    let mut image = match p.resize {
-        Some(r) => {
-            let (h, w) = (image.height, image.width);
-            let (nh, nw) = if h > w {
-                (r * h / w, r)
-            } else {
-                (r, r * w / h)
-            };
-            resize_bilinear(&image, nw.max(1), nh.max(1))
-        }
-        None => image,
-    };
-    if p.pad > 0 {
-        image = pad(&image, p.pad, p.fill_value);
-    }
     let [_, h, w] = p.data_shape;
-    if image.height < h || image.width < w {
+    // The size after resizing and padding, which the crop is drawn in.
+    let resized = match p.resize {
+        Some(r) => {
+            let (ih, iw) = (image.height, image.width);
+            let (nh, nw) = if ih > iw {
+                (r * ih / iw, r)
+            } else {
+                (r, r * iw / ih)
+            };
+            Some((nw.max(1), nh.max(1)))
+        }
+        None => None,
+    };
+    let (rw, rh) = resized.unwrap_or((image.width, image.height));
+    let (fw, fh) = (rw + 2 * p.pad, rh + 2 * p.pad);
+    if fh < h || fw < w {
         return Err(format!(
-            "the image is {}×{} (after resize and pad), smaller than data_shape's {h}×{w}",
-            image.height, image.width
+            "the image is {fw}×{fh} (after resize and pad), smaller than data_shape's {w}×{h}"
         ));
     }
-    let (mut y, mut x) = ((image.height - h) / 2, (image.width - w) / 2);
+    let (mut y, mut x) = ((fh - h) / 2, (fw - w) / 2);
     if p.rand_crop {
-        y = draws.up_to(image.height - h);
-        x = draws.up_to(image.width - w);
+        y = draws.up_to(fh - h);
+        x = draws.up_to(fw - w);
     }
-    Ok(crop(&image, y, x, h, w))
+    let window = Window {
+        x,
+        y,
+        width: w,
+        height: h,
+    };
+    Ok(match (resized, p.pad) {
+        // Only the crop is resized: the same values, a fraction of the work.
+        (Some(size), 0) => resize_window(&image, size, window),
+        (Some((nw, nh)), pad) => crop(
+            &pad_with(&resize_bilinear(&image, nw, nh), pad, p.fill_value),
+            window,
+        ),
+        (None, 0) => crop(&image, window),
+        (None, pad) => crop(&pad_with(&image, pad, p.fill_value), window),
+    })
 }
 
-fn pad(image: &Image, pad: usize, fill: u8) -> Image {
+fn pad_with(image: &Image, pad: usize, fill: u8) -> Image {
     let (h, w, c) = (
         image.height + 2 * pad,
         image.width + 2 * pad,
@@ -97,15 +112,15 @@ fn pad(image: &Image, pad: usize, fill: u8) -> Image {
     }
 }
 
-fn crop(image: &Image, y: usize, x: usize, h: usize, w: usize) -> Image {
-    let c = image.channels;
-    let mut data = Vec::with_capacity(h * w * c);
-    for row in y..y + h {
-        let start = (row * image.width + x) * c;
+fn crop(image: &Image, window: Window) -> Image {
+    let (c, w) = (image.channels, window.width);
+    let mut data = Vec::with_capacity(window.height * w * c);
+    for row in window.y..window.y + window.height {
+        let start = (row * image.width + window.x) * c;
         data.extend_from_slice(&image.data[start..start + w * c]);
     }
     Image {
-        height: h,
+        height: window.height,
         width: w,
         channels: c,
         data,
@@ -116,13 +131,17 @@ fn crop(image: &Image, y: usize, x: usize, h: usize, w: usize) -> Image {
 /// `ProcessImage`: `(pixel − mean_c) · (scale / std_c)` in single precision.
 pub fn normalize(image: &Image, p: &ImageRecordParams, mirrored: bool, out: &mut [f32]) {
     let (h, w, c) = (image.height, image.width, image.channels);
+    let plane = h * w;
     for k in 0..c {
         let (mean, mult) = (p.mean[k], p.scale / p.std[k]);
-        let plane = &mut out[k * h * w..(k + 1) * h * w];
-        for y in 0..h {
-            for x in 0..w {
-                let to = if mirrored { w - 1 - x } else { x };
-                plane[y * w + to] = (f32::from(image.at(y, x, k)) - mean) * mult;
+        let out = &mut out[k * plane..(k + 1) * plane];
+        for (out, row) in out.chunks_exact_mut(w).zip(image.data.chunks_exact(w * c)) {
+            let values = row.iter().skip(k).step_by(c);
+            match mirrored {
+                false => (out.iter_mut().zip(values))
+                    .for_each(|(o, &v)| *o = (f32::from(v) - mean) * mult),
+                true => (out.iter_mut().rev().zip(values))
+                    .for_each(|(o, &v)| *o = (f32::from(v) - mean) * mult),
             }
         }
     }

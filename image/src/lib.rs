@@ -18,7 +18,7 @@ pub use encode::encode_png;
 pub use params::ImageRecordParams;
 pub use record_iter::ImageRecordIter;
 pub use reencode::{Encoding, Reencode};
-pub use resize::resize_bilinear;
+pub use resize::{resize_bilinear, resize_window, Window};
 
 /// An 8-bit image, rows of pixels of `channels` interleaved values: RGB for 3 channels,
 /// RGBA for 4 (MXNet's order after its BGR → RGB swap), luminance for 1.

@@ -1,6 +1,8 @@
 //! MXNet's ImageRecordIter: batches of images decoded from a RecordIO file, augmented and
 //! normalized on a pool of `preprocess_threads` (apart from the kernels' pool), while a
-//! producer thread keeps up to `prefetch_buffer` batches ready.
+//! producer thread keeps up to `prefetch_buffer` batches ready — across the end of an
+//! epoch too, so the next epoch's first batches are made while the consumer validates or
+//! saves a checkpoint.
 //!
 //! Order: the records of this part (`part_index` of `num_parts` equal shares by count, in
 //! file order; the `.idx` file, when given, lists them), shuffled per epoch with
@@ -38,8 +40,14 @@ struct Made {
     pad: usize,
 }
 
+/// What the producer sends: a batch, or the end of an epoch.
+enum Item {
+    Batch(Result<Made>),
+    EpochEnd,
+}
+
 struct Producer {
-    batches: Receiver<Result<Made>>,
+    batches: Receiver<Item>,
     stop: Arc<AtomicBool>,
     thread: JoinHandle<()>,
 }
@@ -58,9 +66,10 @@ pub struct ImageRecordIter {
     epoch: u64,
     /// Records of this epoch's order a previous epoch's last batch already took.
     skip: usize,
+    /// Making this epoch's batches and, once they are made, the next epochs'.
     producer: Option<Producer>,
-    /// Where the next epoch starts, once this one is planned.
-    next_skip: usize,
+    /// Whether this epoch's last batch was handed out.
+    ended: bool,
 }
 
 impl ImageRecordIter {
@@ -118,7 +127,7 @@ impl ImageRecordIter {
             epoch: 0,
             skip: 0,
             producer: None,
-            next_skip: 0,
+            ended: false,
         })
     }
 
@@ -126,16 +135,11 @@ impl ImageRecordIter {
     /// the records earlier epochs' last batches took from it with `round_batch`.
     pub fn with_epoch(mut self, epoch: u64) -> ImageRecordIter {
         self.stop();
-        let (n, bs) = (self.source.records.len(), self.source.params.batch_size);
         self.skip = 0;
         for _ in 0..epoch {
-            let left = (n - self.skip) % bs;
-            self.skip = match (self.source.params.round_batch, left) {
-                (true, 1..) => bs - left,
-                _ => 0,
-            };
+            self.skip = self.source.next_skip(self.skip);
         }
-        self.epoch = epoch;
+        (self.epoch, self.ended) = (epoch, false);
         self
     }
 
@@ -143,7 +147,7 @@ impl ImageRecordIter {
     /// same batches every time (resetting instead moves on to the next epoch).
     pub fn rewind(&mut self) {
         self.stop();
-        (self.epoch, self.skip) = (0, 0);
+        (self.epoch, self.skip, self.ended) = (0, 0, false);
     }
 
     /// The records this iterator reads in an epoch (its part of the file).
@@ -151,49 +155,16 @@ impl ImageRecordIter {
         self.source.records.len()
     }
 
-    /// The records in epoch `epoch`'s order (indices into `source.records`).
-    fn order(&self, epoch: u64) -> Vec<usize> {
-        let n = self.source.records.len();
-        let p = &self.source.params;
-        match p.shuffle {
-            true => kiln_io::permutation(n, p.seed, epoch),
-            false => (0..n).collect(),
-        }
-    }
-
-    /// This epoch's batches, and where the next epoch starts.
-    fn plan(&self) -> (Vec<Plan>, usize) {
-        let bs = self.source.params.batch_size;
-        let order = self.order(self.epoch);
-        let rest: Vec<(usize, u64, u64)> = (order.iter().enumerate().skip(self.skip))
-            .map(|(pos, &r)| (r, self.epoch, pos as u64))
-            .collect();
-        let mut plans: Vec<Plan> = rest
-            .chunks(bs)
-            .map(|c| Plan {
-                samples: c.to_vec(),
-                pad: bs - c.len(),
-            })
-            .collect();
-        let mut next_skip = 0;
-        if let Some(last) = plans.last_mut().filter(|l| l.pad > 0) {
-            if self.source.params.round_batch {
-                let next = self.order(self.epoch + 1);
-                let fill = last.pad;
-                (last.samples).extend((0..fill).map(|pos| (next[pos], self.epoch + 1, pos as u64)));
-                next_skip = fill;
-            }
-        }
-        (plans, next_skip)
-    }
-
+    /// Starts the producer at this epoch: it makes the epoch's batches, then the next
+    /// epochs', up to `prefetch_buffer` ahead of the consumer (so an epoch's first batches
+    /// are ready while the consumer is busy at the end of the one before).
     fn start(&mut self) {
-        let (plans, next_skip) = self.plan();
-        self.next_skip = next_skip;
         let (send, batches) = sync_channel(self.source.params.prefetch_buffer.max(1));
         let stop = Arc::new(AtomicBool::new(false));
         let (source, stopped) = (self.source.clone(), stop.clone());
-        let thread = std::thread::spawn(move || {
+        let (mut epoch, mut skip) = (self.epoch, self.skip);
+        let thread = std::thread::spawn(move || loop {
+            let (plans, next_skip) = source.plan(epoch, skip);
             for plan in plans {
                 if stopped.load(Ordering::Relaxed) {
                     return;
@@ -206,10 +177,14 @@ impl ImageRecordIter {
                             ))
                         });
                 let failed = made.is_err();
-                if send.send(made).is_err() || failed {
+                if send.send(Item::Batch(made)).is_err() || failed {
                     return;
                 }
             }
+            if send.send(Item::EpochEnd).is_err() {
+                return;
+            }
+            (epoch, skip) = (epoch + 1, next_skip);
         });
         self.producer = Some(Producer {
             batches,
@@ -228,6 +203,50 @@ impl ImageRecordIter {
 }
 
 impl Source {
+    /// The records in epoch `epoch`'s order (indices into `records`).
+    fn order(&self, epoch: u64) -> Vec<usize> {
+        let n = self.records.len();
+        match self.params.shuffle {
+            true => kiln_io::permutation(n, self.params.seed, epoch),
+            false => (0..n).collect(),
+        }
+    }
+
+    /// Where the epoch after one that started after `skip` records starts.
+    fn next_skip(&self, skip: usize) -> usize {
+        let (n, bs) = (self.records.len(), self.params.batch_size);
+        match (self.params.round_batch, (n - skip) % bs) {
+            (true, left @ 1..) => bs - left,
+            _ => 0,
+        }
+    }
+
+    /// Epoch `epoch`'s batches when it starts after `skip` records, and where the next
+    /// epoch starts.
+    fn plan(&self, epoch: u64, skip: usize) -> (Vec<Plan>, usize) {
+        let bs = self.params.batch_size;
+        let order = self.order(epoch);
+        let rest: Vec<(usize, u64, u64)> = (order.iter().enumerate().skip(skip))
+            .map(|(pos, &r)| (r, epoch, pos as u64))
+            .collect();
+        let mut plans: Vec<Plan> = rest
+            .chunks(bs)
+            .map(|c| Plan {
+                samples: c.to_vec(),
+                pad: bs - c.len(),
+            })
+            .collect();
+        if let Some(last) = plans
+            .last_mut()
+            .filter(|l| l.pad > 0 && self.params.round_batch)
+        {
+            let next = self.order(epoch + 1);
+            let fill = last.pad;
+            (last.samples).extend((0..fill).map(|pos| (next[pos], epoch + 1, pos as u64)));
+        }
+        (plans, self.next_skip(skip))
+    }
+
     /// Decodes, augments and normalizes a batch's images on the pool.
     fn make(&self, plan: &Plan) -> Result<Made> {
         let p = &self.params;
@@ -321,24 +340,33 @@ impl DataIter for ImageRecordIter {
     }
 
     fn reset(&mut self) {
-        if self.producer.is_none() {
-            // An epoch never started still takes its records.
-            self.next_skip = self.plan().1;
+        if !self.ended {
+            // Mid-epoch: the producer is making this epoch's batches; start afresh.
+            self.stop();
         }
-        self.stop();
-        self.epoch += 1;
-        self.skip = self.next_skip;
+        self.skip = self.source.next_skip(self.skip);
+        (self.epoch, self.ended) = (self.epoch + 1, false);
     }
 
     fn next_batch(&mut self) -> kiln_io::Result<Option<DataBatch>> {
+        if self.ended {
+            return Ok(None);
+        }
         if self.producer.is_none() {
             self.start();
         }
         let producer = self.producer.as_ref().expect("started");
         let made = match producer.batches.recv() {
-            Ok(made) => made.map_err(|e| kiln_io::Error::Input(e.to_string()))?,
-            // The epoch is done; the producer stays until reset.
-            Err(_) => return Ok(None),
+            Ok(Item::Batch(made)) => made.map_err(|e| kiln_io::Error::Input(e.to_string()))?,
+            Ok(Item::EpochEnd) => {
+                self.ended = true;
+                return Ok(None);
+            }
+            Err(_) => {
+                // The producer stopped after a failure it already reported.
+                self.ended = true;
+                return Ok(None);
+            }
         };
         let data = &self.provide_data()[0];
         let label = &self.provide_label()[0];

@@ -43,29 +43,62 @@ fn taps(src: usize, dst: usize, edges_weighted: bool) -> Vec<(isize, i32, i32)> 
 
 /// `image` resized to `width` × `height` (both at least 1).
 pub fn resize_bilinear(image: &Image, width: usize, height: usize) -> Image {
-    let (sw, sh, cn) = (image.width, image.height, image.channels);
-    if sw == 2 * width && sh == 2 * height {
-        return halve(image);
+    resize_window(image, (width, height), Window::whole(width, height))
+}
+
+/// A rectangle of an image: its first column and row, its width and height.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    pub x: usize,
+    pub y: usize,
+    pub width: usize,
+    pub height: usize,
+}
+
+impl Window {
+    pub fn whole(width: usize, height: usize) -> Window {
+        Window {
+            x: 0,
+            y: 0,
+            width,
+            height,
+        }
     }
-    let xs = taps(sw, width, false);
-    let ys = taps(sh, height, true);
-    let row_len = width * cn;
+}
+
+/// The `window` of `image` resized to `size` (width, height): the same values as
+/// cropping the whole resize, without computing the rest (each value depends only on its
+/// own coordinates).
+pub fn resize_window(image: &Image, size: (usize, usize), window: Window) -> Image {
+    let (sw, sh, cn) = (image.width, image.height, image.channels);
+    let (width, height) = size;
+    if sw == 2 * width && sh == 2 * height {
+        return halve(image, window);
+    }
+    let xs = &taps(sw, width, false)[window.x..window.x + window.width];
+    let ys = &taps(sh, height, true)[window.y..window.y + window.height];
+    // Byte offsets of each output pixel's two source pixels in a row, and their weights.
+    let xs: Vec<(usize, usize, i32, i32)> = (xs.iter())
+        .map(|&(s, a0, a1)| {
+            let s = s as usize;
+            (s * cn, (s + 1).min(sw - 1) * cn, a0, a1)
+        })
+        .collect();
+    let row_len = window.width * cn;
     // The horizontal pass of one source row: value · 2048 per destination value.
     let horizontal = |y: usize, out: &mut [i32]| {
         let src = &image.data[y * sw * cn..(y + 1) * sw * cn];
-        for (x, &(s, a0, a1)) in xs.iter().enumerate() {
-            let s = s as usize;
-            let next = (s + 1).min(sw - 1);
-            for c in 0..cn {
-                out[x * cn + c] =
-                    i32::from(src[s * cn + c]) * a0 + i32::from(src[next * cn + c]) * a1;
+        for (o, &(p0, p1, a0, a1)) in out.chunks_exact_mut(cn).zip(&xs) {
+            let (v0, v1) = (&src[p0..p0 + cn], &src[p1..p1 + cn]);
+            for ((o, &v0), &v1) in o.iter_mut().zip(v0).zip(v1) {
+                *o = i32::from(v0) * a0 + i32::from(v1) * a1;
             }
         }
     };
-    let mut data = vec![0u8; height * row_len];
+    let mut data = vec![0u8; window.height * row_len];
     let (mut row0, mut row1) = (vec![0i32; row_len], vec![0i32; row_len]);
     let mut loaded: [Option<usize>; 2] = [None, None];
-    for (dy, &(sy, b0, b1)) in ys.iter().enumerate() {
+    for (out, &(sy, b0, b1)) in data.chunks_exact_mut(row_len).zip(ys) {
         let row = |y: isize| y.clamp(0, sh as isize - 1) as usize;
         let (y0, y1) = (row(sy), row(sy + 1));
         if loaded[0] != Some(y0) {
@@ -81,7 +114,6 @@ pub fn resize_bilinear(image: &Image, width: usize, height: usize) -> Image {
             horizontal(y1, &mut row1);
             loaded[1] = Some(y1);
         }
-        let out = &mut data[dy * row_len..(dy + 1) * row_len];
         for ((o, &r0), &r1) in out.iter_mut().zip(&row0).zip(&row1) {
             // OpenCV's vector kernel: 16-bit products of the rows' top bits, then rounding.
             let v = ((((r0 >> 4) * b0) >> 16) + (((r1 >> 4) * b1) >> 16) + 2) >> 2;
@@ -89,20 +121,21 @@ pub fn resize_bilinear(image: &Image, width: usize, height: usize) -> Image {
         }
     }
     Image {
-        height,
-        width,
+        height: window.height,
+        width: window.width,
         channels: cn,
         data,
     }
 }
 
-/// OpenCV's fast area resize by exactly 2: each value the rounded mean of its 2×2 block.
-fn halve(image: &Image) -> Image {
-    let (w, h, cn) = (image.width / 2, image.height / 2, image.channels);
+/// OpenCV's fast area resize by exactly 2 (the `window` of it): each value the rounded
+/// mean of its 2×2 block.
+fn halve(image: &Image, window: Window) -> Image {
+    let cn = image.channels;
     let at = |y: usize, x: usize, c: usize| u32::from(image.at(y, x, c));
-    let mut data = Vec::with_capacity(w * h * cn);
-    for y in 0..h {
-        for x in 0..w {
+    let mut data = Vec::with_capacity(window.width * window.height * cn);
+    for y in window.y..window.y + window.height {
+        for x in window.x..window.x + window.width {
             for c in 0..cn {
                 let sum = at(2 * y, 2 * x, c)
                     + at(2 * y, 2 * x + 1, c)
@@ -113,8 +146,8 @@ fn halve(image: &Image) -> Image {
         }
     }
     Image {
-        height: h,
-        width: w,
+        height: window.height,
+        width: window.width,
         channels: cn,
         data,
     }

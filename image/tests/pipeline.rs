@@ -357,3 +357,57 @@ fn an_iterator_started_at_an_epoch_continues_as_one_that_iterated_there() {
         }
     }
 }
+
+#[test]
+fn a_resized_window_is_the_window_of_the_resize() {
+    use kiln_image::{resize_window, Window};
+    let src = decode(&std::fs::read(fixture("src/img3.png")).unwrap(), 3).unwrap();
+    for (w, h) in [(60, 50), (40, 40), (100, 90), (81, 81)] {
+        let whole = resize_bilinear(&src, w, h);
+        for window in [
+            Window {
+                x: 0,
+                y: 0,
+                width: w,
+                height: h,
+            },
+            Window {
+                x: 3,
+                y: 7,
+                width: w / 2,
+                height: h / 3,
+            },
+            Window {
+                x: w - 5,
+                y: h - 1,
+                width: 5,
+                height: 1,
+            },
+        ] {
+            let part = resize_window(&src, (w, h), window);
+            for y in 0..window.height {
+                for x in 0..window.width {
+                    for c in 0..3 {
+                        assert_eq!(
+                            part.at(y, x, c),
+                            whole.at(window.y + y, window.x + x, c),
+                            "{w}x{h} {window:?} at {y},{x}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+    let even = resize_bilinear(&src, 80, 80); // halved by the area path
+    let part = resize_window(
+        &even,
+        (40, 40),
+        Window {
+            x: 5,
+            y: 9,
+            width: 20,
+            height: 30,
+        },
+    );
+    assert_eq!(part.at(0, 0, 1), resize_bilinear(&even, 40, 40).at(9, 5, 1));
+}
