@@ -68,7 +68,7 @@ impl Reencode {
     }
 
     fn jpeg(&self, image: &Image) -> Result<Vec<u8>> {
-        use jpeg_encoder::{ColorType, Encoder};
+        use jpeg_encoder::{ColorType, Encoder, SamplingFactor};
         let color = match image.channels {
             1 => ColorType::Luma,
             3 => ColorType::Rgb,
@@ -82,8 +82,10 @@ impl Reencode {
             )));
         };
         let mut out = Vec::new();
-        Encoder::new(&mut out, self.quality.clamp(1, 100))
-            .encode(&image.data, w, h, color)
+        let mut encoder = Encoder::new(&mut out, self.quality.clamp(1, 100));
+        // Chroma at half resolution both ways, as libjpeg (OpenCV's encoder) stores it.
+        encoder.set_sampling_factor(SamplingFactor::F_2_2);
+        (encoder.encode(&image.data, w, h, color))
             .map_err(|e| Error::Input(format!("JPEG: {e}")))?;
         Ok(out)
     }
