@@ -63,33 +63,12 @@ fn write_idx(path: &Path, magic: u32, dims: &[usize], bytes: &[u8]) -> std::io::
     out.flush()
 }
 
-/// Reads an idx file of unsigned bytes: its dimensions and data.
+/// Reads an idx file of unsigned bytes (kiln-io's reader, MNISTIter's): its dimensions
+/// and data.
 fn read_idx(path: &Path) -> Result<(Vec<usize>, Vec<u8>), String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let word = |i: usize| -> Result<usize, String> {
-        let b = bytes
-            .get(4 * i..4 * i + 4)
-            .ok_or_else(|| format!("{}: truncated header", path.display()))?;
-        Ok(u32::from_be_bytes([b[0], b[1], b[2], b[3]]) as usize)
-    };
-    let magic = word(0)?;
-    if magic >> 8 != 0x08 {
-        return Err(format!(
-            "{}: magic {magic:#x} is not an idx file of bytes",
-            path.display()
-        ));
-    }
-    let dims: Vec<usize> = (1..=magic & 0xff).map(word).collect::<Result<_, _>>()?;
-    let start = 4 * (1 + dims.len());
-    let data = bytes[start..].to_vec();
-    if data.len() != dims.iter().product::<usize>() {
-        return Err(format!(
-            "{}: {} bytes of data for dimensions {dims:?}",
-            path.display(),
-            data.len()
-        ));
-    }
-    Ok((dims, data))
+    let (dims, data) = kiln::io::read_idx(&bytes, path).map_err(|e| e.to_string())?;
+    Ok((dims, data.to_vec()))
 }
 
 /// The dataset written to and read back from idx files in `dir`.

@@ -8,11 +8,13 @@ pub mod fuzz;
 pub mod im2rec;
 mod iter;
 mod lst;
+mod mnist;
 mod ndarray_iter;
 pub mod recordio;
 
 pub use iter::{DataBatch, DataDesc, DataIter, LastBatch};
 pub use lst::{read_list, write_list, ListEntry};
+pub use mnist::{read_idx, MNISTIter, MnistParams};
 pub use ndarray_iter::{permutation, NDArrayIter};
 
 /// What an iterator refuses or fails at.
