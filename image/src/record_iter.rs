@@ -18,6 +18,7 @@ use crate::augment::{augment, mirrored, normalize, Draws};
 use crate::params::ImageRecordParams;
 use crate::{decode, Error, Result};
 use kiln_io::recordio::{read_index, ImageRecord, RecordFile};
+use kiln_io::round_batch::{Position, RoundBatch};
 use kiln_io::{DataBatch, DataDesc, DataIter};
 use kiln_ops::DType;
 use kiln_runtime::NDArray;
@@ -135,10 +136,7 @@ impl ImageRecordIter {
     /// the records earlier epochs' last batches took from it with `round_batch`.
     pub fn with_epoch(mut self, epoch: u64) -> ImageRecordIter {
         self.stop();
-        self.skip = 0;
-        for _ in 0..epoch {
-            self.skip = self.source.next_skip(self.skip);
-        }
+        self.skip = self.source.batches().skip_at(epoch);
         (self.epoch, self.ended) = (epoch, false);
         self
     }
@@ -212,38 +210,35 @@ impl Source {
         }
     }
 
+    /// MXNet's batching of this part's records.
+    fn batches(&self) -> RoundBatch {
+        RoundBatch {
+            samples: self.records.len(),
+            batch_size: self.params.batch_size,
+            round: self.params.round_batch,
+        }
+    }
+
     /// Where the epoch after one that started after `skip` records starts.
     fn next_skip(&self, skip: usize) -> usize {
-        let (n, bs) = (self.records.len(), self.params.batch_size);
-        match (self.params.round_batch, (n - skip) % bs) {
-            (true, left @ 1..) => bs - left,
-            _ => 0,
-        }
+        self.batches().next_skip(skip)
     }
 
     /// Epoch `epoch`'s batches when it starts after `skip` records, and where the next
     /// epoch starts.
     fn plan(&self, epoch: u64, skip: usize) -> (Vec<Plan>, usize) {
-        let bs = self.params.batch_size;
-        let order = self.order(epoch);
-        let rest: Vec<(usize, u64, u64)> = (order.iter().enumerate().skip(skip))
-            .map(|(pos, &r)| (r, epoch, pos as u64))
-            .collect();
-        let mut plans: Vec<Plan> = rest
-            .chunks(bs)
-            .map(|c| Plan {
-                samples: c.to_vec(),
-                pad: bs - c.len(),
+        let (this, next) = (self.order(epoch), self.order(epoch + 1));
+        let plans = (self.batches().plan(skip).into_iter())
+            .map(|b| Plan {
+                samples: (b.samples.iter())
+                    .map(|p| match *p {
+                        Position::This(i) => (this[i], epoch, i as u64),
+                        Position::Next(i) => (next[i], epoch + 1, i as u64),
+                    })
+                    .collect(),
+                pad: b.pad,
             })
             .collect();
-        if let Some(last) = plans
-            .last_mut()
-            .filter(|l| l.pad > 0 && self.params.round_batch)
-        {
-            let next = self.order(epoch + 1);
-            let fill = last.pad;
-            (last.samples).extend((0..fill).map(|pos| (next[pos], epoch + 1, pos as u64)));
-        }
         (plans, self.next_skip(skip))
     }
 

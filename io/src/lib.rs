@@ -4,6 +4,7 @@
 //! MXNet's batching exactly (`pad`, `discard`, `roll_over`). [`recordio`] reads and
 //! writes MXNet's packed record files and their image records byte for byte.
 
+mod csv_iter;
 pub mod fuzz;
 pub mod im2rec;
 mod iter;
@@ -11,7 +12,9 @@ mod lst;
 mod mnist;
 mod ndarray_iter;
 pub mod recordio;
+pub mod round_batch;
 
+pub use csv_iter::{CSVIter, CsvParams};
 pub use iter::{DataBatch, DataDesc, DataIter, LastBatch};
 pub use lst::{read_list, write_list, ListEntry};
 pub use mnist::{read_idx, MNISTIter, MnistParams};
