@@ -117,3 +117,54 @@ fn iter_writes_the_batches_and_show_the_image() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn iter_runs_mxnets_other_iterators_by_name() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/data");
+    let dir = std::env::temp_dir();
+    let at = |p: &str| data.join(p).to_string_lossy().into_owned();
+    let (image, label) = (
+        format!("image={}", at("mnist/images-idx3-ubyte")),
+        format!("label={}", at("mnist/labels-idx1-ubyte")),
+    );
+    let mnist = kiln(
+        &dir,
+        &[
+            "iter",
+            "--iter",
+            "MNISTIter",
+            &image,
+            &label,
+            "batch_size=8",
+            "shuffle=False",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&mnist.stdout);
+    assert!(
+        stdout.contains("data [8, 1, 6, 5], label [8]") && stdout.contains("6 batches, 48 images"),
+        "{stdout}"
+    );
+    let csv = format!("data_csv={}", at("csv/data.csv"));
+    let out = kiln(
+        &dir,
+        &[
+            "iter",
+            "--iter",
+            "CSVIter",
+            &csv,
+            "data_shape=(2,2)",
+            "batch_size=3",
+            "--epochs",
+            "2",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("epoch 1: 4 batches, 10 images")
+            && stdout.contains("epoch 2: 3 batches, 8 images"),
+        "{stdout}"
+    );
+    let out = kiln(&dir, &["iter", "--iter", "LibSVMIter", "batch_size=1"]);
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("--iter LibSVMIter: ImageRecordIter, MNISTIter or CSVIter"));
+}

@@ -66,22 +66,14 @@ impl Default for ImageRecordParams {
     }
 }
 
+const ITER: &str = "ImageRecordIter";
+
 fn parse<T: std::str::FromStr>(key: &str, value: &str) -> Result<T> {
-    value.trim().parse().map_err(|_| {
-        Error::Input(format!(
-            "ImageRecordIter: {key}={value} is not a valid value"
-        ))
-    })
+    Ok(kiln_io::kwargs::value(ITER, key, value)?)
 }
 
 fn boolean(key: &str, value: &str) -> Result<bool> {
-    match value.trim() {
-        "True" | "true" | "1" => Ok(true),
-        "False" | "false" | "0" => Ok(false),
-        _ => Err(Error::Input(format!(
-            "ImageRecordIter: {key}={value} is not True or False"
-        ))),
-    }
+    Ok(kiln_io::kwargs::boolean(ITER, key, value)?)
 }
 
 /// Parameters MXNet's iterator has that kiln's does not apply yet: refused by name rather
@@ -127,12 +119,8 @@ impl ImageRecordParams {
                 "path_imgrec" => (p.path_imgrec, rec) = (value.into(), true),
                 "path_imgidx" => p.path_imgidx = (!value.is_empty()).then(|| value.into()),
                 "data_shape" => {
-                    let dims: Vec<usize> = (value.trim_matches(|c| "()[] ".contains(c)).split(','))
-                        .filter(|d| !d.trim().is_empty())
-                        .map(|d| parse(key, d))
-                        .collect::<Result<_>>()?;
-                    match dims[..] {
-                        [c @ (1 | 3 | 4), h, w] if h > 0 && w > 0 => p.data_shape = [c, h, w],
+                    match kiln_io::kwargs::shape(ITER, key, value)?[..] {
+                        [c @ (1 | 3 | 4), h, w] => p.data_shape = [c, h, w],
                         _ => {
                             return Err(Error::Input(format!(
                                 "ImageRecordIter: data_shape={value}: (channels, height, width) with 1, 3 or 4 channels"
@@ -188,7 +176,7 @@ impl ImageRecordParams {
             (batch, "batch_size"),
         ] {
             if !given {
-                return Err(Error::Input(format!("ImageRecordIter: {name} is required")));
+                return Err(kiln_io::kwargs::required(ITER, name).into());
             }
         }
         if p.batch_size == 0 || p.num_parts == 0 || p.part_index >= p.num_parts {

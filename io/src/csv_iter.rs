@@ -35,6 +35,48 @@ impl Default for CsvParams {
     }
 }
 
+impl CsvParams {
+    /// The parameters `pairs` set over the defaults (MXNet's names); `data_csv`,
+    /// `data_shape` and `batch_size` are required.
+    pub fn from_pairs(pairs: &[(&str, &str)]) -> Result<CsvParams> {
+        use crate::kwargs::{boolean, required, shape, unknown, value};
+        const ITER: &str = "CSVIter";
+        let mut p = CsvParams::default();
+        for &(key, v) in pairs {
+            match key {
+                "data_csv" => p.data_csv = v.into(),
+                "data_shape" => p.data_shape = shape(ITER, key, v)?,
+                "label_csv" => p.label_csv = (v != "NULL" && !v.is_empty()).then(|| v.into()),
+                "label_shape" => p.label_shape = shape(ITER, key, v)?,
+                "batch_size" => p.batch_size = value(ITER, key, v)?,
+                "round_batch" => p.round_batch = boolean(ITER, key, v)?,
+                "prefetch_buffer" => {}
+                _ => {
+                    let known = [
+                        "data_csv",
+                        "data_shape",
+                        "label_csv",
+                        "label_shape",
+                        "batch_size",
+                        "round_batch",
+                    ];
+                    return Err(unknown(ITER, key, &known));
+                }
+            }
+        }
+        for (missing, key) in [
+            (p.data_csv.as_os_str().is_empty(), "data_csv"),
+            (p.data_shape.is_empty(), "data_shape"),
+            (p.batch_size == 0, "batch_size"),
+        ] {
+            if missing {
+                return Err(required(ITER, key));
+            }
+        }
+        Ok(p)
+    }
+}
+
 /// dmlc's `strtof` (`ParseFloat<float>`), which MXNet's CSV parser uses and which is not
 /// correctly rounded (`-3.548` reads as -3.5479999): the integer part as a float, plus the
 /// fraction (up to 19 digits) divided in double and rounded to float, then scaled by the

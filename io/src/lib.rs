@@ -8,6 +8,7 @@ mod csv_iter;
 pub mod fuzz;
 pub mod im2rec;
 mod iter;
+pub mod kwargs;
 mod lst;
 mod mnist;
 mod ndarray_iter;

@@ -69,6 +69,43 @@ impl Default for MnistParams {
     }
 }
 
+impl MnistParams {
+    /// The parameters `pairs` set over the defaults (MXNet's names).
+    pub fn from_pairs(pairs: &[(&str, &str)]) -> Result<MnistParams> {
+        use crate::kwargs::{boolean, unknown, value};
+        const ITER: &str = "MNISTIter";
+        let mut p = MnistParams::default();
+        for &(key, v) in pairs {
+            match key {
+                "image" => p.image = v.into(),
+                "label" => p.label = v.into(),
+                "batch_size" => p.batch_size = value(ITER, key, v)?,
+                "shuffle" => p.shuffle = boolean(ITER, key, v)?,
+                "flat" => p.flat = boolean(ITER, key, v)?,
+                "seed" => p.seed = value(ITER, key, v)?,
+                "num_parts" => p.num_parts = value(ITER, key, v)?,
+                "part_index" => p.part_index = value(ITER, key, v)?,
+                // Logging and prefetching do not change the batches.
+                "silent" | "prefetch_buffer" => {}
+                _ => {
+                    let known = [
+                        "image",
+                        "label",
+                        "batch_size",
+                        "shuffle",
+                        "flat",
+                        "seed",
+                        "num_parts",
+                        "part_index",
+                    ];
+                    return Err(unknown(ITER, key, &known));
+                }
+            }
+        }
+        Ok(p)
+    }
+}
+
 /// MXNet's MNISTIter.
 pub struct MNISTIter(NDArrayIter);
 

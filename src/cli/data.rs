@@ -1,13 +1,14 @@
 //! `kiln data`: what an iterator feeds a network. `kiln data iter KEY=VALUE...` runs
-//! ImageRecordIter with MXNet's parameter names (`path_imgrec=train.rec
-//! data_shape=(3,224,224) batch_size=32`) for `--epochs` epochs and prints each epoch's
+//! ImageRecordIter (or `--iter MNISTIter|CSVIter`) with MXNet's parameter names
+//! (`path_imgrec=train.rec data_shape=(3,224,224) batch_size=32`) for `--epochs` epochs
+//! and prints each epoch's
 //! batches, shapes, label histogram and images/s; with `--out DIR` it writes every batch as
 //! `epoch{e}_batch{b}_data.npy`, `_label.npy` and `_pad.npy` (numbered from 1).
 //! `kiln data show FILE.rec --index N` writes record N's image (file order) as a PNG.
 
 use kiln::image::{decode, ImageRecordIter, ImageRecordParams};
 use kiln::io::recordio::{ImageRecord, RecordFile};
-use kiln::io::DataIter;
+use kiln::io::{CSVIter, CsvParams, DataIter, MNISTIter, MnistParams};
 use kiln::runtime::NDArray;
 use kiln::{Error, Result};
 use std::collections::BTreeMap;
@@ -33,6 +34,9 @@ struct IterArgs {
     /// The iterator's parameters, KEY=VALUE (`path_imgrec=train.rec`, `batch_size=32`).
     #[arg(required = true)]
     params: Vec<String>,
+    /// The iterator, by MXNet's name: ImageRecordIter, MNISTIter or CSVIter.
+    #[arg(long, default_value = "ImageRecordIter")]
+    iter: String,
     /// Epochs to iterate.
     #[arg(long, default_value_t = 1)]
     epochs: usize,
@@ -75,12 +79,29 @@ fn iter(args: IterArgs) -> Result<()> {
                 .ok_or_else(|| Error::Input(format!("`{p}` is not KEY=VALUE")))
         })
         .collect::<Result<Vec<_>>>()?;
-    let params = ImageRecordParams::from_pairs(&pairs).map_err(image_error)?;
+    let mut it: Box<dyn DataIter> = match args.iter.as_str() {
+        "ImageRecordIter" => {
+            let params = ImageRecordParams::from_pairs(&pairs).map_err(image_error)?;
+            Box::new(ImageRecordIter::new(params).map_err(image_error)?)
+        }
+        "MNISTIter" => {
+            let params = MnistParams::from_pairs(&pairs).map_err(io_error)?;
+            Box::new(MNISTIter::new(&params).map_err(io_error)?)
+        }
+        "CSVIter" => {
+            let params = CsvParams::from_pairs(&pairs).map_err(io_error)?;
+            Box::new(CSVIter::new(params).map_err(io_error)?)
+        }
+        other => {
+            return Err(Error::Input(format!(
+                "--iter {other}: ImageRecordIter, MNISTIter or CSVIter"
+            )))
+        }
+    };
     if let Some(out) = &args.out {
         std::fs::create_dir_all(out)
             .map_err(|e| Error::Input(format!("--out {}: {e}", out.display())))?;
     }
-    let mut it = ImageRecordIter::new(params).map_err(image_error)?;
     println!(
         "data {:?}, label {:?}",
         it.provide_data()[0].shape,
