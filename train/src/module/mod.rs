@@ -662,6 +662,9 @@ impl Module {
             }
         }
         if !local.is_empty() {
+            // Later layers first: their gradients are complete first, so the operations
+            // aggregating their updates can start while backward goes on.
+            local.reverse();
             lock(&optimizer).update_multi(&local)?;
         }
         Ok(())
