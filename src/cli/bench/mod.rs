@@ -11,10 +11,13 @@
 //!   batch 64): one whole SGD training step; `resnet18-infer` (W4: resnet18_v1 at
 //!   224×224, `--batch N`, default 1). Peers run the same workloads in
 //!   `benches/peers/compare.sh`.
+//! - `image-train`: LeNet fed by ImageRecordIter against the same batches in memory —
+//!   whether decoding overlaps training.
 
 mod aot;
 mod elementwise;
 mod engine;
+mod image_train;
 mod infer;
 #[cfg(feature = "llvm")]
 mod jit;
@@ -26,8 +29,8 @@ use std::time::Instant;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// What to measure: `engine`, `elementwise`, `jit`, `mlp-train`, `lenet-train` or
-    /// `resnet18-infer`.
+    /// What to measure: `engine`, `elementwise`, `jit`, `mlp-train`, `lenet-train`,
+    /// `resnet18-infer` or `image-train`.
     workload: String,
     /// One JSON object per line instead of a table.
     #[arg(long)]
@@ -122,9 +125,10 @@ fn workload(args: &Args) -> Result<()> {
             train::run(args, &kiln::models::get("lenet")?, &[batch, 1, 28, 28], 10)
         }
         "resnet18-infer" => infer::run(args),
+        "image-train" => image_train::run(args),
         other => Err(Error::Input(format!(
             "unknown workload `{other}` (known: engine, elementwise, jit, mlp-train, \
-             lenet-train, resnet18-infer)"
+             lenet-train, resnet18-infer, image-train)"
         ))),
     }
 }
