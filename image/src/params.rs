@@ -33,7 +33,6 @@ pub struct ImageRecordParams {
     pub pad: usize,
     pub fill_value: u8,
     pub inter_method: u8,
-    pub verbose: bool,
 }
 
 impl Default for ImageRecordParams {
@@ -61,7 +60,6 @@ impl Default for ImageRecordParams {
             pad: 0,
             fill_value: 255,
             inter_method: 1,
-            verbose: true,
         }
     }
 }
@@ -157,7 +155,10 @@ impl ImageRecordParams {
                 "pad" => p.pad = parse(key, value)?,
                 "fill_value" => p.fill_value = parse(key, value)?,
                 "inter_method" => p.inter_method = parse(key, value)?,
-                "verbose" => p.verbose = boolean(key, value)?,
+                // Logging does not change the batches.
+                "verbose" => {
+                    boolean(key, value)?;
+                }
                 _ if NOT_BUILT.contains(&key) => {
                     return Err(Error::Input(format!(
                         "ImageRecordIter: `{key}` is an MXNet parameter kiln does not apply yet"
