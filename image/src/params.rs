@@ -9,6 +9,8 @@ use std::path::PathBuf;
 pub struct ImageRecordParams {
     pub path_imgrec: PathBuf,
     pub path_imgidx: Option<PathBuf>,
+    /// A `.lst` whose labels replace the records' (looked up by the record's id).
+    pub path_imglist: Option<PathBuf>,
     /// (channels, height, width); channels 1, 3 or 4.
     pub data_shape: [usize; 3],
     pub batch_size: usize,
@@ -40,6 +42,7 @@ impl Default for ImageRecordParams {
         ImageRecordParams {
             path_imgrec: PathBuf::new(),
             path_imgidx: None,
+            path_imglist: None,
             data_shape: [0; 3],
             batch_size: 0,
             label_width: 1,
@@ -77,7 +80,6 @@ fn boolean(key: &str, value: &str) -> Result<bool> {
 /// Parameters MXNet's iterator has that kiln's does not apply yet: refused by name rather
 /// than ignored.
 const NOT_BUILT: &[&str] = &[
-    "path_imglist",
     "mean_img",
     "max_random_scale",
     "min_random_scale",
@@ -116,6 +118,7 @@ impl ImageRecordParams {
             match key {
                 "path_imgrec" => (p.path_imgrec, rec) = (value.into(), true),
                 "path_imgidx" => p.path_imgidx = (!value.is_empty()).then(|| value.into()),
+                "path_imglist" => p.path_imglist = (!value.is_empty()).then(|| value.into()),
                 "data_shape" => {
                     match kiln_io::kwargs::shape(ITER, key, value)?[..] {
                         [c @ (1 | 3 | 4), h, w] => p.data_shape = [c, h, w],

@@ -12,6 +12,8 @@
 //! then reports `pad` 0 and leaves stale images in the tail, kiln reports the true `pad`
 //! and zeros.
 //!
+//! Labels come from the records, or with `path_imglist` from that list by image id.
+//!
 //! Dropping the iterator (or resetting it mid-epoch) stops the producer and joins it.
 
 use crate::augment::{augment, mirrored, normalize, Draws};
@@ -23,6 +25,7 @@ use kiln_io::{DataBatch, DataDesc, DataIter};
 use kiln_ops::DType;
 use kiln_runtime::NDArray;
 use rayon::prelude::*;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::Arc;
@@ -59,6 +62,8 @@ struct Source {
     file: RecordFile,
     /// The byte offsets of this part's records, and their numbers in the file.
     records: Vec<(u64, usize)>,
+    /// Labels by image id, from `path_imglist`.
+    labels: Option<HashMap<u64, Vec<f32>>>,
     pool: rayon::ThreadPool,
 }
 
@@ -118,11 +123,16 @@ impl ImageRecordIter {
             .thread_name(|i| format!("kiln-image-{i}"))
             .build()
             .map_err(|e| Error::Input(format!("ImageRecordIter: cannot start threads: {e}")))?;
+        let labels = match &params.path_imglist {
+            Some(path) => Some(image_list_labels(path, params.label_width)?),
+            None => None,
+        };
         Ok(ImageRecordIter {
             source: Arc::new(Source {
                 params,
                 file,
                 records,
+                labels,
                 pool,
             }),
             epoch: 0,
@@ -282,7 +292,12 @@ impl Source {
         let p = &self.params;
         let payload = self.file.read_at(offset).map_err(|e| e.to_string())?;
         let record = ImageRecord::unpack(&payload)?;
-        let values = record.label.values();
+        let values = match &self.labels {
+            Some(labels) => labels
+                .get(&record.id)
+                .ok_or_else(|| format!("image id {} is not in path_imglist", record.id))?,
+            None => record.label.values(),
+        };
         if values.len() != p.label_width {
             return Err(format!(
                 "the record has {} label(s) but label_width is {}",
@@ -297,6 +312,32 @@ impl Source {
         normalize(&image, p, mirrored(p, &mut draws), out);
         Ok(())
     }
+}
+
+/// The labels of a `.lst` file by image index (MXNet's label map: `path_imglist`'s labels
+/// replace those the records hold); each line must hold `label_width` labels.
+fn image_list_labels(path: &std::path::Path, label_width: usize) -> Result<HashMap<u64, Vec<f32>>> {
+    let text = std::fs::read(path).map_err(|e| Error::Input(format!("{}: {e}", path.display())))?;
+    let mut labels = HashMap::new();
+    for entry in kiln_io::read_list(&text, path)? {
+        if entry.labels.len() != label_width {
+            return Err(Error::Input(format!(
+                "{}: image {} has {} label(s) but label_width is {label_width}",
+                path.display(),
+                entry.index,
+                entry.labels.len()
+            )));
+        }
+        let id = u64::try_from(entry.index).map_err(|_| {
+            Error::Input(format!(
+                "{}: image index {} is negative",
+                path.display(),
+                entry.index
+            ))
+        })?;
+        labels.insert(id, entry.labels);
+    }
+    Ok(labels)
 }
 
 impl Drop for ImageRecordIter {

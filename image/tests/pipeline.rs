@@ -446,3 +446,44 @@ fn iterators_made_and_dropped_mid_epoch_keep_memory_flat() {
         "resident memory grew by {grown} KB over 100 iterators"
     );
 }
+
+#[test]
+fn an_image_list_replaces_the_records_labels() {
+    use kiln_image::ImageRecordIter;
+    use kiln_io::DataIter;
+    let dir = std::env::temp_dir().join(format!("kiln-imglist-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let lst = dir.join("labels.lst");
+    let text: String = (0..12)
+        .map(|i| format!("{i}\t{}\t{}\timg.png\n", i * 10, i + 100))
+        .collect();
+    std::fs::write(&lst, text).unwrap();
+    let (rec, list) = (fixture("images.rec"), lst.to_string_lossy().into_owned());
+    let mut it = ImageRecordIter::new(params(
+        &rec,
+        &[("path_imglist", &list), ("label_width", "2")],
+    ))
+    .unwrap();
+    assert_eq!(it.provide_label()[0].shape, [4, 2]);
+    let batch = it.next_batch().unwrap().unwrap();
+    assert_eq!(
+        batch.label[0].to_vec::<f32>().unwrap(),
+        [0.0, 100.0, 10.0, 101.0, 20.0, 102.0, 30.0, 103.0]
+    );
+    std::fs::write(&lst, "0\t1\tx.png\n").unwrap();
+    let err = ImageRecordIter::new(params(
+        &rec,
+        &[("path_imglist", &list), ("label_width", "2")],
+    ))
+    .err()
+    .unwrap()
+    .to_string();
+    assert!(
+        err.contains("image 0 has 1 label(s) but label_width is 2"),
+        "{err}"
+    );
+    let mut it = ImageRecordIter::new(params(&rec, &[("path_imglist", &list)])).unwrap();
+    let err = it.next_batch().unwrap_err().to_string();
+    assert!(err.contains("is not in path_imglist"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
