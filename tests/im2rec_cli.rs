@@ -158,3 +158,51 @@ fn reencoded_records_hold_im2rec_pys_pixels() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `--color -1` keeps the channels a file stores, as OpenCV's IMREAD_UNCHANGED: an RGBA
+/// PNG stays RGBA, a gray one gray.
+#[test]
+fn color_minus_one_keeps_the_stored_channels() {
+    let dir = std::env::temp_dir().join(format!("kiln-im2rec-unchanged-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(fixture("reencode/unchanged.lst"), dir.join("unchanged.lst")).unwrap();
+    let sources = fixture("unchanged_src");
+    let args = [
+        "unchanged",
+        sources.to_str().unwrap(),
+        "--color",
+        "-1",
+        "--encoding",
+        ".png",
+    ];
+    let out = kiln(&dir, &args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for (record, channels) in [(0, 4), (1, 1)] {
+        let got = images(&dir.join("unchanged.rec"), channels).remove(record);
+        let want = images(&fixture("reencode/unchanged.rec"), channels).remove(record);
+        assert_eq!(got.2, want.2, "record {record}: pixels as stored");
+        // The PNG's colour type (byte 25): 6 RGBA, 0 gray.
+        let file = kiln::io::recordio::RecordFile::open(dir.join("unchanged.rec")).unwrap();
+        let payload = file
+            .records()
+            .nth(record)
+            .unwrap()
+            .unwrap()
+            .payload
+            .into_owned();
+        let png = kiln::io::recordio::ImageRecord::unpack(&payload)
+            .unwrap()
+            .image
+            .to_vec();
+        assert_eq!(
+            png[25],
+            if channels == 4 { 6 } else { 0 },
+            "record {record}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
