@@ -4,7 +4,7 @@ Repository, CC BY 4.0) as PNG files in one folder per class, then packs them wit
 `kiln im2rec` into digits_train.rec/.idx/.lst (80%) and digits_test.rec/.idx/.lst (20%),
 shuffled as im2rec.py shuffles. Values 0-16 are stored as 0-255 (v * 255 // 16).
 
-Needs scikit-learn and numpy (and the kiln binary: `cargo build --release`).
+Needs scikit-learn (1.3.2 made these) and numpy, and the kiln binary (`cargo build --release`).
 Run: python make_digits.py (in this folder).
 """
 import os
