@@ -10,7 +10,7 @@
 
 use crate::params::ImageRecordParams;
 use crate::resize::{resize_window, Window};
-use crate::{resize_bilinear, Image};
+use crate::{resize_bilinear, Error, Image, Result};
 use kiln_ops::random::{key, philox4x32};
 
 /// The random numbers of one record.
@@ -47,7 +47,7 @@ impl Draws {
 }
 
 /// The augmented image, or why the record cannot be used.
-pub fn augment(image: Image, p: &ImageRecordParams, draws: &mut Draws) -> Result<Image, String> {
+pub fn augment(image: Image, p: &ImageRecordParams, draws: &mut Draws) -> Result<Image> {
     let [_, h, w] = p.data_shape;
     // The size after resizing and padding, which the crop is drawn in.
     let resized = match p.resize {
@@ -65,9 +65,12 @@ pub fn augment(image: Image, p: &ImageRecordParams, draws: &mut Draws) -> Result
     let (rw, rh) = resized.unwrap_or((image.width, image.height));
     let (fw, fh) = (rw + 2 * p.pad, rh + 2 * p.pad);
     if fh < h || fw < w {
-        return Err(format!(
-            "the image is {fw}×{fh} (after resize and pad), smaller than data_shape's {w}×{h}"
-        ));
+        return Err(Error::TooSmall {
+            width: fw,
+            height: fh,
+            crop_width: w,
+            crop_height: h,
+        });
     }
     let (mut y, mut x) = ((fh - h) / 2, (fw - w) / 2);
     if p.rand_crop {

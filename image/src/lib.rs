@@ -46,6 +46,29 @@ pub enum Error {
     Io(#[from] kiln_io::Error),
     #[error(transparent)]
     Runtime(#[from] kiln_runtime::Error),
+    /// A record's bytes are not an image record.
+    #[error(transparent)]
+    Corrupt(#[from] kiln_io::recordio::Corrupt),
+    /// The image after resize and pad, smaller than the crop.
+    #[error("the image is {width}×{height} (after resize and pad), smaller than data_shape's {crop_width}×{crop_height}")]
+    TooSmall {
+        width: usize,
+        height: usize,
+        crop_width: usize,
+        crop_height: usize,
+    },
+    #[error("the record has {labels} label(s) but label_width is {label_width}")]
+    LabelWidth { labels: usize, label_width: usize },
+    #[error("image id {id} is not in path_imglist")]
+    NotInImageList { id: u64 },
+    /// What went wrong with one record of a file.
+    #[error("{}: record {number}, starting at byte {offset}: {source}", path.display())]
+    AtRecord {
+        path: std::path::PathBuf,
+        number: usize,
+        offset: u64,
+        source: Box<Error>,
+    },
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

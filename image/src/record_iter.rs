@@ -267,11 +267,11 @@ impl Source {
                 .try_for_each(|((out, label), &(r, epoch, position))| {
                     let (offset, number) = self.records[r];
                     self.sample(offset, (epoch, position), out, label)
-                        .map_err(|why| {
-                            Error::Input(format!(
-                                "{}: record {number}, starting at byte {offset}: {why}",
-                                p.path_imgrec.display()
-                            ))
+                        .map_err(|e| Error::AtRecord {
+                            path: p.path_imgrec.clone(),
+                            number,
+                            offset,
+                            source: Box::new(e),
                         })
                 })
         })?;
@@ -288,25 +288,24 @@ impl Source {
         (epoch, position): (u64, u64),
         out: &mut [f32],
         label: &mut [f32],
-    ) -> std::result::Result<(), String> {
+    ) -> Result<()> {
         let p = &self.params;
-        let payload = self.file.read_at(offset).map_err(|e| e.to_string())?;
+        let payload = self.file.read_at(offset)?;
         let record = ImageRecord::unpack(&payload)?;
         let values = match &self.labels {
-            Some(labels) => labels
-                .get(&record.id)
-                .ok_or_else(|| format!("image id {} is not in path_imglist", record.id))?,
+            Some(labels) => {
+                (labels.get(&record.id)).ok_or(Error::NotInImageList { id: record.id })?
+            }
             None => record.label.values(),
         };
         if values.len() != p.label_width {
-            return Err(format!(
-                "the record has {} label(s) but label_width is {}",
-                values.len(),
-                p.label_width
-            ));
+            return Err(Error::LabelWidth {
+                labels: values.len(),
+                label_width: p.label_width,
+            });
         }
         label.copy_from_slice(values);
-        let image = decode(record.image, p.data_shape[0]).map_err(|e| e.to_string())?;
+        let image = decode(record.image, p.data_shape[0])?;
         let mut draws = Draws::new(p.seed, epoch, position);
         let image = augment(image, p, &mut draws)?;
         normalize(&image, p, mirrored(p, &mut draws), out);
@@ -399,7 +398,8 @@ impl DataIter for ImageRecordIter {
                 return Ok(None);
             }
             Err(_) => {
-                // The producer stopped after a failure it already reported.
+                // The channel closed: a disconnection carries no reason; the producer only
+                // stops early after sending the failure that stopped it, reported then.
                 self.ended = true;
                 return Ok(None);
             }

@@ -37,7 +37,7 @@ pub enum Error {
         path: std::path::PathBuf,
         record: Option<usize>,
         offset: u64,
-        what: String,
+        what: recordio::Corrupt,
     },
     /// The runtime failed (gathering a batch).
     #[error(transparent)]

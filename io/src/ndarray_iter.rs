@@ -135,6 +135,8 @@ impl NDArrayIter {
                             break;
                         }
                         Ok(_) => {}
+                        // Not dropped: the cursor stops where iterating fails, so the
+                        // next batch raises this error again, with its message.
                         Err(_) => {
                             self.cursor -= bs;
                             return;

@@ -153,16 +153,16 @@ fn show(args: ShowArgs) -> Result<()> {
             ))
         })?
         .map_err(io_error)?;
-    let at = |what: String| {
-        Error::Input(format!(
-            "{}: record {}, starting at byte {}: {what}",
-            args.file.display(),
-            args.index,
-            record.offset
-        ))
+    let at = |e: kiln::image::Error| {
+        image_error(kiln::image::Error::AtRecord {
+            path: args.file.clone(),
+            number: args.index,
+            offset: record.offset,
+            source: Box::new(e),
+        })
     };
-    let image = ImageRecord::unpack(&record.payload).map_err(at)?;
-    let decoded = decode(image.image, 3).map_err(|e| at(e.to_string()))?;
+    let image = ImageRecord::unpack(&record.payload).map_err(|e| at(e.into()))?;
+    let decoded = decode(image.image, 3).map_err(at)?;
     let output = args
         .output
         .unwrap_or_else(|| PathBuf::from(format!("record{}.png", args.index)));

@@ -2,6 +2,8 @@
 //! then `flag` f32 labels when there are several, then the encoded image — what
 //! `mx.recordio.pack`/`unpack` write and read.
 
+use super::Corrupt;
+
 /// A record's label: one number (flag 0), or several (flag = their count, stored before
 /// the image).
 #[derive(Clone, Debug, PartialEq)]
@@ -55,13 +57,10 @@ impl ImageRecord<'_> {
     }
 
     /// Reads a payload as `mx.recordio.unpack` does; or says what is missing.
-    pub fn unpack(payload: &[u8]) -> Result<ImageRecord<'_>, String> {
-        let header = payload.get(..HEADER_BYTES).ok_or_else(|| {
-            format!(
-                "{} bytes: an image record starts with a {HEADER_BYTES}-byte header",
-                payload.len()
-            )
-        })?;
+    pub fn unpack(payload: &[u8]) -> Result<ImageRecord<'_>, Corrupt> {
+        let header = payload
+            .get(..HEADER_BYTES)
+            .ok_or(Corrupt::ShortImageHeader { len: payload.len() })?;
         let u32_at = |i: usize| u32::from_le_bytes(header[i..i + 4].try_into().expect("4 bytes"));
         let u64_at = |i: usize| u64::from_le_bytes(header[i..i + 8].try_into().expect("8 bytes"));
         let (flag, label) = (u32_at(0) as usize, f32::from_bits(u32_at(4)));
@@ -69,15 +68,13 @@ impl ImageRecord<'_> {
         let (label, image) = match flag {
             0 => (Label::Scalar(label), rest),
             n => {
-                let bytes = (n.checked_mul(4))
-                    .filter(|&b| b <= rest.len())
-                    .ok_or_else(|| {
-                        format!(
-                            "the header says {n} labels ({} bytes) but {} bytes follow it",
-                            n as u64 * 4,
-                            rest.len()
-                        )
-                    })?;
+                let bytes =
+                    (n.checked_mul(4))
+                        .filter(|&b| b <= rest.len())
+                        .ok_or(Corrupt::Labels {
+                            count: n,
+                            left: rest.len(),
+                        })?;
                 let labels = rest[..bytes]
                     .chunks_exact(4)
                     .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")))

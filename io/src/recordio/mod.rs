@@ -11,10 +11,12 @@
 //! writes (a record starting with a middle part, a whole record inside one) is an error
 //! naming the byte offset.
 
+mod corrupt;
 mod image;
 mod index;
 mod record_file;
 
+pub use corrupt::Corrupt;
 pub use image::{ImageRecord, Label};
 pub use index::{read_index, write_index, IndexEntry};
 pub use record_file::{Record, RecordFile, Records};

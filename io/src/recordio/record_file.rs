@@ -1,7 +1,7 @@
 //! Reading records: from a memory-mapped file ([`RecordFile`]) or any bytes
 //! ([`Records::new`]), sequentially or at an offset an `.idx` file gives.
 
-use super::{padding, Part, MAGIC, MAGIC_BYTES};
+use super::{padding, Corrupt, Part, MAGIC, MAGIC_BYTES};
 use crate::{Error, Result};
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -118,7 +118,10 @@ impl<'a> Iterator for Records<'a> {
 
 /// The record whose first part starts at `offset` of `bytes`, and the offset after it; or
 /// what is wrong, with the byte offset of the part at fault when it is not the first.
-fn read_record(bytes: &[u8], offset: usize) -> std::result::Result<(Cow<'_, [u8]>, usize), String> {
+fn read_record(
+    bytes: &[u8],
+    offset: usize,
+) -> std::result::Result<(Cow<'_, [u8]>, usize), Corrupt> {
     let mut at = offset;
     let mut joined: Option<Vec<u8>> = None;
     loop {
@@ -135,18 +138,12 @@ fn read_record(bytes: &[u8], offset: usize) -> std::result::Result<(Cow<'_, [u8]
                     return Ok((Cow::Owned(joined.take().unwrap_or_default()), next));
                 }
             }
-            (true, _) => {
-                return Err(format!(
-                    "the record starts with a {} part (continuation flag {}): not the start of a record",
-                    if part == Part::Middle { "middle" } else { "last" },
-                    part as u32
-                ))
-            }
+            (true, _) => return Err(Corrupt::StartsInside { flag: part as u32 }),
             (false, _) => {
-                return Err(format!(
-                    "the part at byte {at} starts a new record (continuation flag {}) before the record's last part",
-                    part as u32
-                ))
+                return Err(Corrupt::Unfinished {
+                    at,
+                    flag: part as u32,
+                })
             }
         }
         at = next;
@@ -154,46 +151,39 @@ fn read_record(bytes: &[u8], offset: usize) -> std::result::Result<(Cow<'_, [u8]
 }
 
 /// The part at `at`: its flag, its bytes and the offset after its padding.
-fn read_part(bytes: &[u8], at: usize) -> std::result::Result<(Part, &[u8], usize), String> {
+fn read_part(bytes: &[u8], at: usize) -> std::result::Result<(Part, &[u8], usize), Corrupt> {
     let header = at
         .checked_add(8)
         .and_then(|end| bytes.get(at..end))
         .ok_or_else(|| match bytes.len().checked_sub(at) {
-            Some(left) => format!(
-                "truncated: {left} bytes left at byte {at} where a part's 8-byte header starts"
-            ),
-            None => format!(
-                "byte {at} is past the end of the file ({} bytes)",
-                bytes.len()
-            ),
+            Some(left) => Corrupt::TruncatedHeader { at, left },
+            None => Corrupt::PastEnd {
+                at,
+                len: bytes.len(),
+            },
         })?;
     let word =
         |i: usize| u32::from_le_bytes([header[i], header[i + 1], header[i + 2], header[i + 3]]);
     let (magic, lrec) = (word(0), word(4));
     if magic != MAGIC {
-        return Err(format!(
-            "no RecordIO part at byte {at}: magic {magic:#010x}, expected {MAGIC:#010x}"
-        ));
+        return Err(Corrupt::Magic { at, magic });
     }
     let part = match lrec >> 29 {
         0 => Part::Whole,
         1 => Part::First,
         2 => Part::Middle,
         3 => Part::Last,
-        flag => {
-            return Err(format!(
-                "the part at byte {at} has continuation flag {flag} (0 to 3 are defined)"
-            ))
-        }
+        flag => return Err(Corrupt::Flag { at, flag }),
     };
     let len = (lrec & ((1 << 29) - 1)) as usize;
     let start = at + 8;
     let end = start + len + padding(len);
     if end > bytes.len() {
-        return Err(format!(
-            "truncated: the part at byte {at} holds {len} bytes but the file ends {} bytes after its header",
-            bytes.len() - start
-        ));
+        return Err(Corrupt::TruncatedPart {
+            at,
+            len,
+            left: bytes.len() - start,
+        });
     }
     Ok((part, &bytes[start..start + len], end))
 }
