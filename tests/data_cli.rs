@@ -5,21 +5,17 @@
 use kiln::image::decode;
 use kiln::runtime::NDArray;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
+
+#[path = "support/cli.rs"]
+mod cli;
 
 fn kiln(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kiln"))
-        .current_dir(dir)
-        .arg("data")
-        .args(args)
-        .output()
-        .unwrap()
+    cli::kiln_in(dir, "data", args)
 }
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/data/images")
-        .join(name)
+    cli::data_fixture("images", name)
 }
 
 #[test]

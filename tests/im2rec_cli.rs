@@ -4,21 +4,17 @@
 //! by name.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
+
+#[path = "support/cli.rs"]
+mod cli;
 
 fn kiln(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kiln"))
-        .current_dir(dir)
-        .arg("im2rec")
-        .args(args)
-        .output()
-        .unwrap()
+    cli::kiln_in(dir, "im2rec", args)
 }
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/data/im2rec")
-        .join(name)
+    cli::data_fixture("im2rec", name)
 }
 
 #[test]

@@ -6,6 +6,7 @@
 //! tail, kiln zeros. Labels of shape (1,) come as (batch,), as MXNet's API squeezes them.
 
 use crate::round_batch::{Position, RoundBatch};
+use crate::text::{at_line, lines};
 use crate::{DataBatch, DataDesc, DataIter, Error, Result};
 use kiln_ops::DType;
 use kiln_runtime::NDArray;
@@ -182,13 +183,11 @@ fn parse_float(text: &str) -> Option<f32> {
 
 /// The values of a CSV file, `width` per row; errors name the file and line.
 fn read_rows(path: &Path, width: usize) -> Result<Vec<f32>> {
-    let bad = |line: usize, what: String| {
-        Error::Input(format!("{}:{}: {what}", path.display(), line + 1))
-    };
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::Input(format!("{}: {e}", path.display())))?;
+    let bad = |line: usize, what: String| at_line(path, line, what);
+    let bytes =
+        std::fs::read(path).map_err(|e| Error::Input(format!("{}: {e}", path.display())))?;
     let mut values = Vec::new();
-    for (n, line) in text.lines().enumerate() {
+    for (n, line) in lines(&bytes, path)? {
         if line.trim().is_empty() {
             continue;
         }

@@ -14,6 +14,7 @@ mod mnist;
 mod ndarray_iter;
 pub mod recordio;
 pub mod round_batch;
+mod text;
 
 pub use csv_iter::{CSVIter, CsvParams};
 pub use iter::{DataBatch, DataDesc, DataIter, LastBatch};
@@ -38,6 +39,13 @@ pub enum Error {
         record: Option<usize>,
         offset: u64,
         what: recordio::Corrupt,
+    },
+    /// A line of a text file (`.lst`, `.idx`, CSV) that cannot be read, numbered from 1.
+    #[error("{}:{line}: {what}", path.display())]
+    Line {
+        path: std::path::PathBuf,
+        line: usize,
+        what: String,
     },
     /// The runtime failed (gathering a batch).
     #[error(transparent)]

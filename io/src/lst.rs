@@ -2,7 +2,8 @@
 //! `index\tlabel_1\t…\tlabel_k\tpath` per image (k ≥ 1), the path relative to the images'
 //! root. Written labels have six decimals (`%f`), as Python's `im2rec.py --list` prints.
 
-use crate::{Error, Result};
+use crate::text::{at_line, lines};
+use crate::Result;
 use std::io::{self, Write};
 use std::path::Path;
 
@@ -18,18 +19,9 @@ pub struct ListEntry {
 /// The entries of the `.lst` text `text`, in file order; a malformed line is an error
 /// naming `path` and the line (`im2rec.py` prints such lines and skips them).
 pub fn read_list(text: &[u8], path: &Path) -> Result<Vec<ListEntry>> {
-    let bad = |line: usize, what: String| {
-        Error::Input(format!("{}:{}: {what}", path.display(), line + 1))
-    };
-    let text = std::str::from_utf8(text).map_err(|e| {
-        let line = text[..e.valid_up_to()]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count();
-        bad(line, "not UTF-8 text".into())
-    })?;
+    let bad = |line: usize, what: String| at_line(path, line, what);
     let mut entries = Vec::new();
-    for (n, line) in text.lines().enumerate() {
+    for (n, line) in lines(text, path)? {
         if line.trim().is_empty() {
             continue;
         }

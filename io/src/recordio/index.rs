@@ -1,7 +1,8 @@
 //! `.idx` files: a line `key\toffset\n` per record, the offset of its first part, as
 //! MXNet's `MXIndexedRecordIO` writes them (integer keys).
 
-use crate::{Error, Result};
+use crate::text::{at_line, lines};
+use crate::Result;
 use std::io::{self, Write};
 use std::path::Path;
 
@@ -14,18 +15,9 @@ pub struct IndexEntry {
 
 /// The entries of the `.idx` text `text`, in file order; errors name `path` and the line.
 pub fn read_index(text: &[u8], path: &Path) -> Result<Vec<IndexEntry>> {
-    let bad = |line: usize, what: String| {
-        Error::Input(format!("{}:{}: {what}", path.display(), line + 1))
-    };
-    let text = std::str::from_utf8(text).map_err(|e| {
-        let line = text[..e.valid_up_to()]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count();
-        bad(line, "not UTF-8 text".into())
-    })?;
+    let bad = |line: usize, what: String| at_line(path, line, what);
     let mut entries = Vec::new();
-    for (n, line) in text.lines().enumerate() {
+    for (n, line) in lines(text, path)? {
         let line = line.trim();
         if line.is_empty() {
             continue;
