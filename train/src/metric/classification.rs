@@ -115,21 +115,7 @@ impl EvalMetric for Accuracy {
         Ok(())
     }
 
-    fn get(&self) -> Vec<(String, f64)> {
-        vec![(self.name.clone(), self.stats.local())]
-    }
-
-    fn get_global(&self) -> Vec<(String, f64)> {
-        vec![(self.name.clone(), self.stats.global())]
-    }
-
-    fn reset(&mut self) {
-        self.stats = Stats::default();
-    }
-
-    fn reset_local(&mut self) {
-        self.stats.reset_local();
-    }
+    mean_metric_readings!();
 }
 
 /// The fraction of samples whose label is among the `top_k` highest predictions of a
@@ -209,21 +195,7 @@ impl EvalMetric for TopKAccuracy {
         Ok(())
     }
 
-    fn get(&self) -> Vec<(String, f64)> {
-        vec![(self.name.clone(), self.stats.local())]
-    }
-
-    fn get_global(&self) -> Vec<(String, f64)> {
-        vec![(self.name.clone(), self.stats.global())]
-    }
-
-    fn reset(&mut self) {
-        self.stats = Stats::default();
-    }
-
-    fn reset_local(&mut self) {
-        self.stats.reset_local();
-    }
+    mean_metric_readings!();
 }
 
 /// True/false positive/negative counts (MXNet's `_BinaryClassificationMetrics`), local

@@ -109,21 +109,7 @@ impl EvalMetric for Loss {
         Ok(())
     }
 
-    fn get(&self) -> Vec<(String, f64)> {
-        vec![(self.name.clone(), self.stats.local())]
-    }
-
-    fn get_global(&self) -> Vec<(String, f64)> {
-        vec![(self.name.clone(), self.stats.global())]
-    }
-
-    fn reset(&mut self) {
-        self.stats = Stats::default();
-    }
-
-    fn reset_local(&mut self) {
-        self.stats.reset_local();
-    }
+    mean_metric_readings!();
 }
 
 /// What a custom evaluation function returns for one (label, prediction) pair, as
@@ -210,19 +196,5 @@ impl EvalMetric for CustomMetric {
         Ok(())
     }
 
-    fn get(&self) -> Vec<(String, f64)> {
-        vec![(self.name.clone(), self.stats.local())]
-    }
-
-    fn get_global(&self) -> Vec<(String, f64)> {
-        vec![(self.name.clone(), self.stats.global())]
-    }
-
-    fn reset(&mut self) {
-        self.stats = Stats::default();
-    }
-
-    fn reset_local(&mut self) {
-        self.stats.reset_local();
-    }
+    mean_metric_readings!();
 }

@@ -26,6 +26,33 @@
 //! locally (MXNet's global value stays 0 there). Computations are in f64 where MXNet's
 //! are partly in f32, so values agree to about 1e-6 relative.
 
+/// `get`, `get_global`, `reset` and `reset_local` of a metric whose state is a `name` and
+/// `stats` (the mean of what its updates add), its value the mean or a function of it.
+macro_rules! mean_metric_readings {
+    () => {
+        mean_metric_readings!(|mean| mean);
+    };
+    (|$mean:ident| $value:expr) => {
+        fn get(&self) -> Vec<(String, f64)> {
+            let $mean = self.stats.local();
+            vec![(self.name.clone(), $value)]
+        }
+
+        fn get_global(&self) -> Vec<(String, f64)> {
+            let $mean = self.stats.global();
+            vec![(self.name.clone(), $value)]
+        }
+
+        fn reset(&mut self) {
+            self.stats = Stats::default();
+        }
+
+        fn reset_local(&mut self) {
+            self.stats.reset_local();
+        }
+    };
+}
+
 mod classification;
 mod composite;
 mod probability;

@@ -95,21 +95,7 @@ impl EvalMetric for Perplexity {
         Ok(())
     }
 
-    fn get(&self) -> Vec<(String, f64)> {
-        vec![(self.name.clone(), self.stats.local().exp())]
-    }
-
-    fn get_global(&self) -> Vec<(String, f64)> {
-        vec![(self.name.clone(), self.stats.global().exp())]
-    }
-
-    fn reset(&mut self) {
-        self.stats = Stats::default();
-    }
-
-    fn reset_local(&mut self) {
-        self.stats.reset_local();
-    }
+    mean_metric_readings!(|mean| mean.exp());
 }
 
 /// Sum of -ln(p[label] + eps) over (samples, classes) predictions, and the sample count.
@@ -192,21 +178,7 @@ macro_rules! nll_metric {
                 Ok(())
             }
 
-            fn get(&self) -> Vec<(String, f64)> {
-                vec![(self.name.clone(), self.stats.local())]
-            }
-
-            fn get_global(&self) -> Vec<(String, f64)> {
-                vec![(self.name.clone(), self.stats.global())]
-            }
-
-            fn reset(&mut self) {
-                self.stats = Stats::default();
-            }
-
-            fn reset_local(&mut self) {
-                self.stats.reset_local();
-            }
+            mean_metric_readings!();
         }
     };
 }

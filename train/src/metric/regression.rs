@@ -79,21 +79,7 @@ macro_rules! mean_metric {
                 Ok(())
             }
 
-            fn get(&self) -> Vec<(String, f64)> {
-                vec![(self.name.clone(), self.stats.local())]
-            }
-
-            fn get_global(&self) -> Vec<(String, f64)> {
-                vec![(self.name.clone(), self.stats.global())]
-            }
-
-            fn reset(&mut self) {
-                self.stats = Stats::default();
-            }
-
-            fn reset_local(&mut self) {
-                self.stats.reset_local();
-            }
+            mean_metric_readings!();
         }
     };
 }
