@@ -1,7 +1,8 @@
 //! Data IO of the MXNet paper: iterators yield batches of NDArrays for a Module to train
 //! on. [`DataIter`] is MXNet's iterator protocol (`provide_data`, `provide_label`, `reset`,
 //! `next` with a batch's `pad`); [`NDArrayIter`] iterates arrays held in memory, with
-//! MXNet's batching exactly (`pad`, `discard`, `roll_over`). [`recordio`] reads and
+//! MXNet's batching exactly (`pad`, `discard`, `roll_over`); [`PrefetchingIter`] makes
+//! another iterator's next batch on a thread of its own. [`recordio`] reads and
 //! writes MXNet's packed record files and their image records byte for byte.
 
 mod csv_iter;
@@ -12,6 +13,7 @@ pub mod kwargs;
 mod lst;
 mod mnist;
 mod ndarray_iter;
+mod prefetch;
 pub mod recordio;
 pub mod round_batch;
 mod text;
@@ -21,6 +23,7 @@ pub use iter::{DataBatch, DataDesc, DataIter, LastBatch};
 pub use lst::{read_list, write_list, ListEntry};
 pub use mnist::{read_idx, MNISTIter, MnistParams};
 pub use ndarray_iter::{permutation, NDArrayIter};
+pub use prefetch::PrefetchingIter;
 
 /// What an iterator refuses or fails at.
 #[derive(Debug, thiserror::Error)]
