@@ -1,8 +1,7 @@
 //! Decoding as MXNet's ImageRecordIter decodes: JPEG through libjpeg-turbo's
-//! `tjDecompress2` (colour, or its luminance channel for one channel; here jpeg-decoder
-//! and zune-jpeg, whose IDCT and upsampling round differently: values within 3), anything
-//! else
-//! through OpenCV's `imdecode` (PNG: 16-bit samples cut to their high byte, palettes
+//! `tjDecompress2` (colour, or its luminance channel for one channel; here kiln's own
+//! decoder, [`crate::jpeg`], whose pixels equal libjpeg-turbo's), anything else through
+//! OpenCV's `imdecode` (PNG: 16-bit samples cut to their high byte, palettes
 //! expanded, alpha dropped for colour, colour turned gray by libpng's `rgb_to_gray` with
 //! OpenCV's weights). Images larger than [`MAX_PIXELS`] are refused before decoding.
 
@@ -21,7 +20,7 @@ pub fn decode(bytes: &[u8], channels: usize) -> Result<Image> {
         )));
     }
     let decoded = std::panic::catch_unwind(|| match bytes {
-        [0xFF, 0xD8, ..] if channels != 4 => jpeg(bytes, channels),
+        [0xFF, 0xD8, ..] if channels != 4 => crate::jpeg::decode(bytes, channels, check_size),
         [0x89, b'P', b'N', b'G', ..] => png(bytes, channels),
         [0xFF, 0xD8, ..] => Err(Error::Input(
             "a JPEG has no alpha channel: 4 channels need a PNG".into(),
@@ -32,72 +31,6 @@ pub fn decode(bytes: &[u8], channels: usize) -> Result<Image> {
         ))),
     });
     decoded.unwrap_or_else(|_| Err(Error::Input("the image's decoder failed on it".into())))
-}
-
-fn jpeg(bytes: &[u8], channels: usize) -> Result<Image> {
-    use jpeg_decoder::PixelFormat;
-    let bad = |e: jpeg_decoder::Error| Error::Input(format!("JPEG: {e}"));
-    let mut decoder = jpeg_decoder::Decoder::new(bytes);
-    decoder.read_info().map_err(bad)?;
-    let info = decoder
-        .info()
-        .ok_or_else(|| Error::Input("JPEG: no frame header".into()))?;
-    let (width, height) = (usize::from(info.width), usize::from(info.height));
-    check_size(width, height)?;
-    decoder.set_max_decoding_buffer_size(MAX_PIXELS * 4);
-    let components = match info.pixel_format {
-        PixelFormat::RGB24 if channels == 1 => return luminance(bytes, width, height),
-        PixelFormat::RGB24 => 3,
-        PixelFormat::L8 => 1,
-        other => {
-            return Err(Error::Input(format!(
-                "JPEG: {other:?} pixels (gray and colour are read)"
-            )))
-        }
-    };
-    let pixels = decoder.decode().map_err(bad)?;
-    if pixels.len() != width * height * components {
-        return Err(Error::Input(format!(
-            "JPEG: {} bytes decoded for {width}×{height}×{components}",
-            pixels.len()
-        )));
-    }
-    let data = match (components, channels) {
-        (3, 3) | (1, 1) => pixels,
-        (3, 1) => pixels.chunks_exact(3).map(|p| p[0]).collect(),
-        (1, 3) => pixels.iter().flat_map(|&v| [v; 3]).collect(),
-        _ => unreachable!("JPEG decodes to 1 or 3 channels; 4 were refused"),
-    };
-    Ok(Image {
-        height,
-        width,
-        channels,
-        data,
-    })
-}
-
-/// The luminance channel of a colour JPEG as stored (libjpeg-turbo's TJPF_GRAY), not a
-/// conversion of its colours: zune-jpeg's, since jpeg-decoder always converts (values
-/// within 1 of libjpeg's).
-fn luminance(bytes: &[u8], width: usize, height: usize) -> Result<Image> {
-    use zune_core::colorspace::ColorSpace;
-    use zune_core::options::DecoderOptions;
-    let options = DecoderOptions::default().jpeg_set_out_colorspace(ColorSpace::Luma);
-    let data = zune_jpeg::JpegDecoder::new_with_options(bytes, options)
-        .decode()
-        .map_err(|e| Error::Input(format!("JPEG: {e:?}")))?;
-    if data.len() != width * height {
-        return Err(Error::Input(format!(
-            "JPEG: {} luminance values decoded for {width}×{height}",
-            data.len()
-        )));
-    }
-    Ok(Image {
-        height,
-        width,
-        channels: 1,
-        data,
-    })
 }
 
 fn check_size(width: usize, height: usize) -> Result<()> {

@@ -1,5 +1,6 @@
 //! The image half of MXNet's data IO: JPEG and PNG decoding as libjpeg-turbo and OpenCV
-//! decode (pure Rust decoders: jpeg-decoder, png; JPEG values within 3 of libjpeg's), OpenCV's bilinear resize bit for bit,
+//! decode (kiln's own JPEG decoder, equal to libjpeg-turbo's; the `png` crate), OpenCV's
+//! bilinear resize bit for bit,
 //! MXNet's default augmenter (shorter-edge resize, centre or random crop, mirror,
 //! normalization) and [`ImageRecordIter`] over RecordIO files, decoding on its own threads.
 //! The codecs live in this crate so that kiln-io (and everything that only reads arrays)
@@ -8,6 +9,7 @@
 mod augment;
 mod decode;
 mod encode;
+mod jpeg;
 mod params;
 mod record_iter;
 mod reencode;

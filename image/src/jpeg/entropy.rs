@@ -1,0 +1,489 @@
+//! Huffman-coded scans into DCT coefficients: baseline and extended sequential, and the
+//! four progressive scan kinds (DC first and refinement, AC first and refinement).
+//!
+//! Damaged data is read as libjpeg reads it, so that a damaged image decodes to the same
+//! pixels: past the end of the data or at a marker inside a scan the bits are zeros, an
+//! invalid Huffman code decodes as symbol 0, and a run of AC coefficients past the 64th
+//! lands on the 64th (libjpeg's extra `jpeg_natural_order` entries).
+
+use super::{Component, Frame};
+
+/// Zig-zag position → natural (row-major) position, with libjpeg's 16 extra entries that
+/// absorb a run past the last coefficient.
+const NATURAL_ORDER: [usize; 80] = [
+    0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40, 48, 41, 34, 27, 20,
+    13, 6, 7, 14, 21, 28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59,
+    52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63,
+    63, 63, 63, 63, 63, 63,
+];
+
+/// Converts a table given in zig-zag order (as DQT stores it) to natural order.
+pub fn natural_from_zigzag(zigzag: &[u16; 64]) -> [u16; 64] {
+    let mut natural = [0; 64];
+    for (k, &v) in zigzag.iter().enumerate() {
+        natural[NATURAL_ORDER[k]] = v;
+    }
+    natural
+}
+
+/// Codes up to this many bits decode with one table lookup.
+const LOOKAHEAD: u32 = 9;
+
+/// A Huffman table (DHT) ready for decoding.
+#[derive(Clone)]
+pub struct Huffman {
+    /// By the next `LOOKAHEAD` bits: the code's length (0: longer than `LOOKAHEAD`) and
+    /// its symbol.
+    fast: Vec<(u8, u8)>,
+    /// By code length (index 1..=16): the largest code of that length (-1: none), and the
+    /// index in `symbols` of its first code minus that code.
+    max_code: [i32; 18],
+    offset: [i32; 17],
+    symbols: Vec<u8>,
+}
+
+impl Huffman {
+    /// Builds the canonical code of `counts` (codes of each length 1..=16) and
+    /// `symbols`; `None` if the counts overflow a 16-bit code space or disagree with
+    /// the symbols.
+    pub fn new(counts: &[u8; 16], symbols: &[u8]) -> Option<Huffman> {
+        let total: usize = counts.iter().map(|&c| usize::from(c)).sum();
+        if total != symbols.len() || total > 256 {
+            return None;
+        }
+        let mut fast = vec![(0u8, 0u8); 1 << LOOKAHEAD];
+        let mut max_code = [-1i32; 18];
+        let mut offset = [0i32; 17];
+        let (mut code, mut index) = (0i32, 0usize);
+        for len in 1..=16u32 {
+            let count = usize::from(counts[len as usize - 1]);
+            offset[len as usize] = index as i32 - code;
+            for _ in 0..count {
+                if code >= 1 << len {
+                    return None;
+                }
+                if len <= LOOKAHEAD {
+                    let shift = LOOKAHEAD - len;
+                    let first = (code as usize) << shift;
+                    for slot in &mut fast[first..first + (1 << shift)] {
+                        *slot = (len as u8, symbols[index]);
+                    }
+                }
+                code += 1;
+                index += 1;
+            }
+            if count > 0 {
+                max_code[len as usize] = code - 1;
+            }
+            code <<= 1;
+        }
+        // A sentinel that ends the search for codes longer than 16 bits.
+        max_code[17] = i32::MAX;
+        Some(Huffman {
+            fast,
+            max_code,
+            offset,
+            symbols: symbols.to_vec(),
+        })
+    }
+}
+
+/// The entropy-coded bytes of a scan, read MSB first, with `FF 00` unstuffed.
+pub struct Bits<'a> {
+    data: &'a [u8],
+    pos: usize,
+    /// Buffered bits, left-aligned.
+    acc: u64,
+    count: u32,
+    /// A marker (or the end of the data) was reached: zeros follow.
+    at_marker: bool,
+}
+
+impl<'a> Bits<'a> {
+    pub fn new(data: &'a [u8], pos: usize) -> Bits<'a> {
+        Bits {
+            data,
+            pos,
+            acc: 0,
+            count: 0,
+            at_marker: false,
+        }
+    }
+
+    /// Where reading stopped: at the marker that ended the scan, or past the last byte
+    /// read.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    fn fill(&mut self) {
+        while self.count <= 56 {
+            let byte = if self.at_marker {
+                0
+            } else {
+                match self.data.get(self.pos) {
+                    None => {
+                        self.at_marker = true;
+                        0
+                    }
+                    Some(&0xFF) => {
+                        let mut next = self.pos + 1;
+                        while self.data.get(next) == Some(&0xFF) {
+                            next += 1;
+                        }
+                        if self.data.get(next) == Some(&0) {
+                            self.pos = next + 1;
+                            0xFF
+                        } else {
+                            self.pos = next - 1;
+                            self.at_marker = true;
+                            0
+                        }
+                    }
+                    Some(&b) => {
+                        self.pos += 1;
+                        b
+                    }
+                }
+            };
+            self.acc |= u64::from(byte) << (56 - self.count);
+            self.count += 8;
+        }
+    }
+
+    fn peek(&mut self, n: u32) -> u32 {
+        if self.count < n {
+            self.fill();
+        }
+        (self.acc >> (64 - n)) as u32
+    }
+
+    fn consume(&mut self, n: u32) {
+        self.acc <<= n;
+        self.count -= n;
+    }
+
+    fn bits(&mut self, n: u32) -> u32 {
+        if n == 0 {
+            return 0;
+        }
+        let v = self.peek(n);
+        self.consume(n);
+        v
+    }
+
+    fn bit(&mut self) -> bool {
+        self.bits(1) == 1
+    }
+
+    /// `n` bits as a signed value (the JPEG "EXTEND" of a magnitude category).
+    fn signed(&mut self, n: u32) -> i32 {
+        if n == 0 {
+            return 0;
+        }
+        let v = self.bits(n) as i32;
+        if v < 1 << (n - 1) {
+            v - (1 << n) + 1
+        } else {
+            v
+        }
+    }
+
+    fn decode(&mut self, table: &Huffman) -> u8 {
+        let (len, symbol) = table.fast[self.peek(LOOKAHEAD) as usize];
+        if len > 0 {
+            self.consume(u32::from(len));
+            return symbol;
+        }
+        let code16 = self.peek(16) as i32;
+        let mut len = LOOKAHEAD as usize + 1;
+        while (code16 >> (16 - len.min(16))) > table.max_code[len] {
+            len += 1;
+        }
+        if len > 16 {
+            // libjpeg's answer to a code no table has: symbol 0, 16 bits gone.
+            self.consume(16);
+            return 0;
+        }
+        self.consume(len as u32);
+        let code = code16 >> (16 - len);
+        table.symbols[(code + table.offset[len]) as usize]
+    }
+
+    /// At a restart interval's end: drops the padding bits and steps over the `RSTn`
+    /// marker if it is there (if not, reading goes on from where it is, as libjpeg
+    /// does when it cannot resynchronize).
+    fn restart(&mut self) {
+        self.acc = 0;
+        self.count = 0;
+        self.at_marker = false;
+        let mut p = self.pos;
+        while self.data.get(p) == Some(&0xFF) && self.data.get(p + 1) == Some(&0xFF) {
+            p += 1;
+        }
+        if self.data.get(p) == Some(&0xFF) && matches!(self.data.get(p + 1), Some(0xD0..=0xD7)) {
+            self.pos = p + 2;
+        }
+    }
+}
+
+/// One component's part in a scan.
+pub struct ScanComponent {
+    /// Index into the frame's components.
+    pub index: usize,
+    pub dc_table: usize,
+    pub ac_table: usize,
+}
+
+/// A scan header (SOS): which components, the spectral band and the successive
+/// approximation bits.
+pub struct Scan {
+    pub components: Vec<ScanComponent>,
+    pub spectral_start: usize,
+    pub spectral_end: usize,
+    pub approx_high: u32,
+    pub approx_low: u32,
+}
+
+/// Decoding state that lives across the blocks of one scan.
+struct State<'t> {
+    sequential: bool,
+    dc_pred: Vec<i32>,
+    eob_run: u32,
+    dc_tables: &'t [Option<Huffman>; 4],
+    ac_tables: &'t [Option<Huffman>; 4],
+}
+
+/// Decodes one scan starting at `data[pos]` into the frame's coefficients; returns where
+/// reading stopped.
+pub fn decode_scan(
+    data: &[u8],
+    pos: usize,
+    frame: &Frame,
+    coefficients: &mut [Vec<i16>],
+    scan: &Scan,
+    tables: (&[Option<Huffman>; 4], &[Option<Huffman>; 4]),
+    restart_interval: usize,
+) -> Result<usize, String> {
+    let mut bits = Bits::new(data, pos);
+    let mut state = State {
+        sequential: !frame.progressive,
+        dc_pred: vec![0; scan.components.len()],
+        eob_run: 0,
+        dc_tables: tables.0,
+        ac_tables: tables.1,
+    };
+    for c in &scan.components {
+        let needs_dc = !frame.progressive || scan.spectral_start == 0;
+        let needs_ac = !frame.progressive || scan.spectral_start > 0;
+        if needs_dc && scan.approx_high == 0 && state.dc_tables[c.dc_table].is_none() {
+            return Err(format!(
+                "scan uses DC Huffman table {} before a DHT defines it",
+                c.dc_table
+            ));
+        }
+        if needs_ac && state.ac_tables[c.ac_table].is_none() {
+            return Err(format!(
+                "scan uses AC Huffman table {} before a DHT defines it",
+                c.ac_table
+            ));
+        }
+    }
+    let mut units = 0usize;
+    let mut next_unit = |bits: &mut Bits, state: &mut State| {
+        if restart_interval > 0 && units > 0 && units.is_multiple_of(restart_interval) {
+            bits.restart();
+            state.dc_pred.iter_mut().for_each(|p| *p = 0);
+            state.eob_run = 0;
+        }
+        units += 1;
+    };
+    if let [c] = &scan.components[..] {
+        // One component: its blocks that hold image data, row by row.
+        let comp = &frame.components[c.index];
+        let (bw, bh) = comp.blocks_with_data(frame);
+        for by in 0..bh {
+            for bx in 0..bw {
+                next_unit(&mut bits, &mut state);
+                let block = block_at(&mut coefficients[c.index], comp, bx, by);
+                decode_block(&mut bits, &mut state, scan, 0, c, block)?;
+            }
+        }
+    } else {
+        // Several components interleave: whole MCUs, each its components' blocks.
+        let (mx, my) = frame.mcus();
+        for y in 0..my {
+            for x in 0..mx {
+                next_unit(&mut bits, &mut state);
+                for (slot, c) in scan.components.iter().enumerate() {
+                    let comp = &frame.components[c.index];
+                    for v in 0..comp.v {
+                        for h in 0..comp.h {
+                            let (bx, by) = (x * comp.h + h, y * comp.v + v);
+                            let block = block_at(&mut coefficients[c.index], comp, bx, by);
+                            decode_block(&mut bits, &mut state, scan, slot, c, block)?;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(bits.position())
+}
+
+fn block_at<'c>(
+    coefficients: &'c mut [i16],
+    comp: &Component,
+    bx: usize,
+    by: usize,
+) -> &'c mut [i16; 64] {
+    let at = (by * comp.blocks_wide + bx) * 64;
+    (&mut coefficients[at..at + 64])
+        .try_into()
+        .expect("a block is 64 coefficients")
+}
+
+fn decode_block(
+    bits: &mut Bits,
+    state: &mut State,
+    scan: &Scan,
+    slot: usize,
+    c: &ScanComponent,
+    block: &mut [i16; 64],
+) -> Result<(), String> {
+    let (ss, se, al) = (scan.spectral_start, scan.spectral_end, scan.approx_low);
+    if ss == 0 {
+        if scan.approx_high == 0 {
+            let table = state.dc_tables[c.dc_table].as_ref().expect("checked");
+            let magnitude = u32::from(bits.decode(table));
+            if magnitude > 16 {
+                return Err(format!("a DC difference of magnitude category {magnitude}"));
+            }
+            state.dc_pred[slot] = state.dc_pred[slot].wrapping_add(bits.signed(magnitude));
+            block[0] = (state.dc_pred[slot] << al) as i16;
+        } else if bits.bit() {
+            block[0] |= 1 << al;
+        }
+        if se == 0 {
+            return Ok(());
+        }
+    }
+    let table = state.ac_tables[c.ac_table].as_ref().expect("checked");
+    if state.sequential {
+        ac_sequential(bits, table, block);
+    } else if scan.approx_high == 0 {
+        ac_first(bits, &mut state.eob_run, table, block, ss, se, al);
+    } else {
+        ac_refine(bits, &mut state.eob_run, table, block, ss, se, al);
+    }
+    Ok(())
+}
+
+/// The 63 AC coefficients of a sequential block.
+fn ac_sequential(bits: &mut Bits, table: &Huffman, block: &mut [i16; 64]) {
+    let mut k = 1;
+    while k < 64 {
+        let rs = bits.decode(table);
+        let (run, size) = (usize::from(rs >> 4), u32::from(rs & 15));
+        if size != 0 {
+            k += run;
+            block[NATURAL_ORDER[k]] = bits.signed(size) as i16;
+        } else if run == 15 {
+            k += 15;
+        } else {
+            return;
+        }
+        k += 1;
+    }
+}
+
+/// A progressive scan's first pass over AC coefficients `first..=last`.
+fn ac_first(
+    bits: &mut Bits,
+    eob_run: &mut u32,
+    table: &Huffman,
+    block: &mut [i16; 64],
+    first: usize,
+    last: usize,
+    al: u32,
+) {
+    if *eob_run > 0 {
+        *eob_run -= 1;
+        return;
+    }
+    let mut k = first;
+    while k <= last {
+        let rs = bits.decode(table);
+        let (run, size) = (usize::from(rs >> 4), u32::from(rs & 15));
+        if size != 0 {
+            k += run;
+            block[NATURAL_ORDER[k]] = (bits.signed(size) << al) as i16;
+        } else if run == 15 {
+            k += 15;
+        } else {
+            *eob_run = (1 << run) - 1 + bits.bits(run as u32);
+            return;
+        }
+        k += 1;
+    }
+}
+
+/// A later, one-bit refinement of AC coefficients `first..=last` (libjpeg's
+/// `decode_mcu_AC_refine`).
+fn ac_refine(
+    bits: &mut Bits,
+    eob_run: &mut u32,
+    table: &Huffman,
+    block: &mut [i16; 64],
+    first: usize,
+    last: usize,
+    al: u32,
+) {
+    let plus = 1i16 << al;
+    let minus = (-1i16) << al;
+    let refine = |bits: &mut Bits, coef: &mut i16| {
+        if bits.bit() && *coef & plus == 0 {
+            *coef += if *coef >= 0 { plus } else { minus };
+        }
+    };
+    let mut k = first;
+    if *eob_run == 0 {
+        while k <= last {
+            let rs = bits.decode(table);
+            let (mut run, size) = (i32::from(rs >> 4), rs & 15);
+            let mut value = 0i16;
+            if size != 0 {
+                value = if bits.bit() { plus } else { minus };
+            } else if run != 15 {
+                *eob_run = (1 << run) + bits.bits(run as u32);
+                break;
+            }
+            while k <= last {
+                let coef = &mut block[NATURAL_ORDER[k]];
+                if *coef != 0 {
+                    refine(bits, coef);
+                } else {
+                    run -= 1;
+                    if run < 0 {
+                        break;
+                    }
+                }
+                k += 1;
+            }
+            if value != 0 {
+                block[NATURAL_ORDER[k]] = value;
+            }
+            k += 1;
+        }
+    }
+    if *eob_run > 0 {
+        while k <= last {
+            let coef = &mut block[NATURAL_ORDER[k]];
+            if *coef != 0 {
+                refine(bits, coef);
+            }
+            k += 1;
+        }
+        *eob_run -= 1;
+    }
+}
