@@ -20,7 +20,7 @@ mod text;
 
 pub use csv_iter::{CSVIter, CsvParams};
 pub use iter::{DataBatch, DataDesc, DataIter, LastBatch};
-pub use lst::{read_list, write_list, ListEntry};
+pub use lst::{read_list, read_list_lines, write_list, ListEntry};
 pub use mnist::{read_idx, MNISTIter, MnistParams};
 pub use ndarray_iter::{permutation, NDArrayIter};
 pub use prefetch::PrefetchingIter;

@@ -19,6 +19,12 @@ pub struct ListEntry {
 /// The entries of the `.lst` text `text`, in file order; a malformed line is an error
 /// naming `path` and the line (`im2rec.py` prints such lines and skips them).
 pub fn read_list(text: &[u8], path: &Path) -> Result<Vec<ListEntry>> {
+    Ok(read_list_lines(text, path)?.into_iter().map(|(_, e)| e).collect())
+}
+
+/// [`read_list`]'s entries with their line numbers (from 1, blank lines counted), for
+/// errors about an entry found later (an image that cannot be read).
+pub fn read_list_lines(text: &[u8], path: &Path) -> Result<Vec<(usize, ListEntry)>> {
     let bad = |line: usize, what: String| at_line(path, line, what);
     let mut entries = Vec::new();
     for (n, line) in lines(text, path)? {
@@ -47,11 +53,12 @@ pub fn read_list(text: &[u8], path: &Path) -> Result<Vec<ListEntry>> {
                     .map_err(|_| bad(n, format!("label `{l}` is not a number")))
             })
             .collect::<Result<_>>()?;
-        entries.push(ListEntry {
+        let entry = ListEntry {
             index,
             labels,
             path: image.to_string(),
-        });
+        };
+        entries.push((n + 1, entry));
     }
     Ok(entries)
 }
