@@ -37,11 +37,11 @@ impl Draws {
     }
 
     /// Uniform in `0..=high`.
-    fn up_to(&mut self, high: usize) -> usize {
+    pub(crate) fn up_to(&mut self, high: usize) -> usize {
         ((u64::from(self.word()) * (high as u64 + 1)) >> 32) as usize
     }
 
-    fn coin(&mut self) -> bool {
+    pub(crate) fn coin(&mut self) -> bool {
         self.word() >> 31 == 1
     }
 }
@@ -115,7 +115,7 @@ fn pad_with(image: &Image, pad: usize, fill: u8) -> Image {
     }
 }
 
-fn crop(image: &Image, window: Window) -> Image {
+pub(crate) fn crop(image: &Image, window: Window) -> Image {
     let (c, w) = (image.channels, window.width);
     let mut data = Vec::with_capacity(window.height * w * c);
     for row in window.y..window.y + window.height {

@@ -2,13 +2,15 @@
 //! decode (kiln's own JPEG decoder, equal to libjpeg-turbo's; the `png` crate), OpenCV's
 //! bilinear resize bit for bit,
 //! MXNet's default augmenter (shorter-edge resize, centre or random crop, mirror,
-//! normalization) and [`ImageRecordIter`] over RecordIO files, decoding on its own threads.
+//! normalization) and [`ImageRecordIter`] over RecordIO files, decoding on its own threads;
+//! [`ImageIter`] is MXNet's Python iterator over a `.lst` file and image files.
 //! The codecs live in this crate so that kiln-io (and everything that only reads arrays)
 //! builds without them.
 
 mod augment;
 mod decode;
 mod encode;
+mod image_iter;
 mod jpeg;
 mod params;
 mod record_iter;
@@ -17,6 +19,7 @@ mod resize;
 
 pub use decode::decode;
 pub use encode::encode_png;
+pub use image_iter::{ImageIter, ImageIterParams};
 pub use params::ImageRecordParams;
 pub use record_iter::ImageRecordIter;
 pub use reencode::{Encoding, Reencode};

@@ -1,0 +1,156 @@
+//! The augmenters `mx.image.CreateAugmenter` lists, in its order, as ImageIter applies them
+//! to each decoded RGB image: `ResizeAug` (the shorter edge to `resize`, the other
+//! `resize·long/short` truncated), `CenterCropAug` or `RandomCropAug` (mx.image's
+//! `center_crop` and `random_crop`: the crop scaled down to fit the image by
+//! `scale_down`, taken at `int((w − new_w)/2)` or at a random offset, resized to
+//! `data_shape` where it had to be scaled down), `HorizontalFlipAug(0.5)` with
+//! `rand_mirror`, `CastAug` and `ColorNormalizeAug` (`(pixel − mean) / std` in single
+//! precision); then HWC becomes CHW, as `postprocess_data` transposes.
+//!
+//! Random draws come from the Philox stream of (seed, epoch) at the sample's position in
+//! its epoch (MXNet draws from Python's global `random`): x, y, then the mirror's coin.
+
+use super::params::{method_name, ImageIterParams};
+use crate::augment::{crop, Draws};
+use crate::resize::{resize_bilinear, resize_window, Window};
+use crate::Image;
+
+/// The most pixels a resize may make (as many as kiln decodes, about 16K × 16K).
+const MAX_PIXELS: usize = 1 << 28;
+
+/// `image` augmented into `out` (channels × height × width of `data_shape`), or why it
+/// cannot be.
+pub fn augment(
+    image: &Image,
+    p: &ImageIterParams,
+    draws: &mut Draws,
+    out: &mut [f32],
+) -> Result<(), String> {
+    let [_, height, width] = p.data_shape;
+    let resized = match p.resize {
+        Some(size) => resize_short(image, size)?,
+        None => None,
+    };
+    let (sw, sh) = resized.unwrap_or((image.width, image.height));
+    let (cw, ch) = scale_down((sw, sh), (width, height));
+    if cw == 0 || ch == 0 {
+        return Err(format!(
+            "a {width}×{height} crop scaled down to fit a {sw}×{sh} image is {cw}×{ch} pixels"
+        ));
+    }
+    let (x, y) = match p.rand_crop {
+        true => (draws.up_to(sw - cw), draws.up_to(sh - ch)),
+        false => ((sw - cw) / 2, (sh - ch) / 2),
+    };
+    let window = Window {
+        x,
+        y,
+        width: cw,
+        height: ch,
+    };
+    let cropped = match resized {
+        // Only the crop is resized: the same values, a fraction of the work.
+        Some(size) => resize_window(image, size, window),
+        None => crop(image, window),
+    };
+    let cropped = match (cw, ch) == (width, height) {
+        true => cropped,
+        false => {
+            let method = interp_method(p.inter_method, (ch, cw, height, width));
+            if method != 1 {
+                return Err(format!(
+                    "its {cw}×{ch} crop is resized to {width}×{height} with inter_method={} ({}); kiln resizes bilinearly only, inter_method=1",
+                    p.inter_method,
+                    method_name(method)
+                ));
+            }
+            resize_bilinear(&cropped, width, height)
+        }
+    };
+    let mirrored = p.rand_mirror && draws.coin();
+    to_chw(&cropped, p, mirrored, out);
+    Ok(())
+}
+
+/// mx.image's `resize_short`: the size (width, height) whose shorter edge is `size`, or
+/// `None` where that is the image's own (OpenCV then copies).
+fn resize_short(image: &Image, size: usize) -> Result<Option<(usize, usize)>, String> {
+    let (h, w) = (image.height, image.width);
+    let (nh, nw) = match h > w {
+        true => (size.saturating_mul(h) / w, size),
+        false => (size, size.saturating_mul(w) / h),
+    };
+    if nh.saturating_mul(nw) > MAX_PIXELS {
+        return Err(format!(
+            "resize={size} makes it {nw}×{nh}, more than {MAX_PIXELS} pixels"
+        ));
+    }
+    Ok(((nw, nh) != (w, h)).then_some((nw, nh)))
+}
+
+/// mx.image's `scale_down`: the crop `size` (width, height) scaled down, keeping its
+/// aspect ratio, to fit `src` (width, height), in Python's double precision.
+fn scale_down(src: (usize, usize), size: (usize, usize)) -> (usize, usize) {
+    let (sw, sh) = (src.0 as f64, src.1 as f64);
+    let (mut w, mut h) = (size.0 as f64, size.1 as f64);
+    if sh < h {
+        (w, h) = (w * sh / h, sh);
+    }
+    if sw < w {
+        (w, h) = (sw, h * sw / w);
+    }
+    (w as usize, h as usize)
+}
+
+/// mx.image's `_get_interp_method` for a resize of (old height, old width) to (new
+/// height, new width): 9 picks by direction.
+fn interp_method(method: u8, (oh, ow, nh, nw): (usize, usize, usize, usize)) -> u8 {
+    match method {
+        9 if nh > oh && nw > ow => 2,
+        9 if nh < oh && nw < ow => 3,
+        9 => 1,
+        m => m,
+    }
+}
+
+/// `image`'s values as float32 CHW, mirrored or not, `(v − mean) / std` per channel.
+fn to_chw(image: &Image, p: &ImageIterParams, mirrored: bool, out: &mut [f32]) {
+    let (h, w, c) = (image.height, image.width, image.channels);
+    let (mean, std) = (p.mean.unwrap_or([0.0; 3]), p.std.unwrap_or([1.0; 3]));
+    for (k, plane) in out.chunks_exact_mut(h * w).take(c).enumerate() {
+        for (out, row) in plane
+            .chunks_exact_mut(w)
+            .zip(image.data.chunks_exact(w * c))
+        {
+            let values = row.iter().skip(k).step_by(c);
+            let value = |v: &u8| (f32::from(*v) - mean[k]) / std[k];
+            match mirrored {
+                false => out.iter_mut().zip(values).for_each(|(o, v)| *o = value(v)),
+                true => (out.iter_mut().rev().zip(values)).for_each(|(o, v)| *o = value(v)),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scale_down_is_mxnets() {
+        // mx.image.scale_down's docstring, and each branch.
+        assert_eq!(scale_down((640, 480), (720, 120)), (640, 106));
+        assert_eq!(scale_down((14, 10), (16, 12)), (13, 10));
+        assert_eq!(scale_down((10, 14), (16, 12)), (10, 7));
+        assert_eq!(scale_down((50, 50), (20, 30)), (20, 30));
+        assert_eq!(scale_down((1, 1), (2, 1000)), (0, 1));
+    }
+
+    #[test]
+    fn method_nine_picks_by_direction() {
+        assert_eq!(interp_method(9, (10, 10, 20, 20)), 2);
+        assert_eq!(interp_method(9, (10, 10, 5, 5)), 3);
+        assert_eq!(interp_method(9, (10, 10, 20, 5)), 1);
+        assert_eq!(interp_method(1, (10, 10, 20, 20)), 1);
+    }
+}
