@@ -1,6 +1,6 @@
-//! `kiln data`: `iter` writes the batches ImageRecordIter makes (numbered from 1, with
-//! their pad), `show` writes a record's image as a PNG holding its pixels; bad parameters
-//! are refused by name.
+//! `kiln data`: `iter` writes the batches ImageRecordIter (or ImageIter) makes (numbered
+//! from 1, with their pad), `show` writes a record's image as a PNG holding its pixels; bad
+//! parameters are refused by name.
 
 use kiln::image::decode;
 use kiln::runtime::NDArray;
@@ -162,5 +162,74 @@ fn iter_runs_mxnets_other_iterators_by_name() {
     );
     let out = kiln(&dir, &["iter", "--iter", "LibSVMIter", "batch_size=1"]);
     assert!(String::from_utf8_lossy(&out.stderr)
-        .contains("--iter LibSVMIter: ImageRecordIter, MNISTIter or CSVIter"));
+        .contains("--iter LibSVMIter: ImageRecordIter, ImageIter, MNISTIter or CSVIter"));
+}
+
+#[test]
+fn iter_runs_image_iter_over_a_list() {
+    let dir = std::env::temp_dir().join(format!("kiln-data-cli-list-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let list = format!(
+        "path_imglist={}",
+        fixture("image_iter/images.lst").display()
+    );
+    let root = format!("path_root={}", fixture("src").display());
+    // make_image_iter_fixtures.py's resize_meanstd_roll_over.
+    let mut args = vec![
+        "iter",
+        "--iter",
+        "ImageIter",
+        &list,
+        &root,
+        "data_shape=(3,14,14)",
+        "batch_size=4",
+        "resize=16",
+        "inter_method=1",
+        "last_batch_handle=roll_over",
+        "mean=(123.68,116.28,103.53)",
+        "std=(58.395,57.12,57.375)",
+        "--epochs",
+        "2",
+        "--out",
+        "out",
+    ];
+    let out = kiln(&dir, &args);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The second epoch's first batch holds the two images rolled over and two new ones;
+    // MXNet's pad counts the new ones.
+    assert!(
+        stdout.contains("data [4, 3, 14, 14], label [4]")
+            && stdout.contains("epoch 1: 1 batches, 4 images")
+            && stdout.contains("epoch 2: 2 batches, 6 images"),
+        "{stdout}"
+    );
+    for (written, fixture_name) in [
+        ("epoch1_batch1", "resize_meanstd_roll_over_e0_b0"),
+        ("epoch2_batch1", "resize_meanstd_roll_over_e1_b0"),
+    ] {
+        for part in ["data", "label"] {
+            let got = NDArray::load_npy(dir.join(format!("out/{written}_{part}.npy"))).unwrap();
+            let want = NDArray::load_npy(fixture(&format!("image_iter/{fixture_name}_{part}.npy")))
+                .unwrap();
+            assert_eq!(got.shape(), want.shape(), "{written} {part}");
+            assert_eq!(
+                got.to_vec::<f32>().unwrap(),
+                want.to_vec::<f32>().unwrap(),
+                "{written} {part}"
+            );
+        }
+    }
+    args.push("colour=1");
+    let out = kiln(&dir, &args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && stderr.contains("ImageIter has no parameter `colour`"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -1,12 +1,12 @@
 //! `kiln data`: what an iterator feeds a network. `kiln data iter KEY=VALUE...` runs
-//! ImageRecordIter (or `--iter MNISTIter|CSVIter`) with MXNet's parameter names
+//! ImageRecordIter (or `--iter ImageIter|MNISTIter|CSVIter`) with MXNet's parameter names
 //! (`path_imgrec=train.rec data_shape=(3,224,224) batch_size=32`) for `--epochs` epochs
 //! and prints each epoch's
 //! batches, shapes, label histogram and images/s; with `--out DIR` it writes every batch as
 //! `epoch{e}_batch{b}_data.npy`, `_label.npy` and `_pad.npy` (numbered from 1).
 //! `kiln data show FILE.rec --index N` writes record N's image (file order) as a PNG.
 
-use kiln::image::{decode, ImageRecordIter, ImageRecordParams};
+use kiln::image::{decode, ImageIter, ImageIterParams, ImageRecordIter, ImageRecordParams};
 use kiln::io::recordio::{ImageRecord, RecordFile};
 use kiln::io::{CSVIter, CsvParams, DataIter, MNISTIter, MnistParams};
 use kiln::runtime::NDArray;
@@ -23,7 +23,7 @@ pub struct Args {
 
 #[derive(clap::Subcommand)]
 enum Command {
-    /// Run ImageRecordIter: KEY=VALUE parameters by MXNet's names.
+    /// Run an iterator (ImageRecordIter unless --iter says): KEY=VALUE parameters by MXNet's names.
     Iter(IterArgs),
     /// Write one record's image as a PNG.
     Show(ShowArgs),
@@ -34,7 +34,7 @@ struct IterArgs {
     /// The iterator's parameters, KEY=VALUE (`path_imgrec=train.rec`, `batch_size=32`).
     #[arg(required = true)]
     params: Vec<String>,
-    /// The iterator, by MXNet's name: ImageRecordIter, MNISTIter or CSVIter.
+    /// The iterator, by MXNet's name: ImageRecordIter, ImageIter, MNISTIter or CSVIter.
     #[arg(long, default_value = "ImageRecordIter")]
     iter: String,
     /// Epochs to iterate.
@@ -84,6 +84,10 @@ fn iter(args: IterArgs) -> Result<()> {
             let params = ImageRecordParams::from_pairs(&pairs).map_err(image_error)?;
             Box::new(ImageRecordIter::new(params).map_err(image_error)?)
         }
+        "ImageIter" => {
+            let params = ImageIterParams::from_pairs(&pairs).map_err(image_error)?;
+            Box::new(ImageIter::new(params).map_err(image_error)?)
+        }
         "MNISTIter" => {
             let params = MnistParams::from_pairs(&pairs).map_err(io_error)?;
             Box::new(MNISTIter::new(&params).map_err(io_error)?)
@@ -94,7 +98,7 @@ fn iter(args: IterArgs) -> Result<()> {
         }
         other => {
             return Err(Error::Input(format!(
-                "--iter {other}: ImageRecordIter, MNISTIter or CSVIter"
+                "--iter {other}: ImageRecordIter, ImageIter, MNISTIter or CSVIter"
             )))
         }
     };
