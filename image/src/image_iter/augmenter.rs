@@ -61,7 +61,7 @@ pub fn augment(
                 return Err(format!(
                     "its {cw}×{ch} crop is resized to {width}×{height} with inter_method={} ({}); kiln resizes bilinearly only, inter_method=1",
                     p.inter_method,
-                    method_name(method)
+                    method_name(p.inter_method)
                 ));
             }
             resize_bilinear(&cropped, width, height)

@@ -248,11 +248,10 @@ impl ImageIterParams {
         match self.inter_method {
             0..=4 | 9 => {}
             10 => {
-                return Err(refused(
-                    "inter_method=10 draws a method per resize; kiln resizes bilinearly only (inter_method=1)".into(),
-                ))
+                let why = "inter_method=10 draws a method per resize; kiln has bilinear only (1)";
+                return Err(refused(why.into()));
             }
-            m => return Err(refused(format!("inter_method={m} is not an interpolation method (0-4, 9, 10)"))),
+            m => return Err(refused(format!("inter_method={m} is not 0-4, 9 or 10"))),
         }
         if let (Some(r), m @ (0 | 2..)) = (self.resize, self.inter_method) {
             return Err(refused(format!(
