@@ -35,6 +35,9 @@ pub struct Huffman {
     /// By the next `LOOKAHEAD` bits: the code's length (0: longer than `LOOKAHEAD`) and
     /// its symbol.
     fast: Vec<(u8, u8)>,
+    /// By the next `LOOKAHEAD` bits, for an AC table: a whole coefficient when its code
+    /// and value bits fit — (bits used, zero run before it, value); 0 bits used where not.
+    fast_ac: Vec<(u8, u8, i16)>,
     /// By code length (index 1..=16): the largest code of that length (-1: none), and the
     /// index in `symbols` of its first code minus that code.
     max_code: [i32; 18],
@@ -79,12 +82,35 @@ impl Huffman {
         }
         // A sentinel that ends the search for codes longer than 16 bits.
         max_code[17] = i32::MAX;
+        let fast_ac = (0..1u32 << LOOKAHEAD)
+            .map(|bits| {
+                let (len, symbol) = fast[bits as usize];
+                let (run, size) = (symbol >> 4, u32::from(symbol & 15));
+                let used = u32::from(len) + size;
+                if len == 0 || size == 0 || used > LOOKAHEAD {
+                    return (0, 0, 0);
+                }
+                let raw = ((bits >> (LOOKAHEAD - used)) & ((1 << size) - 1)) as i32;
+                (used as u8, run, extend(raw, size) as i16)
+            })
+            .collect();
         Some(Huffman {
             fast,
+            fast_ac,
             max_code,
             offset,
             symbols: symbols.to_vec(),
         })
+    }
+}
+
+/// The JPEG "EXTEND" of `n` raw bits: values below half the range are negative.
+#[inline(always)]
+fn extend(raw: i32, n: u32) -> i32 {
+    if raw < 1 << (n - 1) {
+        raw - (1 << n) + 1
+    } else {
+        raw
     }
 }
 
@@ -116,6 +142,7 @@ impl<'a> Bits<'a> {
         self.pos
     }
 
+    #[inline(never)]
     fn fill(&mut self) {
         while self.count <= 56 {
             let byte = if self.at_marker {
@@ -151,6 +178,7 @@ impl<'a> Bits<'a> {
         }
     }
 
+    #[inline(always)]
     fn peek(&mut self, n: u32) -> u32 {
         if self.count < n {
             self.fill();
@@ -158,11 +186,13 @@ impl<'a> Bits<'a> {
         (self.acc >> (64 - n)) as u32
     }
 
+    #[inline(always)]
     fn consume(&mut self, n: u32) {
         self.acc <<= n;
         self.count -= n;
     }
 
+    #[inline(always)]
     fn bits(&mut self, n: u32) -> u32 {
         if n == 0 {
             return 0;
@@ -172,23 +202,21 @@ impl<'a> Bits<'a> {
         v
     }
 
+    #[inline(always)]
     fn bit(&mut self) -> bool {
         self.bits(1) == 1
     }
 
-    /// `n` bits as a signed value (the JPEG "EXTEND" of a magnitude category).
+    /// `n` bits as a signed value.
+    #[inline(always)]
     fn signed(&mut self, n: u32) -> i32 {
         if n == 0 {
             return 0;
         }
-        let v = self.bits(n) as i32;
-        if v < 1 << (n - 1) {
-            v - (1 << n) + 1
-        } else {
-            v
-        }
+        extend(self.bits(n) as i32, n)
     }
 
+    #[inline(always)]
     fn decode(&mut self, table: &Huffman) -> u8 {
         let (len, symbol) = table.fast[self.peek(LOOKAHEAD) as usize];
         if len > 0 {
@@ -343,6 +371,7 @@ fn block_at<'c>(
         .expect("a block is 64 coefficients")
 }
 
+#[inline(always)]
 fn decode_block(
     bits: &mut Bits,
     state: &mut State,
@@ -380,9 +409,18 @@ fn decode_block(
 }
 
 /// The 63 AC coefficients of a sequential block.
+#[inline(always)]
 fn ac_sequential(bits: &mut Bits, table: &Huffman, block: &mut [i16; 64]) {
     let mut k = 1;
     while k < 64 {
+        let (used, run, value) = table.fast_ac[bits.peek(LOOKAHEAD) as usize];
+        if used > 0 {
+            bits.consume(u32::from(used));
+            k += usize::from(run);
+            block[NATURAL_ORDER[k]] = value;
+            k += 1;
+            continue;
+        }
         let rs = bits.decode(table);
         let (run, size) = (usize::from(rs >> 4), u32::from(rs & 15));
         if size != 0 {

@@ -3,8 +3,6 @@
 //! them), so that every sample equals libjpeg-turbo's, whose SIMD versions of it are
 //! bit-exact with its C.
 
-use std::num::Wrapping;
-
 const CONST_BITS: u32 = 13;
 const PASS1_BITS: u32 = 2;
 
@@ -21,60 +19,82 @@ const FIX_2_053119869: i32 = 16819;
 const FIX_2_562915447: i32 = 20995;
 const FIX_3_072711026: i32 = 25172;
 
-/// libjpeg's post-IDCT range limit, indexed by the descaled value (before the +128 level
-/// shift) masked to 10 bits: in-range values shift and clamp, and wild ones wrap as
-/// libjpeg's table makes them.
-const RANGE_LIMIT: [u8; 1024] = {
-    let mut table = [0u8; 1024];
-    let mut i = 0;
-    while i < 1024 {
-        table[i] = if i < 128 {
-            (i + 128) as u8
-        } else if i < 512 {
-            255
-        } else if i < 896 {
-            0
-        } else {
-            (i - 896) as u8
-        };
-        i += 1;
-    }
-    table
-};
+/// An 8-lane vector of `i32`, wrapping as libjpeg's arithmetic is on damaged data (valid
+/// data never comes near overflow). Its loops compile to single vector instructions.
+#[derive(Clone, Copy)]
+struct Lanes([i32; 8]);
 
-fn descale(x: i32, n: u32) -> i32 {
-    x.wrapping_add(1 << (n - 1)) >> n
+impl Lanes {
+    #[inline(always)]
+    fn zip(self, other: Lanes, f: impl Fn(i32, i32) -> i32) -> Lanes {
+        let mut out = [0; 8];
+        for ((o, a), b) in out.iter_mut().zip(self.0).zip(other.0) {
+            *o = f(a, b);
+        }
+        Lanes(out)
+    }
+
+    #[inline(always)]
+    fn map(self, f: impl Fn(i32) -> i32) -> Lanes {
+        let mut out = [0; 8];
+        for (o, a) in out.iter_mut().zip(self.0) {
+            *o = f(a);
+        }
+        Lanes(out)
+    }
 }
 
-/// The 1-D transform of `v[0..8]`, its 8 outputs before descaling. Wrapping, as libjpeg's
-/// arithmetic is on damaged data (valid data never comes near overflow).
+impl std::ops::Add for Lanes {
+    type Output = Lanes;
+    #[inline(always)]
+    fn add(self, other: Lanes) -> Lanes {
+        self.zip(other, i32::wrapping_add)
+    }
+}
+
+impl std::ops::Sub for Lanes {
+    type Output = Lanes;
+    #[inline(always)]
+    fn sub(self, other: Lanes) -> Lanes {
+        self.zip(other, i32::wrapping_sub)
+    }
+}
+
+impl std::ops::Mul<i32> for Lanes {
+    type Output = Lanes;
+    #[inline(always)]
+    fn mul(self, c: i32) -> Lanes {
+        self.map(|x| x.wrapping_mul(c))
+    }
+}
+
+/// The 1-D transform of eight vectors `v[k]` (the k-th input of each lane), before
+/// descaling.
 #[inline(always)]
-fn transform(v: [i32; 8]) -> [i32; 8] {
-    let v = v.map(Wrapping);
-    let c = |x: i32| Wrapping(x);
+fn transform(v: &[Lanes; 8]) -> [Lanes; 8] {
     // Even part.
     let (z2, z3) = (v[2], v[6]);
-    let z1 = (z2 + z3) * c(FIX_0_541196100);
-    let tmp2 = z1 + z3 * c(-FIX_1_847759065);
-    let tmp3 = z1 + z2 * c(FIX_0_765366865);
-    let tmp0 = (v[0] + v[4]) << CONST_BITS as usize;
-    let tmp1 = (v[0] - v[4]) << CONST_BITS as usize;
+    let z1 = (z2 + z3) * FIX_0_541196100;
+    let tmp2 = z1 + z3 * -FIX_1_847759065;
+    let tmp3 = z1 + z2 * FIX_0_765366865;
+    let tmp0 = (v[0] + v[4]).map(|x| x << CONST_BITS);
+    let tmp1 = (v[0] - v[4]).map(|x| x << CONST_BITS);
     let (tmp10, tmp13) = (tmp0 + tmp3, tmp0 - tmp3);
     let (tmp11, tmp12) = (tmp1 + tmp2, tmp1 - tmp2);
     // Odd part.
     let (t0, t1, t2, t3) = (v[7], v[5], v[3], v[1]);
     let (z1, z2, z3, z4) = (t0 + t3, t1 + t2, t0 + t2, t1 + t3);
-    let z5 = (z3 + z4) * c(FIX_1_175875602);
+    let z5 = (z3 + z4) * FIX_1_175875602;
     let (t0, t1, t2, t3) = (
-        t0 * c(FIX_0_298631336),
-        t1 * c(FIX_2_053119869),
-        t2 * c(FIX_3_072711026),
-        t3 * c(FIX_1_501321110),
+        t0 * FIX_0_298631336,
+        t1 * FIX_2_053119869,
+        t2 * FIX_3_072711026,
+        t3 * FIX_1_501321110,
     );
-    let z1 = z1 * c(-FIX_0_899976223);
-    let z2 = z2 * c(-FIX_2_562915447);
-    let z3 = z3 * c(-FIX_1_961570560) + z5;
-    let z4 = z4 * c(-FIX_0_390180644) + z5;
+    let z1 = z1 * -FIX_0_899976223;
+    let z2 = z2 * -FIX_2_562915447;
+    let z3 = z3 * -FIX_1_961570560 + z5;
+    let z4 = z4 * -FIX_0_390180644 + z5;
     let (t0, t1, t2, t3) = (t0 + z1 + z3, t1 + z2 + z4, t2 + z2 + z3, t3 + z1 + z4);
     [
         tmp10 + t3,
@@ -86,38 +106,61 @@ fn transform(v: [i32; 8]) -> [i32; 8] {
         tmp11 - t2,
         tmp10 - t3,
     ]
-    .map(|x| x.0)
+}
+
+fn descale(x: i32, n: u32) -> i32 {
+    x.wrapping_add(1 << (n - 1)) >> n
+}
+
+/// libjpeg's post-IDCT range limit of a descaled value (before the +128 level shift): its
+/// table is indexed by the value's low 10 bits, so in-range values shift and clamp and
+/// wild ones wrap; computed rather than looked up so that it vectorizes.
+#[inline(always)]
+fn range_limit(v: i32) -> u8 {
+    (((v.wrapping_add(512) & 1023) - 384).clamp(0, 255)) as u8
+}
+
+#[inline(always)]
+fn transpose(v: &[Lanes; 8]) -> [Lanes; 8] {
+    let mut out = [Lanes([0; 8]); 8];
+    for (i, row) in out.iter_mut().enumerate() {
+        for (value, lanes) in row.0.iter_mut().zip(v) {
+            *value = lanes.0[i];
+        }
+    }
+    out
 }
 
 /// Turns one block of quantized coefficients (natural order) into 8×8 samples written at
-/// `out[row * stride + col]`. Arithmetic wraps as libjpeg's C does on damaged data.
+/// `out[row * stride + col]`.
+#[inline(always)]
 pub fn idct_islow(coef: &[i16; 64], quant: &[u16; 64], out: &mut [u8], stride: usize) {
-    let mut work = [0i32; 64];
-    // Pass 1: columns, keeping PASS1_BITS of extra precision.
-    for col in 0..8 {
-        let input: [i32; 8] = std::array::from_fn(|row| {
-            i32::from(coef[row * 8 + col]) * i32::from(quant[row * 8 + col])
-        });
-        if input[1..].iter().all(|&x| x == 0) {
-            // The shortcut libjpeg takes gives the same values as the full transform.
-            for row in 0..8 {
-                work[row * 8 + col] = input[0] << PASS1_BITS;
-            }
-            continue;
-        }
-        let values = transform(input);
+    if coef[1..].iter().fold(0, |any, &c| any | c) == 0 {
+        // Only the DC term: libjpeg's shortcuts (exact) make the block flat.
+        let dc = i32::from(coef[0]).wrapping_mul(i32::from(quant[0]));
+        let value = range_limit(descale(dc << PASS1_BITS, PASS1_BITS + 3));
         for row in 0..8 {
-            work[row * 8 + col] = descale(values[row], CONST_BITS - PASS1_BITS);
+            out[row * stride..row * stride + 8].fill(value);
+        }
+        return;
+    }
+    // Pass 1: columns (a lane each), keeping PASS1_BITS of extra precision.
+    let mut input = [Lanes([0; 8]); 8];
+    for (row, lanes) in input.iter_mut().enumerate() {
+        for col in 0..8 {
+            lanes.0[col] = i32::from(coef[row * 8 + col]) * i32::from(quant[row * 8 + col]);
         }
     }
-    // Pass 2: rows, removing the extra precision and the factor 8 of the two passes.
-    for row in 0..8 {
-        let input: [i32; 8] = work[row * 8..row * 8 + 8].try_into().expect("8 values");
-        let values = transform(input);
+    let mut work = transform(&input);
+    for lanes in &mut work {
+        *lanes = lanes.map(|x| descale(x, CONST_BITS - PASS1_BITS));
+    }
+    // Pass 2: rows (a lane each), removing the extra precision and the passes' factor 8.
+    let columns = transform(&transpose(&work));
+    for (row, values) in transpose(&columns).iter().enumerate() {
         let line = &mut out[row * stride..row * stride + 8];
-        for (sample, value) in line.iter_mut().zip(values) {
-            let v = descale(value, CONST_BITS + PASS1_BITS + 3);
-            *sample = RANGE_LIMIT[(v & 1023) as usize];
+        for (sample, &value) in line.iter_mut().zip(&values.0) {
+            *sample = range_limit(descale(value, CONST_BITS + PASS1_BITS + 3));
         }
     }
 }

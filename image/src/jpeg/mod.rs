@@ -182,13 +182,52 @@ pub fn decode(
         return Err(bad("no scan"));
     }
     let frame = headers.frame.as_ref().expect("scans need a frame");
-    let planes = inverse_dct(frame, &coefficients, &headers.quant)?;
-    Ok(to_pixels(
-        frame,
-        &planes,
-        color_space(&headers, frame),
-        channels,
-    ))
+    let quant = frame
+        .components
+        .iter()
+        .map(|c| {
+            headers.quant[c.quant_table].ok_or_else(|| {
+                bad(format!(
+                    "component {} uses quantization table {}, which no DQT defines",
+                    c.id, c.quant_table
+                ))
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let space = color_space(&headers, frame);
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2.
+        return Ok(unsafe { render_avx2(frame, &coefficients, &quant, space, channels) });
+    }
+    Ok(render(frame, &coefficients, &quant, space, channels))
+}
+
+/// [`render`] compiled for AVX2: the IDCT and colour conversion are 8-lane loops.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn render_avx2(
+    frame: &Frame,
+    coefficients: &[Vec<i16>],
+    quant: &[[u16; 64]],
+    space: ColorSpace,
+    channels: usize,
+) -> Image {
+    render(frame, coefficients, quant, space, channels)
+}
+
+/// Pixels from coefficients: the IDCT of every component, then upsampling and colour
+/// conversion row by row.
+#[inline(always)]
+fn render(
+    frame: &Frame,
+    coefficients: &[Vec<i16>],
+    quant: &[[u16; 64]],
+    space: ColorSpace,
+    channels: usize,
+) -> Image {
+    let planes = inverse_dct(frame, coefficients, quant);
+    to_pixels(frame, &planes, space, channels)
 }
 
 fn read_marker(marker: u8, body: &[u8], headers: &mut Headers) -> Result<()> {
@@ -394,37 +433,28 @@ fn parse_scan(body: &[u8], frame: &Frame) -> Result<Scan> {
     })
 }
 
-/// The sample planes of every component (`blocks_wide * 8` samples a row).
-fn inverse_dct(
-    frame: &Frame,
-    coefficients: &[Vec<i16>],
-    quant: &[Option<[u16; 64]>; 4],
-) -> Result<Vec<Vec<u8>>> {
-    frame
-        .components
-        .iter()
-        .zip(coefficients)
-        .map(|(c, coef)| {
-            let table = quant[c.quant_table].as_ref().ok_or_else(|| {
-                bad(format!(
-                    "component {} uses quantization table {}, which no DQT defines",
-                    c.id, c.quant_table
-                ))
-            })?;
-            let stride = c.blocks_wide * 8;
-            let (bw, bh) = c.blocks_with_data(frame);
-            let mut plane = vec![0u8; stride * bh * 8];
-            for by in 0..bh {
-                for bx in 0..bw {
-                    let at = (by * c.blocks_wide + bx) * 64;
-                    let block = coef[at..at + 64].try_into().expect("64 coefficients");
-                    let out = &mut plane[by * 8 * stride + bx * 8..];
-                    idct::idct_islow(block, table, out, stride);
-                }
+/// The sample planes of every component (`blocks_wide * 8` samples a row). Loops, not
+/// iterator closures, so that all of it is compiled for the caller's instruction set.
+#[inline(always)]
+fn inverse_dct(frame: &Frame, coefficients: &[Vec<i16>], quant: &[[u16; 64]]) -> Vec<Vec<u8>> {
+    let mut planes = Vec::with_capacity(frame.components.len());
+    for (i, c) in frame.components.iter().enumerate() {
+        let stride = c.blocks_wide * 8;
+        let (bw, bh) = c.blocks_with_data(frame);
+        let mut plane = vec![0u8; stride * bh * 8];
+        for by in 0..bh {
+            for bx in 0..bw {
+                let at = (by * c.blocks_wide + bx) * 64;
+                let block = coefficients[i][at..at + 64]
+                    .try_into()
+                    .expect("64 coefficients");
+                let out = &mut plane[by * 8 * stride + bx * 8..];
+                idct::idct_islow(block, &quant[i], out, stride);
             }
-            Ok(plane)
-        })
-        .collect()
+        }
+        planes.push(plane);
+    }
+    planes
 }
 
 /// How the three components encode colour.
@@ -457,6 +487,7 @@ fn color_space(headers: &Headers, frame: &Frame) -> ColorSpace {
     }
 }
 
+#[inline(always)]
 fn to_pixels(frame: &Frame, planes: &[Vec<u8>], space: ColorSpace, channels: usize) -> Image {
     let (width, height) = (frame.width, frame.height);
     let planes: Vec<Plane> = frame
@@ -483,10 +514,11 @@ fn to_pixels(frame: &Frame, planes: &[Vec<u8>], space: ColorSpace, channels: usi
     };
     let row_len = width.next_multiple_of(8 * frame.max_h) + 8;
     let mut rows = vec![vec![0u8; row_len]; used];
+    let mut sums = Vec::new();
     let mut data = vec![0u8; width * height * channels];
     for (y, out) in data.chunks_exact_mut(width * channels).enumerate() {
         for (plane, row) in planes.iter().zip(&mut rows).take(used) {
-            plane.upsample_row(y, row);
+            plane.upsample_row(y, &mut sums, row);
         }
         match (space, channels) {
             (ColorSpace::Gray, 3) => {
