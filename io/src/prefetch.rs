@@ -11,9 +11,10 @@
 //! - **Ahead by `prefetch`.** The thread makes at most `prefetch` batches (1 by default, as
 //!   MXNet) that the consumer has not taken yet, so memory stays bounded.
 //! - **Reset.** `reset` returns at once: the batches made for the epoch being left are
-//!   dropped (the one the thread is making is finished first — an iterator cannot be
-//!   interrupted mid-batch), then the inner iterator is reset and the next epoch's first
-//!   batch made while the consumer does whatever it does between epochs. After a full
+//!   dropped (one the thread is making is finished first, and dropped at the next
+//!   `next_batch` — an iterator cannot be interrupted mid-batch), then the inner iterator
+//!   is reset and the next epoch's first batch made while the consumer does whatever it
+//!   does between epochs. After a full
 //!   epoch the inner iterator sees the calls a direct run makes. A reset mid-epoch comes
 //!   after the inner iterator made up to `prefetch` batches more than were taken, as in
 //!   MXNet: an iterator whose next epoch depends on where the last one stopped (a
@@ -60,6 +61,9 @@ pub struct PrefetchingIter {
     epoch: u64,
     /// Whether this epoch's end (`None`) was handed out.
     ended: bool,
+    /// A result of this epoch received (while a reset dropped stale ones), not yet handed
+    /// out.
+    peeked: Option<Result<Option<DataBatch>>>,
     /// Why the thread stopped for good (a panic), reported by every later `next_batch`.
     failure: Option<String>,
 }
@@ -99,6 +103,7 @@ impl PrefetchingIter {
             thread: Some(thread),
             epoch: 0,
             ended: false,
+            peeked: None,
             failure: None,
         })
     }
@@ -181,10 +186,18 @@ impl DataIter for PrefetchingIter {
         if self.failure.is_some() {
             return;
         }
-        let sent = (self.commands.as_ref()).is_some_and(|c| c.send(Command::Reset).is_ok());
-        match sent {
-            true => (self.epoch, self.ended) = (self.epoch + 1, false),
-            false => self.failure = Some("its thread stopped".into()),
+        if (self.commands.as_ref()).is_none_or(|c| c.send(Command::Reset).is_err()) {
+            self.failure = Some("its thread stopped".into());
+            return;
+        }
+        (self.epoch, self.ended, self.peeked) = (self.epoch + 1, false, None);
+        // Drop what was made for the epoch left now: a thread blocked handing it over
+        // moves on to the reset at once, not at the next `next_batch`.
+        while self.peeked.is_none() {
+            match self.batches.as_ref().map(Receiver::try_recv) {
+                Some(Ok(message)) => self.peeked = self.current(message),
+                _ => break,
+            }
         }
     }
 
@@ -195,28 +208,36 @@ impl DataIter for PrefetchingIter {
         if self.ended {
             return Ok(None);
         }
-        let Some(batches) = self.batches.as_ref() else {
-            return Err(failed("its thread stopped"));
-        };
-        loop {
-            match batches.recv() {
-                // Whatever epoch it came from, the thread has stopped.
-                Ok((_, Message::Panicked(why))) => {
-                    let error = failed(&why);
-                    self.failure = Some(why);
-                    return Err(error);
-                }
-                // Made before a reset the consumer asked for.
-                Ok((epoch, _)) if epoch < self.epoch => continue,
-                Ok((_, Message::Next(next))) => {
-                    self.ended = matches!(next, Ok(None));
-                    return next;
-                }
-                Err(_) => {
+        let next = loop {
+            if let Some(next) = self.peeked.take() {
+                break next;
+            }
+            match self.batches.as_ref().map(Receiver::recv) {
+                Some(Ok(message)) => self.peeked = self.current(message),
+                _ => {
                     self.failure = Some("its thread stopped".into());
                     return Err(failed("its thread stopped"));
                 }
             }
+        };
+        self.ended = matches!(next, Ok(None));
+        next
+    }
+}
+
+impl PrefetchingIter {
+    /// What `message` means for the consumer now: a result to hand out, or nothing where
+    /// it was made before the last reset. A panic, whatever epoch it came in, stops the
+    /// iterator for good.
+    fn current(&mut self, (epoch, message): (u64, Message)) -> Option<Result<Option<DataBatch>>> {
+        match message {
+            Message::Panicked(why) => {
+                let error = failed(&why);
+                self.failure = Some(why);
+                Some(Err(error))
+            }
+            Message::Next(_) if epoch < self.epoch => None,
+            Message::Next(next) => Some(next),
         }
     }
 }

@@ -243,17 +243,35 @@ fn the_thread_runs_prefetch_batches_ahead_and_no_further() {
         let mut it = PrefetchingIter::with_prefetch(Box::new(inner), prefetch).unwrap();
         assert_eq!(served(it.next_batch()), Some(0.0));
         // The batch taken and `prefetch` more: reached soon, never passed.
-        let start = Instant::now();
-        while calls.load(Ordering::SeqCst) < 1 + prefetch {
-            assert!(
-                start.elapsed() < Duration::from_secs(20),
-                "no batch made ahead"
-            );
-            std::thread::sleep(Duration::from_millis(1));
-        }
-        std::thread::sleep(Duration::from_millis(50));
-        assert_eq!(calls.load(Ordering::SeqCst), 1 + prefetch);
+        wait_for_calls(&calls, 1 + prefetch);
     }
+}
+
+/// Waits until the inner iterator has been asked for `calls` batches, then checks it is
+/// asked for no more.
+fn wait_for_calls(calls: &AtomicUsize, want: usize) {
+    let start = Instant::now();
+    while calls.load(Ordering::SeqCst) < want {
+        let elapsed = start.elapsed();
+        assert!(elapsed < Duration::from_secs(20), "not {want} calls");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    std::thread::sleep(Duration::from_millis(50));
+    assert_eq!(calls.load(Ordering::SeqCst), want);
+}
+
+#[test]
+fn a_reset_mid_epoch_starts_the_next_epoch_at_once() {
+    let inner = Scripted::new(100);
+    let calls = inner.calls.clone();
+    let mut it = PrefetchingIter::new(Box::new(inner)).unwrap();
+    assert_eq!(served(it.next_batch()), Some(0.0));
+    wait_for_calls(&calls, 2);
+    // The batch made ahead is dropped, the inner reset, the next epoch's first made.
+    it.reset();
+    wait_for_calls(&calls, 3);
+    assert_eq!(served(it.next_batch()), Some(0.0));
+    assert_eq!(served(it.next_batch()), Some(1.0));
 }
 
 #[test]
