@@ -14,11 +14,11 @@
 //!   dropped (one the thread is making is finished first, and dropped at the next
 //!   `next_batch` — an iterator cannot be interrupted mid-batch), then the inner iterator
 //!   is reset and the next epoch's first batch made while the consumer does whatever it
-//!   does between epochs. After a full
-//!   epoch the inner iterator sees the calls a direct run makes. A reset mid-epoch comes
-//!   after the inner iterator made up to `prefetch` batches more than were taken, as in
-//!   MXNet: an iterator whose next epoch depends on where the last one stopped (a
-//!   `roll_over` that reached the end) may then start it differently from a direct run.
+//!   does between epochs. After a full epoch the inner iterator sees the calls a direct
+//!   run makes. A reset mid-epoch comes after the inner iterator made up to `prefetch`
+//!   batches more than were taken, as in MXNet: an iterator whose next epoch depends on
+//!   where the last one stopped (a `roll_over` that reached the end) may then start it
+//!   differently from a direct run.
 //! - **Panics.** A panic in the inner iterator (in `next_batch` or `reset`) is caught: the
 //!   thread stops, drops the inner iterator, and every later `next_batch` returns an error
 //!   that carries the panic's message — never a hang.
