@@ -19,7 +19,10 @@ pub struct ListEntry {
 /// The entries of the `.lst` text `text`, in file order; a malformed line is an error
 /// naming `path` and the line (`im2rec.py` prints such lines and skips them).
 pub fn read_list(text: &[u8], path: &Path) -> Result<Vec<ListEntry>> {
-    Ok(read_list_lines(text, path)?.into_iter().map(|(_, e)| e).collect())
+    Ok(read_list_lines(text, path)?
+        .into_iter()
+        .map(|(_, e)| e)
+        .collect())
 }
 
 /// [`read_list`]'s entries with their line numbers (from 1, blank lines counted), for
