@@ -10,6 +10,7 @@
 mod augment;
 mod decode;
 mod encode;
+pub mod fuzz;
 mod image_iter;
 mod jpeg;
 mod params;

@@ -481,7 +481,7 @@ fn ac_refine(
     let minus = (-1i16) << al;
     let refine = |bits: &mut Bits, coef: &mut i16| {
         if bits.bit() && *coef & plus == 0 {
-            *coef += if *coef >= 0 { plus } else { minus };
+            *coef = coef.wrapping_add(if *coef >= 0 { plus } else { minus });
         }
     };
     let mut k = first;
