@@ -1,8 +1,11 @@
 //! MXNet's default augmenter, as ImageRecordIter applies it to each decoded image:
 //! resize of the shorter edge to `resize` (the other edge `resize·long/short`, truncated),
-//! `pad` pixels of `fill_value` on every side, a crop of `data_shape` (centred, or at a
-//! random offset with `rand_crop`); then the values as (pixel − mean)·(scale/std) in
-//! channel-major order, mirrored with `mirror` or, with `rand_mirror`, on a fair coin.
+//! a random affine warp (shear, rotation, scale, aspect ratio: `DefaultImageAugmenter`'s
+//! matrix, OpenCV's `warpAffine`) when any of its parameters asks for one, `pad` pixels of
+//! `fill_value` on every side, a crop of `data_shape` (centred, or at a random offset with
+//! `rand_crop`) or of a random square of `min_crop_size..=max_crop_size` resized to it;
+//! then the values as (pixel − mean)·(scale/std) in channel-major order, mirrored with
+//! `mirror` or, with `rand_mirror`, on a fair coin.
 //!
 //! Random draws come from the Philox stream of (seed, epoch) at the record's position in
 //! the epoch, so a batch is the same whatever the thread count (MXNet draws from one
@@ -10,6 +13,7 @@
 
 use crate::params::ImageRecordParams;
 use crate::resize::{resize_window, Window};
+use crate::warp::{warp_affine, WarpInterpolation};
 use crate::{resize_bilinear, Error, Image, Result};
 use kiln_ops::random::{key, philox4x32};
 
@@ -44,45 +48,39 @@ impl Draws {
     pub(crate) fn coin(&mut self) -> bool {
         self.word() >> 31 == 1
     }
+
+    /// Uniform in `[0, 1)` with single precision's 24 bits.
+    fn uniform(&mut self) -> f32 {
+        (self.word() >> 8) as f32 / (1u32 << 24) as f32
+    }
+
+    /// Uniform in `low..=high`.
+    fn between(&mut self, low: i32, high: i32) -> i32 {
+        low + self.up_to((high - low) as usize) as i32
+    }
+}
+
+/// The size MXNet's shorter-edge resize gives an image (the other edge scaled, truncated).
+fn shorter_edge_resize(image: &Image, r: usize) -> (usize, usize) {
+    let (ih, iw) = (image.height, image.width);
+    let (nh, nw) = if ih > iw {
+        (r * ih / iw, r)
+    } else {
+        (r, r * iw / ih)
+    };
+    (nw.max(1), nh.max(1))
 }
 
 /// The augmented image, or why the record cannot be used.
 pub fn augment(image: Image, p: &ImageRecordParams, draws: &mut Draws) -> Result<Image> {
+    if p.affine.active() || p.crop_size.is_some() {
+        return augment_in_steps(image, p, draws);
+    }
     let [_, h, w] = p.data_shape;
     // The size after resizing and padding, which the crop is drawn in.
-    let resized = match p.resize {
-        Some(r) => {
-            let (ih, iw) = (image.height, image.width);
-            let (nh, nw) = if ih > iw {
-                (r * ih / iw, r)
-            } else {
-                (r, r * iw / ih)
-            };
-            Some((nw.max(1), nh.max(1)))
-        }
-        None => None,
-    };
+    let resized = p.resize.map(|r| shorter_edge_resize(&image, r));
     let (rw, rh) = resized.unwrap_or((image.width, image.height));
-    let (fw, fh) = (rw + 2 * p.pad, rh + 2 * p.pad);
-    if fh < h || fw < w {
-        return Err(Error::TooSmall {
-            width: fw,
-            height: fh,
-            crop_width: w,
-            crop_height: h,
-        });
-    }
-    let (mut y, mut x) = ((fh - h) / 2, (fw - w) / 2);
-    if p.rand_crop {
-        y = draws.up_to(fh - h);
-        x = draws.up_to(fw - w);
-    }
-    let window = Window {
-        x,
-        y,
-        width: w,
-        height: h,
-    };
+    let window = crop_window((rw + 2 * p.pad, rh + 2 * p.pad), (w, h), p.rand_crop, draws)?;
     Ok(match (resized, p.pad) {
         // Only the crop is resized: the same values, a fraction of the work.
         (Some(size), 0) => resize_window(&image, size, window),
@@ -95,13 +93,134 @@ pub fn augment(image: Image, p: &ImageRecordParams, draws: &mut Draws) -> Result
     })
 }
 
+/// A `size` window of an image of `full` size (width, height): centred, or at a random
+/// offset.
+fn crop_window(
+    (fw, fh): (usize, usize),
+    (w, h): (usize, usize),
+    random: bool,
+    draws: &mut Draws,
+) -> Result<Window> {
+    if fh < h || fw < w {
+        return Err(Error::TooSmall {
+            width: fw,
+            height: fh,
+            crop_width: w,
+            crop_height: h,
+        });
+    }
+    let (mut y, mut x) = ((fh - h) / 2, (fw - w) / 2);
+    if random {
+        y = draws.up_to(fh - h);
+        x = draws.up_to(fw - w);
+    }
+    Ok(Window {
+        x,
+        y,
+        width: w,
+        height: h,
+    })
+}
+
+/// MXNet's augmenter step by step, for the settings the fused path does not cover: resize,
+/// affine warp, pad, then a crop of `data_shape` or of a random square resized to it.
+fn augment_in_steps(image: Image, p: &ImageRecordParams, draws: &mut Draws) -> Result<Image> {
+    let [_, h, w] = p.data_shape;
+    let mut res = match p.resize {
+        Some(r) => {
+            let (nw, nh) = shorter_edge_resize(&image, r);
+            resize_bilinear(&image, nw, nh)
+        }
+        None => image,
+    };
+    if p.affine.active() {
+        res = warp(&res, p, draws);
+    }
+    if p.pad > 0 {
+        res = pad_with(&res, p.pad, p.fill_value);
+    }
+    let (fw, fh) = (res.width, res.height);
+    Ok(match p.crop_size {
+        Some((min, max)) => {
+            if fw < max || fh < max {
+                return Err(Error::TooSmall {
+                    width: fw,
+                    height: fh,
+                    crop_width: max,
+                    crop_height: max,
+                });
+            }
+            let side = min + draws.up_to(max - min);
+            let window = crop_window((fw, fh), (side, side), p.rand_crop, draws)?;
+            resize_bilinear(&crop(&res, window), w, h)
+        }
+        None => crop(&res, crop_window((fw, fh), (w, h), p.rand_crop, draws)?),
+    })
+}
+
+/// MXNet's random affine transformation (`DefaultImageAugmenter`): shear, rotation, scale
+/// and aspect ratio drawn from their ranges, the matrix built in single precision as MXNet
+/// builds it, the image warped into `scale ×` its size (truncated, within
+/// `min_img_size..=max_img_size`) with `fill_value` where the source does not reach.
+fn warp(image: &Image, p: &ImageRecordParams, draws: &mut Draws) -> Image {
+    let a = &p.affine;
+    let shear = draws.uniform() * a.max_shear_ratio * 2.0 - a.max_shear_ratio;
+    let mut angle = draws.between(-a.max_rotate_angle, a.max_rotate_angle);
+    if a.rotate > 0 {
+        angle = a.rotate;
+    }
+    if !a.rotate_list.is_empty() {
+        angle = a.rotate_list[draws.up_to(a.rotate_list.len() - 1)];
+    }
+    let radians = f64::from(angle) / 180.0 * std::f64::consts::PI;
+    let (cos, sin) = (radians.cos() as f32, radians.sin() as f32);
+    let scale = draws.uniform() * (a.max_random_scale - a.min_random_scale) + a.min_random_scale;
+    let (min_ar, max_ar) = a.aspect_range();
+    let ratio = draws.uniform() * (max_ar - min_ar) + min_ar;
+    let hs = 2.0 * scale / (1.0 + ratio);
+    let ws = ratio * hs;
+    let (cols, rows) = (image.width as f32, image.height as f32);
+    let new_width = a.min_img_size.max(a.max_img_size.min(scale * cols));
+    let new_height = a.min_img_size.max(a.max_img_size.min(scale * rows));
+    let m00 = hs * cos - shear * sin * ws;
+    let m10 = -sin * ws;
+    let m01 = hs * sin + shear * cos * ws;
+    let m11 = cos * ws;
+    let centre_x = m00 * cols + m01 * rows;
+    let centre_y = m10 * cols + m11 * rows;
+    let m = [
+        m00,
+        m01,
+        (new_width - centre_x) / 2.0,
+        m10,
+        m11,
+        (new_height - centre_y) / 2.0,
+    ];
+    // The size is cv::Size's truncation of the floats; OpenCV warps INTER_AREA bilinearly.
+    let size = ((new_width as usize).max(1), (new_height as usize).max(1));
+    warp_affine(
+        image,
+        m,
+        size,
+        WarpInterpolation::Bilinear,
+        &border(p.fill_value, image.channels),
+    )
+}
+
+/// MXNet's border colour `cv::Scalar(v, v, v)` for `channels`: the fourth channel's is 0.
+fn border(fill: u8, channels: usize) -> Vec<u8> {
+    (0..channels)
+        .map(|c| if c < 3 { fill } else { 0 })
+        .collect()
+}
+
 fn pad_with(image: &Image, pad: usize, fill: u8) -> Image {
     let (h, w, c) = (
         image.height + 2 * pad,
         image.width + 2 * pad,
         image.channels,
     );
-    let mut data = vec![fill; h * w * c];
+    let mut data = border(fill, c).repeat(h * w);
     for y in 0..image.height {
         let from = &image.data[y * image.width * c..(y + 1) * image.width * c];
         let at = ((y + pad) * w + pad) * c;

@@ -17,14 +17,16 @@ mod params;
 mod record_iter;
 mod reencode;
 mod resize;
+mod warp;
 
 pub use decode::decode;
 pub use encode::encode_png;
 pub use image_iter::{ImageIter, ImageIterParams};
-pub use params::ImageRecordParams;
+pub use params::{Affine, ImageRecordParams};
 pub use record_iter::ImageRecordIter;
 pub use reencode::{Encoding, Reencode};
 pub use resize::{resize_bilinear, resize_window, Window};
+pub use warp::{warp_affine, WarpInterpolation};
 
 /// An 8-bit image, rows of pixels of `channels` interleaved values: RGB for 3 channels,
 /// RGBA for 4 (MXNet's order after its BGR → RGB swap), luminance for 1.

@@ -35,6 +35,74 @@ pub struct ImageRecordParams {
     pub pad: usize,
     pub fill_value: u8,
     pub inter_method: u8,
+    /// The random affine transformation after the resize (MXNet's shear, rotation, scale
+    /// and aspect parameters).
+    pub affine: Affine,
+    /// A square crop of a random side in `min..=max` (`min_crop_size`, `max_crop_size`),
+    /// resized to `data_shape`, instead of a `data_shape` crop.
+    pub crop_size: Option<(usize, usize)>,
+}
+
+/// MXNet's affine augmentation parameters, its defaults (which leave the image alone).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Affine {
+    pub max_rotate_angle: i32,
+    /// A fixed angle in degrees when positive (over `max_rotate_angle`).
+    pub rotate: i32,
+    /// Angles to pick from (over both others).
+    pub rotate_list: Vec<i32>,
+    pub max_shear_ratio: f32,
+    pub max_random_scale: f32,
+    pub min_random_scale: f32,
+    pub max_aspect_ratio: f32,
+    /// With it, the aspect ratio is drawn from `min..=max_aspect_ratio`; without, from
+    /// `1 ± max_aspect_ratio`.
+    pub min_aspect_ratio: Option<f32>,
+    pub max_img_size: f32,
+    pub min_img_size: f32,
+}
+
+impl Default for Affine {
+    fn default() -> Affine {
+        Affine {
+            max_rotate_angle: 0,
+            rotate: -1,
+            rotate_list: Vec::new(),
+            max_shear_ratio: 0.0,
+            max_random_scale: 1.0,
+            min_random_scale: 1.0,
+            max_aspect_ratio: 0.0,
+            min_aspect_ratio: None,
+            max_img_size: 1e10,
+            min_img_size: 0.0,
+        }
+    }
+}
+
+impl Affine {
+    /// The aspect ratio's range (MXNet: `[min_aspect_ratio, max_aspect_ratio]` when the
+    /// minimum is given, else `[1 − max, 1 + max]`).
+    pub fn aspect_range(&self) -> (f32, f32) {
+        match self.min_aspect_ratio {
+            Some(min) => (min, self.max_aspect_ratio),
+            None => (1.0 - self.max_aspect_ratio, 1.0 + self.max_aspect_ratio),
+        }
+    }
+
+    /// Whether MXNet's augmenter warps the image at all (its condition, word for word).
+    pub fn active(&self) -> bool {
+        let (min_ar, max_ar) = self.aspect_range();
+        self.max_rotate_angle > 0
+            || self.max_shear_ratio > 0.0
+            || self.rotate > 0
+            || !self.rotate_list.is_empty()
+            || self.max_random_scale != 1.0
+            || self.min_random_scale != 1.0
+            || min_ar != 1.0
+            || max_ar != 1.0
+            || self.max_img_size != 1e10
+            || self.min_img_size != 0.0
+    }
 }
 
 impl Default for ImageRecordParams {
@@ -63,6 +131,8 @@ impl Default for ImageRecordParams {
             pad: 0,
             fill_value: 255,
             inter_method: 1,
+            affine: Affine::default(),
+            crop_size: None,
         }
     }
 }
@@ -81,15 +151,6 @@ fn boolean(key: &str, value: &str) -> Result<bool> {
 /// than ignored.
 const NOT_BUILT: &[&str] = &[
     "mean_img",
-    "max_random_scale",
-    "min_random_scale",
-    "max_aspect_ratio",
-    "max_rotate_angle",
-    "max_shear_ratio",
-    "rotate",
-    "rotate_list",
-    "max_crop_size",
-    "min_crop_size",
     "max_random_contrast",
     "max_random_illumination",
     "random_h",
@@ -102,8 +163,6 @@ const NOT_BUILT: &[&str] = &[
     "random_resized_crop",
     "max_random_area",
     "min_random_area",
-    "max_img_size",
-    "min_img_size",
     "shuffle_chunk_size",
     "dtype",
 ];
@@ -114,6 +173,7 @@ impl ImageRecordParams {
     pub fn from_pairs(pairs: &[(&str, &str)]) -> Result<ImageRecordParams> {
         let mut p = ImageRecordParams::default();
         let (mut rec, mut shape, mut batch) = (false, false, false);
+        let (mut min_crop, mut max_crop) = (-1i64, -1i64);
         for &(key, value) in pairs {
             match key {
                 "path_imgrec" => (p.path_imgrec, rec) = (value.into(), true),
@@ -158,6 +218,29 @@ impl ImageRecordParams {
                 "pad" => p.pad = parse(key, value)?,
                 "fill_value" => p.fill_value = parse(key, value)?,
                 "inter_method" => p.inter_method = parse(key, value)?,
+                "max_rotate_angle" => p.affine.max_rotate_angle = parse(key, value)?,
+                "rotate" => p.affine.rotate = parse(key, value)?,
+                "rotate_list" => {
+                    p.affine.rotate_list = value
+                        .split(',')
+                        .filter(|a| !a.trim().is_empty())
+                        .map(|a| parse(key, a.trim()))
+                        .collect::<Result<_>>()?
+                }
+                "max_shear_ratio" => p.affine.max_shear_ratio = parse(key, value)?,
+                "max_random_scale" => p.affine.max_random_scale = parse(key, value)?,
+                "min_random_scale" => p.affine.min_random_scale = parse(key, value)?,
+                "max_aspect_ratio" => p.affine.max_aspect_ratio = parse(key, value)?,
+                "min_aspect_ratio" => {
+                    p.affine.min_aspect_ratio = match value {
+                        "None" | "" => None,
+                        v => Some(parse(key, v)?),
+                    }
+                }
+                "max_img_size" => p.affine.max_img_size = parse(key, value)?,
+                "min_img_size" => p.affine.min_img_size = parse(key, value)?,
+                "max_crop_size" => max_crop = parse(key, value)?,
+                "min_crop_size" => min_crop = parse(key, value)?,
                 // Logging does not change the batches.
                 "verbose" => {
                     boolean(key, value)?;
@@ -187,6 +270,27 @@ impl ImageRecordParams {
             return Err(Error::Input(format!(
                 "ImageRecordIter: batch_size {} must be positive and part_index {} below num_parts {}",
                 p.batch_size, p.part_index, p.num_parts
+            )));
+        }
+        if min_crop != -1 || max_crop != -1 {
+            if min_crop < 1 || max_crop < min_crop {
+                return Err(Error::Input(format!(
+                    "ImageRecordIter: min_crop_size={min_crop}, max_crop_size={max_crop}: both positive, min at most max"
+                )));
+            }
+            p.crop_size = Some((min_crop as usize, max_crop as usize));
+        }
+        let (min_ar, max_ar) = p.affine.aspect_range();
+        let a = &p.affine;
+        if a.max_rotate_angle < 0
+            || a.min_random_scale > a.max_random_scale
+            || min_ar > max_ar
+            || a.min_random_scale <= 0.0
+            || min_ar <= 0.0
+        {
+            return Err(Error::Input(format!(
+                "ImageRecordIter: max_rotate_angle {} must not be negative, min_random_scale {} positive and at most max_random_scale {}, and the aspect ratio range {min_ar}..{max_ar} positive and ordered",
+                a.max_rotate_angle, a.min_random_scale, a.max_random_scale
             )));
         }
         if p.inter_method != 1 {

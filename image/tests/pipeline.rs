@@ -153,12 +153,29 @@ fn npy_f32(path: &Path) -> (Vec<f32>, Vec<usize>) {
 /// resize, crop, normalization), labels and pads exactly.
 #[test]
 fn image_record_iter_batches_equal_mxnets() {
-    use kiln_image::{ImageRecordIter, ImageRecordParams};
-    use kiln_io::DataIter;
     let cases: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(fixture("cases.json")).unwrap()).unwrap();
+    check_iter_cases(&cases["iter"], "iter_", 2);
+}
+
+/// The same with MXNet's affine augmentation (rotation, scale, aspect ratio, image size
+/// bounds, border fill) and random-size square crops, at settings whose draws are fixed
+/// (make_augment_fixtures.py), over one epoch.
+#[test]
+fn affine_and_crop_size_augmentation_equals_mxnets() {
+    let cases: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("augment/cases.json")).unwrap())
+            .unwrap();
+    check_iter_cases(&cases, "augment/", 1);
+}
+
+/// Runs ImageRecordIter over images.rec for each case of `cases` (MXNet's parameters) and
+/// compares `epochs` epochs of batches with the fixtures `{prefix}{case}_eE_bB_*`.
+fn check_iter_cases(cases: &serde_json::Value, prefix: &str, epochs: usize) {
+    use kiln_image::{ImageRecordIter, ImageRecordParams};
+    use kiln_io::DataIter;
     let records = 12;
-    for (case, params) in cases["iter"].as_object().unwrap() {
+    for (case, params) in cases.as_object().unwrap() {
         let mut pairs: Vec<(String, String)> = vec![
             (
                 "path_imgrec".into(),
@@ -199,11 +216,11 @@ fn image_record_iter_batches_equal_mxnets() {
         let image_len: usize = p.data_shape.iter().product();
         let mut it = ImageRecordIter::new(p).unwrap();
         let mut served = 0usize;
-        for epoch in 0..2 {
+        for epoch in 0..epochs {
             let mut b = 0;
             let mut in_epoch = 0;
             while let Some(batch) = it.next_batch().unwrap() {
-                let stem = format!("iter_{case}_e{epoch}_b{b}");
+                let stem = format!("{prefix}{case}_e{epoch}_b{b}");
                 let (data, shape) = npy_f32(&fixture(&format!("{stem}_data.npy")));
                 let (label, _) = npy_f32(&fixture(&format!("{stem}_label.npy")));
                 let pad: usize = std::fs::read_to_string(fixture(&format!("{stem}_pad.txt")))
@@ -251,7 +268,7 @@ fn image_record_iter_batches_equal_mxnets() {
                 b += 1;
             }
             assert!(
-                !fixture(&format!("iter_{case}_e{epoch}_b{b}_data.npy")).exists(),
+                !fixture(&format!("{prefix}{case}_e{epoch}_b{b}_data.npy")).exists(),
                 "{case}: MXNet has more batches in epoch {epoch}"
             );
             it.reset();
@@ -313,8 +330,8 @@ fn a_record_that_does_not_decode_is_named_and_iterators_dropped_mid_epoch_stop()
     }
     let refused = [
         (
-            vec![("max_rotate_angle", "10")],
-            "`max_rotate_angle` is an MXNet parameter kiln does not apply yet",
+            vec![("brightness", "0.2")],
+            "`brightness` is an MXNet parameter kiln does not apply yet",
         ),
         (
             vec![("color_jitter", "1")],
@@ -515,4 +532,47 @@ fn an_image_list_replaces_the_records_labels() {
     let err = it.next_batch().unwrap_err().to_string();
     assert!(err.contains("is not in path_imglist"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// With random rotation, shear, scale and aspect ratio, batches are a function of the seed
+/// and epoch alone (the same for 1 and 3 decoding threads), change with the seed, and keep
+/// image content (not only border fill).
+#[test]
+fn random_affine_augmentation_is_determined_by_seed_and_epoch() {
+    use kiln_image::ImageRecordIter;
+    use kiln_io::DataIter;
+    let rec = fixture("images.rec");
+    let random = [
+        ("max_rotate_angle", "25"),
+        ("max_shear_ratio", "0.2"),
+        ("min_random_scale", "0.9"),
+        ("max_random_scale", "1.3"),
+        ("max_aspect_ratio", "0.2"),
+        ("rand_crop", "True"),
+        ("fill_value", "0"),
+    ];
+    let batches = |seed: &str, threads: &str| -> Vec<Vec<f32>> {
+        let mut extra = random.to_vec();
+        extra.extend([("seed", seed), ("preprocess_threads", threads)]);
+        let mut it = ImageRecordIter::new(params(&rec, &extra)).unwrap();
+        let mut out = Vec::new();
+        for _ in 0..2 {
+            while let Some(batch) = it.next_batch().unwrap() {
+                out.push(batch.data[0].to_vec::<f32>().unwrap());
+            }
+            it.reset();
+        }
+        out
+    };
+    let first = batches("7", "1");
+    assert_eq!(first, batches("7", "3"));
+    assert_ne!(first, batches("8", "1"));
+    for batch in &first {
+        let content = batch.iter().filter(|&&v| v != 0.0).count();
+        assert!(
+            content > batch.len() / 2,
+            "{content} of {} values",
+            batch.len()
+        );
+    }
 }
