@@ -2,15 +2,20 @@
 //! resize of the shorter edge to `resize` (the other edge `resize·long/short`, truncated),
 //! a random affine warp (shear, rotation, scale, aspect ratio: `DefaultImageAugmenter`'s
 //! matrix, OpenCV's `warpAffine`) when any of its parameters asks for one, `pad` pixels of
-//! `fill_value` on every side, a crop of `data_shape` (centred, or at a random offset with
-//! `rand_crop`) or of a random square of `min_crop_size..=max_crop_size` resized to it;
-//! then the values as (pixel − mean)·(scale/std) in channel-major order, mirrored with
-//! `mirror` or, with `rand_mirror`, on a fair coin.
+//! `fill_value` on every side, then a crop: a random resized crop (`random_resized_crop`),
+//! a random square of `min_crop_size..=max_crop_size` resized to `data_shape`, or a
+//! `data_shape` crop (centred, or at a random offset with `rand_crop`) of the image,
+//! enlarged first where it is smaller (as MXNet 1.9.1 does); then the colour jitter and
+//! PCA noise ([`crate::color_aug`]); then the values as (pixel − mean)·(contrast/std) +
+//! illumination/std in channel-major order, mirrored with `mirror` or, with
+//! `rand_mirror`, on a fair coin.
 //!
 //! Random draws come from the Philox stream of (seed, epoch) at the record's position in
 //! the epoch, so a batch is the same whatever the thread count (MXNet draws from one
 //! generator per decoding thread).
 
+use crate::color_aug::color_augment;
+pub use crate::color_aug::lighting;
 use crate::params::ImageRecordParams;
 use crate::resize::{resize_window, Window};
 use crate::warp::{warp_affine, WarpInterpolation};
@@ -50,8 +55,15 @@ impl Draws {
     }
 
     /// Uniform in `[0, 1)` with single precision's 24 bits.
-    fn uniform(&mut self) -> f32 {
+    pub(crate) fn uniform(&mut self) -> f32 {
         (self.word() >> 8) as f32 / (1u32 << 24) as f32
+    }
+
+    /// Standard normal (Box–Muller).
+    pub(crate) fn normal(&mut self) -> f32 {
+        let u1 = 1.0 - self.uniform(); // in (0, 1]: its logarithm is finite
+        let u2 = self.uniform();
+        (-2.0 * u1.ln()).sqrt() * (2.0 * std::f32::consts::PI * u2).cos()
     }
 
     /// Uniform in `low..=high`.
@@ -73,14 +85,27 @@ fn shorter_edge_resize(image: &Image, r: usize) -> (usize, usize) {
 
 /// The augmented image, or why the record cannot be used.
 pub fn augment(image: Image, p: &ImageRecordParams, draws: &mut Draws) -> Result<Image> {
-    if p.affine.active() || p.crop_size.is_some() {
-        return augment_in_steps(image, p, draws);
-    }
+    let mut image = reshape(image, p, draws)?;
+    color_augment(&mut image, p, draws);
+    Ok(image)
+}
+
+/// The geometric steps: the image cut and scaled to `data_shape`.
+fn reshape(image: Image, p: &ImageRecordParams, draws: &mut Draws) -> Result<Image> {
     let [_, h, w] = p.data_shape;
     // The size after resizing and padding, which the crop is drawn in.
     let resized = p.resize.map(|r| shorter_edge_resize(&image, r));
     let (rw, rh) = resized.unwrap_or((image.width, image.height));
-    let window = crop_window((rw + 2 * p.pad, rh + 2 * p.pad), (w, h), p.rand_crop, draws)?;
+    let (fw, fh) = (rw + 2 * p.pad, rh + 2 * p.pad);
+    if p.affine.active(p.random_resized_crop)
+        || p.crop_size.is_some()
+        || p.random_resized_crop
+        || fw < w
+        || fh < h
+    {
+        return augment_in_steps(image, p, draws);
+    }
+    let window = crop_window((fw, fh), (w, h), p.rand_crop, draws)?;
     Ok(match (resized, p.pad) {
         // Only the crop is resized: the same values, a fraction of the work.
         (Some(size), 0) => resize_window(&image, size, window),
@@ -133,29 +158,76 @@ fn augment_in_steps(image: Image, p: &ImageRecordParams, draws: &mut Draws) -> R
         }
         None => image,
     };
-    if p.affine.active() {
+    if p.affine.active(p.random_resized_crop) {
         res = warp(&res, p, draws);
     }
     if p.pad > 0 {
         res = pad_with(&res, p.pad, p.fill_value);
     }
-    let (fw, fh) = (res.width, res.height);
-    Ok(match p.crop_size {
-        Some((min, max)) => {
-            if fw < max || fh < max {
-                return Err(Error::TooSmall {
-                    width: fw,
-                    height: fh,
-                    crop_width: max,
-                    crop_height: max,
-                });
-            }
-            let side = min + draws.up_to(max - min);
-            let window = crop_window((fw, fh), (side, side), p.rand_crop, draws)?;
-            resize_bilinear(&crop(&res, window), w, h)
+    if p.random_resized_crop {
+        if let Some(cropped) = random_resized_crop(&res, p, draws) {
+            return Ok(cropped);
         }
-        None => crop(&res, crop_window((fw, fh), (w, h), p.rand_crop, draws)?),
-    })
+    } else if let Some((min, max)) = p.crop_size {
+        let (fw, fh) = (res.width, res.height);
+        if fw < max || fh < max {
+            return Err(Error::TooSmall {
+                width: fw,
+                height: fh,
+                crop_width: max,
+                crop_height: max,
+            });
+        }
+        let side = min + draws.up_to(max - min);
+        let window = crop_window((fw, fh), (side, side), p.rand_crop, draws)?;
+        return Ok(resize_bilinear(&crop(&res, window), w, h));
+    }
+    // MXNet 1.9.1 enlarges an image smaller than the crop (height first), keeping its
+    // aspect ratio in single precision, truncated.
+    if res.height < h {
+        let cols = (h as f32 / res.height as f32 * res.width as f32) as usize;
+        res = resize_bilinear(&res, cols.max(1), h);
+    }
+    if res.width < w {
+        let rows = (w as f32 / res.width as f32 * res.height as f32) as usize;
+        res = resize_bilinear(&res, w, rows.max(1));
+    }
+    let window = crop_window((res.width, res.height), (w, h), p.rand_crop, draws)?;
+    Ok(crop(&res, window))
+}
+
+/// MXNet's `random_resized_crop`: up to ten tries at a crop of a random fraction of the
+/// image's area and a random aspect ratio (its sides rounded, swapped on a coin) that fits
+/// the image, at a random place, resized to `data_shape`; `None` when no try fits or no
+/// area or aspect range is set (then the plain crop follows, as in MXNet).
+fn random_resized_crop(image: &Image, p: &ImageRecordParams, draws: &mut Draws) -> Option<Image> {
+    let (min_ar, max_ar) = p.affine.aspect_range();
+    let (min_area, max_area) = (p.min_random_area, p.max_random_area);
+    if min_area == 1.0 && max_area == 1.0 && min_ar == 1.0 && max_ar == 1.0 {
+        return None;
+    }
+    let [_, h, w] = p.data_shape;
+    let area = (image.height * image.width) as f32;
+    for _ in 0..10 {
+        let fraction = min_area + draws.uniform() * (max_area - min_area);
+        let ratio = min_ar + draws.uniform() * (max_ar - min_ar);
+        let target = area * fraction;
+        let mut rows = (target / ratio).sqrt().round() as usize;
+        let mut cols = (target * ratio).sqrt().round() as usize;
+        if draws.uniform() > 0.5 {
+            (rows, cols) = (cols, rows);
+        }
+        if (1..=image.height).contains(&rows) && (1..=image.width).contains(&cols) {
+            let window = Window {
+                x: draws.up_to(image.width - cols),
+                y: draws.up_to(image.height - rows),
+                width: cols,
+                height: rows,
+            };
+            return Some(resize_bilinear(&crop(image, window), w, h));
+        }
+    }
+    None
 }
 
 /// MXNet's random affine transformation (`DefaultImageAugmenter`): shear, rotation, scale
@@ -250,20 +322,28 @@ pub(crate) fn crop(image: &Image, window: Window) -> Image {
 }
 
 /// Writes `image` into `out` (channels × height × width) normalized as MXNet's
-/// `ProcessImage`: `(pixel − mean_c) · (scale / std_c)` in single precision.
-pub fn normalize(image: &Image, p: &ImageRecordParams, mirrored: bool, out: &mut [f32]) {
+/// `ProcessImage`: `(pixel − mean_c) · (contrast / std_c) + illumination / std_c` in single
+/// precision, `(contrast, illumination)` from [`lighting`] (`(scale, 0)` without random
+/// lighting).
+pub fn normalize(
+    image: &Image,
+    p: &ImageRecordParams,
+    mirrored: bool,
+    (contrast, illumination): (f32, f32),
+    out: &mut [f32],
+) {
     let (h, w, c) = (image.height, image.width, image.channels);
     let plane = h * w;
     for k in 0..c {
-        let (mean, mult) = (p.mean[k], p.scale / p.std[k]);
+        let (mean, mult, bias) = (p.mean[k], contrast / p.std[k], illumination / p.std[k]);
         let out = &mut out[k * plane..(k + 1) * plane];
         for (out, row) in out.chunks_exact_mut(w).zip(image.data.chunks_exact(w * c)) {
             let values = row.iter().skip(k).step_by(c);
             match mirrored {
                 false => (out.iter_mut().zip(values))
-                    .for_each(|(o, &v)| *o = (f32::from(v) - mean) * mult),
+                    .for_each(|(o, &v)| *o = (f32::from(v) - mean) * mult + bias),
                 true => (out.iter_mut().rev().zip(values))
-                    .for_each(|(o, &v)| *o = (f32::from(v) - mean) * mult),
+                    .for_each(|(o, &v)| *o = (f32::from(v) - mean) * mult + bias),
             }
         }
     }

@@ -1,6 +1,6 @@
 //! The image half of MXNet's data IO: JPEG and PNG decoding as libjpeg-turbo and OpenCV
 //! decode (kiln's own JPEG decoder, equal to libjpeg-turbo's; the `png` crate), OpenCV's
-//! bilinear resize bit for bit,
+//! resize bit for bit (bilinear, and nearest, bicubic, area, Lanczos-4 by [`resize`]),
 //! MXNet's default augmenter (shorter-edge resize, centre or random crop, mirror,
 //! normalization) and [`ImageRecordIter`] over RecordIO files, decoding on its own threads;
 //! [`ImageIter`] is MXNet's Python iterator over a `.lst` file and image files.
@@ -8,10 +8,12 @@
 //! builds without them.
 
 mod augment;
+mod color_aug;
 mod decode;
 mod encode;
 pub mod fuzz;
 mod image_iter;
+mod interpolation;
 mod jpeg;
 mod params;
 mod record_iter;
@@ -22,6 +24,7 @@ mod warp;
 pub use decode::decode;
 pub use encode::encode_png;
 pub use image_iter::{ImageIter, ImageIterParams};
+pub use interpolation::{resize, Interpolation};
 pub use params::{Affine, ImageRecordParams};
 pub use record_iter::ImageRecordIter;
 pub use reencode::{Encoding, Reencode};

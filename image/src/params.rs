@@ -41,6 +41,20 @@ pub struct ImageRecordParams {
     /// A square crop of a random side in `min..=max` (`min_crop_size`, `max_crop_size`),
     /// resized to `data_shape`, instead of a `data_shape` crop.
     pub crop_size: Option<(usize, usize)>,
+    /// A crop of random area (`min_random_area..=max_random_area` of the image's) and
+    /// aspect ratio resized to `data_shape` (`random_resized_crop`).
+    pub random_resized_crop: bool,
+    pub min_random_area: f32,
+    pub max_random_area: f32,
+    /// Colour jitter: factors `1 + U(−v, v)`.
+    pub brightness: f32,
+    pub contrast: f32,
+    pub saturation: f32,
+    /// The standard deviation of AlexNet's PCA lighting noise.
+    pub pca_noise: f32,
+    /// Per-image contrast and illumination in the normalization.
+    pub max_random_contrast: f32,
+    pub max_random_illumination: f32,
 }
 
 /// MXNet's affine augmentation parameters, its defaults (which leave the image alone).
@@ -89,8 +103,9 @@ impl Affine {
         }
     }
 
-    /// Whether MXNet's augmenter warps the image at all (its condition, word for word).
-    pub fn active(&self) -> bool {
+    /// Whether MXNet's augmenter warps the image at all (its condition, word for word;
+    /// under `random_resized_crop` the aspect ratio belongs to the crop).
+    pub fn active(&self, random_resized_crop: bool) -> bool {
         let (min_ar, max_ar) = self.aspect_range();
         self.max_rotate_angle > 0
             || self.max_shear_ratio > 0.0
@@ -98,8 +113,7 @@ impl Affine {
             || !self.rotate_list.is_empty()
             || self.max_random_scale != 1.0
             || self.min_random_scale != 1.0
-            || min_ar != 1.0
-            || max_ar != 1.0
+            || (!random_resized_crop && (min_ar != 1.0 || max_ar != 1.0))
             || self.max_img_size != 1e10
             || self.min_img_size != 0.0
     }
@@ -133,6 +147,15 @@ impl Default for ImageRecordParams {
             inter_method: 1,
             affine: Affine::default(),
             crop_size: None,
+            random_resized_crop: false,
+            min_random_area: 1.0,
+            max_random_area: 1.0,
+            brightness: 0.0,
+            contrast: 0.0,
+            saturation: 0.0,
+            pca_noise: 0.0,
+            max_random_contrast: 0.0,
+            max_random_illumination: 0.0,
         }
     }
 }
@@ -151,18 +174,9 @@ fn boolean(key: &str, value: &str) -> Result<bool> {
 /// than ignored.
 const NOT_BUILT: &[&str] = &[
     "mean_img",
-    "max_random_contrast",
-    "max_random_illumination",
     "random_h",
     "random_s",
     "random_l",
-    "brightness",
-    "contrast",
-    "saturation",
-    "pca_noise",
-    "random_resized_crop",
-    "max_random_area",
-    "min_random_area",
     "shuffle_chunk_size",
     "dtype",
 ];
@@ -240,6 +254,15 @@ impl ImageRecordParams {
                 "max_img_size" => p.affine.max_img_size = parse(key, value)?,
                 "min_img_size" => p.affine.min_img_size = parse(key, value)?,
                 "max_crop_size" => max_crop = parse(key, value)?,
+                "random_resized_crop" => p.random_resized_crop = boolean(key, value)?,
+                "min_random_area" => p.min_random_area = parse(key, value)?,
+                "max_random_area" => p.max_random_area = parse(key, value)?,
+                "brightness" => p.brightness = parse(key, value)?,
+                "contrast" => p.contrast = parse(key, value)?,
+                "saturation" => p.saturation = parse(key, value)?,
+                "pca_noise" => p.pca_noise = parse(key, value)?,
+                "max_random_contrast" => p.max_random_contrast = parse(key, value)?,
+                "max_random_illumination" => p.max_random_illumination = parse(key, value)?,
                 "min_crop_size" => min_crop = parse(key, value)?,
                 // Logging does not change the batches.
                 "verbose" => {
@@ -292,6 +315,18 @@ impl ImageRecordParams {
                 "ImageRecordIter: max_rotate_angle {} must not be negative, min_random_scale {} positive and at most max_random_scale {}, and the aspect ratio range {min_ar}..{max_ar} positive and ordered",
                 a.max_rotate_angle, a.min_random_scale, a.max_random_scale
             )));
+        }
+        if p.random_resized_crop
+            && (a.min_random_scale != 1.0
+                || a.max_random_scale != 1.0
+                || p.crop_size.is_some()
+                || p.rand_crop
+                || p.min_random_area > p.max_random_area
+                || p.min_random_area <= 0.0)
+        {
+            return Err(Error::Input(
+                "ImageRecordIter: random_resized_crop conflicts with min_random_scale, max_random_scale, min_crop_size, max_crop_size and rand_crop, and needs 0 < min_random_area <= max_random_area".into(),
+            ));
         }
         if p.inter_method != 1 {
             return Err(Error::Input(format!(

@@ -16,7 +16,7 @@
 //!
 //! Dropping the iterator (or resetting it mid-epoch) stops the producer and joins it.
 
-use crate::augment::{augment, mirrored, normalize, Draws};
+use crate::augment::{augment, lighting, mirrored, normalize, Draws};
 use crate::params::ImageRecordParams;
 use crate::{decode, Error, Result};
 use kiln_io::recordio::{read_index, ImageRecord, RecordFile};
@@ -308,7 +308,8 @@ impl Source {
         let image = decode(record.image, p.data_shape[0])?;
         let mut draws = Draws::new(p.seed, epoch, position);
         let image = augment(image, p, &mut draws)?;
-        normalize(&image, p, mirrored(p, &mut draws), out);
+        let mirror = mirrored(p, &mut draws);
+        normalize(&image, p, mirror, lighting(p, &mut draws), out);
         Ok(())
     }
 }

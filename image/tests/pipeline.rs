@@ -159,8 +159,8 @@ fn image_record_iter_batches_equal_mxnets() {
 }
 
 /// The same with MXNet's affine augmentation (rotation, scale, aspect ratio, image size
-/// bounds, border fill) and random-size square crops, at settings whose draws are fixed
-/// (make_augment_fixtures.py), over one epoch.
+/// bounds, border fill), random-size square crops and images enlarged to fit the crop, at
+/// settings whose draws are fixed (make_augment_fixtures.py), over one epoch.
 #[test]
 fn affine_and_crop_size_augmentation_equals_mxnets() {
     let cases: serde_json::Value =
@@ -534,15 +534,13 @@ fn an_image_list_replaces_the_records_labels() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// With random rotation, shear, scale and aspect ratio, batches are a function of the seed
-/// and epoch alone (the same for 1 and 3 decoding threads), change with the seed, and keep
+/// With random rotation, shear, scale and aspect ratio, and with random resized crops,
+/// colour jitter, PCA noise and random lighting, batches are a function of the seed and
+/// epoch alone (the same for 1 and 3 decoding threads), change with the seed, and keep
 /// image content (not only border fill).
 #[test]
-fn random_affine_augmentation_is_determined_by_seed_and_epoch() {
-    use kiln_image::ImageRecordIter;
-    use kiln_io::DataIter;
-    let rec = fixture("images.rec");
-    let random = [
+fn random_augmentation_is_determined_by_seed_and_epoch() {
+    assert_seeded(&[
         ("max_rotate_angle", "25"),
         ("max_shear_ratio", "0.2"),
         ("min_random_scale", "0.9"),
@@ -550,7 +548,24 @@ fn random_affine_augmentation_is_determined_by_seed_and_epoch() {
         ("max_aspect_ratio", "0.2"),
         ("rand_crop", "True"),
         ("fill_value", "0"),
-    ];
+    ]);
+    assert_seeded(&[
+        ("random_resized_crop", "True"),
+        ("min_random_area", "0.3"),
+        ("max_aspect_ratio", "0.25"),
+        ("brightness", "0.3"),
+        ("contrast", "0.3"),
+        ("saturation", "0.3"),
+        ("pca_noise", "0.1"),
+        ("max_random_contrast", "0.2"),
+        ("max_random_illumination", "10"),
+    ]);
+}
+
+fn assert_seeded(random: &[(&str, &str)]) {
+    use kiln_image::ImageRecordIter;
+    use kiln_io::DataIter;
+    let rec = fixture("images.rec");
     let batches = |seed: &str, threads: &str| -> Vec<Vec<f32>> {
         let mut extra = random.to_vec();
         extra.extend([("seed", seed), ("preprocess_threads", threads)]);
@@ -558,6 +573,7 @@ fn random_affine_augmentation_is_determined_by_seed_and_epoch() {
         let mut out = Vec::new();
         for _ in 0..2 {
             while let Some(batch) = it.next_batch().unwrap() {
+                assert_eq!(batch.data[0].shape(), [4, 3, 16, 16]);
                 out.push(batch.data[0].to_vec::<f32>().unwrap());
             }
             it.reset();
@@ -565,8 +581,8 @@ fn random_affine_augmentation_is_determined_by_seed_and_epoch() {
         out
     };
     let first = batches("7", "1");
-    assert_eq!(first, batches("7", "3"));
-    assert_ne!(first, batches("8", "1"));
+    assert_eq!(first, batches("7", "3"), "{random:?}");
+    assert_ne!(first, batches("8", "1"), "{random:?}");
     for batch in &first {
         let content = batch.iter().filter(|&&v| v != 0.0).count();
         assert!(
