@@ -44,7 +44,13 @@ elif sys.argv[1] == "folder":
         with open(os.path.join(folder, "%05d.jpg" % i), "wb") as f:
             f.write(jpeg)
 else:
+    import ast
     import mxnet as mx
+    for pair in sys.argv[4:]:
+        key, value = pair.split("=", 1)
+        PARAMS[key] = ast.literal_eval(value)
+        if PARAMS[key] == -1:
+            del PARAMS[key]
     it = mx.io.ImageRecordIter(path_imgrec=sys.argv[2], **PARAMS)
     for epoch in range(int(sys.argv[3])):
         it.reset()

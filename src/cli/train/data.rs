@@ -113,7 +113,30 @@ pub(super) fn image_iterator(
     if training && args.shuffle {
         pairs.push(("shuffle".into(), "True".into()));
     }
-    let random = ["rand_crop", "rand_mirror", "shuffle"];
+    // Augmentations drawn at random, which validation data goes without.
+    let random = [
+        "rand_crop",
+        "rand_mirror",
+        "shuffle",
+        "max_rotate_angle",
+        "rotate_list",
+        "max_shear_ratio",
+        "max_random_scale",
+        "min_random_scale",
+        "max_aspect_ratio",
+        "min_aspect_ratio",
+        "min_crop_size",
+        "max_crop_size",
+        "random_resized_crop",
+        "min_random_area",
+        "max_random_area",
+        "brightness",
+        "contrast",
+        "saturation",
+        "pca_noise",
+        "max_random_contrast",
+        "max_random_illumination",
+    ];
     pairs.extend(
         (args.iter_params.iter())
             .filter(|(k, _)| training || !random.contains(&k.as_str()))

@@ -118,7 +118,7 @@ pub struct Args {
     image_shape: Option<String>,
     /// An ImageRecordIter parameter for .rec data, KEY=VALUE by MXNet's name (repeatable):
     /// `resize=256`, `rand_crop=True`, `mean_r=123.68`. Validation data takes them without
-    /// random crops, mirrors and shuffling.
+    /// the random ones (crops, mirrors, shuffling, affine, colour and lighting jitter).
     #[arg(long = "iter-param", value_parser = parse_key_value)]
     iter_params: Vec<(String, String)>,
     /// The data input's name.
