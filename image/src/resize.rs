@@ -8,19 +8,24 @@
 
 use crate::Image;
 
-const COEF_BITS: u32 = 11;
-const COEF_SCALE: f32 = (1 << COEF_BITS) as f32;
+/// OpenCV's INTER_RESIZE_COEF_BITS: every fixed-point interpolation weighs in 1/2048ths.
+pub(crate) const COEF_BITS: u32 = 11;
+pub(crate) const COEF_SCALE: f32 = (1 << COEF_BITS) as f32;
 
-/// OpenCV's `saturate_cast<short>(float)`: round half to even, then clamp.
-fn weight(v: f32) -> i32 {
+/// OpenCV's `saturate_cast<short>(float)`: round half to even, then clamp. The other
+/// fixed-point interpolations (interpolation.rs) round their weights the same way.
+pub(crate) fn weight(v: f32) -> i32 {
     (v.round_ties_even() as i32).clamp(i16::MIN as i32, i16::MAX as i32)
 }
+
+/// Along one axis, per destination index: the first source index and its two weights.
+pub(crate) type LinearTap = (isize, i32, i32);
 
 /// Per destination index along one axis: the first source index and the two weights.
 /// Along rows (`edges_weighted`) OpenCV keeps the weights of a coordinate outside the
 /// image and clamps the rows it reads; along a row it moves the coordinate inside and
 /// weighs the edge value alone.
-fn taps(src: usize, dst: usize, edges_weighted: bool) -> Vec<(isize, i32, i32)> {
+fn taps(src: usize, dst: usize, edges_weighted: bool) -> Vec<LinearTap> {
     let scale = src as f64 / dst as f64;
     (0..dst)
         .map(|d| {
@@ -70,13 +75,22 @@ impl Window {
 /// cropping the whole resize, without computing the rest (each value depends only on its
 /// own coordinates).
 pub fn resize_window(image: &Image, size: (usize, usize), window: Window) -> Image {
-    let (sw, sh, cn) = (image.width, image.height, image.channels);
+    let (sw, sh) = (image.width, image.height);
     let (width, height) = size;
     if sw == 2 * width && sh == 2 * height {
         return halve(image, window);
     }
     let xs = &taps(sw, width, false)[window.x..window.x + window.width];
     let ys = &taps(sh, height, true)[window.y..window.y + window.height];
+    linear(image, xs, ys)
+}
+
+/// OpenCV's two linear passes over `image` with the given taps, one per output column
+/// (`xs`, whose first source column must lie inside the image) and row (`ys`, whose rows
+/// are clamped to the image). INTER_AREA's enlargement runs them with its own weights.
+pub(crate) fn linear(image: &Image, xs: &[LinearTap], ys: &[LinearTap]) -> Image {
+    let (sw, sh, cn) = (image.width, image.height, image.channels);
+    let window = Window::whole(xs.len(), ys.len());
     // Byte offsets of each output pixel's two source pixels in a row, and their weights.
     let xs: Vec<(usize, usize, i32, i32)> = (xs.iter())
         .map(|&(s, a0, a1)| {
