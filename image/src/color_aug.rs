@@ -1,7 +1,8 @@
 //! MXNet's colour augmentations of ImageRecordIter (`DefaultImageAugmenter`, after the
 //! crop): colour jitter — brightness, contrast and saturation factors `1 + U(−v, v)` applied
-//! in a random order, each rounded to 8 bits as OpenCV's `convertTo` and `addWeighted` do —
-//! and PCA lighting noise (`pca_noise`: AlexNet's eigenvectors scaled by their eigenvalues,
+//! in a random order, each rounded to 8 bits as OpenCV's `convertTo` and `addWeighted` do —,
+//! random hue, lightness and saturation offsets in OpenCV's 8-bit HLS (`random_h`,
+//! `random_s`, `random_l`), and PCA lighting noise (`pca_noise`: AlexNet's eigenvectors scaled by their eigenvalues,
 //! weighted by normal draws, added and truncated). The per-image contrast and illumination
 //! of `max_random_contrast` and `max_random_illumination` enter the normalization
 //! ([`lighting`]).
@@ -63,10 +64,104 @@ pub fn color_augment(image: &mut Image, p: &ImageRecordParams, draws: &mut Draws
             jitter(image, step, alpha);
         }
     }
+    let (rh, rs, rl) = (p.random_h, p.random_s, p.random_l);
+    if rh != 0 || rs != 0 || rl != 0 {
+        // MXNet's approximation of a normal draw in [0, 1): (u + 4u') / 5.
+        let mut offset = |range: i32| {
+            let r = (draws.uniform() + 4.0 * draws.uniform()) / 5.0;
+            (r * range as f32 * 2.0 - range as f32) as i32
+        };
+        let (h, s, l) = (offset(rh), offset(rs), offset(rl));
+        shift_hls(image, [h, l, s]);
+    }
     if p.pca_noise > 0.0 {
         let alpha = [(); 3].map(|_| draws.normal() * p.pca_noise);
         pca_noise(image, alpha);
     }
+}
+
+/// Each pixel to OpenCV's 8-bit HLS (hue halved to 0..180), `offsets` (h, l, s) added
+/// and clamped, and back, as `cvtColor` computes both ways in single precision.
+fn shift_hls(image: &mut Image, offsets: [i32; 3]) {
+    const LIMITS: [i32; 3] = [180, 255, 255];
+    // OpenCV converts each row 8 pixels at a time with SSE2, the rest one by one; the two
+    // round the saturation's denominator differently.
+    let vectorized = image.width / 8 * 8;
+    for row in image.data.chunks_exact_mut(image.width * 3) {
+        for (x, px) in row.chunks_exact_mut(3).enumerate() {
+            let hls = rgb_to_hls(px, x < vectorized);
+            let shifted: [u8; 3] =
+                std::array::from_fn(|k| (i32::from(hls[k]) + offsets[k]).clamp(0, LIMITS[k]) as u8);
+            px.copy_from_slice(&hls_to_rgb(shifted));
+        }
+    }
+}
+
+/// OpenCV's `RGB2HLS_b`: hue (degrees / 2), lightness and saturation, each rounded to 8
+/// bits; `vectorized`: as its SSE2 path computes `2 − max − min`, in one subtraction.
+fn rgb_to_hls(px: &[u8], vectorized: bool) -> [u8; 3] {
+    let [r, g, b] = [px[0], px[1], px[2]].map(|v| f32::from(v) * (1.0 / 255.0));
+    let vmax = r.max(g).max(b);
+    let vmin = r.min(g).min(b);
+    let diff = vmax - vmin;
+    let l = (vmax + vmin) * 0.5;
+    let (mut h, mut s) = (0.0f32, 0.0f32);
+    if diff > f32::EPSILON {
+        s = match (l < 0.5, vectorized) {
+            (true, _) => diff / (vmax + vmin),
+            (false, true) => diff / (2.0 - (vmax + vmin)),
+            (false, false) => diff / (2.0 - vmax - vmin),
+        };
+        let scale = 60.0 / diff;
+        h = if vmax == r {
+            (g - b) * scale
+        } else if vmax == g {
+            (b - r) * scale + 120.0
+        } else {
+            (r - g) * scale + 240.0
+        };
+        if h < 0.0 {
+            h += 360.0;
+        }
+    }
+    [to_u8(h * 0.5), to_u8(l * 255.0), to_u8(s * 255.0)]
+}
+
+/// OpenCV's `HLS2RGB_b`, the inverse of [`rgb_to_hls`].
+fn hls_to_rgb([h, l, s]: [u8; 3]) -> [u8; 3] {
+    let (mut h, l, s) = (
+        f32::from(h),
+        f32::from(l) * (1.0 / 255.0),
+        f32::from(s) * (1.0 / 255.0),
+    );
+    let (r, g, b) = if s == 0.0 {
+        (l, l, l)
+    } else {
+        const SECTORS: [[usize; 3]; 6] = [
+            [1, 3, 0],
+            [1, 0, 2],
+            [3, 0, 1],
+            [0, 2, 1],
+            [0, 1, 3],
+            [2, 1, 0],
+        ];
+        let p2 = if l <= 0.5 {
+            l * (1.0 + s)
+        } else {
+            l + s - l * s
+        };
+        let p1 = 2.0 * l - p2;
+        h *= 6.0 / 180.0;
+        while h >= 6.0 {
+            h -= 6.0;
+        }
+        let sector = h.floor() as usize;
+        h -= sector as f32;
+        let tab = [p2, p1, p1 + (p2 - p1) * (1.0 - h), p1 + (p2 - p1) * h];
+        let [bi, gi, ri] = SECTORS[sector];
+        (tab[ri], tab[gi], tab[bi])
+    };
+    [r, g, b].map(|v| to_u8(v * 255.0))
 }
 
 /// One jitter step with factor `alpha`: brightness scales the values, contrast moves them

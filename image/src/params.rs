@@ -55,6 +55,10 @@ pub struct ImageRecordParams {
     /// Per-image contrast and illumination in the normalization.
     pub max_random_contrast: f32,
     pub max_random_illumination: f32,
+    /// Random offsets of hue, saturation and lightness in OpenCV's 8-bit HLS.
+    pub random_h: i32,
+    pub random_s: i32,
+    pub random_l: i32,
 }
 
 /// MXNet's affine augmentation parameters, its defaults (which leave the image alone).
@@ -156,6 +160,9 @@ impl Default for ImageRecordParams {
             pca_noise: 0.0,
             max_random_contrast: 0.0,
             max_random_illumination: 0.0,
+            random_h: 0,
+            random_s: 0,
+            random_l: 0,
         }
     }
 }
@@ -172,14 +179,7 @@ fn boolean(key: &str, value: &str) -> Result<bool> {
 
 /// Parameters MXNet's iterator has that kiln's does not apply yet: refused by name rather
 /// than ignored.
-const NOT_BUILT: &[&str] = &[
-    "mean_img",
-    "random_h",
-    "random_s",
-    "random_l",
-    "shuffle_chunk_size",
-    "dtype",
-];
+const NOT_BUILT: &[&str] = &["mean_img", "shuffle_chunk_size", "dtype"];
 
 impl ImageRecordParams {
     /// The parameters `pairs` set over the defaults; `path_imgrec`, `data_shape` and
@@ -263,6 +263,9 @@ impl ImageRecordParams {
                 "pca_noise" => p.pca_noise = parse(key, value)?,
                 "max_random_contrast" => p.max_random_contrast = parse(key, value)?,
                 "max_random_illumination" => p.max_random_illumination = parse(key, value)?,
+                "random_h" => p.random_h = parse(key, value)?,
+                "random_s" => p.random_s = parse(key, value)?,
+                "random_l" => p.random_l = parse(key, value)?,
                 "min_crop_size" => min_crop = parse(key, value)?,
                 // Logging does not change the batches.
                 "verbose" => {

@@ -330,8 +330,8 @@ fn a_record_that_does_not_decode_is_named_and_iterators_dropped_mid_epoch_stop()
     }
     let refused = [
         (
-            vec![("brightness", "0.2")],
-            "`brightness` is an MXNet parameter kiln does not apply yet",
+            vec![("mean_img", "mean.bin")],
+            "`mean_img` is an MXNet parameter kiln does not apply yet",
         ),
         (
             vec![("color_jitter", "1")],

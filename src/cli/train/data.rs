@@ -136,6 +136,9 @@ pub(super) fn image_iterator(
         "pca_noise",
         "max_random_contrast",
         "max_random_illumination",
+        "random_h",
+        "random_s",
+        "random_l",
     ];
     pairs.extend(
         (args.iter_params.iter())
