@@ -16,6 +16,7 @@
 
 use crate::color_aug::color_augment;
 pub use crate::color_aug::lighting;
+use crate::interpolation::{resize, Interpolation};
 use crate::params::ImageRecordParams;
 use crate::resize::{resize_window, Window};
 use crate::warp::{warp_affine, WarpInterpolation};
@@ -100,6 +101,7 @@ fn reshape(image: Image, p: &ImageRecordParams, draws: &mut Draws) -> Result<Ima
     if p.affine.active(p.random_resized_crop)
         || p.crop_size.is_some()
         || p.random_resized_crop
+        || p.inter_method != 1
         || fw < w
         || fh < h
     {
@@ -147,19 +149,41 @@ fn crop_window(
     })
 }
 
+/// MXNet's `GetInterMethod`: the interpolation of a resize from `from` to `to` (width,
+/// height) — `inter_method` itself, or with 9 cubic to enlarge both sides, area to shrink
+/// both and bilinear otherwise, or with 10 one of the five at random.
+fn interpolation(
+    p: &ImageRecordParams,
+    from: (usize, usize),
+    to: (usize, usize),
+    draws: &mut Draws,
+) -> Interpolation {
+    let code = match p.inter_method {
+        9 if to.0 > from.0 && to.1 > from.1 => 2,
+        9 if to.0 < from.0 && to.1 < from.1 => 3,
+        9 => 1,
+        10 => draws.up_to(4) as u8,
+        code => code,
+    };
+    Interpolation::from_opencv(code).expect("inter_method was checked with the parameters")
+}
+
+/// `image` resized to `to` by the interpolation `inter_method` gives.
+fn resize_to(image: &Image, to: (usize, usize), p: &ImageRecordParams, draws: &mut Draws) -> Image {
+    let method = interpolation(p, (image.width, image.height), to, draws);
+    resize(image, to.0, to.1, method)
+}
+
 /// MXNet's augmenter step by step, for the settings the fused path does not cover: resize,
 /// affine warp, pad, then a crop of `data_shape` or of a random square resized to it.
 fn augment_in_steps(image: Image, p: &ImageRecordParams, draws: &mut Draws) -> Result<Image> {
     let [_, h, w] = p.data_shape;
     let mut res = match p.resize {
-        Some(r) => {
-            let (nw, nh) = shorter_edge_resize(&image, r);
-            resize_bilinear(&image, nw, nh)
-        }
+        Some(r) => resize_to(&image, shorter_edge_resize(&image, r), p, draws),
         None => image,
     };
     if p.affine.active(p.random_resized_crop) {
-        res = warp(&res, p, draws);
+        res = warp(&res, p, draws)?;
     }
     if p.pad > 0 {
         res = pad_with(&res, p.pad, p.fill_value);
@@ -180,17 +204,21 @@ fn augment_in_steps(image: Image, p: &ImageRecordParams, draws: &mut Draws) -> R
         }
         let side = min + draws.up_to(max - min);
         let window = crop_window((fw, fh), (side, side), p.rand_crop, draws)?;
-        return Ok(resize_bilinear(&crop(&res, window), w, h));
+        return Ok(resize_to(&crop(&res, window), (w, h), p, draws));
     }
     // MXNet 1.9.1 enlarges an image smaller than the crop (height first), keeping its
-    // aspect ratio in single precision, truncated.
-    if res.height < h {
-        let cols = (h as f32 / res.height as f32 * res.width as f32) as usize;
-        res = resize_bilinear(&res, cols.max(1), h);
-    }
-    if res.width < w {
-        let rows = (w as f32 / res.width as f32 * res.height as f32) as usize;
-        res = resize_bilinear(&res, w, rows.max(1));
+    // aspect ratio in single precision, truncated; one interpolation for both, chosen
+    // for the image's size against the crop's.
+    if res.height < h || res.width < w {
+        let method = interpolation(p, (res.width, res.height), (w, h), draws);
+        if res.height < h {
+            let cols = (h as f32 / res.height as f32 * res.width as f32) as usize;
+            res = resize(&res, cols.max(1), h, method);
+        }
+        if res.width < w {
+            let rows = (w as f32 / res.width as f32 * res.height as f32) as usize;
+            res = resize(&res, w, rows.max(1), method);
+        }
     }
     let window = crop_window((res.width, res.height), (w, h), p.rand_crop, draws)?;
     Ok(crop(&res, window))
@@ -224,7 +252,7 @@ fn random_resized_crop(image: &Image, p: &ImageRecordParams, draws: &mut Draws) 
                 width: cols,
                 height: rows,
             };
-            return Some(resize_bilinear(&crop(image, window), w, h));
+            return Some(resize_to(&crop(image, window), (w, h), p, draws));
         }
     }
     None
@@ -234,7 +262,7 @@ fn random_resized_crop(image: &Image, p: &ImageRecordParams, draws: &mut Draws) 
 /// and aspect ratio drawn from their ranges, the matrix built in single precision as MXNet
 /// builds it, the image warped into `scale ×` its size (truncated, within
 /// `min_img_size..=max_img_size`) with `fill_value` where the source does not reach.
-fn warp(image: &Image, p: &ImageRecordParams, draws: &mut Draws) -> Image {
+fn warp(image: &Image, p: &ImageRecordParams, draws: &mut Draws) -> Result<Image> {
     let a = &p.affine;
     let shear = draws.uniform() * a.max_shear_ratio * 2.0 - a.max_shear_ratio;
     let mut angle = draws.between(-a.max_rotate_angle, a.max_rotate_angle);
@@ -270,13 +298,23 @@ fn warp(image: &Image, p: &ImageRecordParams, draws: &mut Draws) -> Image {
     ];
     // The size is cv::Size's truncation of the floats; OpenCV warps INTER_AREA bilinearly.
     let size = ((new_width as usize).max(1), (new_height as usize).max(1));
-    warp_affine(
+    let method = match interpolation(p, (image.width, image.height), size, draws) {
+        Interpolation::Nearest => WarpInterpolation::Nearest,
+        Interpolation::Bilinear | Interpolation::Area => WarpInterpolation::Bilinear,
+        other => {
+            return Err(Error::Input(format!(
+                "inter_method={} chose {other:?} for the affine warp of a {}×{} image to {}×{}; kiln warps by nearest or bilinear interpolation only",
+                p.inter_method, image.width, image.height, size.0, size.1
+            )))
+        }
+    };
+    Ok(warp_affine(
         image,
         m,
         size,
-        WarpInterpolation::Bilinear,
+        method,
         &border(p.fill_value, image.channels),
-    )
+    ))
 }
 
 /// MXNet's border colour `cv::Scalar(v, v, v)` for `channels`: the fourth channel's is 0.

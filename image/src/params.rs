@@ -331,9 +331,16 @@ impl ImageRecordParams {
                 "ImageRecordIter: random_resized_crop conflicts with min_random_scale, max_random_scale, min_crop_size, max_crop_size and rand_crop, and needs 0 < min_random_area <= max_random_area".into(),
             ));
         }
-        if p.inter_method != 1 {
+        if !matches!(p.inter_method, 0..=4 | 9 | 10) {
             return Err(Error::Input(format!(
-                "ImageRecordIter: inter_method={} (kiln resizes bilinearly, inter_method=1, so far)",
+                "ImageRecordIter: inter_method={}: 0 (nearest), 1 (bilinear), 2 (cubic), 3 (area), 4 (Lanczos), 9 (by size) or 10 (random)",
+                p.inter_method
+            )));
+        }
+        if p.affine.active(p.random_resized_crop) && matches!(p.inter_method, 0 | 2 | 4 | 10) {
+            // MXNet refuses 0 here; kiln warps by nearest or bilinear interpolation only.
+            return Err(Error::Input(format!(
+                "ImageRecordIter: inter_method={} with an affine augmentation: 1, 3 or 9 (kiln's warp is bilinear; MXNet refuses 0)",
                 p.inter_method
             )));
         }

@@ -159,10 +159,11 @@ fn image_record_iter_batches_equal_mxnets() {
 }
 
 /// The same with MXNet's affine augmentation (rotation, scale, aspect ratio, image size
-/// bounds, border fill), random-size square crops and images enlarged to fit the crop, at
-/// settings whose draws are fixed (make_augment_fixtures.py), over one epoch.
+/// bounds, border fill), random-size square crops, images enlarged to fit the crop, HLS
+/// round trips and every interpolation, at settings whose draws are fixed
+/// (make_augment_fixtures.py), over one epoch.
 #[test]
-fn affine_and_crop_size_augmentation_equals_mxnets() {
+fn augmentation_equals_mxnets() {
     let cases: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(fixture("augment/cases.json")).unwrap())
             .unwrap();
