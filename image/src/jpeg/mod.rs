@@ -109,6 +109,9 @@ pub fn decode(
     }
     let mut headers = Headers::default();
     let mut coefficients: Vec<Vec<i16>> = Vec::new();
+    // Each component's quantization table as it was at the component's first scan: libjpeg
+    // latches it there, so a DQT between scans does not change earlier components.
+    let mut latched: Vec<Option<[u16; 64]>> = Vec::new();
     let mut pos = 2;
     let mut scans = 0;
     loop {
@@ -141,6 +144,18 @@ pub fn decode(
                         .ok_or_else(|| bad("the scan header runs past the data"))?,
                     frame,
                 )?;
+                for c in &scan.components {
+                    let component = &frame.components[c.index];
+                    if latched[c.index].is_none() {
+                        let table = headers.quant[component.quant_table].ok_or_else(|| {
+                            bad(format!(
+                                "component {} uses quantization table {}, which no DQT defines before its first scan",
+                                component.id, component.quant_table
+                            ))
+                        })?;
+                        latched[c.index] = Some(table);
+                    }
+                }
                 pos = entropy::decode_scan(
                     data,
                     pos + len,
@@ -173,6 +188,7 @@ pub fn decode(
                         .iter()
                         .map(|c| vec![0i16; c.blocks_wide * c.blocks_high * 64])
                         .collect();
+                    latched = vec![None; frame.components.len()];
                 }
                 pos += len;
             }
@@ -182,18 +198,9 @@ pub fn decode(
         return Err(bad("no scan"));
     }
     let frame = headers.frame.as_ref().expect("scans need a frame");
-    let quant = frame
-        .components
-        .iter()
-        .map(|c| {
-            headers.quant[c.quant_table].ok_or_else(|| {
-                bad(format!(
-                    "component {} uses quantization table {}, which no DQT defines",
-                    c.id, c.quant_table
-                ))
-            })
-        })
-        .collect::<Result<Vec<_>>>()?;
+    // A component no scan coded has no latched table and zero coefficients: libjpeg's
+    // zeroed multipliers make it flat mid-gray, as any table would.
+    let quant: Vec<[u16; 64]> = latched.iter().map(|t| t.unwrap_or([0; 64])).collect();
     let space = color_space(&headers, frame);
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx2") {
