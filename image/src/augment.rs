@@ -22,6 +22,7 @@ use crate::resize::{resize_window, Window};
 use crate::warp::{warp_affine, WarpInterpolation};
 use crate::{resize_bilinear, Error, Image, Result};
 use kiln_ops::random::{key, philox4x32};
+use kiln_ops::DType;
 
 /// The random numbers of one record.
 pub struct Draws {
@@ -359,10 +360,11 @@ pub(crate) fn crop(image: &Image, window: Window) -> Image {
     }
 }
 
-/// Writes `image` into `out` (channels × height × width) normalized as MXNet's
-/// `ProcessImage`: `(pixel − mean_c) · (contrast / std_c) + illumination / std_c` in single
-/// precision, `(contrast, illumination)` from [`lighting`] (`(scale, 0)` without random
-/// lighting).
+/// Writes `image` into `out` (channels × height × width) as MXNet's `ProcessImage` does
+/// for the iterator's dtype: for float32 `(pixel − mean_c) · (contrast / std_c) +
+/// illumination / std_c` in single precision, `(contrast, illumination)` from [`lighting`]
+/// (`(scale, 0)` without random lighting); for uint8 the pixel; for int8 the pixel less
+/// the mean rounded, saturated to −128..=127 (each held exactly in `out`).
 pub fn normalize(
     image: &Image,
     p: &ImageRecordParams,
@@ -374,14 +376,19 @@ pub fn normalize(
     let plane = h * w;
     for k in 0..c {
         let (mean, mult, bias) = (p.mean[k], contrast / p.std[k], illumination / p.std[k]);
+        let value = |v: u8| -> f32 {
+            match p.dtype {
+                DType::U8 => f32::from(v),
+                DType::I8 => (f32::from(v) - mean.round()).clamp(-128.0, 127.0),
+                _ => (f32::from(v) - mean) * mult + bias,
+            }
+        };
         let out = &mut out[k * plane..(k + 1) * plane];
         for (out, row) in out.chunks_exact_mut(w).zip(image.data.chunks_exact(w * c)) {
             let values = row.iter().skip(k).step_by(c);
             match mirrored {
-                false => (out.iter_mut().zip(values))
-                    .for_each(|(o, &v)| *o = (f32::from(v) - mean) * mult + bias),
-                true => (out.iter_mut().rev().zip(values))
-                    .for_each(|(o, &v)| *o = (f32::from(v) - mean) * mult + bias),
+                false => (out.iter_mut().zip(values)).for_each(|(o, &v)| *o = value(v)),
+                true => (out.iter_mut().rev().zip(values)).for_each(|(o, &v)| *o = value(v)),
             }
         }
     }

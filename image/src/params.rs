@@ -2,6 +2,7 @@
 //! them (`data_shape=(3,224,224)`, `shuffle=True`, `mean_r=123.68`).
 
 use crate::{Error, Result};
+use kiln_ops::DType;
 use std::path::PathBuf;
 
 /// ImageRecordIter's parameters, MXNet's defaults.
@@ -55,6 +56,9 @@ pub struct ImageRecordParams {
     /// Per-image contrast and illumination in the normalization.
     pub max_random_contrast: f32,
     pub max_random_illumination: f32,
+    /// The batches' element type (MXNet's `dtype`): float32 normalized; uint8 the pixels
+    /// as they are; int8 the pixels less the rounded means, saturated.
+    pub dtype: DType,
     /// Random offsets of hue, saturation and lightness in OpenCV's 8-bit HLS.
     pub random_h: i32,
     pub random_s: i32,
@@ -160,6 +164,7 @@ impl Default for ImageRecordParams {
             pca_noise: 0.0,
             max_random_contrast: 0.0,
             max_random_illumination: 0.0,
+            dtype: DType::F32,
             random_h: 0,
             random_s: 0,
             random_l: 0,
@@ -263,6 +268,18 @@ impl ImageRecordParams {
                 "pca_noise" => p.pca_noise = parse(key, value)?,
                 "max_random_contrast" => p.max_random_contrast = parse(key, value)?,
                 "max_random_illumination" => p.max_random_illumination = parse(key, value)?,
+                "dtype" => {
+                    p.dtype = match value.trim_matches(|c| c == '\'' || c == '"') {
+                        "float32" => DType::F32,
+                        "uint8" => DType::U8,
+                        "int8" => DType::I8,
+                        other => {
+                            return Err(Error::Input(format!(
+                                "ImageRecordIter: dtype={other}: float32, uint8 or int8"
+                            )))
+                        }
+                    }
+                }
                 "random_h" => p.random_h = parse(key, value)?,
                 "random_s" => p.random_s = parse(key, value)?,
                 "random_l" => p.random_l = parse(key, value)?,

@@ -353,7 +353,7 @@ impl DataIter for ImageRecordIter {
         vec![DataDesc {
             name: "data".into(),
             shape: vec![p.batch_size, c, h, w],
-            dtype: DType::F32,
+            dtype: p.dtype,
         }]
     }
 
@@ -407,8 +407,21 @@ impl DataIter for ImageRecordIter {
         };
         let data = &self.provide_data()[0];
         let label = &self.provide_label()[0];
+        // The values are made in single precision; uint8 and int8 ones are whole numbers
+        // in range, converted exactly.
+        let array = match data.dtype {
+            DType::U8 => NDArray::from_slice(
+                &made.data.iter().map(|&v| v as u8).collect::<Vec<_>>(),
+                &data.shape,
+            )?,
+            DType::I8 => NDArray::from_slice(
+                &made.data.iter().map(|&v| v as i8).collect::<Vec<_>>(),
+                &data.shape,
+            )?,
+            _ => NDArray::from_slice(&made.data, &data.shape)?,
+        };
         Ok(Some(DataBatch {
-            data: vec![NDArray::from_slice(&made.data, &data.shape)?],
+            data: vec![array],
             label: vec![NDArray::from_slice(&made.label, &label.shape)?],
             pad: made.pad,
         }))

@@ -16,7 +16,10 @@ fn npy_u8(path: &Path) -> (Vec<u8>, Vec<usize>) {
     let bytes = std::fs::read(path).unwrap();
     let header_len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
     let header = std::str::from_utf8(&bytes[10..10 + header_len]).unwrap();
-    assert!(header.contains("'|u1'"), "{header}");
+    assert!(
+        header.contains("'|u1'") || header.contains("'|i1'"),
+        "{header}"
+    );
     let shape = header.split('(').nth(1).unwrap().split(')').next().unwrap();
     let shape = shape
         .split(',')
@@ -131,15 +134,23 @@ fn bilinear_resize_is_opencvs() {
 }
 
 /// An .npy file's float32 values and shape.
-/// Integral values in 0..=255 may be stored as uint8 (make_augment_fixtures.py does, to
-/// keep the fixtures small).
+/// Integral values may be stored as uint8 or int8 (make_augment_fixtures.py does, to keep
+/// the fixtures small, and for those dtypes' batches).
 fn npy_f32(path: &Path) -> (Vec<f32>, Vec<usize>) {
     let bytes = std::fs::read(path).unwrap();
     let header_len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
     let header = std::str::from_utf8(&bytes[10..10 + header_len]).unwrap();
-    if header.contains("'|u1'") {
+    if header.contains("'|u1'") || header.contains("'|i1'") {
+        let signed = header.contains("'|i1'");
         let (values, shape) = npy_u8(path);
-        return (values.into_iter().map(f32::from).collect(), shape);
+        let value = |v: u8| {
+            if signed {
+                f32::from(v as i8)
+            } else {
+                f32::from(v)
+            }
+        };
+        return (values.into_iter().map(value).collect(), shape);
     }
     assert!(header.contains("'<f4'"), "{header}");
     let shape = header.split('(').nth(1).unwrap().split(')').next().unwrap();
