@@ -361,13 +361,15 @@ pub(crate) fn crop(image: &Image, window: Window) -> Image {
 }
 
 /// Writes `image` into `out` (channels × height × width) as MXNet's `ProcessImage` does
-/// for the iterator's dtype: for float32 `(pixel − mean_c) · (contrast / std_c) +
+/// for the iterator's dtype: for float32 `(pixel − mean) · (contrast / std_c) +
 /// illumination / std_c` in single precision, `(contrast, illumination)` from [`lighting`]
 /// (`(scale, 0)` without random lighting); for uint8 the pixel; for int8 the pixel less
-/// the mean rounded, saturated to −128..=127 (each held exactly in `out`).
+/// the mean rounded, saturated to −128..=127 (each held exactly in `out`). The mean is
+/// `mean_c`, or the mean image's value at the pixel (before mirroring) where there is one.
 pub fn normalize(
     image: &Image,
     p: &ImageRecordParams,
+    mean_image: Option<&[f32]>,
     mirrored: bool,
     (contrast, illumination): (f32, f32),
     out: &mut [f32],
@@ -375,8 +377,8 @@ pub fn normalize(
     let (h, w, c) = (image.height, image.width, image.channels);
     let plane = h * w;
     for k in 0..c {
-        let (mean, mult, bias) = (p.mean[k], contrast / p.std[k], illumination / p.std[k]);
-        let value = |v: u8| -> f32 {
+        let (mult, bias) = (contrast / p.std[k], illumination / p.std[k]);
+        let value = |v: u8, mean: f32| -> f32 {
             match p.dtype {
                 DType::U8 => f32::from(v),
                 DType::I8 => (f32::from(v) - mean.round()).clamp(-128.0, 127.0),
@@ -384,11 +386,13 @@ pub fn normalize(
             }
         };
         let out = &mut out[k * plane..(k + 1) * plane];
-        for (out, row) in out.chunks_exact_mut(w).zip(image.data.chunks_exact(w * c)) {
+        let rows = out.chunks_exact_mut(w).zip(image.data.chunks_exact(w * c));
+        for (i, (out, row)) in rows.enumerate() {
             let values = row.iter().skip(k).step_by(c);
-            match mirrored {
-                false => (out.iter_mut().zip(values)).for_each(|(o, &v)| *o = value(v)),
-                true => (out.iter_mut().rev().zip(values)).for_each(|(o, &v)| *o = value(v)),
+            let mean = |j: usize| mean_image.map_or(p.mean[k], |m| m[k * plane + i * w + j]);
+            for (j, &v) in values.enumerate() {
+                let at = if mirrored { w - 1 - j } else { j };
+                out[at] = value(v, mean(j));
             }
         }
     }

@@ -15,6 +15,7 @@ pub mod fuzz;
 mod image_iter;
 mod interpolation;
 mod jpeg;
+mod mean_image;
 mod params;
 mod record_iter;
 mod reencode;

@@ -56,6 +56,8 @@ pub struct ImageRecordParams {
     /// Per-image contrast and illumination in the normalization.
     pub max_random_contrast: f32,
     pub max_random_illumination: f32,
+    /// A mean image file subtracted instead of `mean_r/g/b`, made where it does not exist.
+    pub mean_img: Option<PathBuf>,
     /// The batches' element type (MXNet's `dtype`): float32 normalized; uint8 the pixels
     /// as they are; int8 the pixels less the rounded means, saturated.
     pub dtype: DType,
@@ -164,6 +166,7 @@ impl Default for ImageRecordParams {
             pca_noise: 0.0,
             max_random_contrast: 0.0,
             max_random_illumination: 0.0,
+            mean_img: None,
             dtype: DType::F32,
             random_h: 0,
             random_s: 0,
@@ -268,6 +271,7 @@ impl ImageRecordParams {
                 "pca_noise" => p.pca_noise = parse(key, value)?,
                 "max_random_contrast" => p.max_random_contrast = parse(key, value)?,
                 "max_random_illumination" => p.max_random_illumination = parse(key, value)?,
+                "mean_img" => p.mean_img = (!value.is_empty()).then(|| value.into()),
                 "dtype" => {
                     p.dtype = match value.trim_matches(|c| c == '\'' || c == '"') {
                         "float32" => DType::F32,

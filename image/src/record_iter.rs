@@ -17,6 +17,7 @@
 //! Dropping the iterator (or resetting it mid-epoch) stops the producer and joins it.
 
 use crate::augment::{augment, lighting, mirrored, normalize, Draws};
+use crate::mean_image;
 use crate::params::ImageRecordParams;
 use crate::{decode, Error, Result};
 use kiln_io::recordio::{read_index, ImageRecord, RecordFile};
@@ -64,6 +65,8 @@ struct Source {
     records: Vec<(u64, usize)>,
     /// Labels by image id, from `path_imglist`.
     labels: Option<HashMap<u64, Vec<f32>>>,
+    /// The mean image of `mean_img`, once read or computed.
+    mean_image: Option<Vec<f32>>,
     pool: rayon::ThreadPool,
 }
 
@@ -127,14 +130,31 @@ impl ImageRecordIter {
             Some(path) => Some(image_list_labels(path, params.label_width)?),
             None => None,
         };
+        let mean_path = params
+            .mean_img
+            .clone()
+            .filter(|_| params.dtype != DType::U8);
+        let mut source = Source {
+            params,
+            file,
+            records,
+            labels,
+            mean_image: None,
+            pool,
+        };
+        if let Some(path) = mean_path {
+            let shape = source.params.data_shape;
+            source.mean_image = Some(match path.exists() {
+                true => mean_image::load(&path, shape)?,
+                false => {
+                    let mean = source.mean_image()?;
+                    mean_image::save(&path, shape, &mean)?;
+                    mean
+                }
+            });
+        }
         Ok(ImageRecordIter {
-            source: Arc::new(Source {
-                params,
-                file,
-                records,
-                labels,
-                pool,
-            }),
+            source: Arc::new(source),
             epoch: 0,
             skip: 0,
             producer: None,
@@ -252,6 +272,41 @@ impl Source {
         (plans, self.next_skip(skip))
     }
 
+    /// MXNet's mean image of this part's records: each made as for training, in file
+    /// order (with draws of an epoch no training reaches), summed in single precision in
+    /// that order, times `1/count`.
+    fn mean_image(&self) -> Result<Vec<f32>> {
+        let [c, h, w] = self.params.data_shape;
+        let image_len = c * h * w;
+        let mut sum = vec![0f32; image_len];
+        // Made a chunk at a time on the pool, added in file order.
+        const CHUNK: usize = 64;
+        for (chunk_index, chunk) in self.records.chunks(CHUNK).enumerate() {
+            let mut outputs = vec![0f32; chunk.len() * image_len];
+            self.pool.install(|| {
+                (outputs.par_chunks_mut(image_len))
+                    .zip(chunk)
+                    .enumerate()
+                    .try_for_each(|(i, (out, &(offset, number)))| {
+                        let position = (chunk_index * CHUNK + i) as u64;
+                        let mut label = vec![0f32; self.params.label_width];
+                        self.sample(offset, (u64::MAX, position), out, &mut label)
+                            .map_err(|e| Error::AtRecord {
+                                path: self.params.path_imgrec.clone(),
+                                number,
+                                offset,
+                                source: Box::new(e),
+                            })
+                    })
+            })?;
+            for out in outputs.chunks_exact(image_len) {
+                sum.iter_mut().zip(out).for_each(|(s, &v)| *s += v);
+            }
+        }
+        let scale = 1.0 / self.records.len() as f32;
+        Ok(sum.into_iter().map(|v| v * scale).collect())
+    }
+
     /// Decodes, augments and normalizes a batch's images on the pool.
     fn make(&self, plan: &Plan) -> Result<Made> {
         let p = &self.params;
@@ -309,7 +364,8 @@ impl Source {
         let mut draws = Draws::new(p.seed, epoch, position);
         let image = augment(image, p, &mut draws)?;
         let mirror = mirrored(p, &mut draws);
-        normalize(&image, p, mirror, lighting(p, &mut draws), out);
+        let lit = lighting(p, &mut draws);
+        normalize(&image, p, self.mean_image.as_deref(), mirror, lit, out);
         Ok(())
     }
 }

@@ -177,7 +177,8 @@ fn image_record_iter_batches_equal_mxnets() {
 
 /// The same with MXNet's affine augmentation (rotation, scale, aspect ratio, image size
 /// bounds, border fill), random-size square crops, images enlarged to fit the crop, HLS
-/// round trips and every interpolation, at settings whose draws are fixed
+/// round trips, every interpolation, uint8 and int8 batches, and a mean image made (equal
+/// to the one MXNet made) and read, at settings whose draws are fixed
 /// (make_augment_fixtures.py), over one epoch.
 #[test]
 fn augmentation_equals_mxnets() {
@@ -193,7 +194,14 @@ fn check_iter_cases(cases: &serde_json::Value, prefix: &str, epochs: usize) {
     use kiln_image::{ImageRecordIter, ImageRecordParams};
     use kiln_io::DataIter;
     let records = 12;
+    let scratch = std::env::temp_dir().join(format!(
+        "kiln-iter-cases-{}-{}",
+        std::process::id(),
+        prefix.trim_end_matches(['/', '_'])
+    ));
+    std::fs::create_dir_all(&scratch).unwrap();
     for (case, params) in cases.as_object().unwrap() {
+        let mut made_mean = None;
         let mut pairs: Vec<(String, String)> = vec![
             (
                 "path_imgrec".into(),
@@ -221,7 +229,19 @@ fn check_iter_cases(cases: &serde_json::Value, prefix: &str, epochs: usize) {
                         "False".into()
                     }
                 }
+                serde_json::Value::String(text) => text.clone(),
                 other => other.to_string(),
+            };
+            // A mean image MXNet made is read from the fixtures; one to make goes to a
+            // scratch file, compared with MXNet's afterwards.
+            let v = match (k.as_str(), case.ends_with("_made")) {
+                ("mean_img", false) => fixture(&v).to_string_lossy().into_owned(),
+                ("mean_img", true) => {
+                    made_mean = Some((scratch.join("mean.params"), fixture(&v)));
+                    let _ = std::fs::remove_file(scratch.join("mean.params"));
+                    scratch.join("mean.params").to_string_lossy().into_owned()
+                }
+                _ => v,
             };
             pairs.push((k.clone(), v));
         }
@@ -291,7 +311,18 @@ fn check_iter_cases(cases: &serde_json::Value, prefix: &str, epochs: usize) {
             );
             it.reset();
         }
+        if let Some((ours, mxnets)) = made_mean {
+            let read = |path: &Path| {
+                kiln_compiler::formats::params::read_params(path)
+                    .unwrap()
+                    .arrays[0]
+                    .clone()
+            };
+            // Summed in the same order in single precision: equal to the bit.
+            assert_eq!(read(&ours), read(&mxnets), "{case}: mean image");
+        }
     }
+    std::fs::remove_dir_all(&scratch).unwrap();
 }
 
 fn params(rec: &Path, extra: &[(&str, &str)]) -> kiln_image::ImageRecordParams {
@@ -348,8 +379,8 @@ fn a_record_that_does_not_decode_is_named_and_iterators_dropped_mid_epoch_stop()
     }
     let refused = [
         (
-            vec![("mean_img", "mean.bin")],
-            "`mean_img` is an MXNet parameter kiln does not apply yet",
+            vec![("shuffle_chunk_size", "64")],
+            "`shuffle_chunk_size` is an MXNet parameter kiln does not apply yet",
         ),
         (
             vec![("color_jitter", "1")],
