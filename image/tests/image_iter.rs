@@ -1,9 +1,10 @@
 //! ImageIter against MXNet 1.9.1's `mx.image.ImageIter` (tests/fixtures/data/images/
 //! image_iter/, made by make_image_iter_fixtures.py over the PNGs in src/): batches over
 //! several epochs equal to the bit (centre crops, resize, crops resized up, mean/std, label
-//! widths, every last_batch_handle), MXNet's batching for lists of every size; shuffling
-//! and the random augmenters by seed; and its errors, which name the parameter, or the list
-//! line and image.
+//! widths, every last_batch_handle; resizes by every `inter_method` but the random 10),
+//! MXNet's batching for lists of every size; shuffling, the random augmenters and
+//! `inter_method=10` by seed; and its errors, which name the parameter, or the list line
+//! and image.
 
 use kiln_image::{decode, ImageIter, ImageIterParams};
 use kiln_io::{DataIter, PrefetchingIter};
@@ -49,7 +50,21 @@ fn load(path: PathBuf) -> NDArray {
 
 #[test]
 fn batches_equal_mxnets_image_iter() {
-    let cases = json("image_iter/cases.json");
+    batches_equal_mxnets("image_iter/cases.json");
+}
+
+/// `inter_method` 2 (MXNet's default), 0, 3, 4 and 9 in `resize` and in crops enlarged to
+/// `data_shape` (1 is in the cases above); their data are stored as uint8, whole pixels.
+#[test]
+fn resizes_by_each_inter_method_equal_mxnets() {
+    batches_equal_mxnets("image_iter/interp_cases.json");
+}
+
+/// Every case of `cases` (a JSON file of make_image_iter_fixtures.py) against MXNet's
+/// batches.
+fn batches_equal_mxnets(cases: &str) {
+    let cases = json(cases);
+    assert!(!cases.as_object().unwrap().is_empty());
     for (name, case) in cases.as_object().unwrap() {
         let mut it = image_iter(&case_pairs(case));
         let (data, label) = (&it.provide_data()[0], &it.provide_label()[0]);
@@ -344,8 +359,8 @@ fn bad_lists_and_images_are_errors_naming_the_line() {
         ),
         (
             "0\t1\timg0.png\n1\t1\timg2.png\n".into(),
-            vec![("data_shape", "(3,32,8)")],
-            format!("list.lst:2: image {src}/img2.png: 100×30: its 7×30 crop is resized to 8×32 with inter_method=2 (bicubic"),
+            vec![("data_shape", "(3,1000,1)")],
+            format!("list.lst:1: image {src}/img0.png: 53×37: a 1×1000 crop scaled down to fit a 53×37 image is 0×37 pixels"),
         ),
     ];
     for (text, extra, message) in cases {
@@ -384,15 +399,8 @@ fn parameters_are_refused_by_name() {
         ),
         (("path_imgrec", "a.rec"), "ImageRecordIter reads .rec files"),
         (("aug_list", "[]"), "`aug_list` is a Python object"),
-        (
-            ("resize", "20"),
-            "resize=20 with inter_method=2 (bicubic, MXNet's default)",
-        ),
-        (
-            ("inter_method", "10"),
-            "inter_method=10 draws a method per resize",
-        ),
         (("inter_method", "7"), "inter_method=7 is not 0-4, 9 or 10"),
+        (("inter_method", "-1"), "inter_method"),
         (
             ("data_shape", "(1,8,8)"),
             "MXNet's ImageIter reads RGB images only",
@@ -444,4 +452,73 @@ fn parameters_are_refused_by_name() {
     let p = params(&pairs).unwrap();
     assert_eq!(p.mean, Some([123.68, 116.28, 103.53]));
     assert_eq!(p.std, Some([2.0; 3]));
+    assert_eq!(p.inter_method, 2, "MXNet's default, bicubic");
+    // Every code _get_interp_method knows, with a resize or without.
+    for method in ["0", "1", "2", "3", "4", "9", "10"] {
+        let mut pairs = base.to_vec();
+        pairs.extend([("inter_method", method), ("resize", "20")]);
+        assert_eq!(params(&pairs).unwrap().inter_method.to_string(), method);
+    }
+}
+
+/// `pairs` with `key` set to `value` (replaced or added).
+fn with(pairs: &[(String, String)], key: &str, value: &str) -> Vec<(String, String)> {
+    let mut pairs: Vec<_> = pairs.iter().filter(|(k, _)| k != key).cloned().collect();
+    pairs.push((key.into(), value.into()));
+    pairs
+}
+
+/// The rows (images) of one epoch's batches.
+fn rows(it: &mut ImageIter) -> Vec<Vec<f32>> {
+    let epoch = run(it, 1).remove(0);
+    let image_len = epoch[0].0.len() / it.batch_size();
+    (epoch.iter())
+        .flat_map(|(data, _, _)| data.chunks_exact(image_len).map(<[f32]>::to_vec))
+        .collect()
+}
+
+/// inter_method=10 draws one of 0-4 per resize from kiln's seeded draws (not Python's
+/// `random`, as MXNet): each image is what one of the five methods makes of it, the same
+/// for a seed, and over the images (seed 2) at least three methods come up. Run on the fixture
+/// cases whose images are resized once each: by `resize` alone, or by the crop alone.
+#[test]
+fn inter_method_ten_draws_a_method_per_resize_by_seed() {
+    let cases = json("image_iter/interp_cases.json");
+    let resize_only = with(
+        &case_pairs(&cases["cubic_default_resize"]),
+        "data_shape",
+        "(3,40,40)",
+    );
+    let crop_only = case_pairs(&cases["cubic_default_crop"]);
+    for pairs in [resize_only, crop_only] {
+        let by_method: Vec<Vec<Vec<f32>>> = (0..=4)
+            .map(|m| {
+                rows(&mut image_iter(&with(
+                    &pairs,
+                    "inter_method",
+                    &m.to_string(),
+                )))
+            })
+            .collect();
+        let random = |seed: &str| {
+            let pairs = with(&with(&pairs, "inter_method", "10"), "seed", seed);
+            rows(&mut image_iter(&pairs))
+        };
+        let got = random("2");
+        assert_eq!(got, random("2"));
+        let mut methods_seen = Vec::new();
+        for (i, row) in got.iter().enumerate() {
+            let resized = (by_method.iter()).any(|rows| rows[i] != by_method[0][i]);
+            let methods: Vec<usize> = (0..=4).filter(|&m| by_method[m][i] == *row).collect();
+            assert!(!methods.is_empty(), "image {i} is none of the methods'");
+            if resized && methods.len() == 1 {
+                methods_seen.push(methods[0]);
+            }
+        }
+        methods_seen.sort();
+        methods_seen.dedup();
+        assert!(methods_seen.len() >= 3, "{methods_seen:?}");
+        let other_seeds = ["3", "4", "5"].map(random);
+        assert!(other_seeds.iter().any(|rows| *rows != got));
+    }
 }

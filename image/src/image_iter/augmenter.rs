@@ -7,13 +7,21 @@
 //! `rand_mirror`, `CastAug` and `ColorNormalizeAug` (`(pixel − mean) / std` in single
 //! precision); then HWC becomes CHW, as `postprocess_data` transposes.
 //!
+//! Both resizes are OpenCV's `cv::resize` by [`crate::resize`] with the method
+//! `_get_interp_method` makes of `inter_method`: 0–4 as they are, 9 by the resize's sizes
+//! (bicubic to enlarge both edges, area to shrink both, bilinear otherwise), 10 one of 0–4
+//! drawn per resize.
+//!
 //! Random draws come from the Philox stream of (seed, epoch) at the sample's position in
-//! its epoch (MXNet draws from Python's global `random`): x, y, then the mirror's coin.
+//! its epoch (MXNet draws from Python's global `random`), in MXNet's order: the resize's
+//! method (`inter_method=10`), x and y (`rand_crop`), the crop resize's method
+//! (`inter_method=10`, only where the crop is resized), then the mirror's coin. With
+//! `inter_method=10` the methods are kiln's draws, not MXNet's.
 
-use super::params::{method_name, ImageIterParams};
+use super::params::ImageIterParams;
 use crate::augment::{crop, Draws};
-use crate::resize::{resize_bilinear, resize_window, Window};
-use crate::Image;
+use crate::resize::{resize_window, Window};
+use crate::{resize, Image, Interpolation};
 
 /// The most pixels a resize may make (as many as kiln decodes, about 16K × 16K).
 const MAX_PIXELS: usize = 1 << 28;
@@ -28,10 +36,10 @@ pub fn augment(
 ) -> Result<(), String> {
     let [_, height, width] = p.data_shape;
     let resized = match p.resize {
-        Some(size) => resize_short(image, size)?,
+        Some(size) => resize_short(image, size, p.inter_method, draws)?,
         None => None,
     };
-    let (sw, sh) = resized.unwrap_or((image.width, image.height));
+    let (sw, sh) = resized.map_or((image.width, image.height), |(size, _)| size);
     let (cw, ch) = scale_down((sw, sh), (width, height));
     if cw == 0 || ch == 0 {
         return Err(format!(
@@ -49,22 +57,16 @@ pub fn augment(
         height: ch,
     };
     let cropped = match resized {
-        // Only the crop is resized: the same values, a fraction of the work.
-        Some(size) => resize_window(image, size, window),
+        // Bilinear values depend only on their own coordinates: only the crop is resized.
+        Some((size, Interpolation::Bilinear)) => resize_window(image, size, window),
+        Some(((w, h), method)) => crop(&resize(image, w, h, method), window),
         None => crop(image, window),
     };
     let cropped = match (cw, ch) == (width, height) {
         true => cropped,
         false => {
-            let method = interp_method(p.inter_method, (ch, cw, height, width));
-            if method != 1 {
-                return Err(format!(
-                    "its {cw}×{ch} crop is resized to {width}×{height} with inter_method={} ({}); kiln resizes bilinearly only, inter_method=1",
-                    p.inter_method,
-                    method_name(p.inter_method)
-                ));
-            }
-            resize_bilinear(&cropped, width, height)
+            let method = interp_method(p.inter_method, (ch, cw, height, width), draws)?;
+            resize(&cropped, width, height, method)
         }
     };
     let mirrored = p.rand_mirror && draws.coin();
@@ -72,9 +74,18 @@ pub fn augment(
     Ok(())
 }
 
-/// mx.image's `resize_short`: the size (width, height) whose shorter edge is `size`, or
-/// `None` where that is the image's own (OpenCV then copies).
-fn resize_short(image: &Image, size: usize) -> Result<Option<(usize, usize)>, String> {
+/// A resize: the size (width, height) and the method.
+type Resize = ((usize, usize), Interpolation);
+
+/// mx.image's `resize_short`: the size (width, height) whose shorter edge is `size` and
+/// the method it is resized by, or `None` where that size is the image's own (OpenCV then
+/// copies; `inter_method=10` still draws its method, as MXNet does).
+fn resize_short(
+    image: &Image,
+    size: usize,
+    inter_method: u8,
+    draws: &mut Draws,
+) -> Result<Option<Resize>, String> {
     let (h, w) = (image.height, image.width);
     let (nh, nw) = match h > w {
         true => (size.saturating_mul(h) / w, size),
@@ -85,7 +96,8 @@ fn resize_short(image: &Image, size: usize) -> Result<Option<(usize, usize)>, St
             "resize={size} makes it {nw}×{nh}, more than {MAX_PIXELS} pixels"
         ));
     }
-    Ok(((nw, nh) != (w, h)).then_some((nw, nh)))
+    let method = interp_method(inter_method, (h, w, nh, nw), draws)?;
+    Ok(((nw, nh) != (w, h)).then_some(((nw, nh), method)))
 }
 
 /// mx.image's `scale_down`: the crop `size` (width, height) scaled down, keeping its
@@ -103,14 +115,23 @@ fn scale_down(src: (usize, usize), size: (usize, usize)) -> (usize, usize) {
 }
 
 /// mx.image's `_get_interp_method` for a resize of (old height, old width) to (new
-/// height, new width): 9 picks by direction.
-fn interp_method(method: u8, (oh, ow, nh, nw): (usize, usize, usize, usize)) -> u8 {
-    match method {
+/// height, new width): 9 picks by direction, 10 draws one of 0–4 (kiln's draw, where MXNet
+/// calls Python's `random.randint(0, 4)`); another code is an error, as MXNet's
+/// (`from_pairs` refuses it before).
+fn interp_method(
+    method: u8,
+    (oh, ow, nh, nw): (usize, usize, usize, usize),
+    draws: &mut Draws,
+) -> Result<Interpolation, String> {
+    let code = match method {
         9 if nh > oh && nw > ow => 2,
         9 if nh < oh && nw < ow => 3,
         9 => 1,
+        10 => draws.up_to(4) as u8,
         m => m,
-    }
+    };
+    Interpolation::from_opencv(code)
+        .ok_or_else(|| format!("inter_method={method} is not 0-4, 9 or 10"))
 }
 
 /// `image`'s values as float32 CHW, mirrored or not, `(v − mean) / std` per channel.
@@ -148,9 +169,37 @@ mod tests {
 
     #[test]
     fn method_nine_picks_by_direction() {
-        assert_eq!(interp_method(9, (10, 10, 20, 20)), 2);
-        assert_eq!(interp_method(9, (10, 10, 5, 5)), 3);
-        assert_eq!(interp_method(9, (10, 10, 20, 5)), 1);
-        assert_eq!(interp_method(1, (10, 10, 20, 20)), 1);
+        let draws = &mut Draws::new(0, 0, 0);
+        use Interpolation::*;
+        assert_eq!(interp_method(9, (10, 10, 20, 20), draws).unwrap(), Cubic);
+        assert_eq!(interp_method(9, (10, 10, 5, 5), draws).unwrap(), Area);
+        assert_eq!(interp_method(9, (10, 10, 20, 5), draws).unwrap(), Bilinear);
+        assert_eq!(interp_method(9, (10, 10, 10, 20), draws).unwrap(), Bilinear);
+        assert_eq!(interp_method(9, (10, 10, 10, 10), draws).unwrap(), Bilinear);
+        for code in 0..=4 {
+            let method = interp_method(code, (10, 10, 20, 20), draws).unwrap();
+            assert_eq!(Some(method), Interpolation::from_opencv(code));
+        }
+    }
+
+    #[test]
+    fn method_ten_draws_each_of_zero_to_four() {
+        // Seeded: the same draws make the same methods, and over 200 draws all five
+        // come up, none of them much more often than a fifth of the time.
+        let methods = |seed| {
+            let draws = &mut Draws::new(seed, 0, 3);
+            (0..200)
+                .map(|_| interp_method(10, (10, 10, 20, 20), draws).unwrap())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(methods(7), methods(7));
+        assert_ne!(methods(7), methods(8));
+        for code in 0..=4 {
+            let method = Interpolation::from_opencv(code).unwrap();
+            let n = methods(7).iter().filter(|&&m| m == method).count();
+            assert!((20..=60).contains(&n), "{method:?} drawn {n} times of 200");
+        }
+        let e = interp_method(7, (10, 10, 20, 20), &mut Draws::new(0, 0, 0)).unwrap_err();
+        assert_eq!(e, "inter_method=7 is not 0-4, 9 or 10");
     }
 }

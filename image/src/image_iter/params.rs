@@ -3,10 +3,10 @@
 //! (`data_shape=(3,224,224)`, `shuffle=True`, `mean=(123.68,116.28,103.53)`, `mean=True`).
 //!
 //! MXNet's names kiln does not apply are refused by name: reading `.rec` files (that is
-//! ImageRecordIter), Python objects (`imglist`, `aug_list`), the random colour augmenters
-//! and random-sized crops (accepted at their defaults, which do nothing), and resizing by
-//! any interpolation but bilinear (`inter_method=1`; MXNet's default, 2, is OpenCV's
-//! bicubic).
+//! ImageRecordIter), Python objects (`imglist`, `aug_list`), and the random colour
+//! augmenters and random-sized crops (accepted at their defaults, which do nothing).
+//! `inter_method` takes the codes `_get_interp_method` knows (0–4, 9, 10); MXNet fails on
+//! another only when an image is resized, kiln refuses it here.
 
 use crate::{Error, Result};
 use kiln_io::{kwargs, LastBatch};
@@ -39,7 +39,10 @@ pub struct ImageIterParams {
     /// Per channel (r, g, b), subtracted then divided by, in single precision.
     pub mean: Option<[f32; 3]>,
     pub std: Option<[f32; 3]>,
-    /// OpenCV's interpolation code (`_get_interp_method`'s): 1 is the one kiln resizes by.
+    /// The interpolation of both resizes, `_get_interp_method`'s code: OpenCV's 0–4
+    /// (nearest, bilinear, bicubic, area, Lanczos-4), 9 (bicubic to enlarge both edges,
+    /// area to shrink both, bilinear otherwise), 10 (one of 0–4 drawn per resize, from
+    /// kiln's seeded draws). MXNet's default is 2, bicubic.
     pub inter_method: u8,
 }
 
@@ -245,33 +248,12 @@ impl ImageIterParams {
         if let Some(c) = (self.std.iter().flatten()).position(|&s| s == 0.0) {
             return Err(refused(format!("std of channel {c} is 0")));
         }
-        match self.inter_method {
-            0..=4 | 9 => {}
-            10 => {
-                let why = "inter_method=10 draws a method per resize; kiln has bilinear only (1)";
-                return Err(refused(why.into()));
-            }
-            m => return Err(refused(format!("inter_method={m} is not 0-4, 9 or 10"))),
-        }
-        if let (Some(r), m @ (0 | 2..)) = (self.resize, self.inter_method) {
+        if !matches!(self.inter_method, 0..=4 | 9 | 10) {
             return Err(refused(format!(
-                "resize={r} with inter_method={m} ({}): kiln resizes bilinearly only, inter_method=1",
-                method_name(m)
+                "inter_method={} is not 0-4, 9 or 10 (MXNet's _get_interp_method: Unknown interp method)",
+                self.inter_method
             )));
         }
         Ok(())
-    }
-}
-
-/// OpenCV's name of an interpolation code.
-pub(crate) fn method_name(method: u8) -> &'static str {
-    match method {
-        0 => "nearest",
-        1 => "bilinear",
-        2 => "bicubic, MXNet's default",
-        3 => "area",
-        4 => "Lanczos",
-        9 => "bicubic to enlarge, area to shrink",
-        _ => "random",
     }
 }
