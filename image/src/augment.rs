@@ -150,23 +150,35 @@ fn crop_window(
     })
 }
 
-/// MXNet's `GetInterMethod`: the interpolation of a resize from `from` to `to` (width,
-/// height) — `inter_method` itself, or with 9 cubic to enlarge both sides, area to shrink
-/// both and bilinear otherwise, or with 10 one of the five at random.
-fn interpolation(
-    p: &ImageRecordParams,
+/// MXNet's `GetInterMethod` (and Python's `_get_interp_method`, the same rule): the
+/// interpolation of a resize from `from` to `to` (width, height) — `code` itself, or with 9
+/// cubic to enlarge both sides, area to shrink both and bilinear otherwise, or with 10 one
+/// of the five at random (kiln's draw, not MXNet's generator); `None` for another code.
+pub(crate) fn choose_interpolation(
+    code: u8,
     from: (usize, usize),
     to: (usize, usize),
     draws: &mut Draws,
-) -> Interpolation {
-    let code = match p.inter_method {
+) -> Option<Interpolation> {
+    let code = match code {
         9 if to.0 > from.0 && to.1 > from.1 => 2,
         9 if to.0 < from.0 && to.1 < from.1 => 3,
         9 => 1,
         10 => draws.up_to(4) as u8,
         code => code,
     };
-    Interpolation::from_opencv(code).expect("inter_method was checked with the parameters")
+    Interpolation::from_opencv(code)
+}
+
+/// [`choose_interpolation`] for ImageRecordIter, whose parameters checked the code.
+fn interpolation(
+    p: &ImageRecordParams,
+    from: (usize, usize),
+    to: (usize, usize),
+    draws: &mut Draws,
+) -> Interpolation {
+    choose_interpolation(p.inter_method, from, to, draws)
+        .expect("inter_method was checked with the parameters")
 }
 
 /// `image` resized to `to` by the interpolation `inter_method` gives.

@@ -19,7 +19,7 @@
 //! `inter_method=10` the methods are kiln's draws, not MXNet's.
 
 use super::params::ImageIterParams;
-use crate::augment::{crop, Draws};
+use crate::augment::{choose_interpolation, crop, Draws};
 use crate::resize::{resize_window, Window};
 use crate::{resize, Image, Interpolation};
 
@@ -115,22 +115,14 @@ fn scale_down(src: (usize, usize), size: (usize, usize)) -> (usize, usize) {
 }
 
 /// mx.image's `_get_interp_method` for a resize of (old height, old width) to (new
-/// height, new width): 9 picks by direction, 10 draws one of 0–4 (kiln's draw, where MXNet
-/// calls Python's `random.randint(0, 4)`); another code is an error, as MXNet's
+/// height, new width) ([`choose_interpolation`]); another code is an error, as MXNet's
 /// (`from_pairs` refuses it before).
 fn interp_method(
     method: u8,
     (oh, ow, nh, nw): (usize, usize, usize, usize),
     draws: &mut Draws,
 ) -> Result<Interpolation, String> {
-    let code = match method {
-        9 if nh > oh && nw > ow => 2,
-        9 if nh < oh && nw < ow => 3,
-        9 => 1,
-        10 => draws.up_to(4) as u8,
-        m => m,
-    };
-    Interpolation::from_opencv(code)
+    choose_interpolation(method, (ow, oh), (nw, nh), draws)
         .ok_or_else(|| format!("inter_method={method} is not 0-4, 9 or 10"))
 }
 
