@@ -26,6 +26,7 @@ pub use decode::decode;
 pub use encode::encode_png;
 pub use image_iter::{ImageIter, ImageIterParams};
 pub use interpolation::{resize, Interpolation};
+pub use jpeg::encode as encode_jpeg;
 pub use params::{Affine, ImageRecordParams};
 pub use record_iter::ImageRecordIter;
 pub use reencode::{Encoding, Reencode};

@@ -1,10 +1,10 @@
 //! `im2rec`'s image transformation (without `--pass-through`): decode as OpenCV's
 //! `imread` (`--color` 1: colour, 0: gray, -1: as stored), crop the centre square
 //! (`--center-crop`), resize the shorter edge (`--resize`, bilinear as OpenCV), encode as
-//! JPEG (`--quality` 1-100) or PNG (`--quality` as OpenCV's compression level, clamped to
-//! 9: 0-3 fast, 4-6 default, 7 and up best). The pixels before encoding are OpenCV's; the encoders are
-//! jpeg-encoder's and png's, so the bytes differ from OpenCV's (PNG decodes to the same
-//! pixels).
+//! JPEG (`--quality` 1-100; kiln's encoder writes libjpeg-turbo's bytes, as OpenCV's
+//! `imencode` does) or PNG (`--quality` as OpenCV's compression level, clamped to 9: 0-3
+//! fast, 4-6 default, 7 and up best; the png crate's bytes, which decode to the same
+//! pixels as OpenCV's).
 
 use crate::encode::encode_png_level;
 use crate::{decode, resize_bilinear, Error, Image, Result};
@@ -68,26 +68,7 @@ impl Reencode {
     }
 
     fn jpeg(&self, image: &Image) -> Result<Vec<u8>> {
-        use jpeg_encoder::{ColorType, Encoder, SamplingFactor};
-        let color = match image.channels {
-            1 => ColorType::Luma,
-            3 => ColorType::Rgb,
-            c => return Err(Error::Input(format!("a JPEG of {c} channels (1 or 3)"))),
-        };
-        let (w, h) = (u16::try_from(image.width), u16::try_from(image.height));
-        let (Ok(w), Ok(h)) = (w, h) else {
-            return Err(Error::Input(format!(
-                "a JPEG of {}×{} pixels (at most 65535 a side)",
-                image.width, image.height
-            )));
-        };
-        let mut out = Vec::new();
-        let mut encoder = Encoder::new(&mut out, self.quality.clamp(1, 100));
-        // Chroma at half resolution both ways, as libjpeg (OpenCV's encoder) stores it.
-        encoder.set_sampling_factor(SamplingFactor::F_2_2);
-        (encoder.encode(&image.data, w, h, color))
-            .map_err(|e| Error::Input(format!("JPEG: {e}")))?;
-        Ok(out)
+        crate::jpeg::encode(image, self.quality)
     }
 }
 

@@ -103,6 +103,39 @@ fn jpeg_variants_decode_as_mxnet() {
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
+/// kiln's JPEG encoder writes the bytes OpenCV's `imencode` writes (libjpeg-turbo): colour
+/// and gray, tiny and odd sizes, qualities 10 to 100 (encode/, made by
+/// make_jpeg_encode_fixtures.py). Failures are listed by file.
+#[test]
+fn jpeg_encoding_equals_opencvs_bytes() {
+    let mut failures = Vec::new();
+    let mut count = 0;
+    for entry in std::fs::read_dir(fixture("encode")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "jpg") {
+            continue;
+        }
+        let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let (source, quality) = stem.rsplit_once("_q").unwrap();
+        let channels = if source.starts_with("gray") { 1 } else { 3 };
+        let png = std::fs::read(fixture(&format!("encode/{source}.png"))).unwrap();
+        let image = decode(&png, channels).unwrap();
+        let ours = kiln_image::encode_jpeg(&image, quality.parse().unwrap()).unwrap();
+        let theirs = std::fs::read(&path).unwrap();
+        if ours != theirs {
+            let first = ours.iter().zip(&theirs).position(|(a, b)| a != b);
+            failures.push(format!(
+                "{stem}: {} bytes against {}, first difference at {first:?}",
+                ours.len(),
+                theirs.len()
+            ));
+        }
+        count += 1;
+    }
+    assert!(count >= 72, "{count} fixtures");
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
 #[test]
 fn bilinear_resize_is_opencvs() {
     let cases: serde_json::Value =

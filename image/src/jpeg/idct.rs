@@ -3,70 +3,7 @@
 //! them), so that every sample equals libjpeg-turbo's, whose SIMD versions of it are
 //! bit-exact with its C.
 
-const CONST_BITS: u32 = 13;
-const PASS1_BITS: u32 = 2;
-
-const FIX_0_298631336: i32 = 2446;
-const FIX_0_390180644: i32 = 3196;
-const FIX_0_541196100: i32 = 4433;
-const FIX_0_765366865: i32 = 6270;
-const FIX_0_899976223: i32 = 7373;
-const FIX_1_175875602: i32 = 9633;
-const FIX_1_501321110: i32 = 12299;
-const FIX_1_847759065: i32 = 15137;
-const FIX_1_961570560: i32 = 16069;
-const FIX_2_053119869: i32 = 16819;
-const FIX_2_562915447: i32 = 20995;
-const FIX_3_072711026: i32 = 25172;
-
-/// An 8-lane vector of `i32`, wrapping as libjpeg's arithmetic is on damaged data (valid
-/// data never comes near overflow). Its loops compile to single vector instructions.
-#[derive(Clone, Copy)]
-struct Lanes([i32; 8]);
-
-impl Lanes {
-    #[inline(always)]
-    fn zip(self, other: Lanes, f: impl Fn(i32, i32) -> i32) -> Lanes {
-        let mut out = [0; 8];
-        for ((o, a), b) in out.iter_mut().zip(self.0).zip(other.0) {
-            *o = f(a, b);
-        }
-        Lanes(out)
-    }
-
-    #[inline(always)]
-    fn map(self, f: impl Fn(i32) -> i32) -> Lanes {
-        let mut out = [0; 8];
-        for (o, a) in out.iter_mut().zip(self.0) {
-            *o = f(a);
-        }
-        Lanes(out)
-    }
-}
-
-impl std::ops::Add for Lanes {
-    type Output = Lanes;
-    #[inline(always)]
-    fn add(self, other: Lanes) -> Lanes {
-        self.zip(other, i32::wrapping_add)
-    }
-}
-
-impl std::ops::Sub for Lanes {
-    type Output = Lanes;
-    #[inline(always)]
-    fn sub(self, other: Lanes) -> Lanes {
-        self.zip(other, i32::wrapping_sub)
-    }
-}
-
-impl std::ops::Mul<i32> for Lanes {
-    type Output = Lanes;
-    #[inline(always)]
-    fn mul(self, c: i32) -> Lanes {
-        self.map(|x| x.wrapping_mul(c))
-    }
-}
+use super::dct::*;
 
 /// The 1-D transform of eight vectors `v[k]` (the k-th input of each lane), before
 /// descaling.
@@ -108,27 +45,12 @@ fn transform(v: &[Lanes; 8]) -> [Lanes; 8] {
     ]
 }
 
-fn descale(x: i32, n: u32) -> i32 {
-    x.wrapping_add(1 << (n - 1)) >> n
-}
-
 /// libjpeg's post-IDCT range limit of a descaled value (before the +128 level shift): its
 /// table is indexed by the value's low 10 bits, so in-range values shift and clamp and
 /// wild ones wrap; computed rather than looked up so that it vectorizes.
 #[inline(always)]
 fn range_limit(v: i32) -> u8 {
     (((v.wrapping_add(512) & 1023) - 384).clamp(0, 255)) as u8
-}
-
-#[inline(always)]
-fn transpose(v: &[Lanes; 8]) -> [Lanes; 8] {
-    let mut out = [Lanes([0; 8]); 8];
-    for (i, row) in out.iter_mut().enumerate() {
-        for (value, lanes) in row.0.iter_mut().zip(v) {
-            *value = lanes.0[i];
-        }
-    }
-    out
 }
 
 /// Turns one block of quantized coefficients (natural order) into 8×8 samples written at

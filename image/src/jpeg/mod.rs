@@ -13,8 +13,14 @@
 //! apply it either).
 
 mod color;
+mod dct;
+mod encoder;
 mod entropy;
+mod fdct;
 mod idct;
+mod tables;
+
+pub use encoder::encode;
 
 use crate::{Error, Image, Result};
 use color::Plane;

@@ -1,0 +1,413 @@
+//! A baseline JPEG encoder whose files equal, byte for byte, what libjpeg-turbo writes with
+//! `jpeg_set_defaults` and `jpeg_set_quality(q, TRUE)` — OpenCV's `imencode(".jpg")` as
+//! `im2rec.py` calls it: a JFIF 1.01 header, Annex K's tables scaled by quality, YCbCr
+//! by libjpeg's fixed-point conversion with 2×2 chroma averaged with alternating rounding
+//! (or one gray component), the ISLOW DCT and libjpeg-turbo's quantizer
+//! ([`super::fdct`]), edges replicated to whole blocks and MCUs padded with libjpeg's dummy
+//! blocks, and the standard Huffman codes.
+
+use super::fdct::{fdct_islow, Divisor};
+use super::tables::{
+    HuffmanSpec, CHROMA_AC, CHROMA_DC, CHROMA_QUANT, LUMA_AC, LUMA_DC, LUMA_QUANT,
+};
+use crate::{Error, Image, Result};
+
+/// Zig-zag position → natural position.
+const NATURAL_ORDER: [usize; 64] = [
+    0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40, 48, 41, 34, 27, 20,
+    13, 6, 7, 14, 21, 28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59,
+    52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63,
+];
+
+/// libjpeg's `jpeg_quality_scaling` and `jpeg_add_quant_table` with baseline limits.
+fn scaled_table(basic: &[u16; 64], quality: u8) -> [u16; 64] {
+    let q = u32::from(quality.clamp(1, 100));
+    let scale = if q < 50 { 5000 / q } else { 200 - q * 2 };
+    basic.map(|v| ((u32::from(v) * scale + 50) / 100).clamp(1, 255) as u16)
+}
+
+/// The code and its length for each symbol of a table.
+struct Codes {
+    code: [u16; 256],
+    length: [u8; 256],
+}
+
+impl Codes {
+    fn new(spec: &HuffmanSpec) -> Codes {
+        let mut codes = Codes {
+            code: [0; 256],
+            length: [0; 256],
+        };
+        let (mut code, mut k) = (0u16, 0usize);
+        for (len, &count) in (1..=16u8).zip(&spec.counts) {
+            for _ in 0..count {
+                let symbol = usize::from(spec.symbols[k]);
+                codes.code[symbol] = code;
+                codes.length[symbol] = len;
+                code += 1;
+                k += 1;
+            }
+            code <<= 1;
+        }
+        codes
+    }
+}
+
+/// Entropy-coded bytes, MSB first, `FF` stuffed with `00`.
+struct BitWriter {
+    out: Vec<u8>,
+    /// Pending bits, the oldest highest; fewer than 32 between calls.
+    acc: u64,
+    count: u32,
+}
+
+impl BitWriter {
+    /// Appends the low `n` bits of `bits` (`n` at most 32).
+    #[inline(always)]
+    fn put(&mut self, bits: u32, n: u32) {
+        self.acc = (self.acc << n) | u64::from(bits & (((1u64 << n) - 1) as u32));
+        self.count += n;
+        if self.count >= 32 {
+            self.count -= 32;
+            let word = ((self.acc >> self.count) as u32).to_be_bytes();
+            if word.contains(&0xFF) {
+                for byte in word {
+                    self.out.push(byte);
+                    if byte == 0xFF {
+                        self.out.push(0);
+                    }
+                }
+            } else {
+                self.out.extend_from_slice(&word);
+            }
+        }
+    }
+
+    /// Writes the bits left, the last byte padded with one bits as libjpeg pads it.
+    fn flush(&mut self) {
+        let pad = (8 - self.count % 8) % 8;
+        self.acc = (self.acc << pad) | ((1 << pad) - 1);
+        self.count += pad;
+        while self.count > 0 {
+            self.count -= 8;
+            let byte = (self.acc >> self.count) as u8;
+            self.out.push(byte);
+            if byte == 0xFF {
+                self.out.push(0);
+            }
+        }
+    }
+}
+
+/// One component's tables and DC predictor in the scan.
+struct Coder<'a> {
+    divisors: [Divisor; 64],
+    dc: &'a Codes,
+    ac: &'a Codes,
+    last_dc: i32,
+}
+
+/// The number of bits of `v`'s magnitude.
+fn bit_length(v: u32) -> u32 {
+    32 - v.leading_zeros()
+}
+
+impl Coder<'_> {
+    #[inline(always)]
+    fn quantize(&self, block: &[[u8; 8]; 8]) -> [i16; 64] {
+        let coefficients = fdct_islow(block);
+        std::array::from_fn(|i| self.divisors[i].quantize(coefficients[i]))
+    }
+
+    #[inline(always)]
+    fn write(&mut self, block: &[i16; 64], bits: &mut BitWriter) {
+        let dc = i32::from(block[0]);
+        let diff = dc - self.last_dc;
+        self.last_dc = dc;
+        let n = bit_length(diff.unsigned_abs());
+        let value = if diff < 0 { diff - 1 } else { diff } as u32 & ((1 << n) - 1);
+        let (code, length) = (self.dc.code[n as usize], self.dc.length[n as usize]);
+        bits.put((u32::from(code) << n) | value, u32::from(length) + n);
+        // The AC coefficients in zig-zag order, and a mask of those that are not zero
+        // (bit k for position k), so that runs of zeros are skipped a word at a time.
+        let zigzag: [i16; 64] = std::array::from_fn(|k| block[NATURAL_ORDER[k]]);
+        let mut nonzero = zigzag
+            .iter()
+            .enumerate()
+            .skip(1)
+            .fold(0u64, |mask, (k, &v)| mask | (u64::from(v != 0) << k));
+        let mut previous = 0;
+        while nonzero != 0 {
+            let k = nonzero.trailing_zeros() as usize;
+            nonzero &= nonzero - 1;
+            let mut run = k - previous - 1;
+            previous = k;
+            while run > 15 {
+                bits.put(
+                    u32::from(self.ac.code[0xF0]),
+                    u32::from(self.ac.length[0xF0]),
+                );
+                run -= 16;
+            }
+            let v = i32::from(zigzag[k]);
+            let n = bit_length(v.unsigned_abs());
+            let value = if v < 0 { v - 1 } else { v } as u32 & ((1 << n) - 1);
+            let symbol = (run << 4) + n as usize;
+            let (code, length) = (self.ac.code[symbol], self.ac.length[symbol]);
+            bits.put((u32::from(code) << n) | value, u32::from(length) + n);
+        }
+        if previous < 63 {
+            bits.put(u32::from(self.ac.code[0]), u32::from(self.ac.length[0]));
+        }
+    }
+}
+
+/// A component's samples padded by edge replication, `stride` a row.
+struct Plane {
+    samples: Vec<u8>,
+    stride: usize,
+}
+
+impl Plane {
+    #[inline(always)]
+    fn block(&self, bx: usize, by: usize) -> [[u8; 8]; 8] {
+        std::array::from_fn(|r| {
+            let at = (by * 8 + r) * self.stride + bx * 8;
+            self.samples[at..at + 8].try_into().expect("8 samples")
+        })
+    }
+}
+
+/// libjpeg's fixed-point RGB → YCbCr (`rgb_ycc_convert`).
+#[inline(always)]
+fn ycc(r: u8, g: u8, b: u8) -> [u8; 3] {
+    const ONE_HALF: i32 = 1 << 15;
+    const CBCR_OFFSET: i32 = 128 << 16;
+    let (r, g, b) = (i32::from(r), i32::from(g), i32::from(b));
+    let y = (19595 * r + 38470 * g + 7471 * b + ONE_HALF) >> 16;
+    let cb = (-11059 * r - 21709 * g + 32768 * b + CBCR_OFFSET + ONE_HALF - 1) >> 16;
+    let cr = (32768 * r - 27439 * g - 5329 * b + CBCR_OFFSET + ONE_HALF - 1) >> 16;
+    [y as u8, cb as u8, cr as u8]
+}
+
+/// Encodes a gray (1 channel) or RGB (3 channels) image at `quality` (1–100).
+pub fn encode(image: &Image, quality: u8) -> Result<Vec<u8>> {
+    let (w, h, c) = (image.width, image.height, image.channels);
+    if !matches!(c, 1 | 3) {
+        return Err(Error::Input(format!("a JPEG of {c} channels (1 or 3)")));
+    }
+    if w == 0 || h == 0 || w > 65535 || h > 65535 {
+        return Err(Error::Input(format!(
+            "a JPEG of {w}×{h} pixels (1 to 65535 a side)"
+        )));
+    }
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2.
+        return Ok(unsafe { encode_avx2(image, quality) });
+    }
+    Ok(encode_checked(image, quality))
+}
+
+/// [`encode_checked`] compiled for AVX2: the DCT, quantization and colour conversion are
+/// lane loops.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn encode_avx2(image: &Image, quality: u8) -> Vec<u8> {
+    encode_checked(image, quality)
+}
+
+/// [`encode`] of an image whose size and channels were checked.
+#[inline(always)]
+fn encode_checked(image: &Image, quality: u8) -> Vec<u8> {
+    let (w, h, c) = (image.width, image.height, image.channels);
+    let color = c == 3;
+    // Luma sampled 2×2 in colour: an MCU is 16×16 pixels; in gray one block.
+    let mcu = if color { 16 } else { 8 };
+    let (mcus_x, mcus_y) = (w.div_ceil(mcu), h.div_ceil(mcu));
+    let (pw, ph) = (mcus_x * mcu, mcus_y * mcu);
+    // Full-resolution planes, edges replicated to whole MCUs.
+    let mut full: Vec<Vec<u8>> = vec![vec![0; pw * ph]; c];
+    for y in 0..h {
+        let src = &image.data[y * w * c..(y + 1) * w * c];
+        let at = y * pw;
+        match &mut full[..] {
+            [luma, cb, cr] => {
+                let rows = (
+                    &mut luma[at..at + w],
+                    &mut cb[at..at + w],
+                    &mut cr[at..at + w],
+                );
+                for (x, px) in src.chunks_exact(3).enumerate() {
+                    [rows.0[x], rows.1[x], rows.2[x]] = ycc(px[0], px[1], px[2]);
+                }
+            }
+            [gray] => gray[at..at + w].copy_from_slice(src),
+            _ => unreachable!("1 or 3 channels were checked"),
+        }
+        for plane in &mut full {
+            let last = plane[at + w - 1];
+            plane[at + w..at + pw].fill(last);
+        }
+    }
+    for plane in &mut full {
+        let last = (h - 1) * pw;
+        for y in h..ph {
+            plane.copy_within(last..last + pw, y * pw);
+        }
+    }
+    let mut planes: Vec<Plane> = Vec::with_capacity(c);
+    let mut components = full.into_iter();
+    planes.push(Plane {
+        samples: components.next().expect("luma"),
+        stride: pw,
+    });
+    for chroma in components {
+        // libjpeg's h2v2_downsample: the mean of each 2×2, rounding 1 and 2 in turn, over
+        // the image's rows (the last repeated to an even count); below them libjpeg
+        // repeats the last downsampled row, not the image's last row.
+        let (cw, ch) = (pw / 2, ph / 2);
+        let mut samples = vec![0u8; cw * ch];
+        let rows = h.div_ceil(2);
+        for y in 0..rows {
+            let (top, bottom) = (
+                &chroma[2 * y * pw..][..pw],
+                &chroma[(2 * y + 1) * pw..][..pw],
+            );
+            for x in 0..cw {
+                let sum = u32::from(top[2 * x])
+                    + u32::from(top[2 * x + 1])
+                    + u32::from(bottom[2 * x])
+                    + u32::from(bottom[2 * x + 1]);
+                samples[y * cw + x] = ((sum + 1 + (x as u32 & 1)) >> 2) as u8;
+            }
+        }
+        let last = (rows - 1) * cw;
+        for y in rows..ch {
+            samples.copy_within(last..last + cw, y * cw);
+        }
+        planes.push(Plane {
+            samples,
+            stride: cw,
+        });
+    }
+    let luma_quant = scaled_table(&LUMA_QUANT, quality);
+    let chroma_quant = scaled_table(&CHROMA_QUANT, quality);
+    let (luma_dc, luma_ac) = (Codes::new(&LUMA_DC), Codes::new(&LUMA_AC));
+    let (chroma_dc, chroma_ac) = (Codes::new(&CHROMA_DC), Codes::new(&CHROMA_AC));
+    let mut coders = vec![Coder {
+        divisors: luma_quant.map(Divisor::new),
+        dc: &luma_dc,
+        ac: &luma_ac,
+        last_dc: 0,
+    }];
+    for _ in 1..c {
+        coders.push(Coder {
+            divisors: chroma_quant.map(Divisor::new),
+            dc: &chroma_dc,
+            ac: &chroma_ac,
+            last_dc: 0,
+        });
+    }
+
+    let mut bits = BitWriter {
+        out: Vec::with_capacity(w * h * c / 4),
+        acc: 0,
+        count: 0,
+    };
+    // The blocks of the image proper; MCU blocks past them are libjpeg's dummy blocks.
+    let (luma_bw, luma_bh) = (w.div_ceil(8), h.div_ceil(8));
+    for my in 0..mcus_y {
+        for mx in 0..mcus_x {
+            if color {
+                let mut last = [0i16; 64];
+                for v in 0..2 {
+                    for u in 0..2 {
+                        let (bx, by) = (mx * 2 + u, my * 2 + v);
+                        let block = if bx >= luma_bw || by >= luma_bh {
+                            dummy(last[0])
+                        } else {
+                            coders[0].quantize(&planes[0].block(bx, by))
+                        };
+                        coders[0].write(&block, &mut bits);
+                        last = block;
+                    }
+                }
+                for k in 1..3 {
+                    let block = coders[k].quantize(&planes[k].block(mx, my));
+                    coders[k].write(&block, &mut bits);
+                }
+            } else {
+                let block = coders[0].quantize(&planes[0].block(mx, my));
+                coders[0].write(&block, &mut bits);
+            }
+        }
+    }
+    bits.flush();
+    file(w, h, color, &luma_quant, &chroma_quant, &bits.out)
+}
+
+/// libjpeg's dummy block: zero but for the DC of the block before it.
+fn dummy(dc: i16) -> [i16; 64] {
+    let mut block = [0i16; 64];
+    block[0] = dc;
+    block
+}
+
+/// The markers around the entropy-coded data, in libjpeg's order.
+fn file(
+    w: usize,
+    h: usize,
+    color: bool,
+    luma_quant: &[u16; 64],
+    chroma_quant: &[u16; 64],
+    entropy: &[u8],
+) -> Vec<u8> {
+    let mut out = Vec::with_capacity(entropy.len() + 700);
+    out.extend_from_slice(&[0xFF, 0xD8]);
+    let segment = |out: &mut Vec<u8>, marker: u8, body: &[u8]| {
+        out.extend_from_slice(&[0xFF, marker]);
+        out.extend_from_slice(&(body.len() as u16 + 2).to_be_bytes());
+        out.extend_from_slice(body);
+    };
+    segment(
+        &mut out,
+        0xE0,
+        b"JFIF\0\x01\x01\x00\x00\x01\x00\x01\x00\x00",
+    );
+    let quant = |id: u8, table: &[u16; 64]| -> Vec<u8> {
+        std::iter::once(id)
+            .chain(NATURAL_ORDER.iter().map(|&k| table[k] as u8))
+            .collect()
+    };
+    segment(&mut out, 0xDB, &quant(0, luma_quant));
+    if color {
+        segment(&mut out, 0xDB, &quant(1, chroma_quant));
+    }
+    let mut frame = vec![8];
+    frame.extend_from_slice(&(h as u16).to_be_bytes());
+    frame.extend_from_slice(&(w as u16).to_be_bytes());
+    match color {
+        true => frame.extend_from_slice(&[3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1]),
+        false => frame.extend_from_slice(&[1, 1, 0x11, 0]),
+    }
+    segment(&mut out, 0xC0, &frame);
+    let huffman = |class_id: u8, spec: &HuffmanSpec| -> Vec<u8> {
+        let mut body = vec![class_id];
+        body.extend_from_slice(&spec.counts);
+        body.extend_from_slice(spec.symbols);
+        body
+    };
+    segment(&mut out, 0xC4, &huffman(0x00, &LUMA_DC));
+    segment(&mut out, 0xC4, &huffman(0x10, &LUMA_AC));
+    if color {
+        segment(&mut out, 0xC4, &huffman(0x01, &CHROMA_DC));
+        segment(&mut out, 0xC4, &huffman(0x11, &CHROMA_AC));
+        segment(&mut out, 0xDA, &[3, 1, 0x00, 2, 0x11, 3, 0x11, 0, 63, 0]);
+    } else {
+        segment(&mut out, 0xDA, &[1, 1, 0x00, 0, 63, 0]);
+    }
+    out.extend_from_slice(entropy);
+    out.extend_from_slice(&[0xFF, 0xD9]);
+    out
+}
