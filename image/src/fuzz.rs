@@ -22,7 +22,8 @@ pub fn run(name: &str, data: &[u8]) {
 /// that libFuzzer's memory limit is not what fails.
 const FUZZ_PIXELS: usize = 1 << 20;
 
-/// A JPEG decoded in colour and in gray; a decoded image has the size its header gives.
+/// A JPEG decoded in colour and in gray, and turned by its EXIF orientation; a decoded
+/// image has the size its header gives.
 fn jpeg(data: &[u8]) {
     let check = |w: usize, h: usize| match w.checked_mul(h) {
         Some(p) if p <= FUZZ_PIXELS => Ok(()),
@@ -35,6 +36,10 @@ fn jpeg(data: &[u8]) {
                 image.width * image.height * channels,
                 "pixels for the header's size"
             );
+            if let Some(orientation) = crate::orientation::exif_orientation(data) {
+                let turned = crate::orientation::apply_orientation(image, orientation);
+                assert_eq!(turned.data.len(), turned.width * turned.height * channels);
+            }
         }
     }
 }

@@ -16,6 +16,7 @@ mod image_iter;
 mod interpolation;
 mod jpeg;
 mod mean_image;
+mod orientation;
 mod params;
 mod record_iter;
 mod reencode;
@@ -29,7 +30,7 @@ pub use interpolation::{resize, Interpolation};
 pub use jpeg::encode as encode_jpeg;
 pub use params::{Affine, ImageRecordParams};
 pub use record_iter::ImageRecordIter;
-pub use reencode::{Encoding, Reencode};
+pub use reencode::{imread, Encoding, Reencode};
 pub use resize::{resize_bilinear, resize_window, Window};
 pub use warp::{warp_affine, WarpInterpolation};
 

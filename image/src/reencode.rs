@@ -1,5 +1,6 @@
-//! `im2rec`'s image transformation (without `--pass-through`): decode as OpenCV's
-//! `imread` (`--color` 1: colour, 0: gray, -1: as stored), crop the centre square
+//! `im2rec`'s image transformation (without `--pass-through`): read as OpenCV's
+//! `imread` ([`imread`]: `--color` 1: colour, 0: gray, -1: as stored; EXIF orientation
+//! applied to colour and gray JPEGs), crop the centre square
 //! (`--center-crop`), resize the shorter edge (`--resize`, bilinear as OpenCV), encode as
 //! JPEG (`--quality` 1-100; kiln's encoder writes libjpeg-turbo's bytes, as OpenCV's
 //! `imencode` does) or PNG (`--quality` as OpenCV's compression level, clamped to 9: 0-3
@@ -7,6 +8,7 @@
 //! pixels as OpenCV's).
 
 use crate::encode::encode_png_level;
+use crate::orientation::{apply_orientation, exif_orientation};
 use crate::{decode, resize_bilinear, Error, Image, Result};
 
 /// An image file's encoding in a record.
@@ -42,13 +44,7 @@ pub struct Reencode {
 impl Reencode {
     /// The transformed image's encoded bytes.
     pub fn apply(&self, bytes: &[u8]) -> Result<Vec<u8>> {
-        let channels = match self.color {
-            1 => 3,
-            0 => 1,
-            -1 => stored_channels(bytes),
-            c => return Err(Error::Input(format!("--color {c}: 1, 0 or -1"))),
-        };
-        let mut image = decode(bytes, channels)?;
+        let mut image = imread(bytes, self.color)?;
         if self.center_crop {
             image = center_square(&image);
         }
@@ -70,6 +66,23 @@ impl Reencode {
     fn jpeg(&self, image: &Image) -> Result<Vec<u8>> {
         crate::jpeg::encode(image, self.quality)
     }
+}
+
+/// An image file read as OpenCV's `imread` reads it with `flags` 1 (colour), 0 (gray) or
+/// -1 (as stored): decoded, then — for colour and gray JPEGs — turned by its EXIF
+/// orientation.
+pub fn imread(bytes: &[u8], flags: i8) -> Result<Image> {
+    let channels = match flags {
+        1 => 3,
+        0 => 1,
+        -1 => stored_channels(bytes),
+        c => return Err(Error::Input(format!("--color {c}: 1, 0 or -1"))),
+    };
+    let image = decode(bytes, channels)?;
+    Ok(match exif_orientation(bytes) {
+        Some(orientation) if flags != -1 => apply_orientation(image, orientation),
+        _ => image,
+    })
 }
 
 /// The channels a file stores, as OpenCV's `IMREAD_UNCHANGED` keeps them (PNG alpha kept,

@@ -136,6 +136,25 @@ fn jpeg_encoding_equals_opencvs_bytes() {
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
+/// `imread` turns JPEGs by their EXIF orientation as OpenCV's does (orientations 1-8,
+/// little- and big-endian EXIF; colour and gray), exif/ made by make_exif_fixtures.py.
+#[test]
+fn imread_applies_exif_orientation_as_opencv() {
+    for orientation in 1..=8 {
+        let bytes = std::fs::read(fixture(&format!("exif/o{orientation}.jpg"))).unwrap();
+        for (flags, kind) in [(1, "rgb"), (0, "gray")] {
+            let image = kiln_image::imread(&bytes, flags).unwrap();
+            let (want, shape) = npy_u8(&fixture(&format!("exif/o{orientation}.{kind}.npy")));
+            let got = [image.height, image.width, image.channels];
+            assert_eq!(got, shape[..], "orientation {orientation} {kind}");
+            assert!(
+                image.data == want,
+                "orientation {orientation} {kind}: pixels"
+            );
+        }
+    }
+}
+
 #[test]
 fn bilinear_resize_is_opencvs() {
     let cases: serde_json::Value =
