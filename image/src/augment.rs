@@ -15,7 +15,7 @@
 //! generator per decoding thread).
 
 use crate::color_aug::color_augment;
-pub use crate::color_aug::lighting;
+use crate::decode::MAX_PIXELS;
 use crate::interpolation::{resize, Interpolation};
 use crate::params::ImageRecordParams;
 use crate::resize::{resize_window, Window};
@@ -70,19 +70,32 @@ impl Draws {
 
     /// Uniform in `low..=high`.
     fn between(&mut self, low: i32, high: i32) -> i32 {
-        low + self.up_to((high - low) as usize) as i32
+        let span = i64::from(high) - i64::from(low);
+        (i64::from(low) + self.up_to(span as usize) as i64) as i32
     }
 }
 
-/// The size MXNet's shorter-edge resize gives an image (the other edge scaled, truncated).
-fn shorter_edge_resize(image: &Image, r: usize) -> (usize, usize) {
-    let (ih, iw) = (image.height, image.width);
-    let (nh, nw) = if ih > iw {
-        (r * ih / iw, r)
+/// The size (width, height) MXNet's shorter-edge resize to `r` gives an image of `(width,
+/// height)`: the other edge scaled and truncated (at least 1); refused above
+/// [`MAX_PIXELS`] like any size a parameter asks for.
+pub(crate) fn shorter_edge_size((w, h): (usize, usize), r: usize) -> Result<(usize, usize)> {
+    let (nw, nh) = if h > w {
+        (r, r.saturating_mul(h) / w)
     } else {
-        (r, r * iw / ih)
+        (r.saturating_mul(w) / h, r)
     };
-    (nw.max(1), nh.max(1))
+    checked_size((nw.max(1), nh.max(1)), "resize")
+}
+
+/// A size (width, height) a step asks for, refused above [`MAX_PIXELS`]: parameters such
+/// as `resize`, `pad` or `max_img_size` can ask for more than memory holds.
+fn checked_size((w, h): (usize, usize), what: &str) -> Result<(usize, usize)> {
+    match w.checked_mul(h) {
+        Some(pixels) if pixels <= MAX_PIXELS => Ok((w, h)),
+        _ => Err(Error::Input(format!(
+            "{what} asks for an image of {w}×{h} pixels (at most {MAX_PIXELS})"
+        ))),
+    }
 }
 
 /// The augmented image, or why the record cannot be used.
@@ -96,9 +109,11 @@ pub fn augment(image: Image, p: &ImageRecordParams, draws: &mut Draws) -> Result
 fn reshape(image: Image, p: &ImageRecordParams, draws: &mut Draws) -> Result<Image> {
     let [_, h, w] = p.data_shape;
     // The size after resizing and padding, which the crop is drawn in.
-    let resized = p.resize.map(|r| shorter_edge_resize(&image, r));
-    let (rw, rh) = resized.unwrap_or((image.width, image.height));
-    let (fw, fh) = (rw + 2 * p.pad, rh + 2 * p.pad);
+    let size = (image.width, image.height);
+    let resized = p.resize.map(|r| shorter_edge_size(size, r)).transpose()?;
+    let (rw, rh) = resized.unwrap_or(size);
+    let pad = p.pad.saturating_mul(2);
+    let (fw, fh) = checked_size((rw.saturating_add(pad), rh.saturating_add(pad)), "pad")?;
     if p.affine.active(p.random_resized_crop)
         || p.crop_size.is_some()
         || p.random_resized_crop
@@ -192,7 +207,10 @@ fn resize_to(image: &Image, to: (usize, usize), p: &ImageRecordParams, draws: &m
 fn augment_in_steps(image: Image, p: &ImageRecordParams, draws: &mut Draws) -> Result<Image> {
     let [_, h, w] = p.data_shape;
     let mut res = match p.resize {
-        Some(r) => resize_to(&image, shorter_edge_resize(&image, r), p, draws),
+        Some(r) => {
+            let size = shorter_edge_size((image.width, image.height), r)?;
+            resize_to(&image, size, p, draws)
+        }
         None => image,
     };
     if p.affine.active(p.random_resized_crop) {
@@ -311,6 +329,7 @@ fn warp(image: &Image, p: &ImageRecordParams, draws: &mut Draws) -> Result<Image
     ];
     // The size is cv::Size's truncation of the floats; OpenCV warps INTER_AREA bilinearly.
     let size = ((new_width as usize).max(1), (new_height as usize).max(1));
+    let size = checked_size(size, "the affine augmentation")?;
     let method = match interpolation(p, (image.width, image.height), size, draws) {
         Interpolation::Nearest => WarpInterpolation::Nearest,
         Interpolation::Bilinear | Interpolation::Area => WarpInterpolation::Bilinear,
@@ -374,8 +393,8 @@ pub(crate) fn crop(image: &Image, window: Window) -> Image {
 
 /// Writes `image` into `out` (channels × height × width) as MXNet's `ProcessImage` does
 /// for the iterator's dtype: for float32 `(pixel − mean) · (contrast / std_c) +
-/// illumination / std_c` in single precision, `(contrast, illumination)` from [`lighting`]
-/// (`(scale, 0)` without random lighting); for uint8 the pixel; for int8 the pixel less
+/// illumination / std_c` in single precision, `(contrast, illumination)` from `lighting`
+/// (`(scale, 0)` without random lighting; see `crate::color_aug::lighting`); for uint8 the pixel; for int8 the pixel less
 /// the mean rounded, saturated to −128..=127 (each held exactly in `out`). The mean is
 /// `mean_c`, or the mean image's value at the pixel (before mirroring) where there is one.
 pub fn normalize(

@@ -15,6 +15,7 @@
 
 use crate::augment::Draws;
 use crate::params::ImageRecordParams;
+use crate::resize::saturate_u8;
 use crate::Image;
 
 /// AlexNet's RGB eigenvectors (rows R, G, B) times their eigenvalues, as MXNet holds them.
@@ -23,11 +24,6 @@ const EIGVEC: [[f32; 3]; 3] = [
     [55.46 * -0.5808, 4.794 * -0.0045, 1.148 * -0.8140],
     [55.46 * -0.5836, 4.794 * -0.6948, 1.148 * 0.4203],
 ];
-
-/// OpenCV's `saturate_cast<uchar>(float)`: round half to even, then clamp.
-fn to_u8(v: f32) -> u8 {
-    v.round_ties_even().clamp(0.0, 255.0) as u8
-}
 
 /// OpenCV's 8-bit `CV_RGB2GRAY` (14-bit fixed point) applied to MXNet's BGR pixel, i.e.
 /// with red's weight on blue.
@@ -124,7 +120,11 @@ fn rgb_to_hls(px: &[u8], vectorized: bool) -> [u8; 3] {
             h += 360.0;
         }
     }
-    [to_u8(h * 0.5), to_u8(l * 255.0), to_u8(s * 255.0)]
+    [
+        saturate_u8(h * 0.5),
+        saturate_u8(l * 255.0),
+        saturate_u8(s * 255.0),
+    ]
 }
 
 /// OpenCV's `HLS2RGB_b`, the inverse of [`rgb_to_hls`].
@@ -161,7 +161,7 @@ fn hls_to_rgb([h, l, s]: [u8; 3]) -> [u8; 3] {
         let [bi, gi, ri] = SECTORS[sector];
         (tab[ri], tab[gi], tab[bi])
     };
-    [r, g, b].map(|v| to_u8(v * 255.0))
+    [r, g, b].map(|v| saturate_u8(v * 255.0))
 }
 
 /// One jitter step with factor `alpha`: brightness scales the values, contrast moves them
@@ -170,7 +170,7 @@ fn jitter(image: &mut Image, step: Jitter, alpha: f32) {
     match step {
         Jitter::Brightness => {
             let data = image.data.iter_mut();
-            data.for_each(|v| *v = to_u8(f32::from(*v) * alpha));
+            data.for_each(|v| *v = saturate_u8(f32::from(*v) * alpha));
         }
         Jitter::Contrast => {
             let pixels = (image.data.len() / 3) as f64;
@@ -181,13 +181,13 @@ fn jitter(image: &mut Image, step: Jitter, alpha: f32) {
                 .sum();
             let beta = (1.0 - alpha) * (sum / pixels) as f32;
             let data = image.data.iter_mut();
-            data.for_each(|v| *v = to_u8(f32::from(*v) * alpha + beta));
+            data.for_each(|v| *v = saturate_u8(f32::from(*v) * alpha + beta));
         }
         Jitter::Saturation => {
             for px in image.data.chunks_exact_mut(3) {
                 let g = f32::from(gray(px)) * (1.0 - alpha);
                 px.iter_mut()
-                    .for_each(|v| *v = to_u8(f32::from(*v) * alpha + g));
+                    .for_each(|v| *v = saturate_u8(f32::from(*v) * alpha + g));
             }
         }
     }

@@ -1,11 +1,10 @@
-//! The image half of MXNet's data IO: JPEG and PNG decoding as libjpeg-turbo and OpenCV
-//! decode (kiln's own JPEG decoder, equal to libjpeg-turbo's; the `png` crate), OpenCV's
-//! resize bit for bit (bilinear, and nearest, bicubic, area, Lanczos-4 by [`resize`]),
-//! MXNet's default augmenter (shorter-edge resize, centre or random crop, mirror,
-//! normalization) and [`ImageRecordIter`] over RecordIO files, decoding on its own threads;
-//! [`ImageIter`] is MXNet's Python iterator over a `.lst` file and image files.
-//! The codecs live in this crate so that kiln-io (and everything that only reads arrays)
-//! builds without them.
+//! The image half of MXNet's data IO, computing what MXNet 1.9.1's libjpeg-turbo and
+//! OpenCV compute, value for value: JPEG decoding and encoding (kiln's own codec, equal to
+//! libjpeg-turbo's) and PNG (the `png` crate), OpenCV's resizes and affine warp, MXNet's
+//! augmenters (resize, affine, crops, colour and lighting jitter, mean images,
+//! normalization), [`ImageRecordIter`] over RecordIO files decoding on its own threads,
+//! [`ImageIter`] over `.lst` files, and im2rec's re-encoding. The codecs live in this
+//! crate so that kiln-io (and everything that only reads arrays) builds without them.
 
 mod augment;
 mod color_aug;

@@ -181,13 +181,25 @@ fn parse<T: std::str::FromStr>(key: &str, value: &str) -> Result<T> {
     Ok(kiln_io::kwargs::value(ITER, key, value)?)
 }
 
+/// An HLS offset bound, within the channel's range (hue 0..=180, the others 0..=255).
+fn hls_range(key: &str, value: &str, max: i32) -> Result<i32> {
+    let v: i32 = parse(key, value)?;
+    if !(0..=max).contains(&v) {
+        return Err(Error::Input(format!(
+            "ImageRecordIter: {key}={v}: within 0..={max}"
+        )));
+    }
+    Ok(v)
+}
+
 fn boolean(key: &str, value: &str) -> Result<bool> {
     Ok(kiln_io::kwargs::boolean(ITER, key, value)?)
 }
 
-/// Parameters MXNet's iterator has that kiln's does not apply yet: refused by name rather
-/// than ignored.
-const NOT_BUILT: &[&str] = &["mean_img", "shuffle_chunk_size", "dtype"];
+/// Parameters MXNet's iterator has that kiln's does not apply: refused by name rather than
+/// ignored. (`shuffle_chunk_size` shuffles chunks of a file read in pieces; kiln maps the
+/// whole file.)
+const NOT_BUILT: &[&str] = &["shuffle_chunk_size"];
 
 impl ImageRecordParams {
     /// The parameters `pairs` set over the defaults; `path_imgrec`, `data_shape` and
@@ -284,9 +296,9 @@ impl ImageRecordParams {
                         }
                     }
                 }
-                "random_h" => p.random_h = parse(key, value)?,
-                "random_s" => p.random_s = parse(key, value)?,
-                "random_l" => p.random_l = parse(key, value)?,
+                "random_h" => p.random_h = hls_range(key, value, 180)?,
+                "random_s" => p.random_s = hls_range(key, value, 255)?,
+                "random_l" => p.random_l = hls_range(key, value, 255)?,
                 "min_crop_size" => min_crop = parse(key, value)?,
                 // Logging does not change the batches.
                 "verbose" => {
@@ -312,6 +324,16 @@ impl ImageRecordParams {
             if !given {
                 return Err(kiln_io::kwargs::required(ITER, name).into());
             }
+        }
+        let [_, h, w] = p.data_shape;
+        if h.checked_mul(w)
+            .is_none_or(|pixels| pixels > crate::decode::MAX_PIXELS)
+        {
+            return Err(Error::Input(format!(
+                "ImageRecordIter: data_shape {:?}: at most {} pixels an image",
+                p.data_shape,
+                crate::decode::MAX_PIXELS
+            )));
         }
         if p.batch_size == 0 || p.num_parts == 0 || p.part_index >= p.num_parts {
             return Err(Error::Input(format!(
@@ -359,7 +381,8 @@ impl ImageRecordParams {
             )));
         }
         if p.affine.active(p.random_resized_crop) && matches!(p.inter_method, 0 | 2 | 4 | 10) {
-            // MXNet refuses 0 here; kiln warps by nearest or bilinear interpolation only.
+            // MXNet refuses 0 here; kiln's warp is bilinear (area warps bilinearly in
+            // OpenCV too), so the cubic and Lanczos choices are refused.
             return Err(Error::Input(format!(
                 "ImageRecordIter: inter_method={} with an affine augmentation: 1, 3 or 9 (kiln's warp is bilinear; MXNet refuses 0)",
                 p.inter_method

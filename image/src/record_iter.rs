@@ -16,7 +16,8 @@
 //!
 //! Dropping the iterator (or resetting it mid-epoch) stops the producer and joins it.
 
-use crate::augment::{augment, lighting, mirrored, normalize, Draws};
+use crate::augment::{augment, mirrored, normalize, Draws};
+use crate::color_aug::lighting;
 use crate::mean_image;
 use crate::params::ImageRecordParams;
 use crate::{decode, Error, Result};

@@ -7,9 +7,10 @@
 //! fast, 4-6 default, 7 and up best; the png crate's bytes, which decode to the same
 //! pixels as OpenCV's).
 
+use crate::augment::{crop, shorter_edge_size};
 use crate::encode::encode_png_level;
 use crate::orientation::{apply_orientation, exif_orientation};
-use crate::{decode, resize_bilinear, Error, Image, Result};
+use crate::{decode, resize_bilinear, Error, Image, Result, Window};
 
 /// An image file's encoding in a record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,22 +50,13 @@ impl Reencode {
             image = center_square(&image);
         }
         if self.resize > 0 {
-            let (h, w, r) = (image.height, image.width, self.resize);
-            let (nw, nh) = if h > w {
-                (r, h * r / w)
-            } else {
-                (w * r / h, r)
-            };
-            image = resize_bilinear(&image, nw.max(1), nh.max(1));
+            let (nw, nh) = shorter_edge_size((image.width, image.height), self.resize)?;
+            image = resize_bilinear(&image, nw, nh);
         }
         match self.encoding {
             Encoding::Png => encode_png_level(&image, self.quality),
-            Encoding::Jpeg => self.jpeg(&image),
+            Encoding::Jpeg => crate::jpeg::encode(&image, self.quality),
         }
-    }
-
-    fn jpeg(&self, image: &Image) -> Result<Vec<u8>> {
-        crate::jpeg::encode(image, self.quality)
     }
 }
 
@@ -92,24 +84,20 @@ fn stored_channels(bytes: &[u8]) -> usize {
     match (bytes.starts_with(b"\x89PNG"), png_color) {
         (true, Some(0)) => 1,
         (true, Some(4 | 6)) => 4,
+        (false, _) if crate::jpeg::components(bytes) == Some(1) => 1,
         _ => 3,
     }
 }
 
 /// The centre square, as im2rec.py crops it.
 fn center_square(image: &Image) -> Image {
-    let (h, w, c) = (image.height, image.width, image.channels);
+    let (h, w) = (image.height, image.width);
     let side = h.min(w);
-    let (y0, x0) = ((h - side) / 2, (w - side) / 2);
-    let mut data = Vec::with_capacity(side * side * c);
-    for y in y0..y0 + side {
-        let start = (y * w + x0) * c;
-        data.extend_from_slice(&image.data[start..start + side * c]);
-    }
-    Image {
-        height: side,
+    let window = Window {
+        x: (w - side) / 2,
+        y: (h - side) / 2,
         width: side,
-        channels: c,
-        data,
-    }
+        height: side,
+    };
+    crop(image, window)
 }

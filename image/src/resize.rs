@@ -12,6 +12,11 @@ use crate::Image;
 pub(crate) const COEF_BITS: u32 = 11;
 pub(crate) const COEF_SCALE: f32 = (1 << COEF_BITS) as f32;
 
+/// OpenCV's `saturate_cast<uchar>(float)`: round half to even, then clamp.
+pub(crate) fn saturate_u8(v: f32) -> u8 {
+    v.round_ties_even().clamp(0.0, 255.0) as u8
+}
+
 /// OpenCV's `saturate_cast<short>(float)`: round half to even, then clamp. The other
 /// fixed-point interpolations (interpolation.rs) round their weights the same way.
 pub(crate) fn weight(v: f32) -> i32 {
@@ -26,7 +31,9 @@ pub(crate) type LinearTap = (isize, i32, i32);
 /// image and clamps the rows it reads; along a row it moves the coordinate inside and
 /// weighs the edge value alone.
 fn taps(src: usize, dst: usize, edges_weighted: bool) -> Vec<LinearTap> {
-    let scale = src as f64 / dst as f64;
+    // OpenCV's scale: the inverse of dst/src in double (not src/dst, which can differ in
+    // the last bit).
+    let scale = 1.0 / (dst as f64 / src as f64);
     (0..dst)
         .map(|d| {
             let f = ((d as f64 + 0.5) * scale - 0.5) as f32;

@@ -187,7 +187,12 @@ impl DataIter for PrefetchingIter {
             return;
         }
         if (self.commands.as_ref()).is_none_or(|c| c.send(Command::Reset).is_err()) {
-            self.failure = Some("its thread stopped".into());
+            // The thread is gone: keep its panic's message if it left one.
+            while let Some(Ok(message)) = self.batches.as_ref().map(Receiver::try_recv) {
+                self.current(message);
+            }
+            self.failure
+                .get_or_insert_with(|| "its thread stopped".into());
             return;
         }
         (self.epoch, self.ended, self.peeked) = (self.epoch + 1, false, None);

@@ -19,12 +19,9 @@
 //! `inter_method=10` the methods are kiln's draws, not MXNet's.
 
 use super::params::ImageIterParams;
-use crate::augment::{choose_interpolation, crop, Draws};
+use crate::augment::{choose_interpolation, crop, shorter_edge_size, Draws};
 use crate::resize::{resize_window, Window};
 use crate::{resize, Image, Interpolation};
-
-/// The most pixels a resize may make (as many as kiln decodes, about 16K × 16K).
-const MAX_PIXELS: usize = 1 << 28;
 
 /// `image` augmented into `out` (channels × height × width of `data_shape`), or why it
 /// cannot be.
@@ -87,15 +84,7 @@ fn resize_short(
     draws: &mut Draws,
 ) -> Result<Option<Resize>, String> {
     let (h, w) = (image.height, image.width);
-    let (nh, nw) = match h > w {
-        true => (size.saturating_mul(h) / w, size),
-        false => (size, size.saturating_mul(w) / h),
-    };
-    if nh.saturating_mul(nw) > MAX_PIXELS {
-        return Err(format!(
-            "resize={size} makes it {nw}×{nh}, more than {MAX_PIXELS} pixels"
-        ));
-    }
+    let (nw, nh) = shorter_edge_size((w, h), size).map_err(|e| e.to_string())?;
     let method = interp_method(inter_method, (h, w, nh, nw), draws)?;
     Ok(((nw, nh) != (w, h)).then_some(((nw, nh), method)))
 }

@@ -7,7 +7,7 @@
 //!   the pixel areas, which make it close to nearest-neighbour.
 
 use super::opencv_scale;
-use crate::resize::{linear, weight, LinearTap, COEF_SCALE};
+use crate::resize::{linear, saturate_u8, weight, LinearTap, COEF_SCALE};
 use crate::Image;
 
 pub(super) fn resize(image: &Image, width: usize, height: usize) -> Image {
@@ -86,11 +86,6 @@ fn block_means(image: &Image, (width, height): (usize, usize), block: (usize, us
         channels: cn,
         data,
     }
-}
-
-/// OpenCV's `saturate_cast<uchar>(float)`: round half to even, then clamp.
-fn saturate_u8(v: f32) -> u8 {
-    v.round_ties_even().clamp(0.0, 255.0) as u8
 }
 
 /// One source pixel's part in one destination pixel along an axis.

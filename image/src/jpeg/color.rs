@@ -99,11 +99,11 @@ fn h2v2_fancy(near: &[u8], far: &[u8], sums: &mut Vec<u16>, out: &mut [u8]) {
     }
 }
 
-const SCALE_BITS: u32 = 16;
-const ONE_HALF: i32 = 1 << (SCALE_BITS - 1);
+pub(super) const SCALE_BITS: u32 = 16;
+pub(super) const ONE_HALF: i32 = 1 << (SCALE_BITS - 1);
 
 /// libjpeg's `FIX`: a constant in 16-bit fixed point, rounded.
-const fn fix(x: f64) -> i32 {
+pub(super) const fn fix(x: f64) -> i32 {
     (x * (1 << SCALE_BITS) as f64 + 0.5) as i32
 }
 

@@ -6,18 +6,13 @@
 //! ([`super::fdct`]), edges replicated to whole blocks and MCUs padded with libjpeg's dummy
 //! blocks, and the standard Huffman codes.
 
+use super::color::{fix, ONE_HALF, SCALE_BITS};
+use super::entropy::NATURAL_ORDER;
 use super::fdct::{fdct_islow, Divisor};
 use super::tables::{
     HuffmanSpec, CHROMA_AC, CHROMA_DC, CHROMA_QUANT, LUMA_AC, LUMA_DC, LUMA_QUANT,
 };
 use crate::{Error, Image, Result};
-
-/// Zig-zag position → natural position.
-const NATURAL_ORDER: [usize; 64] = [
-    0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40, 48, 41, 34, 27, 20,
-    13, 6, 7, 14, 21, 28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59,
-    52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63,
-];
 
 /// libjpeg's `jpeg_quality_scaling` and `jpeg_add_quant_table` with baseline limits.
 fn scaled_table(basic: &[u16; 64], quality: u8) -> [u16; 64] {
@@ -181,13 +176,15 @@ impl Plane {
 /// libjpeg's fixed-point RGB → YCbCr (`rgb_ycc_convert`).
 #[inline(always)]
 fn ycc(r: u8, g: u8, b: u8) -> [u8; 3] {
-    const ONE_HALF: i32 = 1 << 15;
-    const CBCR_OFFSET: i32 = 128 << 16;
+    const Y: [i32; 3] = [fix(0.29900), fix(0.58700), fix(0.11400)];
+    const CB: [i32; 3] = [-fix(0.16874), -fix(0.33126), fix(0.5)];
+    const CR: [i32; 3] = [fix(0.5), -fix(0.41869), -fix(0.08131)];
+    const CBCR_OFFSET: i32 = 128 << SCALE_BITS;
     let (r, g, b) = (i32::from(r), i32::from(g), i32::from(b));
-    let y = (19595 * r + 38470 * g + 7471 * b + ONE_HALF) >> 16;
-    let cb = (-11059 * r - 21709 * g + 32768 * b + CBCR_OFFSET + ONE_HALF - 1) >> 16;
-    let cr = (32768 * r - 27439 * g - 5329 * b + CBCR_OFFSET + ONE_HALF - 1) >> 16;
-    [y as u8, cb as u8, cr as u8]
+    let y = Y[0] * r + Y[1] * g + Y[2] * b + ONE_HALF;
+    let cb = CB[0] * r + CB[1] * g + CB[2] * b + CBCR_OFFSET + ONE_HALF - 1;
+    let cr = CR[0] * r + CR[1] * g + CR[2] * b + CBCR_OFFSET + ONE_HALF - 1;
+    [y, cb, cr].map(|v| (v >> SCALE_BITS) as u8)
 }
 
 /// Encodes a gray (1 channel) or RGB (3 channels) image at `quality` (1–100).
@@ -377,7 +374,7 @@ fn file(
     );
     let quant = |id: u8, table: &[u16; 64]| -> Vec<u8> {
         std::iter::once(id)
-            .chain(NATURAL_ORDER.iter().map(|&k| table[k] as u8))
+            .chain(NATURAL_ORDER[..64].iter().map(|&k| table[k] as u8))
             .collect()
     };
     segment(&mut out, 0xDB, &quant(0, luma_quant));

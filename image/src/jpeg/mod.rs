@@ -102,6 +102,23 @@ struct Headers {
     adobe_transform: Option<u8>,
 }
 
+/// The number of components a JPEG's frame header declares, if it has one.
+pub fn components(data: &[u8]) -> Option<usize> {
+    let mut pos = 2;
+    while let [0xFF, marker, hi, lo, ..] = *data.get(pos..)? {
+        let len = usize::from(u16::from_be_bytes([hi, lo]));
+        match marker {
+            0xC0..=0xCF if !matches!(marker, 0xC4 | 0xC8 | 0xCC) => {
+                return data.get(pos + 9).map(|&n| usize::from(n));
+            }
+            0xDA | 0xD9 => return None,
+            _ if len < 2 => return None,
+            _ => pos += 2 + len,
+        }
+    }
+    None
+}
+
 /// Decodes a JPEG into an image of `channels` (1: luminance, 3: RGB) as TurboJPEG does
 /// for TJPF_GRAY and TJPF_RGB; `check_size` vets the dimensions before anything is
 /// allocated.
@@ -256,7 +273,11 @@ fn read_marker(marker: u8, body: &[u8], headers: &mut Headers) -> Result<()> {
                 "a lossless or hierarchical frame (SOF marker FF{marker:02X})"
             )))
         }
-        0xC9 | 0xCA => return Err(bad("arithmetic coding (SOF marker FF{marker:02X})")),
+        0xC9 | 0xCA => {
+            return Err(bad(format!(
+                "arithmetic coding (SOF marker FF{marker:02X})"
+            )))
+        }
         0xC4 => parse_huffman(body, headers)?,
         0xDB => parse_quant(body, headers)?,
         0xDD => headers.restart_interval = usize::from(u16_at(body, 0)?),
@@ -311,6 +332,10 @@ fn parse_frame(body: &[u8], progressive: bool) -> Result<Frame> {
     }
     let max_h = components.iter().map(|c| c.h).max().unwrap_or(1);
     let max_v = components.iter().map(|c| c.v).max().unwrap_or(1);
+    // libjpeg's D_MAX_BLOCKS_IN_MCU: an interleaved MCU holds at most 10 blocks.
+    if count > 1 && components.iter().map(|c| c.h * c.v).sum::<usize>() > 10 {
+        return Err(bad("sampling factors too large for an interleaved scan"));
+    }
     if components
         .iter()
         .any(|c| max_h % c.h != 0 || max_v % c.v != 0)
@@ -422,7 +447,8 @@ fn parse_scan(body: &[u8], frame: &Frame) -> Result<Scan> {
         } else {
             se >= ss && se <= 63 && count == 1
         };
-        band && ah <= 13 && al <= 13
+        // A refinement scan adds exactly one bit (libjpeg's JERR_BAD_PROGRESSION).
+        band && ah <= 13 && al <= 13 && (ah == 0 || al + 1 == ah)
     } else {
         // libjpeg ignores the band of a sequential scan.
         true

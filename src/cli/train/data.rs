@@ -86,8 +86,8 @@ impl DataIter for Validation {
 }
 
 /// ImageRecordIter over `path` (its `.idx` beside it when there is one) with the run's
-/// batch size, --image-shape and --iter-param; validation data without random crops,
-/// mirrors or shuffling.
+/// batch size, --image-shape and --iter-param; validation data without the random
+/// augmentations (crops, mirrors, shuffling, affine, colour and lighting jitter).
 pub(super) fn image_iterator(
     args: &Args,
     flag: &str,
