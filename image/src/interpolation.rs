@@ -8,7 +8,7 @@
 //! not `src / dst`: the two differ in the last bit for some sizes, enough to move a
 //! nearest-neighbour pick or to turn an integer ratio (49) into a non-integer one.
 
-mod area;
+pub(crate) mod area;
 mod separable;
 
 use crate::{resize_bilinear, Image};

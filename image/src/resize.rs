@@ -85,7 +85,7 @@ pub fn resize_window(image: &Image, size: (usize, usize), window: Window) -> Ima
     let (sw, sh) = (image.width, image.height);
     let (width, height) = size;
     if sw == 2 * width && sh == 2 * height {
-        return halve(image, window);
+        return crate::interpolation::area::block_means(image, window, (2, 2));
     }
     let xs = &taps(sw, width, false)[window.x..window.x + window.width];
     let ys = &taps(sh, height, true)[window.y..window.y + window.height];
@@ -139,31 +139,6 @@ pub(crate) fn linear(image: &Image, xs: &[LinearTap], ys: &[LinearTap]) -> Image
             // OpenCV's vector kernel: 16-bit products of the rows' top bits, then rounding.
             let v = ((((r0 >> 4) * b0) >> 16) + (((r1 >> 4) * b1) >> 16) + 2) >> 2;
             *o = v.clamp(0, 255) as u8;
-        }
-    }
-    Image {
-        height: window.height,
-        width: window.width,
-        channels: cn,
-        data,
-    }
-}
-
-/// OpenCV's fast area resize by exactly 2 (the `window` of it): each value the rounded
-/// mean of its 2×2 block.
-fn halve(image: &Image, window: Window) -> Image {
-    let cn = image.channels;
-    let at = |y: usize, x: usize, c: usize| u32::from(image.at(y, x, c));
-    let mut data = Vec::with_capacity(window.width * window.height * cn);
-    for y in window.y..window.y + window.height {
-        for x in window.x..window.x + window.width {
-            for c in 0..cn {
-                let sum = at(2 * y, 2 * x, c)
-                    + at(2 * y, 2 * x + 1, c)
-                    + at(2 * y + 1, 2 * x, c)
-                    + at(2 * y + 1, 2 * x + 1, c);
-                data.push(((sum + 2) >> 2) as u8);
-            }
         }
     }
     Image {

@@ -7,7 +7,7 @@
 //!   the pixel areas, which make it close to nearest-neighbour.
 
 use super::opencv_scale;
-use crate::resize::{linear, saturate_u8, weight, LinearTap, COEF_SCALE};
+use crate::resize::{linear, saturate_u8, weight, LinearTap, Window, COEF_SCALE};
 use crate::Image;
 
 pub(super) fn resize(image: &Image, width: usize, height: usize) -> Image {
@@ -20,7 +20,8 @@ pub(super) fn resize(image: &Image, width: usize, height: usize) -> Image {
     }
     let (block_x, block_y) = (scale_x.round(), scale_y.round());
     if (scale_x - block_x).abs() < f64::EPSILON && (scale_y - block_y).abs() < f64::EPSILON {
-        return block_means(image, (width, height), (block_x as usize, block_y as usize));
+        let blocks = (block_x as usize, block_y as usize);
+        return block_means(image, Window::whole(width, height), blocks);
     }
     covered_means(image, (width, height), (scale_x, scale_y))
 }
@@ -45,12 +46,13 @@ fn linear_taps(src: usize, dst: usize, inside: bool) -> Vec<LinearTap> {
         .collect()
 }
 
-/// Shrinking by whole blocks of `block` (x, y) pixels: each value the block's sum over
-/// its area, as OpenCV rounds it. Its vector kernel for 2×2 blocks of 1, 3 or 4 channels
+/// Shrinking by whole blocks of `block` (x, y) pixels, the `window` of the result: each
+/// value the block's sum over its area, as OpenCV rounds it. Its vector kernel for 2×2 blocks of 1, 3 or 4 channels
 /// rounds half up in integers; its scalar kernel multiplies by `1 / area` in single
 /// precision and rounds half to even (4·0.5 sums round to even there).
-fn block_means(image: &Image, (width, height): (usize, usize), block: (usize, usize)) -> Image {
+pub(crate) fn block_means(image: &Image, window: Window, block: (usize, usize)) -> Image {
     let (bx, by) = block;
+    let (width, height) = (window.width, window.height);
     let cn = image.channels;
     let halving = bx == 2 && by == 2 && matches!(cn, 1 | 3 | 4);
     let inv_area = 1.0 / (bx * by) as f32;
@@ -59,9 +61,11 @@ fn block_means(image: &Image, (width, height): (usize, usize), block: (usize, us
     let mut data = Vec::with_capacity(height * out_len);
     for y in 0..height {
         sums.fill(0);
-        for row in image.data[y * by * src_len..]
-            .chunks_exact(src_len)
+        let first = (window.y + y) * by * src_len + window.x * bx * cn;
+        for row in image.data[first..]
+            .chunks(src_len)
             .take(by)
+            .map(|row| &row[..out_len * bx])
         {
             // The block's pixels of this row: bx consecutive pixels per output pixel.
             for (sums, pixels) in sums.chunks_exact_mut(cn).zip(row.chunks_exact(bx * cn)) {
