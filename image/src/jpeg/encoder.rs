@@ -8,7 +8,7 @@
 
 use super::color::{fix, ONE_HALF, SCALE_BITS};
 use super::entropy::NATURAL_ORDER;
-use super::fdct::{fdct_islow, Divisor};
+use super::fdct::{fdct_islow, Quantizer};
 use super::tables::{
     HuffmanSpec, CHROMA_AC, CHROMA_DC, CHROMA_QUANT, LUMA_AC, LUMA_DC, LUMA_QUANT,
 };
@@ -96,7 +96,7 @@ impl BitWriter {
 
 /// One component's tables and DC predictor in the scan.
 struct Coder<'a> {
-    divisors: [Divisor; 64],
+    quantizer: Quantizer,
     dc: &'a Codes,
     ac: &'a Codes,
     last_dc: i32,
@@ -110,8 +110,7 @@ fn bit_length(v: u32) -> u32 {
 impl Coder<'_> {
     #[inline(always)]
     fn quantize(&self, block: &[[u8; 8]; 8]) -> [i16; 64] {
-        let coefficients = fdct_islow(block);
-        std::array::from_fn(|i| self.divisors[i].quantize(coefficients[i]))
+        self.quantizer.quantize(&fdct_islow(block))
     }
 
     #[inline(always)]
@@ -293,14 +292,14 @@ fn encode_checked(image: &Image, quality: u8) -> Vec<u8> {
     let (luma_dc, luma_ac) = (Codes::new(&LUMA_DC), Codes::new(&LUMA_AC));
     let (chroma_dc, chroma_ac) = (Codes::new(&CHROMA_DC), Codes::new(&CHROMA_AC));
     let mut coders = vec![Coder {
-        divisors: luma_quant.map(Divisor::new),
+        quantizer: Quantizer::new(&luma_quant),
         dc: &luma_dc,
         ac: &luma_ac,
         last_dc: 0,
     }];
     for _ in 1..c {
         coders.push(Coder {
-            divisors: chroma_quant.map(Divisor::new),
+            quantizer: Quantizer::new(&chroma_quant),
             dc: &chroma_dc,
             ac: &chroma_ac,
             last_dc: 0,

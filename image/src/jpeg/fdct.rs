@@ -67,45 +67,53 @@ pub fn fdct_islow(samples: &[[u8; 8]; 8]) -> [i32; 64] {
     coefficients
 }
 
-/// libjpeg-turbo's quantizer for one table entry: `(|x| + correction) · reciprocal >>
-/// shift`, with the sign put back.
-#[derive(Clone, Copy)]
-pub struct Divisor {
-    reciprocal: u32,
-    correction: u32,
-    shift: u32,
+/// libjpeg-turbo's quantizer for one table: per coefficient, `(|x| + correction) ·
+/// reciprocal >> shift` with the sign put back (arrays, so that the loop vectorizes).
+pub struct Quantizer {
+    reciprocal: [u32; 64],
+    correction: [u32; 64],
+    shift: [u32; 64],
 }
 
-impl Divisor {
-    /// `compute_reciprocal` for the divisor `quant · 8` (16-bit DCT elements).
-    pub fn new(quant: u16) -> Divisor {
-        let divisor = u32::from(quant) * 8;
-        let b = 31 - divisor.leading_zeros();
-        let mut r = 16 + b;
-        let mut fq = (1u64 << r) / u64::from(divisor);
-        let fr = (1u64 << r) % u64::from(divisor);
-        let mut c = divisor / 2;
-        if fr == 0 {
-            fq >>= 1;
-            r -= 1;
-        } else if fr <= u64::from(divisor / 2) {
-            c += 1;
-        } else {
-            fq += 1;
+impl Quantizer {
+    /// `compute_reciprocal` for each divisor `quant · 8` (16-bit DCT elements).
+    pub fn new(quant: &[u16; 64]) -> Quantizer {
+        let mut q = Quantizer {
+            reciprocal: [0; 64],
+            correction: [0; 64],
+            shift: [0; 64],
+        };
+        for (i, &value) in quant.iter().enumerate() {
+            let divisor = u32::from(value) * 8;
+            let b = 31 - divisor.leading_zeros();
+            let mut r = 16 + b;
+            let mut fq = (1u64 << r) / u64::from(divisor);
+            let fr = (1u64 << r) % u64::from(divisor);
+            let mut c = divisor / 2;
+            if fr == 0 {
+                fq >>= 1;
+                r -= 1;
+            } else if fr <= u64::from(divisor / 2) {
+                c += 1;
+            } else {
+                fq += 1;
+            }
+            (q.reciprocal[i], q.correction[i], q.shift[i]) = (fq as u32, c, r);
         }
-        Divisor {
-            reciprocal: fq as u32,
-            correction: c,
-            shift: r,
-        }
+        q
     }
 
-    /// `x` quantized. The product fits 32 bits: `|x| + correction` and the reciprocal
-    /// are below 2^16 for 8-bit samples.
+    /// The coefficients quantized. Each product fits 32 bits: `|x| + correction` and the
+    /// reciprocal are below 2^16 for 8-bit samples.
     #[inline(always)]
-    pub fn quantize(self, x: i32) -> i16 {
-        let magnitude = x.unsigned_abs() + self.correction;
-        let q = (magnitude.wrapping_mul(self.reciprocal) >> self.shift) as i32;
-        (if x < 0 { -q } else { q }) as i16
+    pub fn quantize(&self, coefficients: &[i32; 64]) -> [i16; 64] {
+        let mut out = [0i16; 64];
+        for i in 0..64 {
+            let x = coefficients[i];
+            let magnitude = x.unsigned_abs() + self.correction[i];
+            let q = (magnitude.wrapping_mul(self.reciprocal[i]) >> self.shift[i]) as i32;
+            out[i] = (if x < 0 { -q } else { q }) as i16;
+        }
+        out
     }
 }
