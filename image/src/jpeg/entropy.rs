@@ -6,7 +6,7 @@
 //! invalid Huffman code decodes as symbol 0, and a run of AC coefficients past the 64th
 //! lands on the 64th (libjpeg's extra `jpeg_natural_order` entries).
 
-use super::{Component, Frame};
+use super::Frame;
 
 /// Zig-zag position → natural (row-major) position, with libjpeg's 16 extra entries that
 /// absorb a run past the last coefficient.
@@ -273,50 +273,69 @@ pub struct Scan {
     pub approx_low: u32,
 }
 
+/// Why a scan cannot be decoded.
+#[derive(Debug, thiserror::Error)]
+pub enum ScanError {
+    #[error("the scan uses {class} Huffman table {id} before a DHT defines it")]
+    MissingTable { class: &'static str, id: usize },
+    #[error("a DC difference of magnitude category {0}")]
+    DcCategory(u32),
+}
+
+/// The Huffman tables of one component of a scan, `None` where no DHT defined them.
+struct Tables<'t> {
+    dc: (usize, Option<&'t Huffman>),
+    ac: (usize, Option<&'t Huffman>),
+}
+
+impl<'t> Tables<'t> {
+    fn dc(&self) -> Result<&'t Huffman, ScanError> {
+        (self.dc.1).ok_or(ScanError::MissingTable {
+            class: "DC",
+            id: self.dc.0,
+        })
+    }
+
+    fn ac(&self) -> Result<&'t Huffman, ScanError> {
+        (self.ac.1).ok_or(ScanError::MissingTable {
+            class: "AC",
+            id: self.ac.0,
+        })
+    }
+}
+
 /// Decoding state that lives across the blocks of one scan.
 struct State<'t> {
     sequential: bool,
     dc_pred: Vec<i32>,
     eob_run: u32,
-    dc_tables: &'t [Option<Huffman>; 4],
-    ac_tables: &'t [Option<Huffman>; 4],
+    /// By the scan's component slot.
+    tables: Vec<Tables<'t>>,
 }
 
-/// Decodes one scan starting at `data[pos]` into the frame's coefficients; returns where
-/// reading stopped.
+/// Decodes one scan starting at `data[pos]` into the frame's coefficient blocks; returns
+/// where reading stopped.
 pub fn decode_scan(
     data: &[u8],
     pos: usize,
     frame: &Frame,
-    coefficients: &mut [Vec<i16>],
+    coefficients: &mut [Vec<[i16; 64]>],
     scan: &Scan,
-    tables: (&[Option<Huffman>; 4], &[Option<Huffman>; 4]),
+    (dc_tables, ac_tables): (&[Option<Huffman>; 4], &[Option<Huffman>; 4]),
     restart_interval: usize,
-) -> Result<usize, String> {
+) -> Result<usize, ScanError> {
     let mut bits = Bits::new(data, pos);
     let mut state = State {
         sequential: !frame.progressive,
         dc_pred: vec![0; scan.components.len()],
         eob_run: 0,
-        dc_tables: tables.0,
-        ac_tables: tables.1,
+        tables: (scan.components.iter())
+            .map(|c| Tables {
+                dc: (c.dc_table, dc_tables[c.dc_table].as_ref()),
+                ac: (c.ac_table, ac_tables[c.ac_table].as_ref()),
+            })
+            .collect(),
     };
-    for c in &scan.components {
-        let needs_dc = !frame.progressive || scan.spectral_start == 0;
-        let needs_ac = !frame.progressive || scan.spectral_start > 0;
-        if needs_dc && scan.approx_high == 0 && state.dc_tables[c.dc_table].is_none() {
-            return Err(format!(
-                "scan uses DC Huffman table {} before a DHT defines it",
-                c.dc_table
-            ));
-        }
-        if needs_ac && state.ac_tables[c.ac_table].is_none() {
-            return Err(format!(
-                "scan uses AC Huffman table {} before a DHT defines it",
-                c.ac_table
-            ));
-        }
-    }
     let mut units = 0usize;
     let mut next_unit = |bits: &mut Bits, state: &mut State| {
         if restart_interval > 0 && units > 0 && units.is_multiple_of(restart_interval) {
@@ -333,8 +352,8 @@ pub fn decode_scan(
         for by in 0..bh {
             for bx in 0..bw {
                 next_unit(&mut bits, &mut state);
-                let block = block_at(&mut coefficients[c.index], comp, bx, by);
-                decode_block(&mut bits, &mut state, scan, 0, c, block)?;
+                let block = &mut coefficients[c.index][by * comp.blocks_wide + bx];
+                decode_block(&mut bits, &mut state, scan, 0, block)?;
             }
         }
     } else {
@@ -348,8 +367,8 @@ pub fn decode_scan(
                     for v in 0..comp.v {
                         for h in 0..comp.h {
                             let (bx, by) = (x * comp.h + h, y * comp.v + v);
-                            let block = block_at(&mut coefficients[c.index], comp, bx, by);
-                            decode_block(&mut bits, &mut state, scan, slot, c, block)?;
+                            let block = &mut coefficients[c.index][by * comp.blocks_wide + bx];
+                            decode_block(&mut bits, &mut state, scan, slot, block)?;
                         }
                     }
                 }
@@ -359,34 +378,20 @@ pub fn decode_scan(
     Ok(bits.position())
 }
 
-fn block_at<'c>(
-    coefficients: &'c mut [i16],
-    comp: &Component,
-    bx: usize,
-    by: usize,
-) -> &'c mut [i16; 64] {
-    let at = (by * comp.blocks_wide + bx) * 64;
-    (&mut coefficients[at..at + 64])
-        .try_into()
-        .expect("a block is 64 coefficients")
-}
-
 #[inline(always)]
 fn decode_block(
     bits: &mut Bits,
     state: &mut State,
     scan: &Scan,
     slot: usize,
-    c: &ScanComponent,
     block: &mut [i16; 64],
-) -> Result<(), String> {
+) -> Result<(), ScanError> {
     let (ss, se, al) = (scan.spectral_start, scan.spectral_end, scan.approx_low);
     if ss == 0 {
         if scan.approx_high == 0 {
-            let table = state.dc_tables[c.dc_table].as_ref().expect("checked");
-            let magnitude = u32::from(bits.decode(table));
+            let magnitude = u32::from(bits.decode(state.tables[slot].dc()?));
             if magnitude > 16 {
-                return Err(format!("a DC difference of magnitude category {magnitude}"));
+                return Err(ScanError::DcCategory(magnitude));
             }
             state.dc_pred[slot] = state.dc_pred[slot].wrapping_add(bits.signed(magnitude));
             block[0] = (state.dc_pred[slot] << al) as i16;
@@ -397,60 +402,44 @@ fn decode_block(
             return Ok(());
         }
     }
-    let table = state.ac_tables[c.ac_table].as_ref().expect("checked");
+    let table = state.tables[slot].ac()?;
     if state.sequential {
-        ac_sequential(bits, table, block);
+        ac_first(bits, None, table, block, 1, 63, 0);
     } else if scan.approx_high == 0 {
-        ac_first(bits, &mut state.eob_run, table, block, ss, se, al);
+        ac_first(bits, Some(&mut state.eob_run), table, block, ss, se, al);
     } else {
         ac_refine(bits, &mut state.eob_run, table, block, ss, se, al);
     }
     Ok(())
 }
 
-/// The 63 AC coefficients of a sequential block.
+/// AC coefficients `first..=last` coded for the first time, scaled by `2^al`: all of a
+/// sequential block (`eob_run` `None`: an end of block ends it), or a progressive scan's
+/// band (its end-of-band runs counted in `eob_run`).
 #[inline(always)]
-fn ac_sequential(bits: &mut Bits, table: &Huffman, block: &mut [i16; 64]) {
-    let mut k = 1;
-    while k < 64 {
-        let (used, run, value) = table.fast_ac[bits.peek(LOOKAHEAD) as usize];
-        if used > 0 {
-            bits.consume(u32::from(used));
-            k += usize::from(run);
-            block[NATURAL_ORDER[k]] = value;
-            k += 1;
-            continue;
-        }
-        let rs = bits.decode(table);
-        let (run, size) = (usize::from(rs >> 4), u32::from(rs & 15));
-        if size != 0 {
-            k += run;
-            block[NATURAL_ORDER[k]] = bits.signed(size) as i16;
-        } else if run == 15 {
-            k += 15;
-        } else {
-            return;
-        }
-        k += 1;
-    }
-}
-
-/// A progressive scan's first pass over AC coefficients `first..=last`.
 fn ac_first(
     bits: &mut Bits,
-    eob_run: &mut u32,
+    mut eob_run: Option<&mut u32>,
     table: &Huffman,
     block: &mut [i16; 64],
     first: usize,
     last: usize,
     al: u32,
 ) {
-    if *eob_run > 0 {
-        *eob_run -= 1;
+    if let Some(run) = eob_run.as_deref_mut().filter(|run| **run > 0) {
+        *run -= 1;
         return;
     }
     let mut k = first;
     while k <= last {
+        let (used, run, value) = table.fast_ac[bits.peek(LOOKAHEAD) as usize];
+        if used > 0 {
+            bits.consume(u32::from(used));
+            k += usize::from(run);
+            block[NATURAL_ORDER[k]] = value << al;
+            k += 1;
+            continue;
+        }
         let rs = bits.decode(table);
         let (run, size) = (usize::from(rs >> 4), u32::from(rs & 15));
         if size != 0 {
@@ -459,7 +448,9 @@ fn ac_first(
         } else if run == 15 {
             k += 15;
         } else {
-            *eob_run = (1 << run) - 1 + bits.bits(run as u32);
+            if let Some(eob_run) = eob_run {
+                *eob_run = (1 << run) - 1 + bits.bits(run as u32);
+            }
             return;
         }
         k += 1;

@@ -131,7 +131,7 @@ pub fn decode(
         return Err(bad("no start-of-image marker"));
     }
     let mut headers = Headers::default();
-    let mut coefficients: Vec<Vec<i16>> = Vec::new();
+    let mut coefficients: Vec<Vec<[i16; 64]>> = Vec::new();
     // Each component's quantization table as it was at the component's first scan: libjpeg
     // latches it there, so a DQT between scans does not change earlier components.
     let mut latched: Vec<Option<[u16; 64]>> = Vec::new();
@@ -203,13 +203,12 @@ pub fn decode(
                     ))
                 })?;
                 read_marker(marker, body, &mut headers)?;
-                if matches!(marker, 0xC0..=0xC2) {
-                    let frame = headers.frame.as_ref().expect("just read");
+                if let (0xC0..=0xC2, Some(frame)) = (marker, &headers.frame) {
                     check_size(frame.width, frame.height)?;
                     coefficients = frame
                         .components
                         .iter()
-                        .map(|c| vec![0i16; c.blocks_wide * c.blocks_high * 64])
+                        .map(|c| vec![[0i16; 64]; c.blocks_wide * c.blocks_high])
                         .collect();
                     latched = vec![None; frame.components.len()];
                 }
@@ -217,10 +216,10 @@ pub fn decode(
             }
         }
     }
-    if scans == 0 {
+    // A scan needs a frame, so a frame and no scan is the one case left.
+    let Some(frame) = headers.frame.as_ref().filter(|_| scans > 0) else {
         return Err(bad("no scan"));
-    }
-    let frame = headers.frame.as_ref().expect("scans need a frame");
+    };
     // A component no scan coded has no latched table and zero coefficients: libjpeg's
     // zeroed multipliers make it flat mid-gray, as any table would.
     let quant: Vec<[u16; 64]> = latched.iter().map(|t| t.unwrap_or([0; 64])).collect();
@@ -238,7 +237,7 @@ pub fn decode(
 #[target_feature(enable = "avx2")]
 unsafe fn render_avx2(
     frame: &Frame,
-    coefficients: &[Vec<i16>],
+    coefficients: &[Vec<[i16; 64]>],
     quant: &[[u16; 64]],
     space: ColorSpace,
     channels: usize,
@@ -251,7 +250,7 @@ unsafe fn render_avx2(
 #[inline(always)]
 fn render(
     frame: &Frame,
-    coefficients: &[Vec<i16>],
+    coefficients: &[Vec<[i16; 64]>],
     quant: &[[u16; 64]],
     space: ColorSpace,
     channels: usize,
@@ -475,7 +474,11 @@ fn parse_scan(body: &[u8], frame: &Frame) -> Result<Scan> {
 /// The sample planes of every component (`blocks_wide * 8` samples a row). Loops, not
 /// iterator closures, so that all of it is compiled for the caller's instruction set.
 #[inline(always)]
-fn inverse_dct(frame: &Frame, coefficients: &[Vec<i16>], quant: &[[u16; 64]]) -> Vec<Vec<u8>> {
+fn inverse_dct(
+    frame: &Frame,
+    coefficients: &[Vec<[i16; 64]>],
+    quant: &[[u16; 64]],
+) -> Vec<Vec<u8>> {
     let mut planes = Vec::with_capacity(frame.components.len());
     for (i, c) in frame.components.iter().enumerate() {
         let stride = c.blocks_wide * 8;
@@ -483,10 +486,7 @@ fn inverse_dct(frame: &Frame, coefficients: &[Vec<i16>], quant: &[[u16; 64]]) ->
         let mut plane = vec![0u8; stride * bh * 8];
         for by in 0..bh {
             for bx in 0..bw {
-                let at = (by * c.blocks_wide + bx) * 64;
-                let block = coefficients[i][at..at + 64]
-                    .try_into()
-                    .expect("64 coefficients");
+                let block = &coefficients[i][by * c.blocks_wide + bx];
                 let out = &mut plane[by * 8 * stride + bx * 8..];
                 idct::idct_islow(block, &quant[i], out, stride);
             }
