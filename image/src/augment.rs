@@ -185,21 +185,25 @@ pub(crate) fn choose_interpolation(
     Interpolation::from_opencv(code)
 }
 
-/// [`choose_interpolation`] for ImageRecordIter, whose parameters checked the code.
+/// [`choose_interpolation`] for ImageRecordIter's `inter_method`.
 fn interpolation(
     p: &ImageRecordParams,
     from: (usize, usize),
     to: (usize, usize),
     draws: &mut Draws,
-) -> Interpolation {
-    choose_interpolation(p.inter_method, from, to, draws)
-        .expect("inter_method was checked with the parameters")
+) -> Result<Interpolation> {
+    choose_interpolation(p.inter_method, from, to, draws).ok_or(Error::InterMethod(p.inter_method))
 }
 
 /// `image` resized to `to` by the interpolation `inter_method` gives.
-fn resize_to(image: &Image, to: (usize, usize), p: &ImageRecordParams, draws: &mut Draws) -> Image {
-    let method = interpolation(p, (image.width, image.height), to, draws);
-    resize(image, to.0, to.1, method)
+fn resize_to(
+    image: &Image,
+    to: (usize, usize),
+    p: &ImageRecordParams,
+    draws: &mut Draws,
+) -> Result<Image> {
+    let method = interpolation(p, (image.width, image.height), to, draws)?;
+    Ok(resize(image, to.0, to.1, method))
 }
 
 /// MXNet's augmenter step by step, for the settings the fused path does not cover: resize,
@@ -209,7 +213,7 @@ fn augment_in_steps(image: Image, p: &ImageRecordParams, draws: &mut Draws) -> R
     let mut res = match p.resize {
         Some(r) => {
             let size = shorter_edge_size((image.width, image.height), r)?;
-            resize_to(&image, size, p, draws)
+            resize_to(&image, size, p, draws)?
         }
         None => image,
     };
@@ -220,7 +224,7 @@ fn augment_in_steps(image: Image, p: &ImageRecordParams, draws: &mut Draws) -> R
         res = pad_with(&res, p.pad, p.fill_value);
     }
     if p.random_resized_crop {
-        if let Some(cropped) = random_resized_crop(&res, p, draws) {
+        if let Some(cropped) = random_resized_crop(&res, p, draws)? {
             return Ok(cropped);
         }
     } else if let Some((min, max)) = p.crop_size {
@@ -235,13 +239,13 @@ fn augment_in_steps(image: Image, p: &ImageRecordParams, draws: &mut Draws) -> R
         }
         let side = min + draws.up_to(max - min);
         let window = crop_window((fw, fh), (side, side), p.rand_crop, draws)?;
-        return Ok(resize_to(&crop(&res, window), (w, h), p, draws));
+        return resize_to(&crop(&res, window), (w, h), p, draws);
     }
     // MXNet 1.9.1 enlarges an image smaller than the crop (height first), keeping its
     // aspect ratio in single precision, truncated; one interpolation for both, chosen
     // for the image's size against the crop's.
     if res.height < h || res.width < w {
-        let method = interpolation(p, (res.width, res.height), (w, h), draws);
+        let method = interpolation(p, (res.width, res.height), (w, h), draws)?;
         if res.height < h {
             let cols = (h as f32 / res.height as f32 * res.width as f32) as usize;
             res = resize(&res, cols.max(1), h, method);
@@ -259,11 +263,15 @@ fn augment_in_steps(image: Image, p: &ImageRecordParams, draws: &mut Draws) -> R
 /// image's area and a random aspect ratio (its sides rounded, swapped on a coin) that fits
 /// the image, at a random place, resized to `data_shape`; `None` when no try fits or no
 /// area or aspect range is set (then the plain crop follows, as in MXNet).
-fn random_resized_crop(image: &Image, p: &ImageRecordParams, draws: &mut Draws) -> Option<Image> {
+fn random_resized_crop(
+    image: &Image,
+    p: &ImageRecordParams,
+    draws: &mut Draws,
+) -> Result<Option<Image>> {
     let (min_ar, max_ar) = p.affine.aspect_range();
     let (min_area, max_area) = (p.min_random_area, p.max_random_area);
     if min_area == 1.0 && max_area == 1.0 && min_ar == 1.0 && max_ar == 1.0 {
-        return None;
+        return Ok(None);
     }
     let [_, h, w] = p.data_shape;
     let area = (image.height * image.width) as f32;
@@ -283,10 +291,10 @@ fn random_resized_crop(image: &Image, p: &ImageRecordParams, draws: &mut Draws) 
                 width: cols,
                 height: rows,
             };
-            return Some(resize_to(&crop(image, window), (w, h), p, draws));
+            return resize_to(&crop(image, window), (w, h), p, draws).map(Some);
         }
     }
-    None
+    Ok(None)
 }
 
 /// MXNet's random affine transformation (`DefaultImageAugmenter`): shear, rotation, scale
@@ -330,7 +338,7 @@ fn warp(image: &Image, p: &ImageRecordParams, draws: &mut Draws) -> Result<Image
     // The size is cv::Size's truncation of the floats; OpenCV warps INTER_AREA bilinearly.
     let size = ((new_width as usize).max(1), (new_height as usize).max(1));
     let size = checked_size(size, "the affine augmentation")?;
-    let method = match interpolation(p, (image.width, image.height), size, draws) {
+    let method = match interpolation(p, (image.width, image.height), size, draws)? {
         Interpolation::Nearest => WarpInterpolation::Nearest,
         Interpolation::Bilinear | Interpolation::Area => WarpInterpolation::Bilinear,
         other => {

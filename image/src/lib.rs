@@ -72,6 +72,9 @@ pub enum Error {
     },
     #[error("the record has {labels} label(s) but label_width is {label_width}")]
     LabelWidth { labels: usize, label_width: usize },
+    /// An `inter_method` code that is not one of OpenCV's (0–4) or MXNet's 9 and 10.
+    #[error("inter_method={0} is not 0-4, 9 or 10")]
+    InterMethod(u8),
     #[error("image id {id} is not in path_imglist")]
     NotInImageList { id: u64 },
     /// What went wrong with one record of a file.

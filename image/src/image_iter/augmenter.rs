@@ -21,7 +21,7 @@
 use super::params::ImageIterParams;
 use crate::augment::{choose_interpolation, crop, shorter_edge_size, Draws};
 use crate::resize::{resize_window, Window};
-use crate::{resize, Image, Interpolation};
+use crate::{resize, Error, Image, Interpolation, Result};
 
 /// `image` augmented into `out` (channels × height × width of `data_shape`), or why it
 /// cannot be.
@@ -30,7 +30,7 @@ pub fn augment(
     p: &ImageIterParams,
     draws: &mut Draws,
     out: &mut [f32],
-) -> Result<(), String> {
+) -> Result<()> {
     let [_, height, width] = p.data_shape;
     let resized = match p.resize {
         Some(size) => resize_short(image, size, p.inter_method, draws)?,
@@ -39,9 +39,9 @@ pub fn augment(
     let (sw, sh) = resized.map_or((image.width, image.height), |(size, _)| size);
     let (cw, ch) = scale_down((sw, sh), (width, height));
     if cw == 0 || ch == 0 {
-        return Err(format!(
+        return Err(Error::Input(format!(
             "a {width}×{height} crop scaled down to fit a {sw}×{sh} image is {cw}×{ch} pixels"
-        ));
+        )));
     }
     let (x, y) = match p.rand_crop {
         true => (draws.up_to(sw - cw), draws.up_to(sh - ch)),
@@ -82,9 +82,9 @@ fn resize_short(
     size: usize,
     inter_method: u8,
     draws: &mut Draws,
-) -> Result<Option<Resize>, String> {
+) -> Result<Option<Resize>> {
     let (h, w) = (image.height, image.width);
-    let (nw, nh) = shorter_edge_size((w, h), size).map_err(|e| e.to_string())?;
+    let (nw, nh) = shorter_edge_size((w, h), size)?;
     let method = interp_method(inter_method, (h, w, nh, nw), draws)?;
     Ok(((nw, nh) != (w, h)).then_some(((nw, nh), method)))
 }
@@ -110,9 +110,8 @@ fn interp_method(
     method: u8,
     (oh, ow, nh, nw): (usize, usize, usize, usize),
     draws: &mut Draws,
-) -> Result<Interpolation, String> {
-    choose_interpolation(method, (ow, oh), (nw, nh), draws)
-        .ok_or_else(|| format!("inter_method={method} is not 0-4, 9 or 10"))
+) -> Result<Interpolation> {
+    choose_interpolation(method, (ow, oh), (nw, nh), draws).ok_or(Error::InterMethod(method))
 }
 
 /// `image`'s values as float32 CHW, mirrored or not, `(v − mean) / std` per channel.
@@ -181,6 +180,7 @@ mod tests {
             assert!((20..=60).contains(&n), "{method:?} drawn {n} times of 200");
         }
         let e = interp_method(7, (10, 10, 20, 20), &mut Draws::new(0, 0, 0)).unwrap_err();
-        assert_eq!(e, "inter_method=7 is not 0-4, 9 or 10");
+        assert!(matches!(e, Error::InterMethod(7)), "{e}");
+        assert_eq!(e.to_string(), "inter_method=7 is not 0-4, 9 or 10");
     }
 }
