@@ -131,6 +131,7 @@ fn produce(
             // The epoch ended: nothing to do until the consumer resets or leaves.
             false => match commands.recv() {
                 Ok(c) => Some(c),
+                // Only a dropped iterator disconnects: nobody is left to tell.
                 Err(_) => return,
             },
         };

@@ -165,10 +165,12 @@ struct Plane {
 impl Plane {
     #[inline(always)]
     fn block(&self, bx: usize, by: usize) -> [[u8; 8]; 8] {
-        std::array::from_fn(|r| {
+        let mut block = [[0u8; 8]; 8];
+        for (r, row) in block.iter_mut().enumerate() {
             let at = (by * 8 + r) * self.stride + bx * 8;
-            self.samples[at..at + 8].try_into().expect("8 samples")
-        })
+            row.copy_from_slice(&self.samples[at..at + 8]);
+        }
+        block
     }
 }
 
@@ -238,8 +240,8 @@ fn encode_checked(image: &Image, quality: u8) -> Vec<u8> {
                     [rows.0[x], rows.1[x], rows.2[x]] = ycc(px[0], px[1], px[2]);
                 }
             }
-            [gray] => gray[at..at + w].copy_from_slice(src),
-            _ => unreachable!("1 or 3 channels were checked"),
+            // One channel (`encode` admits 1 or 3): the samples as they are.
+            planes => planes[0][at..at + w].copy_from_slice(src),
         }
         for plane in &mut full {
             let last = plane[at + w - 1];
@@ -252,13 +254,17 @@ fn encode_checked(image: &Image, quality: u8) -> Vec<u8> {
             plane.copy_within(last..last + pw, y * pw);
         }
     }
+    // Luma (or gray) at full resolution, chroma downsampled.
     let mut planes: Vec<Plane> = Vec::with_capacity(c);
-    let mut components = full.into_iter();
-    planes.push(Plane {
-        samples: components.next().expect("luma"),
-        stride: pw,
-    });
-    for chroma in components {
+    for (k, component) in full.into_iter().enumerate() {
+        if k == 0 {
+            planes.push(Plane {
+                samples: component,
+                stride: pw,
+            });
+            continue;
+        }
+        let chroma = component;
         // libjpeg's h2v2_downsample: the mean of each 2×2, rounding 1 and 2 in turn, over
         // the image's rows (the last repeated to an even count); below them libjpeg
         // repeats the last downsampled row, not the image's last row.
