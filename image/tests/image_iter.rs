@@ -6,23 +6,20 @@
 //! `inter_method=10` by seed; and its errors, which name the parameter, or the list line
 //! and image.
 
+mod support;
+
 use kiln_image::{decode, ImageIter, ImageIterParams};
 use kiln_io::{DataIter, PrefetchingIter};
 use kiln_runtime::NDArray;
 use std::path::{Path, PathBuf};
-
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/data/images")
-        .join(name)
-}
+use support::fixture;
 
 fn json(name: &str) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(fixture(name)).unwrap()).unwrap()
 }
 
-fn params(pairs: &[(&str, &str)]) -> Result<ImageIterParams, String> {
-    ImageIterParams::from_pairs(pairs).map_err(|e| e.to_string())
+fn params(pairs: &[(&str, &str)]) -> kiln_image::Result<ImageIterParams> {
+    ImageIterParams::from_pairs(pairs)
 }
 
 /// A case's KEY=VALUE pairs, its paths made absolute.

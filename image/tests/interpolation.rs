@@ -3,29 +3,10 @@
 //! make_interpolation_fixtures.py), value for value, plus values worked out by hand that
 //! pin down each method's rounding and coordinate quirks.
 
+mod support;
+
 use kiln_image::{decode, resize, Image, Interpolation};
-use std::path::{Path, PathBuf};
-
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/data/images")
-        .join(name)
-}
-
-/// An .npy file's uint8 values and shape.
-fn npy_u8(path: &Path) -> (Vec<u8>, Vec<usize>) {
-    let bytes = std::fs::read(path).unwrap();
-    let header_len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
-    let header = std::str::from_utf8(&bytes[10..10 + header_len]).unwrap();
-    assert!(header.contains("'|u1'"), "{header}");
-    let shape = header.split('(').nth(1).unwrap().split(')').next().unwrap();
-    let shape = shape
-        .split(',')
-        .filter(|s| !s.trim().is_empty())
-        .map(|s| s.trim().parse().unwrap())
-        .collect();
-    (bytes[10 + header_len..].to_vec(), shape)
-}
+use support::{fixture, npy_u8};
 
 /// The top-left `width` × `height` of `image`.
 fn crop(image: &Image, width: usize, height: usize) -> Image {

@@ -2,32 +2,11 @@
 //! make_image_fixtures.py): JPEG decoding, OpenCV's bilinear resize, and ImageRecordIter
 //! batches over two epochs (centre crops, mean/std, grayscale, round_batch on and off).
 
+mod support;
+
 use kiln_image::{decode, resize_bilinear, Image};
-use std::path::{Path, PathBuf};
-
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/data/images")
-        .join(name)
-}
-
-/// An .npy file's uint8 values and shape.
-fn npy_u8(path: &Path) -> (Vec<u8>, Vec<usize>) {
-    let bytes = std::fs::read(path).unwrap();
-    let header_len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
-    let header = std::str::from_utf8(&bytes[10..10 + header_len]).unwrap();
-    assert!(
-        header.contains("'|u1'") || header.contains("'|i1'"),
-        "{header}"
-    );
-    let shape = header.split('(').nth(1).unwrap().split(')').next().unwrap();
-    let shape = shape
-        .split(',')
-        .filter(|s| !s.trim().is_empty())
-        .map(|s| s.trim().parse().unwrap())
-        .collect();
-    (bytes[10 + header_len..].to_vec(), shape)
-}
+use std::path::Path;
+use support::{fixture, npy_f32, npy_u8};
 
 fn names() -> Vec<String> {
     (0..6).map(|i| format!("img{i}")).collect()
@@ -183,39 +162,6 @@ fn bilinear_resize_is_opencvs() {
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");
-}
-
-/// An .npy file's float32 values and shape.
-/// Integral values may be stored as uint8 or int8 (make_augment_fixtures.py does, to keep
-/// the fixtures small, and for those dtypes' batches).
-fn npy_f32(path: &Path) -> (Vec<f32>, Vec<usize>) {
-    let bytes = std::fs::read(path).unwrap();
-    let header_len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
-    let header = std::str::from_utf8(&bytes[10..10 + header_len]).unwrap();
-    if header.contains("'|u1'") || header.contains("'|i1'") {
-        let signed = header.contains("'|i1'");
-        let (values, shape) = npy_u8(path);
-        let value = |v: u8| {
-            if signed {
-                f32::from(v as i8)
-            } else {
-                f32::from(v)
-            }
-        };
-        return (values.into_iter().map(value).collect(), shape);
-    }
-    assert!(header.contains("'<f4'"), "{header}");
-    let shape = header.split('(').nth(1).unwrap().split(')').next().unwrap();
-    let shape = shape
-        .split(',')
-        .filter(|s| !s.trim().is_empty())
-        .map(|s| s.trim().parse().unwrap())
-        .collect();
-    let values = bytes[10 + header_len..]
-        .chunks_exact(4)
-        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-        .collect();
-    (values, shape)
 }
 
 /// ImageRecordIter's batches over two epochs equal MXNet's (decode of PNGs and JPEGs,
