@@ -18,10 +18,6 @@ fn json(name: &str) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(fixture(name)).unwrap()).unwrap()
 }
 
-fn params(pairs: &[(&str, &str)]) -> kiln_image::Result<ImageIterParams> {
-    ImageIterParams::from_pairs(pairs)
-}
-
 /// A case's KEY=VALUE pairs, its paths made absolute.
 fn case_pairs(case: &serde_json::Value) -> Vec<(String, String)> {
     (case["pairs"].as_array().unwrap().iter())
@@ -38,7 +34,7 @@ fn case_pairs(case: &serde_json::Value) -> Vec<(String, String)> {
 
 fn image_iter(pairs: &[(String, String)]) -> ImageIter {
     let pairs: Vec<(&str, &str)> = pairs.iter().map(|(k, v)| (&k[..], &v[..])).collect();
-    ImageIter::new(params(&pairs).unwrap()).unwrap()
+    ImageIter::new(ImageIterParams::from_pairs(&pairs).unwrap()).unwrap()
 }
 
 fn load(path: PathBuf) -> NDArray {
@@ -153,7 +149,7 @@ fn batching_equals_mxnets_for_every_list_and_batch_size() {
             ("batch_size", &bs[..]),
             ("last_batch_handle", handle),
         ];
-        let mut it = ImageIter::new(params(&pairs).unwrap()).unwrap();
+        let mut it = ImageIter::new(ImageIterParams::from_pairs(&pairs).unwrap()).unwrap();
         for (e, epoch) in case["epochs"].as_array().unwrap().iter().enumerate() {
             let mut got = Vec::new();
             while let Some(batch) = it.next_batch().unwrap() {
@@ -364,7 +360,7 @@ fn bad_lists_and_images_are_errors_naming_the_line() {
         std::fs::write(&list, text).unwrap();
         let mut pairs = base.to_vec();
         pairs.extend(extra);
-        let err = match ImageIter::new(params(&pairs).unwrap()) {
+        let err = match ImageIter::new(ImageIterParams::from_pairs(&pairs).unwrap()) {
             Err(e) => e.to_string(),
             Ok(mut it) => it.next_batch().unwrap_err().to_string(),
         };
@@ -425,18 +421,20 @@ fn parameters_are_refused_by_name() {
     for ((key, value), message) in refused {
         let mut pairs = base.to_vec();
         pairs.push((key, value));
-        match params(&pairs) {
+        match ImageIterParams::from_pairs(&pairs) {
             Err(e) => assert!(e.to_string().contains(message), "{key}={value}: {e}"),
             // Two parts of one: fine; part 2 of 2 is not.
             Ok(_) => {
                 assert_eq!(key, "num_parts");
                 pairs.push(("part_index", "2"));
-                let e = params(&pairs).unwrap_err().to_string();
+                let e = ImageIterParams::from_pairs(&pairs).unwrap_err().to_string();
                 assert!(e.contains("part_index 2 must be below num_parts 2"), "{e}");
             }
         }
     }
-    let e = params(&base[1..]).unwrap_err().to_string();
+    let e = ImageIterParams::from_pairs(&base[1..])
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("ImageIter: path_imglist is required"), "{e}");
     // Defaults of augmenters kiln lacks change nothing; True and tuples of one value.
     let mut pairs = base.to_vec();
@@ -446,7 +444,7 @@ fn parameters_are_refused_by_name() {
         ("mean", "True"),
         ("std", "(2,)"),
     ]);
-    let p = params(&pairs).unwrap();
+    let p = ImageIterParams::from_pairs(&pairs).unwrap();
     assert_eq!(p.mean, Some([123.68, 116.28, 103.53]));
     assert_eq!(p.std, Some([2.0; 3]));
     assert_eq!(p.inter_method, 2, "MXNet's default, bicubic");
@@ -454,7 +452,13 @@ fn parameters_are_refused_by_name() {
     for method in ["0", "1", "2", "3", "4", "9", "10"] {
         let mut pairs = base.to_vec();
         pairs.extend([("inter_method", method), ("resize", "20")]);
-        assert_eq!(params(&pairs).unwrap().inter_method.to_string(), method);
+        assert_eq!(
+            ImageIterParams::from_pairs(&pairs)
+                .unwrap()
+                .inter_method
+                .to_string(),
+            method
+        );
     }
 }
 
