@@ -34,13 +34,7 @@ fn iter_writes_the_batches_and_show_the_image() {
         "--out",
         "out",
     ];
-    let out = kiln(&dir, &args);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = cli::kiln_ok(&dir, "data", &args);
     assert!(
         stdout.contains("epoch 1: 3 batches, 12 images")
             && stdout.contains("epoch 2: 2 batches, 9 images"),
@@ -193,13 +187,7 @@ fn iter_runs_image_iter_over_a_list() {
         "--out",
         "out",
     ];
-    let out = kiln(&dir, &args);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = cli::kiln_ok(&dir, "data", &args);
     // The second epoch's first batch holds the two images rolled over and two new ones;
     // MXNet's pad counts the new ones.
     assert!(

@@ -116,12 +116,7 @@ fn reencoded_records_are_im2rec_pys() {
                 encoding,
             ];
             args.extend(&extra);
-            let out = kiln(&dir, &args);
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            cli::kiln_ok(&dir, "im2rec", &args);
             let ours = dir.join(format!("{stem}.rec"));
             if encoding == ".jpg" {
                 let theirs = fixture(&format!("reencode/{stem}_jpg.rec"));
@@ -159,12 +154,7 @@ fn color_minus_one_keeps_the_stored_channels() {
         "--encoding",
         ".png",
     ];
-    let out = kiln(&dir, &args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    cli::kiln_ok(&dir, "im2rec", &args);
     for (record, channels) in [(0, 4), (1, 1)] {
         let got = images(&dir.join("unchanged.rec"), channels).remove(record);
         let want = images(&fixture("reencode/unchanged.rec"), channels).remove(record);

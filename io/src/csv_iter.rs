@@ -78,6 +78,17 @@ impl CsvParams {
     }
 }
 
+/// An optional sign at `b[*i]`, stepped over: whether it is `-`.
+fn sign(b: &[u8], i: &mut usize) -> bool {
+    match b.get(*i) {
+        Some(&c @ (b'-' | b'+')) => {
+            *i += 1;
+            c == b'-'
+        }
+        _ => false,
+    }
+}
+
 /// dmlc's `strtof` (`ParseFloat<float>`), which MXNet's CSV parser uses and which is not
 /// correctly rounded (`-3.548` reads as -3.5479999): the integer part as a float, plus the
 /// fraction (up to 19 digits) divided in double and rounded to float, then scaled by the
@@ -86,17 +97,7 @@ impl CsvParams {
 fn parse_float(text: &str) -> Option<f32> {
     let b = text.as_bytes();
     let mut i = 0;
-    let negative = match b.first() {
-        Some(b'-') => {
-            i += 1;
-            true
-        }
-        Some(b'+') => {
-            i += 1;
-            false
-        }
-        _ => false,
-    };
+    let negative = sign(b, &mut i);
     let rest = text[i..].to_ascii_lowercase();
     let special = match rest.as_str() {
         "inf" | "infinity" => Some(f32::INFINITY),
@@ -133,17 +134,7 @@ fn parse_float(text: &str) -> Option<f32> {
             }
             if matches!(b.get(i), Some(b'e' | b'E')) {
                 i += 1;
-                let shrink = match b.get(i) {
-                    Some(b'-') => {
-                        i += 1;
-                        true
-                    }
-                    Some(b'+') => {
-                        i += 1;
-                        false
-                    }
-                    _ => false,
-                };
+                let shrink = sign(b, &mut i);
                 let exponent = digits(&mut i);
                 let mut e = (b[exponent].iter())
                     .fold(0u32, |n, d| {
