@@ -6,7 +6,7 @@ mod support;
 
 use kiln_image::{decode, resize_bilinear, Image};
 use std::path::Path;
-use support::{fixture, npy_f32, npy_u8};
+use support::{fixture, jpegs, npy_f32, npy_u8};
 
 fn names() -> Vec<String> {
     (0..6).map(|i| format!("img{i}")).collect()
@@ -54,17 +54,11 @@ fn jpeg_decodes_as_mxnet() {
 #[test]
 fn jpeg_variants_decode_as_mxnet() {
     let mut failures = Vec::new();
-    let mut count = 0;
-    for entry in std::fs::read_dir(fixture("jpeg")).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_none_or(|e| e != "jpg") {
-            continue;
-        }
-        let bytes = std::fs::read(&path).unwrap();
-        let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+    let files = jpegs("jpeg");
+    for (bytes, stem) in &files {
         for (channels, kind) in [(3, "rgb"), (1, "gray")] {
             let (want, shape) = npy_u8(&fixture(&format!("jpeg/{stem}.{kind}.npy")));
-            match decode(&bytes, channels) {
+            match decode(bytes, channels) {
                 Ok(image) if [image.height, image.width, image.channels] != shape[..] => {
                     failures.push(format!("{stem} {kind}: shape {image:?} for {shape:?}"))
                 }
@@ -76,9 +70,8 @@ fn jpeg_variants_decode_as_mxnet() {
                 Err(e) => failures.push(format!("{stem} {kind}: {e}")),
             }
         }
-        count += 1;
     }
-    assert!(count >= 40, "{count} JPEG fixtures");
+    assert!(files.len() >= 40, "{} JPEG fixtures", files.len());
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
@@ -88,30 +81,23 @@ fn jpeg_variants_decode_as_mxnet() {
 #[test]
 fn jpeg_encoding_equals_opencvs_bytes() {
     let mut failures = Vec::new();
-    let mut count = 0;
-    for entry in std::fs::read_dir(fixture("encode")).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_none_or(|e| e != "jpg") {
-            continue;
-        }
-        let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+    let files = jpegs("encode");
+    for (theirs, stem) in &files {
         let (source, quality) = stem.rsplit_once("_q").unwrap();
         let channels = if source.starts_with("gray") { 1 } else { 3 };
         let png = std::fs::read(fixture(&format!("encode/{source}.png"))).unwrap();
         let image = decode(&png, channels).unwrap();
         let ours = kiln_image::encode_jpeg(&image, quality.parse().unwrap()).unwrap();
-        let theirs = std::fs::read(&path).unwrap();
-        if ours != theirs {
-            let first = ours.iter().zip(&theirs).position(|(a, b)| a != b);
+        if ours != *theirs {
+            let first = ours.iter().zip(theirs).position(|(a, b)| a != b);
             failures.push(format!(
                 "{stem}: {} bytes against {}, first difference at {first:?}",
                 ours.len(),
                 theirs.len()
             ));
         }
-        count += 1;
     }
-    assert!(count >= 72, "{count} fixtures");
+    assert!(files.len() >= 72, "{} fixtures", files.len());
     assert!(failures.is_empty(), "{failures:#?}");
 }
 

@@ -13,6 +13,22 @@ pub fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// The `.jpg` files of the fixtures' folder `folder`: (bytes, file stem), by name.
+pub fn jpegs(folder: &str) -> Vec<(Vec<u8>, String)> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(fixture(folder))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "jpg"))
+        .collect();
+    files.sort();
+    (files.iter())
+        .map(|path| {
+            let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+            (std::fs::read(path).unwrap(), stem)
+        })
+        .collect()
+}
+
 /// An .npy file of uint8 values: the values and the shape.
 pub fn npy_u8(path: &Path) -> (Vec<u8>, Vec<usize>) {
     let t = kiln_compiler::formats::npy::read_npy(path).unwrap();
