@@ -61,8 +61,8 @@ impl ImageRecord<'_> {
         let header = payload
             .get(..HEADER_BYTES)
             .ok_or(Corrupt::ShortImageHeader { len: payload.len() })?;
-        let u32_at = |i: usize| u32::from_le_bytes(header[i..i + 4].try_into().expect("4 bytes"));
-        let u64_at = |i: usize| u64::from_le_bytes(header[i..i + 8].try_into().expect("8 bytes"));
+        let u32_at = |i: usize| u32::from_le_bytes(std::array::from_fn(|k| header[i + k]));
+        let u64_at = |i: usize| u64::from_le_bytes(std::array::from_fn(|k| header[i + k]));
         let (flag, label) = (u32_at(0) as usize, f32::from_bits(u32_at(4)));
         let rest = &payload[HEADER_BYTES..];
         let (label, image) = match flag {
@@ -75,10 +75,8 @@ impl ImageRecord<'_> {
                             count: n,
                             left: rest.len(),
                         })?;
-                let labels = rest[..bytes]
-                    .chunks_exact(4)
-                    .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")))
-                    .collect();
+                let (words, _) = rest[..bytes].as_chunks::<4>();
+                let labels = words.iter().map(|&w| f32::from_le_bytes(w)).collect();
                 (Label::Multi(labels), &rest[bytes..])
             }
         };

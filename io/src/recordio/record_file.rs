@@ -123,19 +123,20 @@ fn read_record(
     offset: usize,
 ) -> std::result::Result<(Cow<'_, [u8]>, usize), Corrupt> {
     let mut at = offset;
-    let mut joined: Option<Vec<u8>> = None;
+    // A record in parts: the first part, then each later one after the magic it was split
+    // at.
+    let mut joined: Vec<u8> = Vec::new();
     loop {
         let (part, body, next) = read_part(bytes, at)?;
         let first = at == offset;
         match (first, part) {
             (true, Part::Whole) => return Ok((Cow::Borrowed(body), next)),
-            (true, Part::First) => joined = Some(body.to_vec()),
+            (true, Part::First) => joined = body.to_vec(),
             (false, Part::Middle | Part::Last) => {
-                let record = joined.as_mut().expect("a first part came before");
-                record.extend_from_slice(&MAGIC_BYTES);
-                record.extend_from_slice(body);
+                joined.extend_from_slice(&MAGIC_BYTES);
+                joined.extend_from_slice(body);
                 if part == Part::Last {
-                    return Ok((Cow::Owned(joined.take().unwrap_or_default()), next));
+                    return Ok((Cow::Owned(joined), next));
                 }
             }
             (true, _) => return Err(Corrupt::StartsInside { flag: part as u32 }),
