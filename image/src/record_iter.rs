@@ -187,7 +187,8 @@ impl ImageRecordIter {
     /// Starts the producer at this epoch: it makes the epoch's batches, then the next
     /// epochs', up to `prefetch_buffer` ahead of the consumer (so an epoch's first batches
     /// are ready while the consumer is busy at the end of the one before).
-    fn start(&mut self) {
+    /// A producer thread making this epoch's batches and then the next epochs'.
+    fn producer(&self) -> Producer {
         let (send, batches) = sync_channel(self.source.params.prefetch_buffer.max(1));
         let stop = Arc::new(AtomicBool::new(false));
         let (source, stopped) = (self.source.clone(), stop.clone());
@@ -215,11 +216,11 @@ impl ImageRecordIter {
             }
             (epoch, skip) = (epoch + 1, next_skip);
         });
-        self.producer = Some(Producer {
+        Producer {
             batches,
             stop,
             thread,
-        });
+        }
     }
 
     fn stop(&mut self) {
@@ -445,10 +446,11 @@ impl DataIter for ImageRecordIter {
         if self.ended {
             return Ok(None);
         }
-        if self.producer.is_none() {
-            self.start();
-        }
-        let producer = self.producer.as_ref().expect("started");
+        let producer = match self.producer.take() {
+            Some(producer) => producer,
+            None => self.producer(),
+        };
+        let producer = self.producer.insert(producer);
         let made = match producer.batches.recv() {
             Ok(Item::Batch(made)) => made.map_err(|e| kiln_io::Error::Input(e.to_string()))?,
             Ok(Item::EpochEnd) => {
