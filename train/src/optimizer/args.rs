@@ -89,22 +89,35 @@ impl<'a> Args<'a> {
     }
 }
 
+/// A text that is not the number asked for; callers say whose value it was.
+#[derive(Debug, thiserror::Error)]
+#[error("`{text}` is not {expected}")]
+pub struct BadNumber {
+    pub text: String,
+    /// "a number" or "an integer".
+    pub expected: &'static str,
+}
+
 /// A Python float literal (`0.1`, `1e-3`, `.5`, `2`, `-1`, `inf`).
-pub fn parse_f64(v: &str) -> std::result::Result<f64, String> {
+pub fn parse_f64(v: &str) -> std::result::Result<f64, BadNumber> {
     let v = v.trim();
     let digits = v.replace('_', "");
     match digits.parse::<f64>() {
         Ok(x) if !x.is_nan() => Ok(x),
-        _ => Err(format!("`{v}` is not a number")),
+        _ => Err(BadNumber {
+            text: v.into(),
+            expected: "a number",
+        }),
     }
 }
 
 /// A Python integer literal.
-pub fn parse_int(v: &str) -> std::result::Result<i64, String> {
+pub fn parse_int(v: &str) -> std::result::Result<i64, BadNumber> {
     let v = v.trim();
-    v.replace('_', "")
-        .parse::<i64>()
-        .map_err(|_| format!("`{v}` is not an integer"))
+    v.replace('_', "").parse::<i64>().map_err(|_| BadNumber {
+        text: v.into(),
+        expected: "an integer",
+    })
 }
 
 /// Splits `a=1,b=[2,3],c='x'` at the commas outside brackets and quotes.

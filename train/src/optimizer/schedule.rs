@@ -94,10 +94,14 @@ impl Scheduler {
         };
         let ctx = |key: &str, e: String| format!("schedule `{name}`: `{key}`: {e}");
         let float = |v: Option<String>, key: &str, default: f64| -> Result<f64, String> {
-            v.map_or(Ok(default), |v| parse_f64(&v).map_err(|e| ctx(key, e)))
+            v.map_or(Ok(default), |v| {
+                parse_f64(&v).map_err(|e| ctx(key, e.to_string()))
+            })
         };
         let count = |v: Option<String>, key: &str, default: i64| -> Result<i64, String> {
-            v.map_or(Ok(default), |v| parse_int(&v).map_err(|e| ctx(key, e)))
+            v.map_or(Ok(default), |v| {
+                parse_int(&v).map_err(|e| ctx(key, e.to_string()))
+            })
         };
         let base_lr = float(take("base_lr"), "base_lr", 0.01)?;
         let warmup_steps = count(take("warmup_steps"), "warmup_steps", 0)?;
@@ -124,7 +128,7 @@ impl Scheduler {
         let kind = match name {
             "factor" => {
                 let step = take("step").ok_or("schedule `factor` needs `step`")?;
-                let step = parse_int(&step).map_err(|e| ctx("step", e))?;
+                let step = parse_int(&step).map_err(|e| ctx("step", e.to_string()))?;
                 let factor = float(take("factor"), "factor", 1.0)?;
                 if step < 1 {
                     return Err(ctx("step", format!("{step}: must be at least 1")));
@@ -320,6 +324,6 @@ fn parse_list(v: &str) -> Result<Vec<i64>, String> {
         .split(',')
         .map(str::trim)
         .filter(|s| !s.is_empty())
-        .map(parse_int)
+        .map(|s| parse_int(s).map_err(|e| e.to_string()))
         .collect()
 }
