@@ -191,6 +191,65 @@ fn panics_become_errors() {
 }
 
 #[test]
+fn asynchronous_operations_hold_their_variables_until_completed() {
+    for kind in KINDS {
+        let e = Engine::new(kind);
+        let a = e.new_var();
+        let value = Arc::new(AtomicU64::new(0));
+        // The work completes on another thread, later: the read pushed after it waits.
+        let written = value.clone();
+        e.push_async_fn("send", &[], &[a.clone()], 0, move |done| {
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(20));
+                written.store(7, Ordering::SeqCst);
+                done.complete(Ok(()));
+            });
+        });
+        let seen = Arc::new(AtomicU64::new(0));
+        let (from, to) = (value.clone(), seen.clone());
+        e.push_fn(
+            "read",
+            &[a.clone()],
+            &[],
+            FnProperty::Normal,
+            0,
+            move || {
+                to.store(from.load(Ordering::SeqCst), Ordering::SeqCst);
+                Ok(())
+            },
+        );
+        e.wait_for_var(&a).unwrap();
+        assert_eq!(value.load(Ordering::SeqCst), 7, "{kind:?}");
+        e.wait_all().unwrap();
+        assert_eq!(seen.load(Ordering::SeqCst), 7, "{kind:?}");
+        assert_eq!(a.version(), 1, "{kind:?}");
+    }
+}
+
+#[test]
+fn asynchronous_errors_and_dropped_completions_reach_waiters() {
+    for kind in KINDS {
+        let e = Engine::new(kind);
+        let (a, b) = (e.new_var(), e.new_var());
+        e.push_async_fn("fails", &[], &[a.clone()], 0, |done| {
+            done.complete(Err("peer rank 1 is gone".into()))
+        });
+        e.push_async_fn("drops", &[], &[b.clone()], 0, drop);
+        let err = e.wait_for_var(&a).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "operation `fails` failed: peer rank 1 is gone"
+        );
+        let err = e.wait_for_var(&b).unwrap_err();
+        assert!(
+            err.to_string().contains("without completing"),
+            "{kind:?}: {err}"
+        );
+        let _ = e.wait_all();
+    }
+}
+
+#[test]
 fn delete_var_runs_after_pending_uses() {
     let e = Engine::new(EngineKind::Threaded { workers: 2 });
     let a = e.new_var();

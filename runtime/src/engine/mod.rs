@@ -17,6 +17,12 @@
 //! depend on timing). It surfaces at the next [`Engine::wait_for_var`] on an affected
 //! variable, which clears it, and at [`Engine::wait_all`].
 //!
+//! Asynchronous operations ([`Engine::new_async_operator`], MXNet's `kAsync`) start on the
+//! priority lane and hand their work elsewhere (a communication thread); they complete
+//! when that work calls their [`Completion`], and until then they hold their variables as
+//! any running operation does. A completion dropped without being called completes the
+//! operation with an error, so a lost request cannot leave its variables held forever.
+//!
 //! Threads: `KILN_CPU_WORKER_NTHREADS` compute workers (default 1, as MXnet: kernels
 //! parallelize internally over the shared pool, so more workers would oversubscribe the
 //! cores), one copy lane and one priority lane. `KILN_ENGINE=naive` runs every operation
@@ -59,18 +65,30 @@ pub enum FnProperty {
 }
 
 type SharedFn = dyn Fn() -> Result<(), String> + Send + Sync;
+type AsyncFn = dyn Fn(Completion) + Send + Sync;
 
-/// A pre-created operation: a function and its de-duplicated variable lists.
+pub use threaded::Completion;
+
+/// What an operation runs.
+enum Body {
+    /// A function that completes the operation when it returns.
+    Sync(Box<SharedFn>),
+    /// A function that starts the work; the operation completes when the work calls the
+    /// [`Completion`] it was given.
+    Async(Box<AsyncFn>),
+    /// A segment's operations, run in order ([`Engine::new_segment`]).
+    Segment(Vec<Arc<Operator>>),
+}
+
+/// A pre-created operation: what it runs and its de-duplicated variable lists.
 pub struct Operator {
     name: Arc<str>,
-    f: Box<SharedFn>,
+    body: Body,
     reads: Vec<Var>,
     writes: Vec<Var>,
     prop: FnProperty,
     /// Runs even when a variable it touches carries an error (waits).
     no_skip: bool,
-    /// A segment's operations, run in order in place of `f` ([`Engine::new_segment`]).
-    segment: Vec<Arc<Operator>>,
     /// Bytes of the arrays it reads and writes, where its creator said (for the profile).
     bytes: usize,
 }
@@ -94,36 +112,51 @@ impl Operator {
         self
     }
 
+    /// Runs a synchronous operation or a segment (an asynchronous one is started by the
+    /// engine with its completion).
     fn run(&self) -> Result<(), EngineError> {
         let start = crate::profiler::enabled().then(std::time::Instant::now);
-        if !self.segment.is_empty() {
-            let result = self.segment.iter().try_for_each(|op| op.run());
-            if let Some(start) = start {
-                crate::profiler::record(&self.name, start, self.bytes);
+        let result = match &self.body {
+            Body::Segment(ops) => {
+                let result = ops.iter().try_for_each(|op| op.run());
+                self.profile(start);
+                return result;
             }
-            return result;
+            Body::Sync(f) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)),
+            Body::Async(_) => Ok(Err(
+                "an asynchronous operation run as a synchronous one".into()
+            )),
+        };
+        self.profile(start);
+        match result {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(message)) => Err(self.error(message)),
+            Err(payload) => Err(self.error(panic_message(payload.as_ref()))),
         }
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (self.f)()));
+    }
+
+    fn profile(&self, start: Option<std::time::Instant>) {
         if let Some(start) = start {
             crate::profiler::record(&self.name, start, self.bytes);
         }
-        let message = match result {
-            Ok(Ok(())) => return Ok(()),
-            Ok(Err(msg)) => msg,
-            Err(payload) => {
-                let text = payload
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| payload.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "unknown panic".into());
-                format!("panicked: {text}")
-            }
-        };
-        Err(EngineError {
+    }
+
+    fn error(&self, message: String) -> EngineError {
+        EngineError {
             op: self.name.clone(),
             message: message.into(),
-        })
+        }
     }
+}
+
+/// `panicked: MESSAGE` for a caught panic's payload.
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    let text = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into());
+    format!("panicked: {text}")
 }
 
 /// MXNet's DeduplicateVarHandle: each list sorted and unique, and a variable both read and
@@ -207,12 +240,33 @@ impl Engine {
         let (reads, writes) = dedup(reads, writes);
         Arc::new(Operator {
             name: name.into(),
-            f: Box::new(f),
+            body: Body::Sync(Box::new(f)),
             reads,
             writes,
             prop,
             no_skip: false,
-            segment: vec![],
+            bytes: 0,
+        })
+    }
+
+    /// Pre-creates an asynchronous operation: `f` starts the work on the priority lane and
+    /// returns; the operation completes when the work calls the [`Completion`] (see the
+    /// module's doc). The naive engine waits for the completion before going on.
+    pub fn new_async_operator(
+        &self,
+        name: &str,
+        reads: &[Var],
+        writes: &[Var],
+        f: impl Fn(Completion) + Send + Sync + 'static,
+    ) -> Arc<Operator> {
+        let (reads, writes) = dedup(reads, writes);
+        Arc::new(Operator {
+            name: name.into(),
+            body: Body::Async(Box::new(f)),
+            reads,
+            writes,
+            prop: FnProperty::Prioritized,
+            no_skip: false,
             bytes: 0,
         })
     }
@@ -226,13 +280,12 @@ impl Engine {
         let (reads, writes) = dedup(&reads, &writes);
         Arc::new(Operator {
             name: name.into(),
-            f: Box::new(|| Ok(())),
             reads,
             writes,
             prop: FnProperty::Normal,
             no_skip: false,
             bytes: ops.iter().map(|o| o.bytes).sum(),
-            segment: ops,
+            body: Body::Segment(ops),
         })
     }
 
@@ -268,6 +321,26 @@ impl Engine {
         self.push(&self.one_shot(name, reads, writes, prop, f), priority);
     }
 
+    /// Creates and pushes a one-shot asynchronous operation (see
+    /// [`Engine::new_async_operator`]).
+    pub fn push_async_fn(
+        &self,
+        name: &str,
+        reads: &[Var],
+        writes: &[Var],
+        priority: i32,
+        f: impl FnOnce(Completion) + Send + 'static,
+    ) {
+        let once = Mutex::new(Some(f));
+        let op = self.new_async_operator(name, reads, writes, move |done| {
+            match once.lock().map(|mut f| f.take()) {
+                Ok(Some(f)) => f(done),
+                _ => done.complete(Err("a one-shot operation ran twice".into())),
+            }
+        });
+        self.push(&op, priority);
+    }
+
     fn one_shot(
         &self,
         name: &str,
@@ -295,17 +368,16 @@ impl Engine {
             let (reads, writes) = dedup(std::slice::from_ref(var), &[]);
             let op = Arc::new(Operator {
                 name: "wait_for_var".into(),
-                f: Box::new(move || {
+                body: Body::Sync(Box::new(move || {
                     let (lock, cv) = &*signal;
                     *lock.lock().map_err(|e| e.to_string())? = true;
                     cv.notify_all();
                     Ok(())
-                }),
+                })),
                 reads,
                 writes,
                 prop: FnProperty::Prioritized,
                 no_skip: true,
-                segment: vec![],
                 bytes: 0,
             });
             self.inner.push(&op, i32::MAX);

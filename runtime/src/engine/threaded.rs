@@ -2,7 +2,7 @@
 //! then run on a lane's workers in priority order. With [`EngineKind::Naive`] the same
 //! bookkeeping runs synchronously on the pushing thread.
 
-use super::{EngineError, EngineKind, FnProperty, Operator};
+use super::{Body, EngineError, EngineKind, FnProperty, Operator};
 use std::cmp::Ordering as CmpOrdering;
 use std::collections::BinaryHeap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -148,7 +148,7 @@ impl Inner {
         lock(&self.free_blocks).push(block);
     }
 
-    pub(super) fn push(&self, op: &Arc<Operator>, priority: i32) {
+    pub(super) fn push(self: &Arc<Self>, op: &Arc<Operator>, priority: i32) {
         self.pending.fetch_add(1, Ordering::AcqRel);
         let block = self.new_block(op, priority);
         for v in &op.reads {
@@ -167,7 +167,7 @@ impl Inner {
     /// The naive engine runs ready operations on the pushing thread. Operations pushed from
     /// inside an operation are queued and run by the outermost push, so no variable lock is
     /// ever taken twice.
-    fn drain_naive(&self) {
+    fn drain_naive(self: &Arc<Self>) {
         thread_local!(static DRAINING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) });
         if DRAINING.with(|d| d.replace(true)) {
             return;
@@ -199,28 +199,49 @@ impl Inner {
         lane.available.notify_one();
     }
 
-    fn execute(&self, block: Arc<Block>) {
+    fn execute(self: &Arc<Self>, block: Arc<Block>) {
         let op = block.op.clone().expect("a ready block has its operation");
         // Every variable granted the block with the error it carried, and none can gain
         // one before the block completes (their writers wait for it): this is all of them.
         let inherited = lock(&block.inherited).take().filter(|_| !op.no_skip);
+        if let (None, Body::Async(start)) = (&inherited, &op.body) {
+            let naive = (self.kind == EngineKind::Naive).then(Default::default);
+            let done = Completion {
+                engine: self.clone(),
+                block: Some(block),
+                started: crate::profiler::enabled().then(std::time::Instant::now),
+                naive: naive.clone(),
+            };
+            // A panic drops the completion, which completes the operation with an error.
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| start(done)));
+            if let Some(signal) = naive {
+                signal.wait();
+            }
+            return;
+        }
         let result = match inherited {
             Some(raised) => Err(raised),
-            None => op.run().map_err(|error| {
-                lock(&self.errors).push(error.clone());
-                Raised {
-                    seq: block.seq,
-                    error,
-                }
-            }),
+            None => op.run().map_err(|error| self.raise(&block, error)),
         };
+        self.finish(block, &op, result.err());
+    }
+
+    fn raise(&self, block: &Block, error: EngineError) -> Raised {
+        lock(&self.errors).push(error.clone());
+        Raised {
+            seq: block.seq,
+            error,
+        }
+    }
+
+    /// Releases the variables of a completed operation.
+    fn finish(&self, block: Arc<Block>, op: &Operator, error: Option<Raised>) {
         for v in &op.reads {
             v.complete_read(self);
         }
         for v in &op.writes {
-            v.complete_write(self, result.as_ref().err());
+            v.complete_write(self, error.as_ref());
         }
-        drop(op);
         self.recycle(block);
         if self.pending.fetch_sub(1, Ordering::AcqRel) == 1 {
             let _guard = lock(&self.idle_lock);
@@ -240,6 +261,68 @@ impl Inner {
         let first = errors.first().cloned();
         errors.clear();
         first.map_or(Ok(()), Err)
+    }
+}
+
+/// How an asynchronous operation's work says it is done: once, with its result. Dropped
+/// without [`Completion::complete`], it completes the operation with an error.
+pub struct Completion {
+    engine: Arc<Inner>,
+    block: Option<Arc<Block>>,
+    started: Option<std::time::Instant>,
+    /// The naive engine's pushing thread waits on this.
+    naive: Option<Arc<Signal>>,
+}
+
+impl Completion {
+    /// Completes the operation: its variables are released, and an error is attached to
+    /// what it writes as a synchronous operation's would be.
+    pub fn complete(mut self, result: Result<(), String>) {
+        self.finish(result);
+    }
+
+    fn finish(&mut self, result: Result<(), String>) {
+        let Some(block) = self.block.take() else {
+            return;
+        };
+        let op = block.op.clone().expect("a started block has its operation");
+        op.profile(self.started);
+        let error = result
+            .err()
+            .map(|message| self.engine.raise(&block, op.error(message)));
+        self.engine.finish(block, &op, error);
+        if let Some(signal) = &self.naive {
+            signal.set();
+        }
+    }
+}
+
+impl Drop for Completion {
+    fn drop(&mut self) {
+        self.finish(Err(
+            "its work ended without completing it (dropped or panicked)".into(),
+        ));
+    }
+}
+
+/// A flag one thread waits for and another sets.
+#[derive(Default)]
+struct Signal {
+    set: Mutex<bool>,
+    changed: Condvar,
+}
+
+impl Signal {
+    fn set(&self) {
+        *lock(&self.set) = true;
+        self.changed.notify_all();
+    }
+
+    fn wait(&self) {
+        let mut set = lock(&self.set);
+        while !*set {
+            set = self.changed.wait(set).unwrap_or_else(|e| e.into_inner());
+        }
     }
 }
 
