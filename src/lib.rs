@@ -12,6 +12,9 @@
 //! ```
 
 pub use kiln_compiler as compiler;
+/// The distributed KVStore over MPI (the `mpi` feature).
+#[cfg(feature = "mpi")]
+pub use kiln_dist as dist;
 pub use kiln_image as image;
 pub use kiln_io as io;
 pub use kiln_kvstore as kvstore;

@@ -1,6 +1,7 @@
 //! The KVStore of the MXNet paper (§3.3): a store of named arrays that devices push
-//! gradients into and pull weights from, here its first level, the stores of one process
-//! (`local` and `device`, MXNET_SPEC §6). The distributed store comes on MPI later.
+//! gradients into and pull weights from. Its first level is the store of one process
+//! (`local` and `device`, MXNET_SPEC §6); a [`Remote`] adds the second, across processes
+//! (`dist_sync` and `dist_device_sync` from kiln-dist, over MPI).
 //!
 //! Contract, as MXNet's `KVStoreLocal`:
 //! - Keys are ints or strings ([`Key`]), not both in one store; a key is initialized once.
@@ -15,15 +16,24 @@
 //!   once per key and reused while the same arrays are pushed or pulled (allocation-free
 //!   steps); errors surface where the arrays are waited on.
 //!
+//! With a remote, a push sums the devices first, then the remote sums the workers' sums
+//! into the value the updater receives (one message per key leaves the process), and
+//! `init` takes worker 0's value everywhere: every worker then runs the same updates on
+//! the same sums, so their weights stay equal to what one server would hold.
+//!
 //! The store runs on the CPU. `device` is MXNet's store reducing on the devices; with only
 //! CPU arrays, which is what kiln runs on without a GPU backend, it reduces exactly as
 //! `local` does.
 
+pub mod compression;
 mod key;
 mod reduce;
+mod remote;
 mod store;
 
 pub use key::Key;
+pub use reduce::sum_in_order;
+pub use remote::Remote;
 pub use store::{KVStore, Kind, Updater};
 
 /// What a store refuses.

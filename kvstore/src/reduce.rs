@@ -94,22 +94,33 @@ where
         let (lo, hi) = (t * chunk, ((t + 1) * chunk).min(n));
         // SAFETY: tasks write disjoint ranges `lo..hi` of the destination's `n` elements.
         let out = unsafe { dest.range(lo, hi) };
-        if srcs.len() == 1 {
-            out.copy_from_slice(&srcs[0][lo..hi]);
-            return;
-        }
-        for (j, o) in out.iter_mut().enumerate() {
-            let i = lo + j;
-            let mut acc = srcs[0][i];
-            for group in srcs[1..].chunks(4) {
-                let mut g = group[0][i];
-                for s in &group[1..] {
-                    g = g + s[i];
-                }
-                acc = acc + g;
-            }
-            *o = acc;
-        }
+        sum_in_order(&srcs, lo, out);
     });
     Ok(())
+}
+
+/// Writes into `out[j]` the sum of `sources[k][start + j]` over the sources, in MXNet's
+/// order and grouping (the module's doc): the one definition of it, for a process's
+/// devices and for the workers of a distributed store (kiln-dist).
+pub fn sum_in_order<T: Copy + Add<Output = T>>(sources: &[&[T]], start: usize, out: &mut [T]) {
+    let Some((first, rest)) = sources.split_first() else {
+        return;
+    };
+    let end = start + out.len();
+    if rest.is_empty() {
+        out.copy_from_slice(&first[start..end]);
+        return;
+    }
+    for (j, o) in out.iter_mut().enumerate() {
+        let i = start + j;
+        let mut acc = first[i];
+        for group in rest.chunks(4) {
+            let mut g = group[0][i];
+            for s in &group[1..] {
+                g = g + s[i];
+            }
+            acc = acc + g;
+        }
+        *o = acc;
+    }
 }

@@ -1,6 +1,6 @@
 //! The store of one process: `local` and `device` (see the crate's contract).
 
-use crate::{reduce, Error, Key, Result};
+use crate::{reduce, Error, Key, Remote, Result};
 use kiln_ops::shape::fmt_shape;
 use kiln_runtime::{Device, Engine, NDArray, Operator};
 use std::collections::HashMap;
@@ -37,19 +37,25 @@ where
     }
 }
 
-/// A store of one process.
+/// A store: of one process, or with a [`Remote`] the worker's side of a distributed one.
 pub struct KVStore {
     kind: Kind,
     entries: HashMap<Key, Entry>,
     updater: Option<Box<dyn Updater>>,
+    remote: Option<Box<dyn Remote>>,
 }
 
 struct Entry {
     stored: NDArray,
-    /// Where the values of several devices are summed for the updater (MXNet's merge
-    /// buffer), made at the first such push.
+    /// Where the values of several devices are summed for the updater or the remote
+    /// (MXNet's merge buffer), made at the first such push.
     merged: Option<NDArray>,
+    /// Where the remote writes the sum over the workers, made at the first push.
+    global: Option<NDArray>,
+    /// The first level's operation (the devices' sum).
     push: Option<Cached>,
+    /// The copy of the workers' sum into the stored value, without an updater.
+    replace: Option<Cached>,
     /// One per output array of the latest pulls.
     pulls: Vec<Option<Cached>>,
 }
@@ -97,7 +103,7 @@ impl KVStore {
         let lower = name.to_lowercase();
         let kind = if lower.contains("dist") {
             return Err(Error::Input(format!(
-                "kvstore `{name}`: the distributed store is not in this build of kiln; use `local` or `device`"
+                "kvstore `{name}`: a distributed store is made by kiln-dist (`kiln_dist::create`; kiln's `mpi` feature)"
             )));
         } else if lower.contains("nccl") {
             return Err(Error::Input(format!(
@@ -120,6 +126,16 @@ impl KVStore {
             kind,
             entries: HashMap::new(),
             updater: None,
+            remote: None,
+        }
+    }
+
+    /// A worker's store of a distributed job: `kind` sums its devices, `remote` the
+    /// workers (see the crate's contract).
+    pub fn with_remote(kind: Kind, remote: Box<dyn Remote>) -> KVStore {
+        KVStore {
+            remote: Some(remote),
+            ..KVStore::new(kind)
         }
     }
 
@@ -129,20 +145,51 @@ impl KVStore {
 
     /// MXNet's type name.
     pub fn type_name(&self) -> &'static str {
-        match self.kind {
-            Kind::Local => "local",
-            Kind::Device => "device",
+        match (&self.remote, self.kind) {
+            (Some(remote), _) => remote.type_name(),
+            (None, Kind::Local) => "local",
+            (None, Kind::Device) => "device",
         }
     }
 
-    /// This process's rank among the workers: 0 (one process).
+    /// This process's rank among the workers (0 without a remote).
     pub fn rank(&self) -> usize {
-        0
+        self.remote.as_ref().map_or(0, |r| r.rank())
     }
 
-    /// The number of workers: 1 (one process).
+    /// The number of workers (1 without a remote).
     pub fn num_workers(&self) -> usize {
-        1
+        self.remote.as_ref().map_or(1, |r| r.num_workers())
+    }
+
+    /// Whether pushes are summed over several processes.
+    pub fn is_distributed(&self) -> bool {
+        self.remote.is_some()
+    }
+
+    /// With a remote, ends the job after `error` (see [`Remote::abort`]); without one,
+    /// returns: the error is the caller's alone.
+    pub fn abort_if_distributed(&self, error: &dyn std::fmt::Display) {
+        if let Some(remote) = &self.remote {
+            remote.abort(&error.to_string());
+        }
+    }
+
+    /// How many workers pass `this` as true (this worker alone without a remote).
+    pub fn count_workers(&mut self, this: bool) -> Result<usize> {
+        match &mut self.remote {
+            Some(remote) => remote.count(this),
+            None => Ok(this.into()),
+        }
+    }
+
+    /// MXNet's `barrier`: blocks until every worker has called it (at once without a
+    /// remote).
+    pub fn barrier(&mut self) -> Result<()> {
+        match &mut self.remote {
+            Some(remote) => remote.barrier(),
+            None => Ok(()),
+        }
     }
 
     /// Sets what pushes hand their sums to; without one, a push replaces the stored value.
@@ -172,21 +219,26 @@ impl KVStore {
             &stored,
         )?;
         Engine::global().push(&op, 0);
+        if let Some(remote) = &mut self.remote {
+            remote.init(&key, &stored)?;
+        }
         self.entries.insert(
             key,
             Entry {
                 stored,
                 merged: None,
+                global: None,
                 push: None,
+                replace: None,
                 pulls: Vec::new(),
             },
         );
         Ok(())
     }
 
-    /// Pushes `values` (one per device) to `key`: their sum goes to the updater, or
-    /// replaces the stored value. Returns at once; the work runs on the engine at
-    /// `priority`.
+    /// Pushes `values` (one per device) to `key`: their sum (over the workers too, with a
+    /// remote) goes to the updater, or replaces the stored value. Returns at once; the
+    /// work runs on the engine at `priority`.
     pub fn push(&mut self, key: impl Into<Key>, values: &[NDArray], priority: i32) -> Result<()> {
         let key = key.into();
         let entry = self
@@ -199,28 +251,43 @@ impl KVStore {
         for v in values {
             fits(&key, "push", v, &entry.stored)?;
         }
-        let Some(updater) = &mut self.updater else {
+        if self.updater.is_none() && self.remote.is_none() {
             let op = reuse(&mut entry.push, "kvstore_push", values, &entry.stored)?;
             Engine::global().push(&op, priority);
             return Ok(());
-        };
-        let merged = match values {
+        }
+        // Level 1: this process's devices.
+        let local = match values {
             [one] => one.clone(),
             _ => {
-                let stored = &entry.stored;
-                let merged = match &entry.merged {
-                    Some(m) => m.clone(),
-                    None => {
-                        let m = NDArray::zeros(stored.shape(), stored.dtype(), Device::Cpu)?;
-                        entry.merged.insert(m).clone()
-                    }
-                };
+                let merged = buffer(&mut entry.merged, &entry.stored)?;
                 let op = reuse(&mut entry.push, "kvstore_reduce", values, &merged)?;
                 Engine::global().push(&op, priority);
                 merged
             }
         };
-        updater.update(&key, &merged, &entry.stored)?;
+        // Level 2: the workers.
+        let summed = match &mut self.remote {
+            Some(remote) => {
+                let global = buffer(&mut entry.global, &entry.stored)?;
+                remote.push(&key, &local, &global, priority)?;
+                global
+            }
+            None => local,
+        };
+        match &mut self.updater {
+            Some(updater) => updater.update(&key, &summed, &entry.stored)?,
+            None => {
+                let sources = std::slice::from_ref(&summed);
+                let op = reuse(
+                    &mut entry.replace,
+                    "kvstore_replace",
+                    sources,
+                    &entry.stored,
+                )?;
+                Engine::global().push(&op, priority);
+            }
+        }
         Ok(())
     }
 
@@ -296,6 +363,15 @@ impl KVStore {
         }
         Ok(())
     }
+}
+
+/// The array in `slot`, made the first time as a zero array like `like`.
+fn buffer(slot: &mut Option<NDArray>, like: &NDArray) -> Result<NDArray> {
+    if let Some(array) = slot {
+        return Ok(array.clone());
+    }
+    let array = NDArray::zeros(like.shape(), like.dtype(), Device::Cpu)?;
+    Ok(slot.insert(array).clone())
 }
 
 fn uninitialized(key: &Key) -> Error {

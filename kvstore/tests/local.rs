@@ -177,7 +177,7 @@ fn misuse_is_an_error_naming_the_key() {
     let bools = NDArray::from_slice(&[true], &[1]).unwrap();
     assert!(message(kv.init(9, &bools)).contains("bool arrays cannot be summed"));
     for (name, expected) in [
-        ("dist_sync", "the distributed store is not in this build"),
+        ("dist_sync", "a distributed store is made by kiln-dist"),
         ("nccl", "NCCL needs kiln's GPU backend"),
         ("shared", "unknown kvstore type `shared`"),
     ] {

@@ -36,7 +36,7 @@ pub mod units;
 pub use checkpoint::{load_checkpoint, save_checkpoint};
 pub use config::Config;
 pub use device::Device;
-pub use engine::{Engine, EngineError, EngineKind, FnProperty, Operator, Var};
+pub use engine::{Completion, Engine, EngineError, EngineKind, FnProperty, Operator, Var};
 pub use error::{Error, Result};
 pub use executor::{Executor, GradReqs, Memory};
 pub use kiln_compiler::program::StepCounts;

@@ -6,6 +6,8 @@ mod grad;
 mod im2rec;
 mod init;
 mod inspect;
+#[cfg(feature = "mpi")]
+mod launch;
 mod ops;
 mod output;
 mod plan;
@@ -55,6 +57,10 @@ enum Command {
     Im2rec(im2rec::Args),
     /// What an iterator feeds a network: batches, shapes, labels, speed; a record's image.
     Data(data::Args),
+    /// Start a distributed job through mpirun: `kiln launch -n 2 -- kiln train ... --kvstore
+    /// dist_sync`, each rank's output prefixed by its rank.
+    #[cfg(feature = "mpi")]
+    Launch(launch::Args),
 }
 
 pub fn run(cli: Cli) -> Result<()> {
@@ -69,6 +75,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Init(a) => init::run(a),
         Command::Im2rec(a) => im2rec::run(a),
         Command::Data(a) => data::run(a),
+        #[cfg(feature = "mpi")]
+        Command::Launch(a) => launch::run(a),
     }
 }
 

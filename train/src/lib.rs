@@ -12,5 +12,5 @@ pub mod optimizer;
 pub mod spec;
 
 pub use error::{Error, Result};
-pub use module::Module;
+pub use module::{Module, StoreChoice};
 pub use optimizer::Optimizer;

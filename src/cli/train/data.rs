@@ -93,6 +93,7 @@ pub(super) fn image_iterator(
     flag: &str,
     path: &Path,
     training: bool,
+    shard: Shard,
 ) -> Result<ImageRecordIter> {
     let shape = args.image_shape.as_deref().ok_or_else(|| {
         input(format!(
@@ -145,6 +146,12 @@ pub(super) fn image_iterator(
             .filter(|(k, _)| training || !random.contains(&k.as_str()))
             .cloned(),
     );
+    // A distributed worker reads its part, unless told which.
+    let given = |name: &str| args.iter_params.iter().any(|(k, _)| k == name);
+    if shard.parts > 1 && !given("num_parts") && !given("part_index") {
+        pairs.push(("num_parts".into(), shard.parts.to_string()));
+        pairs.push(("part_index".into(), shard.part.to_string()));
+    }
     let pairs: Vec<(&str, &str)> = pairs
         .iter()
         .map(|(k, v)| (k.as_str(), v.as_str()))
@@ -152,6 +159,32 @@ pub(super) fn image_iterator(
     let params = ImageRecordParams::from_pairs(&pairs)
         .map_err(|e| input(format!("{flag} {}: {e}", path.display())))?;
     ImageRecordIter::new(params).map_err(|e| input(format!("{flag}: {e}")))
+}
+
+/// The part of the data a worker of a distributed job trains on: part `part` of `parts`
+/// contiguous ones, as MXNet's iterators' `part_index` and `num_parts`.
+#[derive(Clone, Copy)]
+pub(super) struct Shard {
+    pub part: usize,
+    pub parts: usize,
+}
+
+impl Shard {
+    /// Rows `part · rows / parts` to `(part + 1) · rows / parts` of `array`.
+    pub fn rows(self, array: &NDArray) -> Result<NDArray> {
+        let rows = array.shape().first().copied().unwrap_or(0);
+        let (begin, end) = (
+            self.part * rows / self.parts,
+            (self.part + 1) * rows / self.parts,
+        );
+        if begin == end {
+            return Err(input(format!(
+                "{rows} rows leave worker {} of {} none",
+                self.part, self.parts
+            )));
+        }
+        array.slice(begin, end)
+    }
 }
 
 /// Checks that the labels (given by `flag`) have the shape the network infers for them

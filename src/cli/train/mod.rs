@@ -23,7 +23,7 @@ mod data;
 
 use super::output::check_writable;
 use super::plot::Curve;
-use data::{check_label, image_iterator, is_rec, load_npy, Data};
+use data::{check_label, image_iterator, is_rec, load_npy, Data, Shard};
 use kiln::io::{DataIter, LastBatch, NDArrayIter};
 use kiln::kvstore::KVStore;
 use kiln::ops::shape::fmt_shape;
@@ -31,7 +31,7 @@ use kiln::runtime::{Device, NDArray};
 use kiln::train::initializer;
 use kiln::train::metric;
 use kiln::train::module::{states_path, Fit, OptimizerChoice};
-use kiln::train::{Module, Optimizer};
+use kiln::train::{Module, Optimizer, StoreChoice};
 use kiln::{Error, Result, Symbol};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -83,7 +83,9 @@ pub struct Args {
     /// Metrics by MXNet's names, comma-separated: `acc,ce`.
     #[arg(long, default_value = "acc")]
     metric: String,
-    /// The KVStore that sums several contexts' gradients: local or device.
+    /// The KVStore that sums several contexts' gradients: local or device; or, in a job
+    /// started by `kiln launch` (or mpirun), dist_sync or dist_device_sync, each worker
+    /// training on its part of the data (rank 0 writes the checkpoints and the plot).
     #[arg(long, default_value = "local")]
     kvstore: String,
     /// The devices, comma-separated: `cpu(0),cpu(1)` splits each batch in two.
@@ -221,7 +223,31 @@ fn newest_checkpoint(prefix: &str, with_states: bool) -> Result<usize> {
     }
 }
 
+/// The store `--kvstore` names. A distributed one starts MPI here: this process is a worker
+/// of the job `mpirun` started, and its rank says which part of the data it trains on.
+fn open_store(name: &str) -> Result<StoreChoice> {
+    #[cfg(feature = "mpi")]
+    if name.to_lowercase().starts_with("dist") {
+        return Ok(StoreChoice::Value(kiln::dist::create(name).map_err(input)?));
+    }
+    KVStore::create(name).map_err(input)?;
+    Ok(StoreChoice::Named(name.to_string()))
+}
+
 pub fn run(args: Args) -> Result<()> {
+    let store = open_store(&args.kvstore)?;
+    // A distributed worker that fails ends the job, which would otherwise wait for it.
+    #[cfg(feature = "mpi")]
+    let worker = kiln::dist::Worker::current();
+    let result = train(args, store);
+    #[cfg(feature = "mpi")]
+    if let (Err(error), Some(worker)) = (&result, worker) {
+        worker.abort(error);
+    }
+    result
+}
+
+fn train(args: Args, store: StoreChoice) -> Result<()> {
     let symbol = load_model(&args.model)?;
     let arguments = symbol.list_arguments();
     if !arguments.contains(&args.data_name) {
@@ -267,17 +293,26 @@ pub fn run(args: Args) -> Result<()> {
     Optimizer::create(&args.optimizer, &kwargs).map_err(input)?;
     let init = initializer::create(&args.initializer).map_err(input)?;
     let mut train_metric = metric::create(&args.metric).map_err(input)?;
-    KVStore::create(&args.kvstore).map_err(input)?;
+    let shard = match &store {
+        StoreChoice::Value(kv) => Shard {
+            part: kv.rank(),
+            parts: kv.num_workers(),
+        },
+        StoreChoice::Named(_) => Shard { part: 0, parts: 1 },
+    };
     let iterator = |(data_flag, data): (&str, &Path),
                     label: Option<(&str, &PathBuf)>,
                     training: bool|
      -> Result<Data> {
         if is_rec(data) {
-            return image_iterator(&args, data_flag, data, training).map(Data::Images);
+            return image_iterator(&args, data_flag, data, training, shard).map(Data::Images);
         }
-        let data = load_npy(data_flag, data)?;
+        let data = shard.rows(&load_npy(data_flag, data)?)?;
         let labels = match label {
-            Some((flag, path)) => vec![(args.label_name.clone(), load_npy(flag, path)?)],
+            Some((flag, path)) => {
+                let labels = shard.rows(&load_npy(flag, path)?)?;
+                vec![(args.label_name.clone(), labels)]
+            }
             None => vec![],
         };
         let it = NDArrayIter::new(
@@ -390,7 +425,7 @@ pub fn run(args: Args) -> Result<()> {
     let mut fit = Fit::new(args.epochs);
     fit.begin_epoch = begin;
     fit.eval_data = eval.as_mut().map(|e| &mut **e as &mut dyn DataIter);
-    fit.kvstore = Some(args.kvstore.clone());
+    fit.kvstore = Some(store);
     fit.optimizer = OptimizerChoice::Named(args.optimizer.clone(), args.optimizer_params.clone());
     fit.initializer = init;
     fit.seed = args.seed;
@@ -409,7 +444,11 @@ pub fn run(args: Args) -> Result<()> {
     let save_states = args.save_optimizer_states;
     let started = std::cell::Cell::new(Instant::now());
     let done = progress.clone();
-    let plot = args.plot.clone();
+    // One worker writes what every worker holds alike.
+    let (plot, prefix) = match shard.part {
+        0 => (args.plot.clone(), prefix),
+        _ => (None, None),
+    };
     let mut curves: Vec<Curve> = Vec::new();
     fit.epoch_end_callback.push(Box::new(move |end| {
         done.epoch_end(

@@ -1,6 +1,6 @@
 //! MXNet's `fit`: bind, initialize, then train epoch by epoch with callbacks.
 
-use super::Module;
+use super::{Module, StoreChoice};
 use crate::initializer::{Initializer, Rng, Uniform};
 use crate::metric::EvalMetric;
 use crate::optimizer::Optimizer;
@@ -54,7 +54,7 @@ pub struct Fit<'a> {
     /// Default: the training metric itself, reset (as MXNet does with a metric object).
     pub validation_metric: Option<Box<dyn EvalMetric>>,
     /// Default: `local` (no store for one context, as MXNet).
-    pub kvstore: Option<String>,
+    pub kvstore: Option<StoreChoice>,
     /// Default: SGD with learning rate 0.01.
     pub optimizer: OptimizerChoice,
     /// Default: Uniform(0.01).
@@ -130,7 +130,7 @@ impl Module {
             args.force_init,
         )?;
         if !self.optimizer_initialized() {
-            let kvstore = args.kvstore.as_deref();
+            let kvstore = args.kvstore.take();
             match std::mem::replace(
                 &mut args.optimizer,
                 OptimizerChoice::Named(String::new(), vec![]),
@@ -147,12 +147,45 @@ impl Module {
                 }
             }
         }
+        let result = self.train_epochs(train_data, &mut args);
+        if let (Err(error), Some(kv)) = (&result, &self.kvstore) {
+            kv.abort_if_distributed(error);
+        }
+        result
+    }
+
+    /// `fit`'s epochs, once bound and initialized. In a distributed job the workers agree
+    /// before each batch whether any has one left: a worker out of batches while others
+    /// go on pushes zero gradients (so the others are not left waiting, MXNet's classic
+    /// hang), and the epoch ends when none has a batch.
+    fn train_epochs(
+        &mut self,
+        train_data: &mut dyn DataIter,
+        args: &mut Fit<'_>,
+    ) -> Result<Vec<(String, f64)>> {
         let mut train = Vec::new();
         for epoch in args.begin_epoch..args.num_epoch {
             self.seed_random(kiln_ops::random::subseed(args.seed, epoch as u64))?;
             args.eval_metric.reset();
             let mut nbatch = 0;
-            while let Some(batch) = train_data.next_batch()? {
+            loop {
+                let next = train_data.next_batch()?;
+                let batch = match (next, &mut self.kvstore) {
+                    (next, Some(kv)) if kv.is_distributed() => {
+                        if kv.count_workers(next.is_some())? == 0 {
+                            break;
+                        }
+                        match next {
+                            Some(batch) => batch,
+                            None => {
+                                self.push_zero_gradients()?;
+                                continue;
+                            }
+                        }
+                    }
+                    (Some(batch), _) => batch,
+                    (None, _) => break,
+                };
                 self.forward_backward(&batch)?;
                 self.update()?;
                 self.update_metric(args.eval_metric.as_mut(), &batch.label)?;

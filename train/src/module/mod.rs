@@ -13,6 +13,12 @@
 //! store, no store is created and the optimizer updates each parameter under its index; with several devices the gradients go through the KVStore — updated in the store
 //! (`update_on_kvstore`, the default: push the gradients, pull the weights) or summed there
 //! and updated on every device under the key `index · devices + device`.
+//!
+//! A distributed store (kiln-dist, given as [`StoreChoice::Value`]) is used whatever the
+//! device count: its initial values are worker 0's, pulled into every device; `rescale_grad`
+//! defaults to 1/(batch · workers) for the synchronous types, as MXNet's. Parameters are
+//! pushed last layer first, the order backward completes their gradients in, since a
+//! distributed store sends them in the order they are pushed.
 
 mod checkpoint;
 mod evaluate;
@@ -40,6 +46,19 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 /// How `fill_params` initializes a parameter not given: its name and array.
 type InitFn<'a> = dyn FnMut(&str, &NDArray) -> Result<()> + 'a;
+
+/// The store a module updates through (MXNet's `kvstore` argument): a type name, or a
+/// store made by the caller (a distributed one from kiln-dist).
+pub enum StoreChoice {
+    Named(String),
+    Value(KVStore),
+}
+
+impl From<&str> for StoreChoice {
+    fn from(name: &str) -> StoreChoice {
+        StoreChoice::Named(name.to_string())
+    }
+}
 
 /// A Symbol with its data and label names, to be bound.
 pub struct Module {
@@ -462,33 +481,48 @@ impl Module {
     }
 
     /// MXNet's `init_optimizer` with an optimizer by name: `kwargs` as Python writes them,
-    /// `rescale_grad` set to 1/batch size unless given (MXNet's default).
+    /// `rescale_grad` set to 1/batch size unless given (MXNet's default; the batch of all
+    /// workers with a synchronous distributed store).
     pub fn init_optimizer_by_name(
         &mut self,
-        kvstore: Option<&str>,
+        kvstore: Option<StoreChoice>,
         optimizer: &str,
         kwargs: &[(&str, &str)],
     ) -> Result<()> {
-        let batch = self.bound("init_optimizer")?.data_shapes[0].shape[0];
+        let store = self.open_store(kvstore)?;
+        let mut batch = self.bound("init_optimizer")?.data_shapes[0].shape[0];
+        if let Some(kv) = store.as_ref().filter(|kv| kv.type_name().contains("dist_")) {
+            if kv.type_name().contains("_sync") {
+                batch *= kv.num_workers();
+            }
+        }
         let rescale = format!("{}", 1.0 / batch as f64);
         let mut kwargs = kwargs.to_vec();
         if !kwargs.iter().any(|(k, _)| *k == "rescale_grad") {
             kwargs.push(("rescale_grad", &rescale));
         }
-        self.init_optimizer(kvstore, Optimizer::create(optimizer, &kwargs)?, true)
+        let optimizer = Optimizer::create(optimizer, &kwargs)?;
+        self.install_optimizer(store, optimizer, true)
     }
 
     /// MXNet's `init_optimizer`: where `optimizer`'s updates run. `kvstore` names the store
-    /// (`None`: none); with several contexts one is needed to sum their gradients. A
-    /// one-context `local` store is not created, as MXNet does; `update_on_kvstore` runs
-    /// the updates in the store. The optimizer learns the parameters' names (by update
-    /// index) and the symbol's `__lr_mult__`/`__wd_mult__`.
+    /// or is one (`None`: none); with several contexts one is needed to sum their
+    /// gradients. A one-context `local` store is not created, as MXNet does;
+    /// `update_on_kvstore` runs the updates in the store. The optimizer learns the
+    /// parameters' names (by update index) and the symbol's `__lr_mult__`/`__wd_mult__`.
     pub fn init_optimizer(
         &mut self,
-        kvstore: Option<&str>,
-        mut optimizer: Optimizer,
+        kvstore: Option<StoreChoice>,
+        optimizer: Optimizer,
         update_on_kvstore: bool,
     ) -> Result<()> {
+        let store = self.open_store(kvstore)?;
+        self.install_optimizer(store, optimizer, update_on_kvstore)
+    }
+
+    /// The store `kvstore` says, checked against the bound module: none where one
+    /// context needs none (a name is checked even then).
+    fn open_store(&self, kvstore: Option<StoreChoice>) -> Result<Option<KVStore>> {
         let bound = self.bound("init_optimizer")?;
         if !self.params_initialized {
             return Err(Error::Input(
@@ -496,19 +530,27 @@ impl Module {
             ));
         }
         let devices = bound.execs.len();
-        let first = bound.execs[0].arg_dict();
-        let store = match kvstore {
-            // Named, the store is checked even where one context needs none.
-            Some(name) => Some(KVStore::create(name)?)
-                .filter(|_| devices > 1 || name.to_lowercase().contains("dist")),
+        Ok(match kvstore {
+            Some(StoreChoice::Value(store)) => Some(store),
+            Some(StoreChoice::Named(name)) => Some(KVStore::create(&name)?).filter(|_| devices > 1),
             None if devices > 1 => {
                 return Err(Error::Input(format!(
                     "{devices} contexts need a kvstore to sum their gradients (local or device)"
                 )))
             }
             None => None,
-        };
+        })
+    }
+
+    fn install_optimizer(
+        &mut self,
+        store: Option<KVStore>,
+        mut optimizer: Optimizer,
+        update_on_kvstore: bool,
+    ) -> Result<()> {
         self.update_on_kvstore = store.is_some() && update_on_kvstore;
+        let bound = self.bound("init_optimizer")?;
+        let devices = bound.execs.len();
         // Updated in the store, a parameter is one index; on the devices, one per device.
         let per_index = if self.update_on_kvstore { 1 } else { devices };
         let names = (self.param_names.iter().enumerate())
@@ -516,14 +558,19 @@ impl Module {
         optimizer.set_param_names(names);
         optimizer.set_symbol(&self.symbol)?;
         let optimizer = Arc::new(Mutex::new(optimizer));
-        self.kvstore = store;
-        if let Some(kv) = &mut self.kvstore {
-            for (i, name) in self.param_names.iter().enumerate() {
-                kv.init(i as i64, &first[name])?;
+        if let Some(mut kv) = store {
+            for (i, (weights, _)) in bound.params.iter().enumerate() {
+                kv.init(i as i64, &weights[0])?;
+                // Every device starts from the store's value: worker 0's in a distributed
+                // job.
+                if self.update_on_kvstore || kv.is_distributed() {
+                    kv.pull(i as i64, weights, -(i as i32))?;
+                }
             }
             if self.update_on_kvstore {
                 kv.set_updater(Box::new(SharedOptimizer(optimizer.clone())));
             }
+            self.kvstore = Some(kv);
         }
         self.optimizer = Some(optimizer);
         if let Some(path) = self.preload_states.take() {
@@ -643,7 +690,9 @@ impl Module {
             .expect("an optimizer needs a bound module");
         let devices = bound.execs.len();
         let mut local: Vec<(usize, &NDArray, &NDArray)> = Vec::new();
-        for (i, (w, g)) in bound.params.iter().enumerate() {
+        // Later layers first: their gradients are complete first, so their communication
+        // and the operations aggregating their updates start while backward goes on.
+        for (i, (w, g)) in bound.params.iter().enumerate().rev() {
             let Some(g) = g else {
                 continue; // fixed: no gradient
             };
@@ -662,12 +711,21 @@ impl Module {
             }
         }
         if !local.is_empty() {
-            // Later layers first: their gradients are complete first, so the operations
-            // aggregating their updates can start while backward goes on.
-            local.reverse();
             lock(&optimizer).update_multi(&local)?;
         }
         Ok(())
+    }
+
+    /// An update from zero gradients: a distributed worker with no batch left takes part
+    /// in its peers' step without changing the sum.
+    fn push_zero_gradients(&mut self) -> Result<()> {
+        let bound = self.bound("update")?;
+        for grads in bound.params.iter().filter_map(|(_, g)| g.as_ref()) {
+            for g in grads {
+                g.copy_from(&NDArray::zeros(g.shape(), g.dtype(), g.device())?)?;
+            }
+        }
+        self.update()
     }
 
     /// MXNet's `forward_backward`: a training forward pass, then backward.

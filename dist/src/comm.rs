@@ -1,0 +1,168 @@
+//! The MPI thread: the one thread of a process that calls MPI.
+//!
+//! MPI is initialized on it at `MPI_THREAD_FUNNELED` (only the initializing thread calls
+//! MPI, which every MPI library supports), so the engine's threads and the caller never
+//! wait inside MPI. It runs jobs in the order they were submitted. Workers submit in
+//! program order, the same on every rank, so their collectives match; a job whose data
+//! the engine computes waits for it (its asynchronous operation hands the job its
+//! completion) and holds back the jobs behind it. Every wait polls the job's control
+//! messages (`control`), so no rank waits forever on a peer that failed or left.
+//!
+//! The thread is shared by every store of the process ([`shared`]: two modules training
+//! side by side, as a GAN's). When the last handle is dropped, the jobs left run, the ranks
+//! agree to finish, and MPI is finalized; MPI cannot start again in that process.
+
+use crate::control::{AbortRequest, Link};
+use kiln_kvstore::{Error, Result};
+use mpi::environment::Threading;
+use mpi::topology::Communicator;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex, Weak};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// Work for the MPI thread.
+pub type Job = Box<dyn FnOnce(&Link) + Send>;
+
+/// How often an idle MPI thread reads control messages.
+const IDLE_POLL: Duration = Duration::from_millis(5);
+
+/// How long a rank that failed waits for its MPI thread to tell the peers before exiting
+/// on its own.
+const ABORT_GRACE: Duration = Duration::from_secs(5);
+
+static SHARED: Mutex<Weak<Comm>> = Mutex::new(Weak::new());
+
+/// The MPI thread of this process, started by the first store that needs it.
+pub fn shared() -> Result<Arc<Comm>> {
+    let mut slot = SHARED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(comm) = slot.upgrade() {
+        return Ok(comm);
+    }
+    let comm = Arc::new(Comm::start()?);
+    *slot = Arc::downgrade(&comm);
+    Ok(comm)
+}
+
+/// The MPI thread of this process if a store started it and one still holds it.
+pub fn current() -> Option<Arc<Comm>> {
+    SHARED.lock().unwrap_or_else(|e| e.into_inner()).upgrade()
+}
+
+/// A handle to the MPI thread.
+pub struct Comm {
+    jobs: Option<mpsc::Sender<Job>>,
+    thread: Option<JoinHandle<()>>,
+    abort: AbortRequest,
+    rank: usize,
+    size: usize,
+}
+
+impl Comm {
+    /// Starts the thread and initializes MPI on it (once per process).
+    fn start() -> Result<Comm> {
+        let (jobs, queue) = mpsc::channel::<Job>();
+        let (started, ready) = mpsc::channel();
+        let abort = AbortRequest::default();
+        let requests = abort.clone();
+        let thread = std::thread::Builder::new()
+            .name("kiln-mpi".into())
+            .spawn(move || {
+                let Some((universe, level)) = mpi::initialize_with_threading(Threading::Funneled)
+                else {
+                    let _ = started.send(Err(
+                        "MPI was initialized and finalized in this process before: keep a distributed store alive while making the next"
+                            .to_string(),
+                    ));
+                    return;
+                };
+                if level < Threading::Funneled {
+                    let _ = started.send(Err(format!(
+                        "this MPI library provides thread level {level:?}; kiln needs Funneled"
+                    )));
+                    return;
+                }
+                let world = universe.world();
+                let _ = started.send(Ok((world.rank() as usize, world.size() as usize)));
+                let link = Link::new(world, requests);
+                loop {
+                    match queue.recv_timeout(IDLE_POLL) {
+                        Ok(job) => job(&link),
+                        Err(RecvTimeoutError::Timeout) => link.poll(None),
+                        Err(RecvTimeoutError::Disconnected) => break,
+                    }
+                }
+                link.finish();
+                // Every peer is finishing too: finalized as it drops.
+                drop(universe);
+            })
+            .map_err(|e| Error::Input(format!("cannot start the MPI thread: {e}")))?;
+        let (rank, size) = match ready.recv() {
+            Ok(Ok(place)) => place,
+            Ok(Err(message)) => return Err(Error::Input(message)),
+            Err(_) => return Err(Error::Input("the MPI thread ended while starting".into())),
+        };
+        Ok(Comm {
+            jobs: Some(jobs),
+            thread: Some(thread),
+            abort,
+            rank,
+            size,
+        })
+    }
+
+    /// This process's rank in the job.
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+
+    /// The number of processes in the job.
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    /// Queues `job` after every job submitted before it.
+    pub fn submit(&self, job: Job) -> Result<()> {
+        (self.jobs.as_ref())
+            .and_then(|jobs| jobs.send(job).ok())
+            .ok_or_else(|| Error::Input("the MPI thread has ended".into()))
+    }
+
+    /// Runs `f` after the jobs submitted before it and returns its result.
+    pub fn call<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Link) -> T + Send + 'static,
+    ) -> Result<T> {
+        let (reply, result) = mpsc::sync_channel(1);
+        self.submit(Box::new(move |link| {
+            let _ = reply.send(f(link));
+        }))?;
+        result
+            .recv()
+            .map_err(|_| Error::Input("the MPI thread ended before answering".into()))
+    }
+
+    /// Ends this process after `error`: says which rank failed, has the MPI thread tell
+    /// every peer (which then stop), and exits with status 1 without finalizing MPI.
+    pub fn abort(&self, error: &str) -> ! {
+        eprintln!(
+            "kiln: rank {} of {} failed: {error}; stopping the job",
+            self.rank, self.size
+        );
+        if let Ok(mut request) = self.abort.lock() {
+            *request = Some(error.to_string());
+        }
+        // The MPI thread exits the process at its next poll.
+        std::thread::sleep(ABORT_GRACE);
+        std::process::exit(1)
+    }
+}
+
+impl Drop for Comm {
+    fn drop(&mut self) {
+        self.jobs = None;
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}

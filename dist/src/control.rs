@@ -1,0 +1,179 @@
+//! The job's control messages: how ranks learn, without hanging, that a peer failed or
+//! left, and how they agree to finish.
+//!
+//! Every collective is started non-blocking and waited for by polling ([`Link::wait`]), and
+//! between polls (and while the MPI thread is idle) a rank reads the control messages
+//! peers sent it:
+//! - `FAILED`: the peer hit an error and is exiting; this rank exits too, naming it.
+//! - `FINISHING n`: the peer is done after `n` collectives. A rank waiting in collective
+//!   `k >= n` will never see the peer in it (the ranks ran different steps): it exits,
+//!   naming the peer and the collective.
+//!
+//! Finishing, a rank sends `FINISHING n` to every peer and waits for theirs; when every
+//! peer finished after the same `n`, MPI is finalized (which no peer can then be waiting
+//! on). A rank that exits sends `FAILED` first, so its peers stop within a poll rather than
+//! waiting on it; `mpirun` stops the ones that remain when it sees the exit.
+
+use mpi::point_to_point::{Destination, Source};
+use mpi::request::Request;
+use mpi::topology::{Communicator, SimpleCommunicator};
+use std::cell::Cell;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// The tag of control messages: `[kind, value]`.
+const CONTROL: i32 = 0x6b696c;
+const FAILED: u64 = 1;
+const FINISHING: u64 = 2;
+
+/// Polls before a waiting rank starts sleeping between them (small collectives finish in
+/// microseconds; long ones should not burn a core).
+const SPINS: u32 = 2_000;
+const NAP: Duration = Duration::from_micros(50);
+
+/// An error the process's other threads ask the MPI thread to end the job with.
+pub type AbortRequest = Arc<Mutex<Option<String>>>;
+
+/// The MPI thread's view of the job.
+pub struct Link {
+    pub world: SimpleCommunicator,
+    /// Collectives completed.
+    done: Cell<u64>,
+    /// What each peer said when finishing.
+    finishing: Vec<Cell<Option<u64>>>,
+    abort: AbortRequest,
+}
+
+impl Link {
+    pub fn new(world: SimpleCommunicator, abort: AbortRequest) -> Link {
+        let finishing = (0..world.size()).map(|_| Cell::new(None)).collect();
+        Link {
+            world,
+            done: Cell::new(0),
+            finishing,
+            abort,
+        }
+    }
+
+    fn rank(&self) -> usize {
+        self.world.rank() as usize
+    }
+
+    fn peers(&self) -> impl Iterator<Item = usize> + '_ {
+        let me = self.rank();
+        (0..self.world.size() as usize).filter(move |&r| r != me)
+    }
+
+    /// Waits for the collective `request` (`what` it carries), reading control messages
+    /// between polls; counts it done.
+    pub fn wait<'a, D: ?Sized, S: mpi::request::Scope<'a>>(
+        &self,
+        mut request: Request<'a, D, S>,
+        what: &dyn Fn() -> String,
+    ) {
+        let mut polls = 0u32;
+        loop {
+            match request.test() {
+                Ok(_) => break,
+                Err(pending) => request = pending,
+            }
+            self.poll(Some(what));
+            polls = polls.saturating_add(1);
+            if polls > SPINS {
+                std::thread::sleep(NAP);
+            }
+        }
+        self.done.set(self.done.get() + 1);
+    }
+
+    /// Reads the control messages that have arrived and acts on them; `waiting_in` is the
+    /// collective this rank is in, if any. Ends the process where the job cannot go on.
+    pub fn poll(&self, waiting_in: Option<&dyn Fn() -> String>) {
+        let requested = self.abort.lock().map(|a| a.clone()).unwrap_or_default();
+        if requested.is_some() {
+            self.fail();
+        }
+        while let Some((message, status)) =
+            (self.world.any_process()).immediate_matched_probe_with_tag(CONTROL)
+        {
+            let mut body = [0u64; 2];
+            message.matched_receive_into(&mut body[..]);
+            let peer = status.source_rank() as usize;
+            match body {
+                [FAILED, _] => self.stop(&format!("rank {peer} failed")),
+                [FINISHING, after] => {
+                    self.finishing[peer].set(Some(after));
+                    if let Some(what) = waiting_in.filter(|_| self.done.get() >= after) {
+                        self.stop(&format!(
+                            "rank {peer} finished after {after} collectives while this rank waits in collective {} ({}): the ranks ran different steps",
+                            self.done.get() + 1,
+                            what()
+                        ));
+                    }
+                }
+                _ => self.stop(&format!("rank {peer} sent an unknown control message")),
+            }
+        }
+    }
+
+    /// Tells every peer this rank is done and waits until each says the same after as many
+    /// collectives (then MPI may be finalized).
+    pub fn finish(&self) {
+        let after = self.done.get();
+        for peer in self.peers() {
+            self.world
+                .process_at_rank(peer as i32)
+                .send_with_tag(&[FINISHING, after][..], CONTROL);
+        }
+        loop {
+            self.poll(None);
+            let mut all = true;
+            for peer in self.peers() {
+                match self.finishing[peer].get() {
+                    Some(n) if n == after => {}
+                    Some(n) => self.stop(&format!(
+                        "rank {peer} finished after {n} collectives, this rank after {after}: the ranks ran different steps"
+                    )),
+                    None => all = false,
+                }
+            }
+            if all {
+                return;
+            }
+            std::thread::sleep(NAP);
+        }
+    }
+
+    /// Sends `FAILED` to every peer and exits: this rank's error was printed by whoever
+    /// asked for the abort.
+    fn fail(&self) -> ! {
+        for peer in self.peers() {
+            self.world
+                .process_at_rank(peer as i32)
+                .send_with_tag(&[FAILED, 0][..], CONTROL);
+        }
+        std::process::exit(1)
+    }
+
+    /// Ends the job from the MPI thread: the engine never delivered the data of `what` (an
+    /// operation it depends on failed on this rank), so this rank cannot take part in the
+    /// collective the others are in.
+    pub fn abort_undelivered(&self, what: &str) -> ! {
+        eprintln!(
+            "kiln: rank {} of {} failed: {what} was never computed (an error on this rank); stopping the job",
+            self.rank(),
+            self.world.size()
+        );
+        self.fail()
+    }
+
+    /// Ends this rank because of a peer: says why, tells the others, exits.
+    fn stop(&self, why: &str) -> ! {
+        eprintln!(
+            "kiln: rank {} of {}: stopping: {why}",
+            self.rank(),
+            self.world.size()
+        );
+        self.fail()
+    }
+}

@@ -1,0 +1,224 @@
+//! Starting a job: `mpirun` with what a machine needs, each rank's output prefixed by its
+//! rank, and the rank that failed first named (`kiln launch`, the tests' jobs).
+//!
+//! Roles and ranks come from MPI; hosts from an MPI hostfile when one is given. On one
+//! machine (no hostfile) ranks may outnumber the cores (`--oversubscribe`). Open MPI's
+//! shared-memory transport is told not to use cross-memory attach, which containers often
+//! forbid (`btl_vader_single_copy_mechanism none`), and, run by root, Open MPI's run-as-root
+//! variables are set, as a container's root user needs.
+
+use std::ffi::OsString;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::PathBuf;
+use std::process::{Command, ExitStatus, Stdio};
+
+/// A job to start.
+pub struct Launch {
+    /// Processes (ranks).
+    pub ranks: usize,
+    /// An MPI hostfile naming the machines.
+    pub hostfile: Option<PathBuf>,
+    /// The program and its arguments, run by every rank.
+    pub command: Vec<OsString>,
+}
+
+impl Launch {
+    /// The `mpirun` command line (`KILN_MPIRUN` names another launcher binary).
+    pub fn mpirun(&self) -> Command {
+        let mut cmd = Command::new(std::env::var_os("KILN_MPIRUN").unwrap_or("mpirun".into()));
+        cmd.arg("-n").arg(self.ranks.to_string());
+        match &self.hostfile {
+            Some(hosts) => cmd.arg("--hostfile").arg(hosts),
+            None => cmd.arg("--oversubscribe"),
+        };
+        cmd.args([
+            "--tag-output",
+            "--mca",
+            "btl_vader_single_copy_mechanism",
+            "none",
+        ]);
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } == 0 {
+            cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+                .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+        }
+        cmd.args(&self.command);
+        cmd
+    }
+
+    /// Runs the job: every line a rank prints goes to this process's stdout or stderr as
+    /// `[rank R] line`; `mpirun`'s own messages pass as they are. When the job fails, a
+    /// last line names the rank that failed first and how. Returns `mpirun`'s status.
+    pub fn run(&self) -> std::io::Result<Outcome> {
+        let mut child = self
+            .mpirun()
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| {
+                std::io::Error::new(
+                    e.kind(),
+                    format!("cannot start mpirun ({e}): install Open MPI (openmpi-bin)"),
+                )
+            })?;
+        let stdout = child.stdout.take().map(relay);
+        let stderr = child.stderr.take().map(relay);
+        let status = child.wait()?;
+        let mut text = String::new();
+        for relay in [stdout, stderr].into_iter().flatten() {
+            text.push_str(&relay.join().unwrap_or_default());
+        }
+        let failed = (!status.success()).then(|| first_failure(&text)).flatten();
+        if let Some(failure) = &failed {
+            eprintln!("kiln launch: {failure}; the other ranks were stopped");
+        }
+        Ok(Outcome { status, failed })
+    }
+}
+
+/// How a job ended.
+pub struct Outcome {
+    pub status: ExitStatus,
+    /// The first rank to fail and how, where `mpirun` said.
+    pub failed: Option<Failure>,
+}
+
+/// A failed rank and how it ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    pub rank: usize,
+    pub how: String,
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "rank {} {}", self.rank, self.how)
+    }
+}
+
+/// Copies a stream line by line, rewriting `--tag-output`'s `[JOB,RANK]<stdout>:` prefix to
+/// `[rank RANK] ` and each line to the stream it came from; returns `mpirun`'s own lines.
+fn relay(stream: impl Read + Send + 'static) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut untagged = String::new();
+        for line in BufReader::new(stream).split(b'\n').map_while(|l| l.ok()) {
+            let line = String::from_utf8_lossy(&line);
+            match untag(&line) {
+                Some((rank, false, text)) => {
+                    let text = strip_tags(text);
+                    let _ = writeln!(std::io::stdout().lock(), "[rank {rank}] {text}");
+                }
+                Some((rank, true, text)) => {
+                    let text = strip_tags(text);
+                    let _ = writeln!(std::io::stderr().lock(), "[rank {rank}] {text}");
+                }
+                None => {
+                    let _ = writeln!(std::io::stderr().lock(), "{line}");
+                    untagged.push_str(&line);
+                    untagged.push('\n');
+                }
+            }
+        }
+        untagged
+    })
+}
+
+/// `[1,3]<stderr>:text` → (3, true, "text").
+fn untag(line: &str) -> Option<(usize, bool, &str)> {
+    let rest = line.strip_prefix('[')?;
+    let (ids, rest) = rest.split_once(']')?;
+    let rank = ids.split_once(',')?.1.parse().ok()?;
+    if let Some(text) = rest.strip_prefix("<stdout>:") {
+        return Some((rank, false, text));
+    }
+    Some((rank, true, rest.strip_prefix("<stderr>:")?))
+}
+
+/// `text` without the tags `mpirun` puts where a rank's output was read in pieces (a line
+/// written in parts, as a progress bar writes).
+fn strip_tags(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('[') {
+        out.push_str(&rest[..at]);
+        match untag(&rest[at..]) {
+            Some((_, _, after)) => rest = after,
+            None => {
+                out.push('[');
+                rest = &rest[at + 1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The rank `mpirun` reports as failing first: exited non-zero, killed by a signal, or
+/// called MPI_Abort.
+pub fn first_failure(mpirun_output: &str) -> Option<Failure> {
+    let lines: Vec<&str> = mpirun_output.lines().map(str::trim).collect();
+    for (i, line) in lines.iter().enumerate() {
+        if let Some(name) = line.strip_prefix("Process name: [[") {
+            let rank = name.split(',').nth(1)?.trim_end_matches(']').parse().ok()?;
+            let code = (lines.get(i + 1)?.strip_prefix("Exit code:"))
+                .map(str::trim)
+                .unwrap_or("?");
+            let how = format!("exited with status {code}");
+            return Some(Failure { rank, how });
+        }
+        if let Some(rest) = line.strip_prefix("mpirun noticed that process rank ") {
+            let (rank, rest) = rest.split_once(' ')?;
+            let how = rest
+                .split_once(" exited on ")
+                .map_or("died".to_string(), |(_, s)| {
+                    format!("was killed by {}", s.trim_end_matches('.'))
+                });
+            return Some(Failure {
+                rank: rank.parse().ok()?,
+                how,
+            });
+        }
+        if let Some(rest) = line.strip_prefix("MPI_ABORT was invoked on rank ") {
+            let rank = rest.split_once(' ')?.0.parse().ok()?;
+            let how = "called MPI_Abort".to_string();
+            return Some(Failure { rank, how });
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_become_rank_prefixes() {
+        assert_eq!(untag("[1,3]<stderr>:a: b"), Some((3, true, "a: b")));
+        assert_eq!(untag("[12,0]<stdout>:"), Some((0, false, "")));
+        assert_eq!(untag("[rank] text"), None);
+        assert_eq!(untag("-----"), None);
+        let text = "Epoch[1] acc=0.25[1,0]<stderr>:[x]";
+        assert_eq!(strip_tags(text), "Epoch[1] acc=0.25[x]");
+    }
+
+    #[test]
+    fn the_first_failed_rank_is_read_from_mpiruns_reports() {
+        // As Open MPI 4.1 prints them.
+        let exited = "mpirun detected that one or more processes exited with non-zero status, thus causing\n\
+                      the job to be terminated. The first process to do so was:\n\n  \
+                      Process name: [[2605,1],1]\n  Exit code:    3\n";
+        let failure = first_failure(exited).unwrap();
+        assert_eq!(failure.to_string(), "rank 1 exited with status 3");
+        let killed =
+            "mpirun noticed that process rank 2 with PID 0 on node vm exited on signal 9 (Killed).";
+        let failure = first_failure(killed).unwrap();
+        assert_eq!(
+            failure.to_string(),
+            "rank 2 was killed by signal 9 (Killed)"
+        );
+        let aborted =
+            "MPI_ABORT was invoked on rank 0 in communicator MPI_COMM_WORLD\nwith errorcode 1.";
+        assert_eq!(first_failure(aborted).unwrap().rank, 0);
+        assert_eq!(first_failure("all good"), None);
+    }
+}

@@ -1,0 +1,76 @@
+//! kiln-dist: the distributed KVStore (MXNet paper §3.3, MXNET_SPEC §6), its second level
+//! on MPI.
+//!
+//! A job is N processes started by `mpirun` (or `kiln launch`); each is a worker whose rank
+//! and count come from MPI. [`create`] gives a worker its [`KVStore`]: the first level sums
+//! the process's devices on the engine, the [`Remote`](kiln_kvstore::Remote) made here
+//! sums the workers (one message per key leaves the process).
+//!
+//! Contract:
+//! - `dist_sync` and `dist_device_sync` (its devices summed as `device` sums them) are
+//!   synchronous: every push is an all-reduce, every worker runs the same updater on the
+//!   same sum, so every worker's weights are the ones a server would hold; `init` takes
+//!   worker 0's value. `dist_async` is not built yet and is refused by name.
+//! - MPI runs on one thread of its own (`comm`); collectives are queued in the order the
+//!   workers call the store, which is the same on every worker, and each waits for its
+//!   data on the engine (an asynchronous engine operation hands it over), so a key's
+//!   reduction starts while backward still computes earlier layers.
+//! - No hangs: a rank whose data was never computed (an error on it) ends the job from
+//!   the MPI thread, and `KVStore::abort_if_distributed` (which `Module::fit` calls on an
+//!   error) from anywhere, each naming the rank; `mpirun` stops every other rank when one
+//!   exits non-zero or dies.
+//! - The stores of a process share its MPI thread; dropping the last finalizes MPI after
+//!   the communication queued before (MPI starts once per process: a store made after
+//!   that is refused).
+//! - [`launch`] starts a job through `mpirun` with each rank's output prefixed by its rank
+//!   and the first failed rank named (`kiln launch`).
+
+mod comm;
+mod control;
+pub mod launch;
+mod sync;
+
+use kiln_kvstore::{Error, KVStore, Kind, Result};
+
+/// A worker's store of MXNet's type `name`: `dist_sync` or `dist_device_sync`. Starts MPI
+/// (without `mpirun`, a job of one).
+pub fn create(name: &str) -> Result<KVStore> {
+    let (kind, type_name) = match name.to_lowercase().as_str() {
+        "dist_sync" => (Kind::Local, "dist_sync"),
+        "dist_device_sync" => (Kind::Device, "dist_device_sync"),
+        "dist_async" => {
+            return Err(Error::Input(
+                "kvstore `dist_async`: the asynchronous store (server ranks) is not built yet; use dist_sync".into(),
+            ))
+        }
+        _ => {
+            return Err(Error::Input(format!(
+                "unknown distributed kvstore type `{name}` (dist_sync, dist_device_sync)"
+            )))
+        }
+    };
+    let remote = sync::SyncRemote::new(comm::shared()?, type_name);
+    Ok(KVStore::with_remote(kind, Box::new(remote)))
+}
+
+/// This process as a worker of a running job: held by code that may fail outside a store's
+/// own calls (`kiln train`'s setup), it keeps MPI up so that a failure can end the job
+/// cleanly instead of finishing it.
+pub struct Worker(std::sync::Arc<comm::Comm>);
+
+impl Worker {
+    /// The job a store of this process has started, if one is alive.
+    pub fn current() -> Option<Worker> {
+        comm::current().map(Worker)
+    }
+
+    pub fn rank(&self) -> usize {
+        self.0.rank()
+    }
+
+    /// Ends the job after `error`: prints it naming this rank, tells every peer (each
+    /// stops, naming this rank), and exits with status 1.
+    pub fn abort(&self, error: &dyn std::fmt::Display) -> ! {
+        self.0.abort(&error.to_string())
+    }
+}

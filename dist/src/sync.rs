@@ -1,0 +1,240 @@
+//! `dist_sync` and `dist_device_sync`: the workers' sums by all-reduce.
+//!
+//! Every worker receives the same sum and runs the same updater on it, so weights stay
+//! equal on every worker, and equal to what one server applying the sum would hold (MXNet
+//! sums on servers, then each worker pulls). Initial values are worker 0's, broadcast.
+//!
+//! The sum is a reduce-scatter then an all-gather, each rank summing its slice of the
+//! array from every rank's part: 2(N-1)/N of the array sent per rank, as a ring
+//! all-reduce, but each element summed in one fixed order, the one a process sums its
+//! devices in (`kiln_kvstore::sum_in_order`, ranks for devices). So N workers compute what
+//! one process of N devices computes, bit for bit, whatever MPI's own algorithms are.
+
+use crate::comm::Comm;
+use crate::control::Link;
+use kiln_kvstore::{Error, Key, Remote, Result};
+use kiln_ops::DType;
+use kiln_runtime::{Completion, Engine, NDArray};
+use mpi::collective::{CommunicatorCollectives, Root, SystemOperation};
+use mpi::datatype::{Equivalence, Partition, PartitionMut};
+use mpi::topology::Communicator;
+use std::sync::{mpsc, Arc};
+use std::time::Duration;
+
+/// Elements per MPI call: MPI counts are C ints.
+const CHUNK: usize = 1 << 30;
+
+/// How often a job waiting for its data on the engine reads control messages.
+const DELIVERY_POLL: Duration = Duration::from_millis(5);
+
+pub struct SyncRemote {
+    comm: Arc<Comm>,
+    name: &'static str,
+}
+
+impl SyncRemote {
+    pub fn new(comm: Arc<Comm>, name: &'static str) -> SyncRemote {
+        SyncRemote { comm, name }
+    }
+
+    /// Queues `work` on the MPI thread, to run once the engine has run an asynchronous
+    /// operation reading `reads` and writing `writes` (which it holds until `work` is
+    /// done). `what` names the data in messages.
+    fn after_engine(
+        &self,
+        what: impl Fn() -> String + Send + 'static,
+        op: &str,
+        (reads, writes): (&[&NDArray], &NDArray),
+        priority: i32,
+        work: impl FnOnce(&Link, &dyn Fn() -> String) -> std::result::Result<(), String>
+            + Send
+            + 'static,
+    ) -> Result<()> {
+        let (deliver, delivered) = mpsc::sync_channel::<Completion>(1);
+        self.comm.submit(Box::new(move |link| {
+            let done = loop {
+                match delivered.recv_timeout(DELIVERY_POLL) {
+                    Ok(done) => break done,
+                    Err(mpsc::RecvTimeoutError::Timeout) => link.poll(Some(&what)),
+                    Err(mpsc::RecvTimeoutError::Disconnected) => link.abort_undelivered(&what()),
+                }
+            };
+            done.complete(work(link, &what));
+        }))?;
+        let reads: Vec<_> = reads.iter().map(|a| a.var().clone()).collect();
+        Engine::global().push_async_fn(
+            op,
+            &reads,
+            &[writes.var().clone()],
+            priority,
+            move |done| {
+                let _ = deliver.send(done);
+            },
+        );
+        Ok(())
+    }
+}
+
+/// The dtypes summed across workers.
+fn summable(key: &Key, what: &str, array: &NDArray) -> Result<()> {
+    match array.dtype() {
+        DType::F32 | DType::F64 => Ok(()),
+        other => Err(Error::Input(format!(
+            "{what} of key {key}: {other} arrays are not summed across workers (f32, f64)"
+        ))),
+    }
+}
+
+impl Remote for SyncRemote {
+    fn type_name(&self) -> &'static str {
+        self.name
+    }
+
+    fn rank(&self) -> usize {
+        self.comm.rank()
+    }
+
+    fn num_workers(&self) -> usize {
+        self.comm.size()
+    }
+
+    fn abort(&self, error: &str) -> ! {
+        self.comm.abort(error)
+    }
+
+    fn barrier(&mut self) -> Result<()> {
+        self.comm.call(|link| {
+            let request = link.world.immediate_barrier();
+            link.wait(request, &|| "a barrier".to_string());
+        })
+    }
+
+    fn count(&mut self, this: bool) -> Result<usize> {
+        let mine = u64::from(this);
+        let total = self.comm.call(move |link| {
+            let mut total = 0u64;
+            mpi::request::scope(|scope| {
+                let request = (link.world).immediate_all_reduce_into(
+                    scope,
+                    &mine,
+                    &mut total,
+                    SystemOperation::sum(),
+                );
+                link.wait(request, &|| "the count of workers with a batch".to_string());
+            });
+            total
+        })?;
+        Ok(total as usize)
+    }
+
+    fn init(&mut self, key: &Key, stored: &NDArray) -> Result<()> {
+        summable(key, "init", stored)?;
+        let array = stored.clone();
+        let key = key.clone();
+        self.after_engine(
+            move || format!("the initial value of key {key}"),
+            "dist_init",
+            (&[], stored),
+            0,
+            move |link, what| {
+                // SAFETY: the engine holds `array` for this job alone until it completes.
+                unsafe {
+                    match array.dtype() {
+                        DType::F32 => broadcast(link, array.elements_mut::<f32>(), what),
+                        _ => broadcast(link, array.elements_mut::<f64>(), what),
+                    }
+                }
+            },
+        )
+    }
+
+    fn push(&mut self, key: &Key, local: &NDArray, global: &NDArray, priority: i32) -> Result<()> {
+        summable(key, "push", local)?;
+        let (send, recv) = (local.clone(), global.clone());
+        let key = key.clone();
+        self.after_engine(
+            move || format!("the value pushed to key {key}"),
+            "dist_allreduce",
+            (&[local], global),
+            priority,
+            move |link, what| {
+                // SAFETY: the engine holds `send` for reading and `recv` for writing by this
+                // job alone until it completes; they are different arrays (the store's).
+                unsafe {
+                    match send.dtype() {
+                        DType::F32 => {
+                            all_sum(link, send.elements::<f32>(), recv.elements_mut(), what)
+                        }
+                        _ => all_sum(link, send.elements::<f64>(), recv.elements_mut(), what),
+                    }
+                }
+            },
+        )
+    }
+}
+
+fn broadcast<T: Equivalence>(
+    link: &Link,
+    values: Option<&mut [T]>,
+    what: &dyn Fn() -> String,
+) -> std::result::Result<(), String> {
+    let values = values.ok_or("the stored array changed dtype")?;
+    for chunk in values.chunks_mut(CHUNK) {
+        mpi::request::scope(|scope| {
+            let request = link
+                .world
+                .process_at_rank(0)
+                .immediate_broadcast_into(scope, chunk);
+            link.wait(request, what);
+        });
+    }
+    Ok(())
+}
+
+fn all_sum<T: Equivalence + Copy + Default + std::ops::Add<Output = T>>(
+    link: &Link,
+    send: Option<&[T]>,
+    recv: Option<&mut [T]>,
+    what: &dyn Fn() -> String,
+) -> std::result::Result<(), String> {
+    let (Some(send), Some(recv)) = (send, recv) else {
+        return Err("the pushed arrays changed dtype".into());
+    };
+    if send.len() != recv.len() {
+        return Err(format!(
+            "{} elements pushed into {}",
+            send.len(),
+            recv.len()
+        ));
+    }
+    let world = &link.world;
+    let (ranks, me) = (world.size() as usize, world.rank() as usize);
+    for (send, recv) in send.chunks(CHUNK).zip(recv.chunks_mut(CHUNK)) {
+        // Rank q sums elements bounds[q]..bounds[q + 1].
+        let bounds: Vec<usize> = (0..=ranks).map(|q| q * send.len() / ranks).collect();
+        let counts: Vec<i32> = bounds.windows(2).map(|b| (b[1] - b[0]) as i32).collect();
+        let displs: Vec<i32> = bounds[..ranks].iter().map(|&b| b as i32).collect();
+        let mine = counts[me] as usize;
+        // Every rank's part of this rank's slice, by rank.
+        let mut parts = vec![T::default(); ranks * mine];
+        let part_counts = vec![mine as i32; ranks];
+        let part_displs: Vec<i32> = (0..ranks).map(|q| (q * mine) as i32).collect();
+        let send = Partition::new(send, &counts[..], &displs[..]);
+        let mut into = PartitionMut::new(&mut parts[..], &part_counts[..], &part_displs[..]);
+        mpi::request::scope(|scope| {
+            let request = world.immediate_all_to_all_varcount_into(scope, &send, &mut into);
+            link.wait(request, what);
+        });
+        let mut summed = vec![T::default(); mine];
+        if mine > 0 {
+            let sources: Vec<&[T]> = parts.chunks(mine).collect();
+            kiln_kvstore::sum_in_order(&sources, 0, &mut summed);
+        }
+        let mut all = PartitionMut::new(&mut *recv, &counts[..], &displs[..]);
+        mpi::request::scope(|scope| {
+            let request = world.immediate_all_gather_varcount_into(scope, &summed[..], &mut all);
+            link.wait(request, what);
+        });
+    }
+    Ok(())
+}

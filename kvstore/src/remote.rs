@@ -1,0 +1,38 @@
+//! A store's second level: what crosses processes (kiln-dist implements it over MPI).
+//!
+//! The first level sums the devices of a process (`KVStore::push`); the second sends one
+//! value per key out of the process. Every method pushes engine operations (or, for the
+//! ones that block, waits for its own) and keeps the order in which it was called, which
+//! every worker calls in the same order: collectives match by that order.
+
+use crate::{Key, Result};
+use kiln_runtime::NDArray;
+
+/// The cross-process half of a distributed store.
+pub trait Remote: Send {
+    /// MXNet's type name (`dist_sync`, `dist_device_sync`, `dist_async`).
+    fn type_name(&self) -> &'static str;
+
+    /// This worker's rank among the workers.
+    fn rank(&self) -> usize;
+
+    /// The number of workers.
+    fn num_workers(&self) -> usize;
+
+    /// Blocks until every worker has called it (after what each pushed before has run).
+    fn barrier(&mut self) -> Result<()>;
+
+    /// How many workers pass `this` as true (blocks; a collective like the others).
+    fn count(&mut self, this: bool) -> Result<usize>;
+
+    /// Makes `stored` the job's initial value of `key`: worker 0's, on every worker.
+    fn init(&mut self, key: &Key, stored: &NDArray) -> Result<()>;
+
+    /// Ends this process after `error`, so that no other worker waits for it: says which
+    /// worker failed and exits non-zero (MPI's errors are fatal to the job).
+    fn abort(&self, error: &str) -> !;
+
+    /// Writes into `global` the sum over the workers of `local` (this worker's devices'
+    /// sum of `key`), at `priority`.
+    fn push(&mut self, key: &Key, local: &NDArray, global: &NDArray, priority: i32) -> Result<()>;
+}
