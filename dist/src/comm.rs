@@ -145,10 +145,10 @@ impl Comm {
     /// Ends this process after `error`: says which rank failed, has the MPI thread tell
     /// every peer (which then stop), and exits with status 1 without finalizing MPI.
     pub fn abort(&self, error: &str) -> ! {
-        eprintln!(
+        crate::control::say(&format!(
             "kiln: rank {} of {} failed: {error}; stopping the job",
             self.rank, self.size
-        );
+        ));
         if let Ok(mut request) = self.abort.lock() {
             *request = Some(error.to_string());
         }

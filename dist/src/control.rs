@@ -21,7 +21,8 @@ use std::cell::Cell;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// The tag of control messages: `[kind, value]`.
+/// The tag of control messages: `[kind, value]`. `FAILED`'s value is the rank the failure
+/// began at, plus one (0: the sender's own), so every rank names the same cause.
 const CONTROL: i32 = 0x6b696c;
 const FAILED: u64 = 1;
 const FINISHING: u64 = 2;
@@ -91,7 +92,7 @@ impl Link {
     pub fn poll(&self, waiting_in: Option<&dyn Fn() -> String>) {
         let requested = self.abort.lock().map(|a| a.clone()).unwrap_or_default();
         if requested.is_some() {
-            self.fail();
+            self.fail(None);
         }
         while let Some((message, status)) =
             (self.world.any_process()).immediate_matched_probe_with_tag(CONTROL)
@@ -100,18 +101,32 @@ impl Link {
             message.matched_receive_into(&mut body[..]);
             let peer = status.source_rank() as usize;
             match body {
-                [FAILED, _] => self.stop(&format!("rank {peer} failed")),
+                [FAILED, 0] => self.stop(&format!("rank {peer} failed"), peer),
+                [FAILED, cause] => {
+                    let cause = (cause - 1) as usize;
+                    let why = match cause == self.rank() {
+                        true => format!("rank {peer} stopped the job because of this rank"),
+                        false => format!("rank {cause} failed (as rank {peer} reports)"),
+                    };
+                    self.stop(&why, cause)
+                }
                 [FINISHING, after] => {
                     self.finishing[peer].set(Some(after));
                     if let Some(what) = waiting_in.filter(|_| self.done.get() >= after) {
-                        self.stop(&format!(
-                            "rank {peer} finished after {after} collectives while this rank waits in collective {} ({}): the ranks ran different steps",
-                            self.done.get() + 1,
-                            what()
-                        ));
+                        self.stop(
+                            &format!(
+                                "rank {peer} finished after {after} collectives while this rank waits in collective {} ({}): the ranks ran different steps",
+                                self.done.get() + 1,
+                                what()
+                            ),
+                            peer,
+                        );
                     }
                 }
-                _ => self.stop(&format!("rank {peer} sent an unknown control message")),
+                _ => self.stop(
+                    &format!("rank {peer} sent an unknown control message"),
+                    peer,
+                ),
             }
         }
     }
@@ -131,9 +146,12 @@ impl Link {
             for peer in self.peers() {
                 match self.finishing[peer].get() {
                     Some(n) if n == after => {}
-                    Some(n) => self.stop(&format!(
-                        "rank {peer} finished after {n} collectives, this rank after {after}: the ranks ran different steps"
-                    )),
+                    Some(n) => self.stop(
+                        &format!(
+                            "rank {peer} finished after {n} collectives, this rank after {after}: the ranks ran different steps"
+                        ),
+                        peer,
+                    ),
                     None => all = false,
                 }
             }
@@ -144,13 +162,14 @@ impl Link {
         }
     }
 
-    /// Sends `FAILED` to every peer and exits: this rank's error was printed by whoever
-    /// asked for the abort.
-    fn fail(&self) -> ! {
+    /// Sends `FAILED` to every peer and exits; `cause` is the rank the failure began at
+    /// when not this one (whose error was printed by whoever asked for the abort).
+    fn fail(&self, cause: Option<usize>) -> ! {
+        let cause = cause.map_or(0, |rank| rank as u64 + 1);
         for peer in self.peers() {
             self.world
                 .process_at_rank(peer as i32)
-                .send_with_tag(&[FAILED, 0][..], CONTROL);
+                .send_with_tag(&[FAILED, cause][..], CONTROL);
         }
         std::process::exit(1)
     }
@@ -159,21 +178,28 @@ impl Link {
     /// operation it depends on failed on this rank), so this rank cannot take part in the
     /// collective the others are in.
     pub fn abort_undelivered(&self, what: &str) -> ! {
-        eprintln!(
+        say(&format!(
             "kiln: rank {} of {} failed: {what} was never computed (an error on this rank); stopping the job",
             self.rank(),
             self.world.size()
-        );
-        self.fail()
+        ));
+        self.fail(None)
     }
 
-    /// Ends this rank because of a peer: says why, tells the others, exits.
-    fn stop(&self, why: &str) -> ! {
-        eprintln!(
+    /// Ends this rank because of rank `cause`: says why, tells the others, exits.
+    fn stop(&self, why: &str, cause: usize) -> ! {
+        say(&format!(
             "kiln: rank {} of {}: stopping: {why}",
             self.rank(),
             self.world.size()
-        );
-        self.fail()
+        ));
+        self.fail(Some(cause))
     }
+}
+
+/// Writes `line` to stderr in one write: `mpirun` interleaves the ranks' output by the
+/// piece, and a line printed in pieces would be cut by another rank's.
+pub fn say(line: &str) {
+    use std::io::Write;
+    let _ = std::io::stderr().write_all(format!("{line}\n").as_bytes());
 }

@@ -69,8 +69,10 @@ impl Launch {
             text.push_str(&relay.join().unwrap_or_default());
         }
         let failed = (!status.success()).then(|| first_failure(&text)).flatten();
-        if let Some(failure) = &failed {
-            eprintln!("kiln launch: {failure}; the other ranks were stopped");
+        match &failed {
+            Some(failure) => eprintln!("kiln launch: {failure}; the other ranks were stopped"),
+            None if !status.success() => eprintln!("kiln launch: the job failed ({status})"),
+            None => {}
         }
         Ok(Outcome { status, failed })
     }
@@ -97,7 +99,8 @@ impl std::fmt::Display for Failure {
 }
 
 /// Copies a stream line by line, rewriting `--tag-output`'s `[JOB,RANK]<stdout>:` prefix to
-/// `[rank RANK] ` and each line to the stream it came from; returns `mpirun`'s own lines.
+/// `[rank RANK] ` and each line to the stream it came from; returns `mpirun`'s own lines
+/// and kiln's reports of a failed rank.
 fn relay(stream: impl Read + Send + 'static) -> std::thread::JoinHandle<String> {
     std::thread::spawn(move || {
         let mut untagged = String::new();
@@ -111,6 +114,10 @@ fn relay(stream: impl Read + Send + 'static) -> std::thread::JoinHandle<String> 
                 Some((rank, true, text)) => {
                     let text = strip_tags(text);
                     let _ = writeln!(std::io::stderr().lock(), "[rank {rank}] {text}");
+                    if text.starts_with("kiln: rank ") {
+                        untagged.push_str(&text);
+                        untagged.push('\n');
+                    }
                 }
                 None => {
                     let _ = writeln!(std::io::stderr().lock(), "{line}");
@@ -153,10 +160,24 @@ fn strip_tags(text: &str) -> String {
     out
 }
 
-/// The rank `mpirun` reports as failing first: exited non-zero, killed by a signal, or
+/// The rank that failed first: the one that reported its own error (`kiln: rank R of N
+/// failed: ...`), else the one `mpirun` reports: exited non-zero, killed by a signal, or
 /// called MPI_Abort.
-pub fn first_failure(mpirun_output: &str) -> Option<Failure> {
-    let lines: Vec<&str> = mpirun_output.lines().map(str::trim).collect();
+pub fn first_failure(output: &str) -> Option<Failure> {
+    let lines: Vec<&str> = output.lines().map(str::trim).collect();
+    let reported = lines.iter().find_map(|line| {
+        let rest = line.split_once("kiln: rank ")?.1;
+        let (rank, rest) = rest.split_once(" of ")?;
+        let error = rest.split_once(" failed: ")?.1;
+        let error = error.strip_suffix("; stopping the job").unwrap_or(error);
+        Some(Failure {
+            rank: rank.parse().ok()?,
+            how: format!("failed: {error}"),
+        })
+    });
+    if reported.is_some() {
+        return reported;
+    }
     for (i, line) in lines.iter().enumerate() {
         if let Some(name) = line.strip_prefix("Process name: [[") {
             let rank = name.split(',').nth(1)?.trim_end_matches(']').parse().ok()?;
@@ -220,5 +241,10 @@ mod tests {
             "MPI_ABORT was invoked on rank 0 in communicator MPI_COMM_WORLD\nwith errorcode 1.";
         assert_eq!(first_failure(aborted).unwrap().rank, 0);
         assert_eq!(first_failure("all good"), None);
+        // A rank's own report comes first, whichever rank mpirun saw exit first.
+        let both =
+            format!("{exited}[1,2]<stderr>:kiln: rank 2 of 3 failed: bad batch; stopping the job");
+        let failure = first_failure(&both).unwrap();
+        assert_eq!(failure.to_string(), "rank 2 failed: bad batch");
     }
 }

@@ -9,41 +9,22 @@
 //! thread), then writes its weights; the test trains the same cases in one process and
 //! compares.
 
-use kiln_compiler::Symbol;
-use kiln_dist::launch::Launch;
-use kiln_io::NDArrayIter;
+mod common;
+
+use common::{fit_args, module, run_job, save, Case, MLP_SGD};
 use kiln_ops::compare::close_to_scale;
-use kiln_runtime::{Device, NDArray};
-use kiln_train::module::{Fit, OptimizerChoice};
+use kiln_runtime::NDArray;
 use kiln_train::{Module, StoreChoice};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// Rows per worker and step.
 const BATCH: usize = 4;
 const STEPS: usize = 3;
 
-struct Case {
-    name: &'static str,
-    model: &'static str,
-    /// One sample's shape.
-    sample: &'static [usize],
-    optimizer: &'static str,
-    kwargs: &'static [(&'static str, &'static str)],
-}
-
 const CASES: [Case; 4] = [
-    Case {
-        name: "mlp-sgd",
-        model: "mlp",
-        sample: &[20],
-        optimizer: "sgd",
-        kwargs: &[
-            ("learning_rate", "0.1"),
-            ("momentum", "0.9"),
-            ("wd", "0.001"),
-        ],
-    },
+    MLP_SGD,
     Case {
         name: "mlp-adam",
         model: "mlp",
@@ -67,53 +48,19 @@ const CASES: [Case; 4] = [
     },
 ];
 
-/// Row `i` of the job's data and its label: the same in every process.
-fn row(case: &Case, i: usize) -> (Vec<f32>, f32) {
-    let n: usize = case.sample.iter().product();
-    let values = (0..n)
-        .map(|j| {
-            let h = (i * 7919 + j * 104729 + 17).wrapping_mul(2654435761) % 1000;
-            h as f32 / 1000.0 - 0.5
-        })
-        .collect();
-    (values, (i % 10) as f32)
-}
-
-/// An iterator over `rows` of the job's data in batches of `batch`.
-fn iterator(case: &Case, rows: &[usize], batch: usize) -> NDArrayIter {
-    let (mut data, mut labels) = (Vec::new(), Vec::new());
-    for &i in rows {
-        let (values, label) = row(case, i);
-        data.extend(values);
-        labels.push(label);
-    }
-    let shape: Vec<usize> = [rows.len()].iter().chain(case.sample).copied().collect();
-    let data = NDArray::from_slice(&data, &shape).unwrap();
-    let labels = NDArray::from_slice(&labels, &[rows.len()]).unwrap();
-    let data = vec![("data".to_string(), data)];
-    NDArrayIter::new(data, vec![("softmax_label".into(), labels)], batch).unwrap()
-}
-
-/// Trains `case` on `rows` in batches of `batch` through `store`; the module keeps the
-/// store.
+/// Trains `case` on `rows` in batches of `batch` on `devices` devices through `store`;
+/// the module keeps the store.
 fn train(
     case: &Case,
     rows: &[usize],
     (batch, devices): (usize, usize),
     store: Option<StoreChoice>,
 ) -> Module {
-    let symbol: Symbol = kiln_models::get_with_classes(case.model, 10).unwrap();
-    let devices = vec![Device::Cpu; devices];
-    let mut module = Module::new(&symbol, &["data"], &["softmax_label"], &devices).unwrap();
-    let mut fit = Fit::new(1);
-    fit.kvstore = store;
-    fit.seed = 11;
-    fit.initializer = kiln_train::initializer::create("xavier").unwrap();
-    let kwargs = (case.kwargs.iter())
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    fit.optimizer = OptimizerChoice::Named(case.optimizer.into(), kwargs);
-    module.fit(&mut iterator(case, rows, batch), fit).unwrap();
+    let mut module = module(case, devices);
+    let fit = fit_args(case, 1, store);
+    module
+        .fit(&mut common::iterator(case, rows, batch), fit)
+        .unwrap();
     module
 }
 
@@ -149,9 +96,7 @@ fn worker() {
         let (rank, workers) = (store.rank(), store.num_workers());
         let rows = rows_of(rank, workers);
         let module = train(case, &rows, (BATCH, 1), Some(StoreChoice::Value(store)));
-        let (args, _) = module.get_params().unwrap();
-        let named: Vec<(&str, &NDArray)> = args.iter().map(|(k, v)| (k.as_str(), v)).collect();
-        NDArray::save(out_path(&dir, case, rank), &named).unwrap();
+        save(&module, &out_path(&dir, case, rank));
         // Kept alive: the stores share the process's MPI, finalized with the last one.
         modules.push(module);
     }
@@ -163,25 +108,16 @@ fn dist_sync_equals_one_process() {
         let dir =
             std::env::temp_dir().join(format!("kiln-dist-sync-{}-{workers}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let exe = std::env::current_exe().unwrap();
-        let job = Launch {
-            ranks: workers,
-            hostfile: None,
-            command: vec![
-                exe.into(),
-                "--ignored".into(),
-                "--exact".into(),
-                "worker".into(),
-                "--test-threads=1".into(),
-            ],
-        };
-        let mut mpirun = job.mpirun();
-        let output = mpirun.env("KILN_DIST_TEST_OUT", &dir).output().unwrap();
+        let ended = run_job(
+            workers,
+            &[("KILN_DIST_TEST_OUT", dir.as_os_str())],
+            Duration::from_secs(300),
+        );
         assert!(
-            output.status.success(),
+            ended.status.success(),
             "{workers} ranks: {}\n{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
+            ended.stdout,
+            ended.stderr
         );
         for case in &CASES {
             let what = format!("{}, {workers} workers", case.name);

@@ -1,0 +1,113 @@
+//! `kiln launch` and `kiln train --kvstore dist_sync` end to end: two ranks train the MLP
+//! of tests/fixtures/train/module on their halves of the data, each line of output prefixed
+//! by its rank, rank 0 writing the checkpoints; a failing rank's status and name come back;
+//! unknown and unbuilt store types are refused by name.
+
+use kiln::runtime::NDArray;
+use std::process::{Command, Output};
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/train/module");
+const KILN: &str = env!("CARGO_BIN_EXE_kiln");
+
+fn launch(ranks: &str, command: &[&str]) -> Output {
+    Command::new(KILN)
+        .args(["launch", "-n", ranks, "--"])
+        .args(command)
+        .output()
+        .unwrap()
+}
+
+fn train_args(prefix: &str, kvstore: &str) -> Vec<String> {
+    let fixture = |name: &str| format!("{FIXTURES}/{name}");
+    [
+        KILN,
+        "train",
+        &fixture("mlp-symbol.json"),
+        "--data",
+        &fixture("data.npy"),
+        "--label",
+        &fixture("label.npy"),
+        "--arg-params",
+        &fixture("init.params"),
+        "--batch-size",
+        "4",
+        "--epochs",
+        "2",
+        "--kvstore",
+        kvstore,
+        "--save-prefix",
+        prefix,
+        "--optimizer-param",
+        "learning_rate=0.1",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+#[test]
+fn two_ranks_train_with_dist_sync_and_rank_0_saves() {
+    let dir = std::env::temp_dir().join(format!("kiln-dist-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let prefix = dir.join("mlp");
+    let args = train_args(prefix.to_str().unwrap(), "dist_sync");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = launch("2", &args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    for rank in [
+        "[rank 0] Epoch[1] Train-accuracy=",
+        "[rank 1] Epoch[1] Train-accuracy=",
+    ] {
+        assert!(stderr.contains(rank), "no `{rank}` in\n{stderr}");
+    }
+    assert_eq!(
+        stderr.matches("Saved checkpoint to").count(),
+        2,
+        "rank 0 alone saves, once an epoch:\n{stderr}"
+    );
+    let saved = NDArray::load(format!("{}-0002.params", prefix.display())).unwrap();
+    let initial = NDArray::load(format!("{FIXTURES}/init.params")).unwrap();
+    assert_eq!(saved.len(), initial.len());
+    for (name, value) in &saved {
+        let (_, start) = (initial.iter())
+            .find(|(n, _)| n == name)
+            .unwrap_or_else(|| panic!("{name} is not a parameter"));
+        assert_ne!(
+            value.to_vec::<f32>().unwrap(),
+            start.to_vec::<f32>().unwrap(),
+            "{name} was not trained"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_failing_rank_is_named_and_its_status_returned() {
+    let start = std::time::Instant::now();
+    let script = "if [ $OMPI_COMM_WORLD_RANK = 1 ]; then exit 3; fi; sleep 60";
+    let out = launch("2", &["sh", "-c", script]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(start.elapsed().as_secs() < 30, "rank 0 was not stopped");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("kiln launch: rank 1 exited with status 3; the other ranks were stopped"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn store_types_are_checked_by_name() {
+    for (kvstore, expected) in [
+        (
+            "dist_async",
+            "the asynchronous store (server ranks) is not built yet",
+        ),
+        ("dist_foo", "unknown distributed kvstore type `dist_foo`"),
+    ] {
+        let args = train_args("/nonexistent/never", kvstore);
+        let out = Command::new(KILN).args(&args[1..]).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success());
+        assert!(stderr.contains(expected), "{kvstore}: {stderr}");
+    }
+}
