@@ -46,10 +46,19 @@ fn train_args(prefix: &str, kvstore: &str) -> Vec<String> {
 
 #[test]
 fn two_ranks_train_with_dist_sync_and_rank_0_saves() {
+    for compression in [None, Some("2bit")] {
+        two_ranks_train(compression);
+    }
+}
+
+fn two_ranks_train(compression: Option<&str>) {
     let dir = std::env::temp_dir().join(format!("kiln-dist-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let prefix = dir.join("mlp");
-    let args = train_args(prefix.to_str().unwrap(), "dist_sync");
+    let mut args = train_args(prefix.to_str().unwrap(), "dist_sync");
+    if let Some(kind) = compression {
+        args.extend(["--gc-type", kind, "--gc-threshold", "0.01"].map(String::from));
+    }
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let out = launch("2", &args);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -95,19 +104,37 @@ fn a_failing_rank_is_named_and_its_status_returned() {
     );
 }
 
+/// The error `kiln train` prints, refusing `--kvstore kvstore` with `extra` flags.
+fn refused(kvstore: &str, extra: &[&str]) -> String {
+    let mut args = train_args("/nonexistent/never", kvstore);
+    args.extend(extra.iter().map(|a| a.to_string()));
+    let out = Command::new(KILN).args(&args[1..]).output().unwrap();
+    assert!(!out.status.success(), "{kvstore} {extra:?} ran");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 #[test]
-fn store_types_are_checked_by_name() {
-    for (kvstore, expected) in [
+fn store_types_and_compression_are_checked_by_name() {
+    for (kvstore, extra, expected) in [
         (
             "dist_async",
+            &[][..],
             "the asynchronous store (server ranks) is not built yet",
         ),
-        ("dist_foo", "unknown distributed kvstore type `dist_foo`"),
+        (
+            "dist_async_device",
+            &[],
+            "the asynchronous store (server ranks) is not built yet",
+        ),
+        ("mpi", &[], "unknown kvstore type `mpi`"),
+        (
+            "local",
+            &["--gc-type", "2bit"],
+            "--gc-type 2bit: gradients are compressed between the workers of a dist store",
+        ),
+        ("dist_sync", &["--gc-type", "3bit"], "unknown `type` '3bit'"),
     ] {
-        let args = train_args("/nonexistent/never", kvstore);
-        let out = Command::new(KILN).args(&args[1..]).output().unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(!out.status.success());
-        assert!(stderr.contains(expected), "{kvstore}: {stderr}");
+        let stderr = refused(kvstore, extra);
+        assert!(stderr.contains(expected), "{kvstore} {extra:?}: {stderr}");
     }
 }

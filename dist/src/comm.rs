@@ -12,7 +12,7 @@
 //! side by side, as a GAN's). When the last handle is dropped, the jobs left run, the ranks
 //! agree to finish, and MPI is finalized; MPI cannot start again in that process.
 
-use crate::control::{AbortRequest, Link};
+use crate::control::{AbortRequest, Link, Traffic};
 use kiln_kvstore::{Error, Result};
 use mpi::environment::Threading;
 use mpi::topology::Communicator;
@@ -54,6 +54,7 @@ pub struct Comm {
     jobs: Option<mpsc::Sender<Job>>,
     thread: Option<JoinHandle<()>>,
     abort: AbortRequest,
+    traffic: Arc<Mutex<Traffic>>,
     rank: usize,
     size: usize,
 }
@@ -65,6 +66,8 @@ impl Comm {
         let (started, ready) = mpsc::channel();
         let abort = AbortRequest::default();
         let requests = abort.clone();
+        let traffic = Arc::new(Mutex::new(Traffic::default()));
+        let counted = traffic.clone();
         let thread = std::thread::Builder::new()
             .name("kiln-mpi".into())
             .spawn(move || {
@@ -84,7 +87,7 @@ impl Comm {
                 }
                 let world = universe.world();
                 let _ = started.send(Ok((world.rank() as usize, world.size() as usize)));
-                let link = Link::new(world, requests);
+                let link = Link::new(world, requests, counted);
                 loop {
                     match queue.recv_timeout(IDLE_POLL) {
                         Ok(job) => job(&link),
@@ -106,6 +109,7 @@ impl Comm {
             jobs: Some(jobs),
             thread: Some(thread),
             abort,
+            traffic,
             rank,
             size,
         })
@@ -119,6 +123,23 @@ impl Comm {
     /// The number of processes in the job.
     pub fn size(&self) -> usize {
         self.size
+    }
+
+    /// Records each collective's span from now on (`true`), or stops (`false`).
+    pub fn record_spans(&self, on: bool) {
+        let mut traffic = self.traffic.lock().unwrap_or_else(|e| e.into_inner());
+        traffic.spans = on.then(Vec::new);
+    }
+
+    /// What this rank's collectives sent and took so far, with the spans recorded since
+    /// the last call.
+    pub fn traffic(&self) -> Traffic {
+        let mut traffic = self.traffic.lock().unwrap_or_else(|e| e.into_inner());
+        let spans = traffic.spans.as_mut().map(std::mem::take);
+        Traffic {
+            spans,
+            ..traffic.clone()
+        }
     }
 
     /// Queues `job` after every job submitted before it.

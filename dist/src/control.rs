@@ -19,7 +19,7 @@ use mpi::request::Request;
 use mpi::topology::{Communicator, SimpleCommunicator};
 use std::cell::Cell;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The tag of control messages: `[kind, value]`. `FAILED`'s value is the rank the failure
 /// began at, plus one (0: the sender's own), so every rank names the same cause.
@@ -35,6 +35,19 @@ const NAP: Duration = Duration::from_micros(50);
 /// An error the process's other threads ask the MPI thread to end the job with.
 pub type AbortRequest = Arc<Mutex<Option<String>>>;
 
+/// What this rank's collectives sent and how long it waited for them.
+#[derive(Clone, Debug, Default)]
+pub struct Traffic {
+    /// Bytes of data this rank sent to the others.
+    pub bytes_sent: u64,
+    /// Collectives completed.
+    pub collectives: u64,
+    /// Time from each collective's start to its completion, summed.
+    pub busy: Duration,
+    /// Each collective's start and completion, while recorded.
+    pub spans: Option<Vec<(Instant, Instant)>>,
+}
+
 /// The MPI thread's view of the job.
 pub struct Link {
     pub world: SimpleCommunicator,
@@ -43,16 +56,29 @@ pub struct Link {
     /// What each peer said when finishing.
     finishing: Vec<Cell<Option<u64>>>,
     abort: AbortRequest,
+    traffic: Arc<Mutex<Traffic>>,
 }
 
 impl Link {
-    pub fn new(world: SimpleCommunicator, abort: AbortRequest) -> Link {
+    pub fn new(
+        world: SimpleCommunicator,
+        abort: AbortRequest,
+        traffic: Arc<Mutex<Traffic>>,
+    ) -> Link {
         let finishing = (0..world.size()).map(|_| Cell::new(None)).collect();
         Link {
             world,
             done: Cell::new(0),
             finishing,
             abort,
+            traffic,
+        }
+    }
+
+    /// Counts `bytes` of data sent to the others.
+    pub fn sent(&self, bytes: usize) {
+        if let Ok(mut traffic) = self.traffic.lock() {
+            traffic.bytes_sent += bytes as u64;
         }
     }
 
@@ -72,6 +98,7 @@ impl Link {
         mut request: Request<'a, D, S>,
         what: &dyn Fn() -> String,
     ) {
+        let start = Instant::now();
         let mut polls = 0u32;
         loop {
             match request.test() {
@@ -85,6 +112,14 @@ impl Link {
             }
         }
         self.done.set(self.done.get() + 1);
+        if let Ok(mut traffic) = self.traffic.lock() {
+            let end = Instant::now();
+            traffic.collectives += 1;
+            traffic.busy += end - start;
+            if let Some(spans) = &mut traffic.spans {
+                spans.push((start, end));
+            }
+        }
     }
 
     /// Reads the control messages that have arrived and acts on them; `waiting_in` is the

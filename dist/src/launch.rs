@@ -7,6 +7,7 @@
 //! forbid (`btl_vader_single_copy_mechanism none`), and, run by root, Open MPI's run-as-root
 //! variables are set, as a container's root user needs.
 
+use std::collections::HashMap;
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
@@ -20,6 +21,9 @@ pub struct Launch {
     pub hostfile: Option<PathBuf>,
     /// The program and its arguments, run by every rank.
     pub command: Vec<OsString>,
+    /// A program every rank's command runs under, such as [`run_rank`]'s (`kiln launch
+    /// --rank`); empty for none.
+    pub wrapper: Vec<OsString>,
 }
 
 impl Launch {
@@ -42,7 +46,7 @@ impl Launch {
             cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
                 .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
         }
-        cmd.args(&self.command);
+        cmd.args(&self.wrapper).args(&self.command);
         cmd
     }
 
@@ -98,36 +102,114 @@ impl std::fmt::Display for Failure {
     }
 }
 
-/// Copies a stream line by line, rewriting `--tag-output`'s `[JOB,RANK]<stdout>:` prefix to
-/// `[rank RANK] ` and each line to the stream it came from; returns `mpirun`'s own lines
-/// and kiln's reports of a failed rank.
+/// Copies a stream line by line, each rank's line to the stream it came from as
+/// `[rank RANK] line`; returns `mpirun`'s own lines and kiln's reports of a failed rank.
 fn relay(stream: impl Read + Send + 'static) -> std::thread::JoinHandle<String> {
     std::thread::spawn(move || {
         let mut untagged = String::new();
+        let mut lines = Assembler::default();
         for line in BufReader::new(stream).split(b'\n').map_while(|l| l.ok()) {
-            let line = String::from_utf8_lossy(&line);
-            match untag(&line) {
-                Some((rank, false, text)) => {
-                    let text = strip_tags(text);
-                    let _ = writeln!(std::io::stdout().lock(), "[rank {rank}] {text}");
-                }
-                Some((rank, true, text)) => {
-                    let text = strip_tags(text);
-                    let _ = writeln!(std::io::stderr().lock(), "[rank {rank}] {text}");
-                    if text.starts_with("kiln: rank ") {
+            for piece in lines.feed(&String::from_utf8_lossy(&line)) {
+                match piece {
+                    Line::Rank { rank, stderr, text } => {
+                        let line = format!("[rank {rank}] {text}\n");
+                        let _ = match stderr {
+                            true => std::io::stderr().lock().write_all(line.as_bytes()),
+                            false => std::io::stdout().lock().write_all(line.as_bytes()),
+                        };
+                        if stderr && text.starts_with("kiln") {
+                            untagged.push_str(&text);
+                            untagged.push('\n');
+                        }
+                    }
+                    Line::Mpirun(text) => {
+                        let _ = writeln!(std::io::stderr().lock(), "{text}");
                         untagged.push_str(&text);
                         untagged.push('\n');
                     }
-                }
-                None => {
-                    let _ = writeln!(std::io::stderr().lock(), "{line}");
-                    untagged.push_str(&line);
-                    untagged.push('\n');
                 }
             }
         }
         untagged
     })
+}
+
+/// A line of the job's output.
+#[derive(Debug, PartialEq)]
+enum Line {
+    Rank {
+        rank: usize,
+        stderr: bool,
+        text: String,
+    },
+    Mpirun(String),
+}
+
+/// Reassembles the ranks' lines from `mpirun --tag-output`, which tags every piece it
+/// reads from a rank (`[JOB,RANK]<stdout>:`): a line a rank writes in pieces (a progress
+/// bar's) arrives cut by other ranks' pieces, each rank's part of it behind its tag.
+#[derive(Default)]
+struct Assembler {
+    /// Per rank and stream, the line begun and not yet ended.
+    partial: HashMap<(usize, bool), String>,
+}
+
+impl Assembler {
+    /// The lines one line of `mpirun`'s output completes.
+    fn feed(&mut self, line: &str) -> Vec<Line> {
+        let tags = tags(line);
+        if tags.first().is_none_or(|t| t.at != 0) {
+            return vec![Line::Mpirun(line.to_string())];
+        }
+        let mut done = Vec::new();
+        for (i, tag) in tags.iter().enumerate() {
+            let end = tags.get(i + 1).map_or(line.len(), |next| next.at);
+            let key = (tag.rank, tag.stderr);
+            let partial = self.partial.entry(key).or_default();
+            partial.push_str(&line[tag.text..end]);
+            // Only the last piece ends with the line's newline.
+            if i + 1 == tags.len() {
+                let text = std::mem::take(partial);
+                done.push(Line::Rank {
+                    rank: tag.rank,
+                    stderr: tag.stderr,
+                    text,
+                });
+            }
+        }
+        done
+    }
+}
+
+/// A tag in a line of `mpirun`'s output: where it starts, whose piece follows, and where
+/// that piece's text starts.
+struct Tag {
+    at: usize,
+    rank: usize,
+    stderr: bool,
+    text: usize,
+}
+
+/// The tags `[JOB,RANK]<stdout>:` and `[JOB,RANK]<stderr>:` in `line`, in order.
+fn tags(line: &str) -> Vec<Tag> {
+    let mut found = Vec::new();
+    let mut from = 0;
+    while let Some(offset) = line[from..].find('[') {
+        let at = from + offset;
+        match untag(&line[at..]) {
+            Some((rank, stderr, text)) => {
+                found.push(Tag {
+                    at,
+                    rank,
+                    stderr,
+                    text: line.len() - text.len(),
+                });
+                from = line.len() - text.len();
+            }
+            None => from = at + 1,
+        }
+    }
+    found
 }
 
 /// `[1,3]<stderr>:text` → (3, true, "text").
@@ -141,27 +223,42 @@ fn untag(line: &str) -> Option<(usize, bool, &str)> {
     Some((rank, true, rest.strip_prefix("<stderr>:")?))
 }
 
-/// `text` without the tags `mpirun` puts where a rank's output was read in pieces (a line
-/// written in parts, as a progress bar writes).
-fn strip_tags(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find('[') {
-        out.push_str(&rest[..at]);
-        match untag(&rest[at..]) {
-            Some((_, _, after)) => rest = after,
-            None => {
-                out.push('[');
-                rest = &rest[at + 1..];
-            }
-        }
+/// Runs one rank's `command` and exits with its status (a signal's as a shell gives it,
+/// 128 + the signal); when it fails, says which rank and how (`kiln launch: rank R exited
+/// with status S`), which `mpirun` does not always say. The command dies with this process
+/// (`PR_SET_PDEATHSIG`), so stopping the rank stops it.
+pub fn run_rank(command: &[OsString]) -> std::io::Result<std::convert::Infallible> {
+    use std::os::unix::process::{CommandExt, ExitStatusExt};
+    let Some((program, args)) = command.split_first() else {
+        return Err(std::io::Error::other("no command to run"));
+    };
+    let mut child = Command::new(program);
+    child.args(args);
+    // SAFETY: prctl is async-signal-safe and touches no memory of this process.
+    unsafe {
+        child.pre_exec(
+            || match libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) {
+                0 => Ok(()),
+                _ => Err(std::io::Error::last_os_error()),
+            },
+        );
     }
-    out.push_str(rest);
-    out
+    let status = child.status()?;
+    let rank = std::env::var("OMPI_COMM_WORLD_RANK").unwrap_or_else(|_| "?".into());
+    let (how, code) = match (status.code(), status.signal()) {
+        (Some(0), _) => std::process::exit(0),
+        (Some(code), _) => (format!("exited with status {code}"), code),
+        (None, Some(signal)) => (format!("was killed by signal {signal}"), 128 + signal),
+        (None, None) => ("ended".to_string(), 1),
+    };
+    let line = format!("kiln launch: rank {rank} {how}\n");
+    let _ = std::io::stderr().write_all(line.as_bytes());
+    std::process::exit(code)
 }
 
 /// The rank that failed first: the one that reported its own error (`kiln: rank R of N
-/// failed: ...`), else the one `mpirun` reports: exited non-zero, killed by a signal, or
+/// failed: ...`), else the first a rank's wrapper reported (`kiln launch: rank R exited
+/// with status S`), else the one `mpirun` reports: exited non-zero, killed by a signal, or
 /// called MPI_Abort.
 pub fn first_failure(output: &str) -> Option<Failure> {
     let lines: Vec<&str> = output.lines().map(str::trim).collect();
@@ -175,8 +272,18 @@ pub fn first_failure(output: &str) -> Option<Failure> {
             how: format!("failed: {error}"),
         })
     });
-    if reported.is_some() {
-        return reported;
+    let wrapped = || {
+        lines.iter().find_map(|line| {
+            let rest = line.split_once("kiln launch: rank ")?.1;
+            let (rank, how) = rest.split_once(' ')?;
+            Some(Failure {
+                rank: rank.parse().ok()?,
+                how: how.to_string(),
+            })
+        })
+    };
+    if let Some(failure) = reported.or_else(wrapped) {
+        return Some(failure);
     }
     for (i, line) in lines.iter().enumerate() {
         if let Some(name) = line.strip_prefix("Process name: [[") {
@@ -218,8 +325,25 @@ mod tests {
         assert_eq!(untag("[12,0]<stdout>:"), Some((0, false, "")));
         assert_eq!(untag("[rank] text"), None);
         assert_eq!(untag("-----"), None);
-        let text = "Epoch[1] acc=0.25[1,0]<stderr>:[x]";
-        assert_eq!(strip_tags(text), "Epoch[1] acc=0.25[x]");
+    }
+
+    #[test]
+    fn lines_written_in_pieces_are_reassembled_per_rank() {
+        let rank = |rank, text: &str| Line::Rank {
+            rank,
+            stderr: true,
+            text: text.into(),
+        };
+        let mut lines = Assembler::default();
+        // Rank 0's line cut by rank 1's whole line, then ended.
+        let cut = "[1,0]<stderr>:Epoch[0] acc=0.25[1,1]<stderr>:Epoch[0] acc=0.5";
+        assert_eq!(lines.feed(cut), [rank(1, "Epoch[0] acc=0.5")]);
+        assert_eq!(
+            lines.feed("[1,0]<stderr>: [x]"),
+            [rank(0, "Epoch[0] acc=0.25 [x]")]
+        );
+        let own = "Primary job  terminated normally";
+        assert_eq!(lines.feed(own), [Line::Mpirun(own.into())]);
     }
 
     #[test]

@@ -30,26 +30,31 @@ mod control;
 pub mod launch;
 mod sync;
 
+pub use control::Traffic;
 use kiln_kvstore::{Error, KVStore, Kind, Result};
 
-/// A worker's store of MXNet's type `name`: `dist_sync` or `dist_device_sync`. Starts MPI
-/// (without `mpirun`, a job of one).
+/// A worker's store of MXNet's type `name`, read as MXNet reads it: a name containing
+/// `dist` is distributed, asynchronous if it contains `_async`, summing its devices as
+/// `device` does if it contains `device` (`dist_sync`, `dist_sync_device`,
+/// `dist_device_sync`); the store's type is the name given. Starts MPI (without `mpirun`,
+/// a job of one).
 pub fn create(name: &str) -> Result<KVStore> {
-    let (kind, type_name) = match name.to_lowercase().as_str() {
-        "dist_sync" => (Kind::Local, "dist_sync"),
-        "dist_device_sync" => (Kind::Device, "dist_device_sync"),
-        "dist_async" => {
-            return Err(Error::Input(
-                "kvstore `dist_async`: the asynchronous store (server ranks) is not built yet; use dist_sync".into(),
-            ))
-        }
-        _ => {
-            return Err(Error::Input(format!(
-                "unknown distributed kvstore type `{name}` (dist_sync, dist_device_sync)"
-            )))
-        }
+    let lower = name.to_lowercase();
+    if !lower.contains("dist") {
+        return Err(Error::Input(format!(
+            "kvstore `{name}` is not distributed (dist_sync, dist_sync_device)"
+        )));
+    }
+    if lower.contains("_async") {
+        return Err(Error::Input(format!(
+            "kvstore `{name}`: the asynchronous store (server ranks) is not built yet; use dist_sync"
+        )));
+    }
+    let kind = match lower.contains("device") {
+        true => Kind::Device,
+        false => Kind::Local,
     };
-    let remote = sync::SyncRemote::new(comm::shared()?, type_name);
+    let remote = sync::SyncRemote::new(comm::shared()?, name.to_string());
     Ok(KVStore::with_remote(kind, Box::new(remote)))
 }
 
@@ -66,6 +71,17 @@ impl Worker {
 
     pub fn rank(&self) -> usize {
         self.0.rank()
+    }
+
+    /// Records each collective's span from now on (`true`), or stops (`false`).
+    pub fn record_spans(&self, on: bool) {
+        self.0.record_spans(on)
+    }
+
+    /// What this rank's collectives sent and took so far, with the spans recorded since
+    /// the last call.
+    pub fn traffic(&self) -> Traffic {
+        self.0.traffic()
     }
 
     /// Ends the job after `error`: prints it naming this rank, tells every peer (each

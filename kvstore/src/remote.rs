@@ -5,13 +5,14 @@
 //! ones that block, waits for its own) and keeps the order in which it was called, which
 //! every worker calls in the same order: collectives match by that order.
 
+use crate::compression::GradientCompression;
 use crate::{Key, Result};
 use kiln_runtime::NDArray;
 
 /// The cross-process half of a distributed store.
 pub trait Remote: Send {
-    /// MXNet's type name (`dist_sync`, `dist_device_sync`, `dist_async`).
-    fn type_name(&self) -> &'static str;
+    /// MXNet's type name, as given (`dist_sync`, `dist_sync_device`).
+    fn type_name(&self) -> &str;
 
     /// This worker's rank among the workers.
     fn rank(&self) -> usize;
@@ -31,6 +32,9 @@ pub trait Remote: Send {
     /// Ends this process after `error`, so that no other worker waits for it: says which
     /// worker failed and exits non-zero (MPI's errors are fatal to the job).
     fn abort(&self, error: &str) -> !;
+
+    /// Compresses what later pushes send between workers (`None`: uncompressed).
+    fn set_compression(&mut self, compression: Option<GradientCompression>) -> Result<()>;
 
     /// Writes into `global` the sum over the workers of `local` (this worker's devices'
     /// sum of `key`), at `priority`.

@@ -1,5 +1,6 @@
 //! The store of one process: `local` and `device` (see the crate's contract).
 
+use crate::compression::GradientCompression;
 use crate::{reduce, Error, Key, Remote, Result};
 use kiln_ops::shape::fmt_shape;
 use kiln_runtime::{Device, Engine, NDArray, Operator};
@@ -144,7 +145,7 @@ impl KVStore {
     }
 
     /// MXNet's type name.
-    pub fn type_name(&self) -> &'static str {
+    pub fn type_name(&self) -> &str {
         match (&self.remote, self.kind) {
             (Some(remote), _) => remote.type_name(),
             (None, Kind::Local) => "local",
@@ -172,6 +173,21 @@ impl KVStore {
     pub fn abort_if_distributed(&self, error: &dyn std::fmt::Display) {
         if let Some(remote) = &self.remote {
             remote.abort(&error.to_string());
+        }
+    }
+
+    /// MXNet's `set_gradient_compression`: `{'type': '2bit', 'threshold': t}` compresses
+    /// what pushes send between workers (`none` switches it off). Only a distributed store
+    /// compresses: a store of one process sums its devices in memory, where 2-bit codes
+    /// would only lose precision.
+    pub fn set_gradient_compression(&mut self, params: &[(&str, &str)]) -> Result<()> {
+        let compression = GradientCompression::from_params(params.iter().copied())?;
+        match &mut self.remote {
+            Some(remote) => remote.set_compression(compression),
+            None => Err(Error::Input(format!(
+                "set_gradient_compression: kvstore `{}` sums in memory; gradients are compressed between the workers of a dist store",
+                self.type_name()
+            ))),
         }
     }
 

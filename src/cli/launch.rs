@@ -1,6 +1,8 @@
 //! `kiln launch -n N [--hostfile FILE] -- COMMAND...`: a distributed job through `mpirun`
 //! (MXNet's `tools/launch.py`), each rank's output prefixed by its rank; when a rank fails
 //! the job stops and the rank that failed first is named. Exits with the job's status.
+//! Every rank runs its command under `kiln launch --rank`, which names the rank when its
+//! command fails.
 
 use kiln::dist::launch::Launch;
 use kiln::{Error, Result};
@@ -10,8 +12,11 @@ use std::path::PathBuf;
 #[derive(clap::Args)]
 pub struct Args {
     /// Processes to start (workers; MXNet's -n).
-    #[arg(short = 'n', long = "num-workers")]
-    num_workers: usize,
+    #[arg(short = 'n', long = "num-workers", required_unless_present = "rank")]
+    num_workers: Option<usize>,
+    /// Run COMMAND as one rank of a job (what `kiln launch` has each rank do).
+    #[arg(long, hide = true)]
+    rank: bool,
     /// An MPI hostfile: the machines and their slots (MXNet's -H). Without one, every
     /// rank runs on this machine.
     #[arg(short = 'H', long)]
@@ -22,15 +27,22 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    if args.num_workers == 0 {
+    let io = |e: std::io::Error| Error::Input(e.to_string());
+    if args.rank {
+        kiln::dist::launch::run_rank(&args.command).map_err(io)?;
+    }
+    let ranks = args.num_workers.unwrap_or_default();
+    if ranks == 0 {
         return Err(Error::Input("-n: at least one worker".into()));
     }
+    let exe = std::env::current_exe().map_err(io)?;
     let job = Launch {
-        ranks: args.num_workers,
+        ranks,
         hostfile: args.hostfile,
         command: args.command,
+        wrapper: vec![exe.into(), "launch".into(), "--rank".into(), "--".into()],
     };
-    let outcome = job.run().map_err(|e| Error::Input(e.to_string()))?;
+    let outcome = job.run().map_err(io)?;
     if !outcome.status.success() {
         std::process::exit(outcome.status.code().unwrap_or(1));
     }

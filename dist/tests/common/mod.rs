@@ -110,6 +110,7 @@ pub fn run_job(ranks: usize, env: &[(&str, &std::ffi::OsStr)], deadline: Duratio
             "worker".into(),
             "--nocapture".into(),
         ],
+        wrapper: Vec::new(),
     };
     let mut mpirun = job.mpirun();
     for (k, v) in env {

@@ -88,6 +88,13 @@ pub struct Args {
     /// training on its part of the data (rank 0 writes the checkpoints and the plot).
     #[arg(long, default_value = "local")]
     kvstore: String,
+    /// Gradient compression between the workers of a dist store: 2bit or none (MXNet's
+    /// example scripts' --gc-type).
+    #[arg(long, default_value = "none")]
+    gc_type: String,
+    /// The 2-bit compression's threshold (--gc-threshold).
+    #[arg(long, default_value_t = 0.5)]
+    gc_threshold: f64,
     /// The devices, comma-separated: `cpu(0),cpu(1)` splits each batch in two.
     #[arg(long, default_value = "cpu(0)")]
     contexts: String,
@@ -235,7 +242,18 @@ fn open_store(name: &str) -> Result<StoreChoice> {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let store = open_store(&args.kvstore)?;
+    let mut store = open_store(&args.kvstore)?;
+    if args.gc_type != "none" {
+        let StoreChoice::Value(kv) = &mut store else {
+            return Err(input(format!(
+                "--gc-type {}: gradients are compressed between the workers of a dist store, not in --kvstore {}",
+                args.gc_type, args.kvstore
+            )));
+        };
+        let threshold = args.gc_threshold.to_string();
+        let params = [("type", args.gc_type.as_str()), ("threshold", &threshold)];
+        kv.set_gradient_compression(&params).map_err(input)?;
+    }
     // A distributed worker that fails ends the job, which would otherwise wait for it.
     #[cfg(feature = "mpi")]
     let worker = kiln::dist::Worker::current();

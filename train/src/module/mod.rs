@@ -491,8 +491,9 @@ impl Module {
     ) -> Result<()> {
         let store = self.open_store(kvstore)?;
         let mut batch = self.bound("init_optimizer")?.data_shapes[0].shape[0];
-        if let Some(kv) = store.as_ref().filter(|kv| kv.type_name().contains("dist_")) {
-            if kv.type_name().contains("_sync") {
+        // MXNet's test, on the type's name as given.
+        if let Some(kv) = store.as_ref() {
+            if kv.type_name().contains("dist") && kv.type_name().contains("_sync") {
                 batch *= kv.num_workers();
             }
         }
