@@ -138,3 +138,38 @@ fn store_types_and_compression_are_checked_by_name() {
         assert!(stderr.contains(expected), "{kvstore} {extra:?}: {stderr}");
     }
 }
+
+#[test]
+fn bench_dist_reports_traffic_overlap_and_the_model() {
+    let traces = std::env::temp_dir().join(format!("kiln-bench-dist-{}", std::process::id()));
+    let out = Command::new(KILN)
+        .args(["bench", "dist", "--ranks", "1,2", "--runs", "2", "--json"])
+        .arg("--profile")
+        .arg(&traces)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Vec<serde_json::Value> = (stdout.lines())
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .filter(|row: &serde_json::Value| row["workload"] == "dist")
+        .collect();
+    assert_eq!(rows.len(), 2, "{stdout}");
+    let two = &rows[1]["train"];
+    let sent = two["bytes_per_step"].as_f64().unwrap();
+    // LeNet's 431,080 f32 parameters: each of two ranks sends the half it does not sum,
+    // then the half it summed.
+    assert_eq!(sent, 431_080.0 * 4.0, "{two}");
+    let overlap = two["overlap"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&overlap), "{two}");
+    assert!(traces.join("train-2-ranks.json").exists());
+    assert!(
+        stdout.contains("ResNet-50") && stdout.contains("Inception-v3"),
+        "{stdout}"
+    );
+    std::fs::remove_dir_all(&traces).unwrap();
+}

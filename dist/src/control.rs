@@ -27,9 +27,12 @@ const CONTROL: i32 = 0x6b696c;
 const FAILED: u64 = 1;
 const FINISHING: u64 = 2;
 
-/// Polls before a waiting rank starts sleeping between them (small collectives finish in
-/// microseconds; long ones should not burn a core).
-const SPINS: u32 = 2_000;
+/// MPI moves a non-blocking collective's data only inside MPI calls, so a wait tests its
+/// request without pause (as MPI's own blocking calls spin), reading control messages
+/// every `CONTROL_EVERY` tests; a wait that has lasted `PATIENCE` (a peer still
+/// computing) naps between tests instead of holding a core.
+const CONTROL_EVERY: u32 = 64;
+const PATIENCE: Duration = Duration::from_millis(20);
 const NAP: Duration = Duration::from_micros(50);
 
 /// An error the process's other threads ask the MPI thread to end the job with.
@@ -99,16 +102,18 @@ impl Link {
         what: &dyn Fn() -> String,
     ) {
         let start = Instant::now();
-        let mut polls = 0u32;
+        let mut tests = 0u32;
         loop {
             match request.test() {
                 Ok(_) => break,
                 Err(pending) => request = pending,
             }
-            self.poll(Some(what));
-            polls = polls.saturating_add(1);
-            if polls > SPINS {
-                std::thread::sleep(NAP);
+            tests = tests.wrapping_add(1);
+            if tests.is_multiple_of(CONTROL_EVERY) {
+                self.poll(Some(what));
+                if start.elapsed() > PATIENCE {
+                    std::thread::sleep(NAP);
+                }
             }
         }
         self.done.set(self.done.get() + 1);

@@ -2,7 +2,10 @@
 //! rank, and the rank that failed first named (`kiln launch`, the tests' jobs).
 //!
 //! Roles and ranks come from MPI; hosts from an MPI hostfile when one is given. On one
-//! machine (no hostfile) ranks may outnumber the cores (`--oversubscribe`). Open MPI's
+//! machine (no hostfile) ranks may outnumber the cores (`--oversubscribe`), and unless
+//! `KILN_CPU_THREADS` says otherwise each rank's kernels get an equal share of the cores.
+//! Ranks are not bound to a core (`--bind-to none`): a kiln process runs its engine, its
+//! kernels' pool and its MPI thread, which one core would serialize. Open MPI's
 //! shared-memory transport is told not to use cross-memory attach, which containers often
 //! forbid (`btl_vader_single_copy_mechanism none`), and, run by root, Open MPI's run-as-root
 //! variables are set, as a container's root user needs.
@@ -35,12 +38,13 @@ impl Launch {
             Some(hosts) => cmd.arg("--hostfile").arg(hosts),
             None => cmd.arg("--oversubscribe"),
         };
-        cmd.args([
-            "--tag-output",
-            "--mca",
-            "btl_vader_single_copy_mechanism",
-            "none",
-        ]);
+        if self.hostfile.is_none() && std::env::var_os("KILN_CPU_THREADS").is_none() {
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let share = (cores / self.ranks.max(1)).max(1);
+            cmd.env("KILN_CPU_THREADS", share.to_string());
+        }
+        cmd.args(["--bind-to", "none", "--tag-output"]);
+        cmd.args(["--mca", "btl_vader_single_copy_mechanism", "none"]);
         // SAFETY: geteuid has no preconditions.
         if unsafe { libc::geteuid() } == 0 {
             cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")

@@ -73,6 +73,27 @@ impl Worker {
         self.0.rank()
     }
 
+    /// MPI's own all-reduce (`MPI_Allreduce`, blocking, on the MPI thread) of `floats` f32
+    /// values: the median of `runs` timed calls, in seconds — the baseline a store's
+    /// reduction is measured against. Every rank must call it, as any collective.
+    pub fn time_mpi_allreduce(&self, floats: usize, runs: usize) -> kiln_kvstore::Result<f64> {
+        self.0.call(move |link| {
+            use mpi::collective::{CommunicatorCollectives, SystemOperation};
+            let (send, mut recv) = (vec![1f32; floats], vec![0f32; floats]);
+            let mut times: Vec<f64> = (0..runs.max(1) + 1)
+                .map(|_| {
+                    let start = std::time::Instant::now();
+                    link.world
+                        .all_reduce_into(&send[..], &mut recv[..], SystemOperation::sum());
+                    start.elapsed().as_secs_f64()
+                })
+                .skip(1)
+                .collect();
+            times.sort_by(f64::total_cmp);
+            times[times.len() / 2]
+        })
+    }
+
     /// Records each collective's span from now on (`true`), or stops (`false`).
     pub fn record_spans(&self, on: bool) {
         self.0.record_spans(on)

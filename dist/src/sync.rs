@@ -234,7 +234,7 @@ fn broadcast<T: Equivalence>(
     Ok(())
 }
 
-fn all_sum<T: Equivalence + Copy + Default + std::ops::Add<Output = T>>(
+fn all_sum<T: Summed>(
     link: &Link,
     send: Option<&[T]>,
     recv: Option<&mut [T]>,
@@ -260,25 +260,26 @@ fn all_sum<T: Equivalence + Copy + Default + std::ops::Add<Output = T>>(
         let displs: Vec<i32> = bounds[..ranks].iter().map(|&b| b as i32).collect();
         let mine = counts[me] as usize;
         link.sent((send.len() - mine + mine * (ranks - 1)) * size);
-        // Every rank's part of this rank's slice, by rank.
-        let mut parts = vec![T::default(); ranks * mine];
-        let part_counts = vec![mine as i32; ranks];
-        let part_displs: Vec<i32> = (0..ranks).map(|q| (q * mine) as i32).collect();
-        let send = Partition::new(send, &counts[..], &displs[..]);
-        let mut into = PartitionMut::new(&mut parts[..], &part_counts[..], &part_displs[..]);
-        mpi::request::scope(|scope| {
-            let request = world.immediate_all_to_all_varcount_into(scope, &send, &mut into);
-            link.wait(request, what);
-        });
-        let mut summed = vec![T::default(); mine];
-        if mine > 0 {
-            let sources: Vec<&[T]> = parts.chunks(mine).collect();
-            kiln_kvstore::sum_in_order(&sources, 0, &mut summed);
-        }
-        let mut all = PartitionMut::new(&mut *recv, &counts[..], &displs[..]);
-        mpi::request::scope(|scope| {
-            let request = world.immediate_all_gather_varcount_into(scope, &summed[..], &mut all);
-            link.wait(request, what);
+        T::with_scratch((ranks + 1) * mine, |scratch| {
+            // Every rank's part of this rank's slice, by rank, then their sum.
+            let (parts, summed) = scratch.split_at_mut(ranks * mine);
+            let part_counts = vec![mine as i32; ranks];
+            let part_displs: Vec<i32> = (0..ranks).map(|q| (q * mine) as i32).collect();
+            let send = Partition::new(send, &counts[..], &displs[..]);
+            let mut into = PartitionMut::new(&mut *parts, &part_counts[..], &part_displs[..]);
+            mpi::request::scope(|scope| {
+                let request = world.immediate_all_to_all_varcount_into(scope, &send, &mut into);
+                link.wait(request, what);
+            });
+            if mine > 0 {
+                let sources: Vec<&[T]> = parts.chunks(mine).collect();
+                kiln_kvstore::sum_in_order(&sources, 0, summed);
+            }
+            let mut all = PartitionMut::new(&mut *recv, &counts[..], &displs[..]);
+            mpi::request::scope(|scope| {
+                let request = world.immediate_all_gather_varcount_into(scope, &*summed, &mut all);
+                link.wait(request, what);
+            });
         });
     }
     Ok(())
@@ -331,3 +332,30 @@ fn compressed_sum(
     kiln_kvstore::sum_in_order(&sources, 0, recv);
     Ok(())
 }
+
+/// The dtypes summed across workers, each with the MPI thread's working space for them:
+/// kept between pushes, so a step neither allocates nor faults in fresh pages for it.
+trait Summed: Equivalence + Copy + Default + std::ops::Add<Output = Self> + 'static {
+    /// Runs `f` on `len` elements of working space.
+    fn with_scratch<R>(len: usize, f: impl FnOnce(&mut [Self]) -> R) -> R;
+}
+
+macro_rules! summed {
+    ($($t:ty),*) => {$(
+        impl Summed for $t {
+            fn with_scratch<R>(len: usize, f: impl FnOnce(&mut [Self]) -> R) -> R {
+                thread_local!(static SCRATCH: std::cell::RefCell<Vec<$t>> = const {
+                    std::cell::RefCell::new(Vec::new())
+                });
+                SCRATCH.with_borrow_mut(|scratch| {
+                    if scratch.len() < len {
+                        scratch.resize(len, 0.0);
+                    }
+                    f(&mut scratch[..len])
+                })
+            }
+        }
+    )*};
+}
+
+summed!(f32, f64);

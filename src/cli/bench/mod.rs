@@ -13,8 +13,13 @@
 //!   `benches/peers/compare.sh`.
 //! - `image-train`: LeNet fed by ImageRecordIter against the same batches in memory —
 //!   whether decoding overlaps training.
+//! - `dist`: the distributed store on 1-4 ranks of this machine — its reduction's cost
+//!   and bandwidth, LeNet's step, bytes and time in communication, the overlap with
+//!   computation — and a scaling model from them (`dist.rs`).
 
 mod aot;
+#[cfg(feature = "mpi")]
+mod dist;
 mod elementwise;
 mod engine;
 mod image_train;
@@ -45,9 +50,18 @@ pub struct Args {
     #[arg(long, value_parser = at_least_one)]
     batch: Option<usize>,
     /// Writes a Chrome trace of the engine's operations to this file (as
-    /// `KILN_PROFILE=FILE`).
+    /// `KILN_PROFILE=FILE`); for `dist`, a folder for each job's rank-0 trace.
     #[arg(long)]
     profile: Option<std::path::PathBuf>,
+    /// `dist`: the rank counts to run, comma-separated.
+    #[arg(long, default_value = "1,2,3,4")]
+    ranks: String,
+    /// `dist`: also compress the gradients with MXNet's 2-bit rule at this threshold.
+    #[arg(long)]
+    gc_threshold: Option<f64>,
+    /// `dist`: the job a rank runs (`reduce` or `train`), as the bench starts them.
+    #[arg(long, hide = true)]
+    dist_job: Option<String>,
     /// `elementwise` also runs `a * b + 1.0` as imperative NDArray code (lazily fused).
     #[arg(long)]
     imperative: bool,
@@ -89,7 +103,8 @@ fn at_least_one(s: &str) -> std::result::Result<usize, super::ArgError> {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    if let Some(path) = &args.profile {
+    // `dist` profiles its jobs' rank 0 itself.
+    if let Some(path) = args.profile.as_ref().filter(|_| args.workload != "dist") {
         super::output::check_writable("--profile", path)?;
         // Before the first engine operation, which reads the process's configuration.
         kiln::runtime::Config::from_env()?.profile(path).install()?;
@@ -126,9 +141,11 @@ fn workload(args: &Args) -> Result<()> {
         }
         "resnet18-infer" => infer::run(args),
         "image-train" => image_train::run(args),
+        #[cfg(feature = "mpi")]
+        "dist" => dist::run(args),
         other => Err(Error::Input(format!(
             "unknown workload `{other}` (known: engine, elementwise, jit, mlp-train, \
-             lenet-train, resnet18-infer, image-train)"
+             lenet-train, resnet18-infer, image-train, dist)"
         ))),
     }
 }
