@@ -164,6 +164,9 @@ fn bench_dist_reports_traffic_overlap_and_the_model() {
     // LeNet's 431,080 f32 parameters: each of two ranks sends the half it does not sum,
     // then the half it summed.
     assert_eq!(sent, 431_080.0 * 4.0, "{two}");
+    // Three buckets (the classifier's small arrays, fc1's weight alone, the convolutions'),
+    // each a reduce-scatter and an all-gather.
+    assert_eq!(two["collectives_per_step"].as_f64(), Some(6.0), "{two}");
     let overlap = two["overlap"].as_f64().unwrap();
     assert!((0.0..=1.0).contains(&overlap), "{two}");
     assert!(traces.join("train-2-ranks.json").exists());

@@ -54,7 +54,7 @@ impl SyncRemote {
         &self,
         what: impl Fn() -> String + Send + 'static,
         op: &str,
-        (reads, writes): (&[&NDArray], &NDArray),
+        (reads, writes): (&[&NDArray], &[&NDArray]),
         priority: i32,
         work: impl FnOnce(&Link, &dyn Fn() -> String) -> std::result::Result<(), String>
             + Send
@@ -72,15 +72,10 @@ impl SyncRemote {
             done.complete(work(link, &what));
         }))?;
         let reads: Vec<_> = reads.iter().map(|a| a.var().clone()).collect();
-        Engine::global().push_async_fn(
-            op,
-            &reads,
-            &[writes.var().clone()],
-            priority,
-            move |done| {
-                let _ = deliver.send(done);
-            },
-        );
+        let writes: Vec<_> = writes.iter().map(|a| a.var().clone()).collect();
+        Engine::global().push_async_fn(op, &reads, &writes, priority, move |done| {
+            let _ = deliver.send(done);
+        });
         Ok(())
     }
 }
@@ -144,7 +139,7 @@ impl Remote for SyncRemote {
         self.after_engine(
             move || format!("the initial value of key {key}"),
             "dist_init",
-            (&[], stored),
+            (&[], &[stored]),
             0,
             move |link, what| {
                 // SAFETY: the engine holds `array` for this job alone until it completes.
@@ -164,8 +159,65 @@ impl Remote for SyncRemote {
         Ok(())
     }
 
-    fn push(&mut self, key: &Key, local: &NDArray, global: &NDArray, priority: i32) -> Result<()> {
-        summable(key, "push", local)?;
+    fn push(
+        &mut self,
+        keys: &[Key],
+        locals: &[NDArray],
+        globals: &[NDArray],
+        priority: i32,
+    ) -> Result<()> {
+        if keys.len() != locals.len() || keys.len() != globals.len() {
+            return Err(Error::Input(format!(
+                "push of {} keys with {} values into {} arrays",
+                keys.len(),
+                locals.len(),
+                globals.len()
+            )));
+        }
+        for (key, local) in keys.iter().zip(locals) {
+            summable(key, "push", local)?;
+        }
+        let dtype = locals.first().map(NDArray::dtype);
+        let one_dtype = locals.iter().all(|l| Some(l.dtype()) == dtype);
+        // Compression quantizes each key with its own residual, as MXNet does.
+        if keys.len() == 1 || self.compression.is_some() || !one_dtype {
+            for ((key, local), global) in keys.iter().zip(locals).zip(globals) {
+                self.push_one(key, local, global, priority)?;
+            }
+            return Ok(());
+        }
+        let (sends, recvs) = (locals.to_vec(), globals.to_vec());
+        let (first, last) = (keys[0].clone(), keys[keys.len() - 1].clone());
+        let reads: Vec<&NDArray> = locals.iter().collect();
+        let writes: Vec<&NDArray> = globals.iter().collect();
+        self.after_engine(
+            move || format!("the values pushed to keys {first} to {last}"),
+            "dist_allreduce",
+            (&reads, &writes),
+            priority,
+            move |link, what| {
+                // SAFETY: the engine holds `sends` for reading and `recvs` for writing by
+                // this job alone until it completes; they are different arrays.
+                unsafe {
+                    match sends[0].dtype() {
+                        DType::F32 => bucket_sum::<f32>(link, &sends, &recvs, what),
+                        _ => bucket_sum::<f64>(link, &sends, &recvs, what),
+                    }
+                }
+            },
+        )
+    }
+}
+
+impl SyncRemote {
+    /// One key's push (see `Remote::push`).
+    fn push_one(
+        &mut self,
+        key: &Key,
+        local: &NDArray,
+        global: &NDArray,
+        priority: i32,
+    ) -> Result<()> {
         let (send, recv) = (local.clone(), global.clone());
         if let Some(compression) = self.compression {
             if local.dtype() != DType::F32 {
@@ -181,7 +233,7 @@ impl Remote for SyncRemote {
             return self.after_engine(
                 move || format!("the compressed value pushed to key {key}"),
                 "dist_allgather_2bit",
-                (&[local], global),
+                (&[local], &[global]),
                 priority,
                 move |link, what| {
                     // SAFETY: as for the uncompressed sum below.
@@ -198,7 +250,7 @@ impl Remote for SyncRemote {
         self.after_engine(
             move || format!("the value pushed to key {key}"),
             "dist_allreduce",
-            (&[local], global),
+            (&[local], &[global]),
             priority,
             move |link, what| {
                 // SAFETY: the engine holds `send` for reading and `recv` for writing by this
@@ -333,9 +385,45 @@ fn compressed_sum(
     Ok(())
 }
 
+/// The workers' sums of several arrays as one message: copied into one buffer, summed as
+/// one array (every element in the same order as alone), copied back.
+///
+/// # Safety
+/// The engine holds `sends` for reading and `recvs` for writing by this call alone.
+unsafe fn bucket_sum<T: Summed>(
+    link: &Link,
+    sends: &[NDArray],
+    recvs: &[NDArray],
+    what: &dyn Fn() -> String,
+) -> std::result::Result<(), String> {
+    let changed = || "the pushed arrays changed dtype".to_string();
+    let total: usize = sends.iter().map(NDArray::len).sum();
+    let mut flat = vec![T::default(); 2 * total];
+    let (send, recv) = flat.split_at_mut(total);
+    let mut at = 0;
+    for array in sends {
+        // SAFETY: the caller's contract.
+        let values = unsafe { array.elements::<T>() }.ok_or_else(changed)?;
+        send[at..at + values.len()].copy_from_slice(values);
+        at += values.len();
+    }
+    all_sum(link, Some(send), Some(&mut *recv), what)?;
+    let mut at = 0;
+    for array in recvs {
+        // SAFETY: the caller's contract.
+        let values = unsafe { array.elements_mut::<T>() }.ok_or_else(changed)?;
+        let n = values.len();
+        values.copy_from_slice(recv.get(at..at + n).ok_or_else(changed)?);
+        at += n;
+    }
+    Ok(())
+}
+
 /// The dtypes summed across workers, each with the MPI thread's working space for them:
 /// kept between pushes, so a step neither allocates nor faults in fresh pages for it.
-trait Summed: Equivalence + Copy + Default + std::ops::Add<Output = Self> + 'static {
+trait Summed:
+    Equivalence + kiln_runtime::Element + Copy + Default + std::ops::Add<Output = Self> + 'static
+{
     /// Runs `f` on `len` elements of working space.
     fn with_scratch<R>(len: usize, f: impl FnOnce(&mut [Self]) -> R) -> R;
 }

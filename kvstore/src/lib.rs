@@ -9,7 +9,8 @@
 //!   then hands the sum to the updater with the stored value, or, without an updater,
 //!   replaces the stored value by the sum (a sum, not an average: MXNet's behaviour).
 //! - `pull` copies the stored value into every output; `pushpull` is a push then a pull;
-//!   `broadcast` an init then a pull.
+//!   `broadcast` an init then a pull; `push_bucket` pushes several keys, which a remote
+//!   sends as one message (the sums are those of pushing them one by one).
 //! - Every reduction, copy and update is an engine operation ordered by the variables it
 //!   reads and writes, pushed at the caller's priority, so pushes and pulls overlap the
 //!   backward pass layer by layer and the call returns at once. Operations are created

@@ -36,7 +36,14 @@ pub trait Remote: Send {
     /// Compresses what later pushes send between workers (`None`: uncompressed).
     fn set_compression(&mut self, compression: Option<GradientCompression>) -> Result<()>;
 
-    /// Writes into `global` the sum over the workers of `local` (this worker's devices'
-    /// sum of `key`), at `priority`.
-    fn push(&mut self, key: &Key, local: &NDArray, global: &NDArray, priority: i32) -> Result<()>;
+    /// Writes into each of `globals` the sum over the workers of the matching `locals`
+    /// (this worker's devices' sums of `keys`), at `priority`, sending the keys together
+    /// where it can (one message for a bucket of small arrays).
+    fn push(
+        &mut self,
+        keys: &[Key],
+        locals: &[NDArray],
+        globals: &[NDArray],
+        priority: i32,
+    ) -> Result<()>;
 }

@@ -256,52 +256,86 @@ impl KVStore {
     /// remote) goes to the updater, or replaces the stored value. Returns at once; the
     /// work runs on the engine at `priority`.
     pub fn push(&mut self, key: impl Into<Key>, values: &[NDArray], priority: i32) -> Result<()> {
-        let key = key.into();
-        let entry = self
-            .entries
-            .get_mut(&key)
-            .ok_or_else(|| uninitialized(&key))?;
-        if values.is_empty() {
-            return Err(Error::Input(format!("push to key {key}: no values")));
+        self.push_bucket(&[key.into()], &[values], priority)
+    }
+
+    /// Pushes several keys (each with its values, one per device) as [`KVStore::push`]
+    /// does each, except that a remote sends them as one message: a bucket of small
+    /// arrays costs the workers one collective instead of one per key. The sums are the
+    /// same as pushing the keys one by one.
+    pub fn push_bucket(
+        &mut self,
+        keys: &[Key],
+        values: &[&[NDArray]],
+        priority: i32,
+    ) -> Result<()> {
+        if keys.len() != values.len() {
+            return Err(Error::Input(format!(
+                "push: {} keys but {} lists of values",
+                keys.len(),
+                values.len()
+            )));
         }
-        for v in values {
-            fits(&key, "push", v, &entry.stored)?;
+        // Level 1: each key's devices.
+        let mut locals = Vec::with_capacity(keys.len());
+        let mut globals = Vec::with_capacity(keys.len());
+        for (key, values) in keys.iter().zip(values) {
+            let entry = self
+                .entries
+                .get_mut(key)
+                .ok_or_else(|| uninitialized(key))?;
+            if values.is_empty() {
+                return Err(Error::Input(format!("push to key {key}: no values")));
+            }
+            for v in values.iter() {
+                fits(key, "push", v, &entry.stored)?;
+            }
+            if self.updater.is_none() && self.remote.is_none() {
+                let op = reuse(&mut entry.push, "kvstore_push", values, &entry.stored)?;
+                Engine::global().push(&op, priority);
+                continue;
+            }
+            locals.push(match values {
+                [one] => one.clone(),
+                _ => {
+                    let merged = buffer(&mut entry.merged, &entry.stored)?;
+                    let op = reuse(&mut entry.push, "kvstore_reduce", values, &merged)?;
+                    Engine::global().push(&op, priority);
+                    merged
+                }
+            });
+            if self.remote.is_some() {
+                globals.push(buffer(&mut entry.global, &entry.stored)?);
+            }
         }
-        if self.updater.is_none() && self.remote.is_none() {
-            let op = reuse(&mut entry.push, "kvstore_push", values, &entry.stored)?;
-            Engine::global().push(&op, priority);
+        if locals.is_empty() {
             return Ok(());
         }
-        // Level 1: this process's devices.
-        let local = match values {
-            [one] => one.clone(),
-            _ => {
-                let merged = buffer(&mut entry.merged, &entry.stored)?;
-                let op = reuse(&mut entry.push, "kvstore_reduce", values, &merged)?;
-                Engine::global().push(&op, priority);
-                merged
-            }
-        };
-        // Level 2: the workers.
+        // Level 2: the workers, one message for the bucket.
         let summed = match &mut self.remote {
             Some(remote) => {
-                let global = buffer(&mut entry.global, &entry.stored)?;
-                remote.push(&key, &local, &global, priority)?;
-                global
+                remote.push(keys, &locals, &globals, priority)?;
+                globals
             }
-            None => local,
+            None => locals,
         };
-        match &mut self.updater {
-            Some(updater) => updater.update(&key, &summed, &entry.stored)?,
-            None => {
-                let sources = std::slice::from_ref(&summed);
-                let op = reuse(
-                    &mut entry.replace,
-                    "kvstore_replace",
-                    sources,
-                    &entry.stored,
-                )?;
-                Engine::global().push(&op, priority);
+        for (key, summed) in keys.iter().zip(&summed) {
+            let entry = self
+                .entries
+                .get_mut(key)
+                .ok_or_else(|| uninitialized(key))?;
+            match &mut self.updater {
+                Some(updater) => updater.update(key, summed, &entry.stored)?,
+                None => {
+                    let sources = std::slice::from_ref(summed);
+                    let op = reuse(
+                        &mut entry.replace,
+                        "kvstore_replace",
+                        sources,
+                        &entry.stored,
+                    )?;
+                    Engine::global().push(&op, priority);
+                }
             }
         }
         Ok(())

@@ -177,9 +177,10 @@ fn print_rank_count(
     }
     let ms = |key: &str| train[key].as_f64().unwrap_or(f64::NAN) * 1e3;
     println!(
-        "{n} rank(s): LeNet step {:.2} ms (median), {:.0} KB sent per step, {:.2} ms in collectives per step, overlap with computation {:.0}%",
+        "{n} rank(s): LeNet step {:.2} ms (median), {:.0} KB sent in {} collectives per step, {:.2} ms in them, overlap with computation {:.0}%",
         ms("step_s"),
         train["bytes_per_step"].as_f64().unwrap_or(f64::NAN) / 1e3,
+        train["collectives_per_step"].as_f64().unwrap_or(f64::NAN),
         ms("comm_s_per_step"),
         train["overlap"].as_f64().unwrap_or(f64::NAN) * 100.0,
     );
@@ -313,6 +314,7 @@ fn train_job(args: &Args) -> Result<()> {
             "step_s": median(times),
             "bytes_per_step": (after.bytes_sent - before.bytes_sent) as f64 / steps,
             "comm_s_per_step": (after.busy - before.busy).as_secs_f64() / steps,
+            "collectives_per_step": (after.collectives - before.collectives) as f64 / steps,
             "overlap": overlap,
         });
         println!("{result}");
@@ -409,7 +411,8 @@ const FUSION_BYTES: f64 = 64e6;
 /// kiln's two levels: inside a machine at NVLink speed, then a reduce-scatter and
 /// all-gather across machines, 2(M-1)/M of the bytes at the link's speed, plus per
 /// message kiln's measured per-message cost α and 2(M-1) network hops — one message per
-/// parameter array as kiln sends today, or per 64 MB buffer with arrays fused.
+/// parameter array (as MXNet sends them), per bucket of up to 1 MiB (as kiln's Module
+/// sends them), or per 64 MB buffer with arrays fused.
 fn model(args: &Args, alpha: f64, beta: f64, overlap: f64) -> Result<()> {
     println!();
     println!(
@@ -449,10 +452,21 @@ fn model(args: &Args, alpha: f64, beta: f64, overlap: f64) -> Result<()> {
             .collect();
         let bytes = params.iter().sum::<usize>() as f64 * 4.0;
         let keys = params.len() as f64;
+        // The Module's buckets: consecutive arrays, last first, up to 1 MiB.
+        let (mut buckets, mut filled) = (0.0, None);
+        for &n in params.iter().rev() {
+            filled = match filled {
+                Some(f) if f + 4 * n <= 1 << 20 => Some(f + 4 * n),
+                _ => {
+                    buckets += 1.0;
+                    Some(4 * n)
+                }
+            };
+        }
         let compute = BATCH_PER_GPU / net.images_per_s;
         for gbit in [25.0, 100.0] {
             let link = gbit * 1e9 / 8.0;
-            for messages in [keys, (bytes / FUSION_BYTES).ceil()] {
+            for messages in [keys, buckets, (bytes / FUSION_BYTES).ceil()] {
                 let row: Vec<String> = (machines.iter())
                     .map(|&m| {
                         let intra = 2.0 * (GPUS - 1.0) / GPUS * bytes / INTRA_BYTES_S;

@@ -685,31 +685,41 @@ impl Module {
                 "update: the optimizer is not initialized (call init_optimizer)".into(),
             ));
         };
-        let bound = self
-            .bound
-            .as_ref()
-            .expect("an optimizer needs a bound module");
+        let bound = (self.bound.as_ref())
+            .ok_or_else(|| Error::Input("update: the module is not bound".into()))?;
         let devices = bound.execs.len();
+        let on_kvstore = self.update_on_kvstore;
         let mut local: Vec<(usize, &NDArray, &NDArray)> = Vec::new();
+        // A distributed store sends small arrays in buckets (one message each).
+        let mut bucket = Bucket::default();
         // Later layers first: their gradients are complete first, so their communication
         // and the operations aggregating their updates start while backward goes on.
         for (i, (w, g)) in bound.params.iter().enumerate().rev() {
             let Some(g) = g else {
                 continue; // fixed: no gradient
             };
-            // Later layers' gradients are ready first: they go first (MXNet's priority -i).
-            let priority = -(i as i32);
-            match (&mut self.kvstore, self.update_on_kvstore) {
-                (Some(kv), true) => {
-                    kv.push(i as i64, g, priority)?;
-                    kv.pull(i as i64, w, priority)?;
+            match &mut self.kvstore {
+                Some(kv) if kv.is_distributed() => {
+                    if !bucket.fits(g[0].nbytes()) {
+                        bucket.send(kv, &bound.params, on_kvstore, &mut local)?;
+                    }
+                    bucket.add(i, g[0].nbytes());
                 }
-                (Some(kv), false) => {
-                    kv.pushpull(i as i64, g, &[], priority)?;
+                // Later layers' gradients are ready first: they go first (MXNet's
+                // priority -i).
+                Some(kv) if on_kvstore => {
+                    kv.push(i as i64, g, -(i as i32))?;
+                    kv.pull(i as i64, w, -(i as i32))?;
+                }
+                Some(kv) => {
+                    kv.pushpull(i as i64, g, &[], -(i as i32))?;
                     local.extend((0..devices).map(|k| (i * devices + k, &w[k], &g[k])));
                 }
-                (None, _) => local.push((i, &w[0], &g[0])),
+                None => local.push((i, &w[0], &g[0])),
             }
+        }
+        if let Some(kv) = &mut self.kvstore {
+            bucket.send(kv, &bound.params, on_kvstore, &mut local)?;
         }
         if !local.is_empty() {
             lock(&optimizer).update_multi(&local)?;
@@ -770,6 +780,66 @@ impl Module {
             };
             metric.update(&labels, exec.outputs())?;
         }
+        Ok(())
+    }
+}
+
+/// Parameters whose gradients a distributed store sends as one message: consecutive
+/// ones (in the order backward completes them) up to `BUCKET_BYTES`, so that small
+/// arrays (biases, BatchNorm's) share a collective while a large one goes alone and
+/// early — PyTorch DDP's buckets, smaller, since every rank here shares the first
+/// bucket's wait. Every worker makes the same buckets: their collectives match.
+#[derive(Default)]
+struct Bucket {
+    params: Vec<usize>,
+    bytes: usize,
+}
+
+const BUCKET_BYTES: usize = 1 << 20;
+
+impl Bucket {
+    fn fits(&self, bytes: usize) -> bool {
+        self.params.is_empty() || self.bytes + bytes <= BUCKET_BYTES
+    }
+
+    fn add(&mut self, param: usize, bytes: usize) {
+        self.params.push(param);
+        self.bytes += bytes;
+    }
+
+    /// Pushes the bucket's gradients as one message (priority: its first, latest
+    /// layer's), then pulls the weights (updated in the store) or the summed gradients
+    /// (for `local` updates on every device); empties the bucket.
+    fn send<'a>(
+        &mut self,
+        kv: &mut KVStore,
+        params: &'a [(Vec<NDArray>, Option<Vec<NDArray>>)],
+        on_kvstore: bool,
+        local: &mut Vec<(usize, &'a NDArray, &'a NDArray)>,
+    ) -> Result<()> {
+        let Some(&first) = self.params.first() else {
+            return Ok(());
+        };
+        let priority = -(first as i32);
+        let keys: Vec<Key> = self.params.iter().map(|&i| Key::Int(i as i64)).collect();
+        let values: Vec<&[NDArray]> = (self.params.iter())
+            .filter_map(|&i| params[i].1.as_deref())
+            .collect();
+        kv.push_bucket(&keys, &values, priority)?;
+        for &i in &self.params {
+            let (w, g) = &params[i];
+            match (on_kvstore, g) {
+                (true, _) => kv.pull(i as i64, w, priority)?,
+                (false, Some(g)) => {
+                    kv.pull(i as i64, g, priority)?;
+                    let devices = w.len();
+                    local.extend((0..devices).map(|k| (i * devices + k, &w[k], &g[k])));
+                }
+                (false, None) => {}
+            }
+        }
+        self.params.clear();
+        self.bytes = 0;
         Ok(())
     }
 }
