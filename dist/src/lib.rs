@@ -22,12 +22,16 @@
 //! - The stores of a process share its MPI thread; dropping the last finalizes MPI after
 //!   the communication queued before (MPI starts once per process: a store made after
 //!   that is refused).
+//! - [`nccl`] (feature `nccl`): NCCL communicators for the job's GPUs, their unique id
+//!   sent over MPI.
 //! - [`launch`] starts a job through `mpirun` with each rank's output prefixed by its rank
 //!   and the first failed rank named (`kiln launch`).
 
 mod comm;
 mod control;
 pub mod launch;
+#[cfg(feature = "nccl")]
+pub mod nccl;
 mod sync;
 
 pub use control::Traffic;
