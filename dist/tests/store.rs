@@ -1,6 +1,7 @@
 //! The distributed store's API on three ranks (run by `mpirun`): `init` takes worker 0's
 //! value, a push without an updater stores the sum over every worker's devices, int and
-//! string keys, `barrier`, and MXNet's 2-bit compression — the workers' compressed sums
+//! string keys, `barrier`, `set_optimizer` (the same update on every worker), and MXNet's
+//! 2-bit compression — the workers' compressed sums
 //! over several steps equal the sums of what each worker's quantizer (with its residual)
 //! sends, and the bytes sent per push are the packed words', 1/16 of the uncompressed.
 
@@ -93,6 +94,16 @@ fn worker() {
     let mine = ((rank + 1) * N / RANKS - rank * N / RANKS) as u64;
     let bytes = worker.traffic().bytes_sent - before;
     assert_eq!(bytes, (N as u64 - mine + mine * (RANKS as u64 - 1)) * 4);
+    // set_optimizer: every worker updates with the workers' sum, as one server would.
+    let mut trained = kiln_dist::create("dist_sync").unwrap();
+    let kwargs = [("learning_rate", "0.25"), ("rescale_grad", "1")];
+    trained.set_optimizer(kiln_train::Optimizer::create("sgd", &kwargs).unwrap());
+    trained.init(0, &array(&vec![1.0; N])).unwrap();
+    trained
+        .push(0, &[array(&vec![0.5 * (rank as f32 + 1.0); N])], 0)
+        .unwrap();
+    // 1 - 0.25 · (0.5 + 1 + 1.5), exact in f32.
+    assert_eq!(pulled(&mut trained, 0), vec![0.25; N], "rank {rank}: sgd");
     // A store of one process does not compress.
     let mut local = kiln_kvstore::KVStore::create("local").unwrap();
     let refused = local.set_gradient_compression(&params).unwrap_err();

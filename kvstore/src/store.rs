@@ -213,6 +213,13 @@ impl KVStore {
         self.updater = Some(updater);
     }
 
+    /// MXNet's `set_optimizer`: pushes hand their sums to `optimizer` (kiln-train's
+    /// `Optimizer` is an updater). A synchronous distributed store runs it on every worker
+    /// on the same sums, so every worker holds the weights one server would.
+    pub fn set_optimizer(&mut self, optimizer: impl Updater + 'static) {
+        self.set_updater(Box::new(optimizer));
+    }
+
     /// Stores a copy of `value` under `key`, which must be new and of the store's key type.
     pub fn init(&mut self, key: impl Into<Key>, value: &NDArray) -> Result<()> {
         let key = key.into();
