@@ -1,7 +1,8 @@
-//! `kiln launch` and `kiln train --kvstore dist_sync` end to end: two ranks train the MLP
-//! of tests/fixtures/train/module on their halves of the data, each line of output prefixed
-//! by its rank, rank 0 writing the checkpoints; a failing rank's status and name come back;
-//! unknown and unbuilt store types are refused by name.
+//! `kiln launch` and `kiln train --kvstore dist_sync|dist_async` end to end: two ranks
+//! train the MLP of tests/fixtures/train/module on their halves of the data (with
+//! dist_async, through a server rank), each line of output prefixed by its rank, rank 0
+//! writing the checkpoints; a failing rank's status and name come back; unknown store
+//! types and what a store cannot do are refused by name.
 
 use kiln::runtime::NDArray;
 use std::process::{Command, Output};
@@ -10,8 +11,12 @@ const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/trai
 const KILN: &str = env!("CARGO_BIN_EXE_kiln");
 
 fn launch(ranks: &str, command: &[&str]) -> Output {
+    launch_with_servers(ranks, "0", command)
+}
+
+fn launch_with_servers(ranks: &str, servers: &str, command: &[&str]) -> Output {
     Command::new(KILN)
-        .args(["launch", "-n", ranks, "--"])
+        .args(["launch", "-n", ranks, "--servers", servers, "--"])
         .args(command)
         .output()
         .unwrap()
@@ -47,20 +52,25 @@ fn train_args(prefix: &str, kvstore: &str) -> Vec<String> {
 #[test]
 fn two_ranks_train_with_dist_sync_and_rank_0_saves() {
     for compression in [None, Some("2bit")] {
-        two_ranks_train(compression);
+        two_ranks_train("dist_sync", "0", compression);
     }
 }
 
-fn two_ranks_train(compression: Option<&str>) {
-    let dir = std::env::temp_dir().join(format!("kiln-dist-cli-{}", std::process::id()));
+#[test]
+fn two_ranks_train_with_dist_async_through_a_server() {
+    two_ranks_train("dist_async", "1", None);
+}
+
+fn two_ranks_train(kvstore: &str, servers: &str, compression: Option<&str>) {
+    let dir = std::env::temp_dir().join(format!("kiln-dist-cli-{kvstore}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let prefix = dir.join("mlp");
-    let mut args = train_args(prefix.to_str().unwrap(), "dist_sync");
+    let mut args = train_args(prefix.to_str().unwrap(), kvstore);
     if let Some(kind) = compression {
         args.extend(["--gc-type", kind, "--gc-threshold", "0.01"].map(String::from));
     }
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let out = launch("2", &args);
+    let out = launch_with_servers("2", servers, &args);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     for rank in [
@@ -119,12 +129,12 @@ fn store_types_and_compression_are_checked_by_name() {
         (
             "dist_async",
             &[][..],
-            "the asynchronous store (server ranks) is not built yet",
+            "the asynchronous store needs server ranks; start the job with `kiln launch -n N --servers S`",
         ),
         (
-            "dist_async_device",
-            &[],
-            "the asynchronous store (server ranks) is not built yet",
+            "dist_async",
+            &["--save-optimizer-states"],
+            "--save-optimizer-states: with --kvstore dist_async the optimizer's states are on the servers",
         ),
         ("mpi", &[], "unknown kvstore type `mpi`"),
         (

@@ -14,6 +14,8 @@
 
 use crate::control::{AbortRequest, Link, Traffic};
 use kiln_kvstore::{Error, Result};
+use kiln_runtime::{Completion, Engine, NDArray};
+use mpi::collective::{CommunicatorCollectives, SystemOperation};
 use mpi::environment::Threading;
 use mpi::topology::Communicator;
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -24,8 +26,17 @@ use std::time::Duration;
 /// Work for the MPI thread.
 pub type Job = Box<dyn FnOnce(&Link) + Send>;
 
-/// How often an idle MPI thread reads control messages.
+/// How often an idle MPI thread reads control messages, and a job waiting for its data
+/// on the engine.
 const IDLE_POLL: Duration = Duration::from_millis(5);
+
+/// The variable naming how many of the job's last ranks are servers (`kiln launch
+/// --servers`; MXNet's DMLC_NUM_SERVER).
+pub const SERVERS_VAR: &str = "KILN_NUM_SERVERS";
+
+/// What a job does once the engine has delivered its data; an error fails the engine
+/// operation that delivered it.
+type Work = Box<dyn FnOnce(&Link, &dyn Fn() -> String) -> std::result::Result<(), String> + Send>;
 
 /// How long a rank that failed waits for its MPI thread to tell the peers before exiting
 /// on its own.
@@ -57,6 +68,7 @@ pub struct Comm {
     traffic: Arc<Mutex<Traffic>>,
     rank: usize,
     size: usize,
+    servers: usize,
 }
 
 impl Comm {
@@ -86,8 +98,16 @@ impl Comm {
                     return;
                 }
                 let world = universe.world();
-                let _ = started.send(Ok((world.rank() as usize, world.size() as usize)));
-                let link = Link::new(world, requests, counted);
+                let (rank, size) = (world.rank() as usize, world.size() as usize);
+                let servers = match servers(size) {
+                    Ok(servers) => servers,
+                    Err(message) => {
+                        let _ = started.send(Err(message));
+                        return;
+                    }
+                };
+                let link = Link::new(world, servers, requests, counted);
+                let _ = started.send(Ok((rank, size, servers)));
                 loop {
                     match queue.recv_timeout(IDLE_POLL) {
                         Ok(job) => job(&link),
@@ -96,11 +116,13 @@ impl Comm {
                     }
                 }
                 link.finish();
-                // Every peer is finishing too: finalized as it drops.
+                // Its communicators are freed before MPI is finalized; every peer is
+                // finishing too: finalized as the universe drops.
+                drop(link);
                 drop(universe);
             })
             .map_err(|e| Error::Input(format!("cannot start the MPI thread: {e}")))?;
-        let (rank, size) = match ready.recv() {
+        let (rank, size, servers) = match ready.recv() {
             Ok(Ok(place)) => place,
             Ok(Err(message)) => return Err(Error::Input(message)),
             Err(_) => return Err(Error::Input("the MPI thread ended while starting".into())),
@@ -112,6 +134,7 @@ impl Comm {
             traffic,
             rank,
             size,
+            servers,
         })
     }
 
@@ -123,6 +146,109 @@ impl Comm {
     /// The number of processes in the job.
     pub fn size(&self) -> usize {
         self.size
+    }
+
+    /// The number of workers (the job's first ranks).
+    pub fn num_workers(&self) -> usize {
+        self.size - self.servers
+    }
+
+    /// The number of servers (the job's last ranks).
+    pub fn num_servers(&self) -> usize {
+        self.servers
+    }
+
+    /// Whether this process is a server.
+    pub fn is_server(&self) -> bool {
+        self.rank >= self.num_workers()
+    }
+
+    /// Blocks until every worker has called it (after the jobs queued before).
+    pub fn barrier(&self) -> Result<()> {
+        self.call(|link| {
+            let request = link.workers.immediate_barrier();
+            link.wait(request, &|| "a barrier".to_string());
+        })
+    }
+
+    /// How many workers pass `this` as true (blocks; a collective).
+    pub fn count(&self, this: bool) -> Result<usize> {
+        let mine = u64::from(this);
+        let total = self.call(move |link| {
+            let mut total = 0u64;
+            mpi::request::scope(|scope| {
+                let request = (link.workers).immediate_all_reduce_into(
+                    scope,
+                    &mine,
+                    &mut total,
+                    SystemOperation::sum(),
+                );
+                link.wait(request, &|| "the count of workers with a batch".to_string());
+            });
+            total
+        })?;
+        Ok(total as usize)
+    }
+
+    /// Queues the collective `work` on the MPI thread, to run once the engine has run an
+    /// asynchronous operation `op` reading `reads` and writing `writes` (which it holds
+    /// until `work` is done). `what` names the data in messages.
+    pub fn after_engine(
+        &self,
+        what: impl Fn() -> String + Send + 'static,
+        op: &str,
+        arrays: (&[&NDArray], &[&NDArray]),
+        priority: i32,
+        work: impl FnOnce(&Link, &dyn Fn() -> String) -> std::result::Result<(), String>
+            + Send
+            + 'static,
+    ) -> Result<()> {
+        self.defer(true, Box::new(what), op, arrays, priority, Box::new(work))
+    }
+
+    /// As [`Comm::after_engine`], for `work` that sends to or receives from servers (no
+    /// collective: the workers need not be in step).
+    pub fn after_engine_messages(
+        &self,
+        what: impl Fn() -> String + Send + 'static,
+        op: &str,
+        arrays: (&[&NDArray], &[&NDArray]),
+        priority: i32,
+        work: impl FnOnce(&Link, &dyn Fn() -> String) -> std::result::Result<(), String>
+            + Send
+            + 'static,
+    ) -> Result<()> {
+        self.defer(false, Box::new(what), op, arrays, priority, Box::new(work))
+    }
+
+    fn defer(
+        &self,
+        collective: bool,
+        what: Box<dyn Fn() -> String + Send>,
+        op: &str,
+        (reads, writes): (&[&NDArray], &[&NDArray]),
+        priority: i32,
+        work: Work,
+    ) -> Result<()> {
+        let (deliver, delivered) = mpsc::sync_channel::<Completion>(1);
+        self.submit(Box::new(move |link| {
+            let done = loop {
+                match delivered.recv_timeout(IDLE_POLL) {
+                    Ok(done) => break done,
+                    Err(RecvTimeoutError::Timeout) => {
+                        link.poll(collective.then_some(&what as &dyn Fn() -> String))
+                    }
+                    Err(RecvTimeoutError::Disconnected) => link.abort_undelivered(&what()),
+                }
+            };
+            done.complete(work(link, &what));
+        }))?;
+        let reads: Vec<_> = reads.iter().map(|a| a.var().clone()).collect();
+        let writes: Vec<_> = writes.iter().map(|a| a.var().clone()).collect();
+        Engine::global().push_async_fn(op, &reads, &writes, priority, move |done| {
+            let _ = deliver.send(done);
+        });
+        Ok(())
     }
 
     /// Records each collective's span from now on (`true`), or stops (`false`).
@@ -176,6 +302,21 @@ impl Comm {
         // The MPI thread exits the process at its next poll.
         std::thread::sleep(ABORT_GRACE);
         std::process::exit(1)
+    }
+}
+
+/// The job's servers, from [`SERVERS_VAR`] (none when unset); a job of `size` ranks keeps
+/// at least one worker.
+fn servers(size: usize) -> std::result::Result<usize, String> {
+    let Ok(value) = std::env::var(SERVERS_VAR) else {
+        return Ok(0);
+    };
+    match value.trim().parse::<usize>() {
+        Ok(servers) if servers < size => Ok(servers),
+        Ok(servers) => Err(format!(
+            "{SERVERS_VAR}={servers} but the job has {size} ranks: it needs at least one worker"
+        )),
+        Err(_) => Err(format!("{SERVERS_VAR}={value}: not a number of servers")),
     }
 }
 

@@ -5,14 +5,21 @@
 //! between polls (and while the MPI thread is idle) a rank reads the control messages
 //! peers sent it:
 //! - `FAILED`: the peer hit an error and is exiting; this rank exits too, naming it.
-//! - `FINISHING n`: the peer is done after `n` collectives. A rank waiting in collective
+//! - `FINISHING n`: the peer is done after `n` collectives. A worker waiting in collective
 //!   `k >= n` will never see the peer in it (the ranks ran different steps): it exits,
 //!   naming the peer and the collective.
 //!
 //! Finishing, a rank sends `FINISHING n` to every peer and waits for theirs; when every
-//! peer finished after the same `n`, MPI is finalized (which no peer can then be waiting
-//! on). A rank that exits sends `FAILED` first, so its peers stop within a poll rather than
-//! waiting on it; `mpirun` stops the ones that remain when it sees the exit.
+//! peer finished (every worker after the same `n`), MPI is finalized (which no peer can
+//! then be waiting on). A worker first tells each server it is done, after its last
+//! message to it (`servers`), and a server finishes once every worker has. A rank that
+//! exits sends `FAILED` first, so its peers stop within a poll rather than waiting on it;
+//! `mpirun` stops the ones that remain when it sees the exit.
+//!
+//! Roles: the last `KILN_NUM_SERVERS` ranks of the job are servers (`kiln launch
+//! --servers`), the others workers. Collectives run among the workers (`Link::workers`);
+//! what workers and servers say to each other goes over a communicator of its own
+//! (`Link::data`), apart from the control messages.
 
 use mpi::point_to_point::{Destination, Source};
 use mpi::request::Request;
@@ -54,6 +61,11 @@ pub struct Traffic {
 /// The MPI thread's view of the job.
 pub struct Link {
     pub world: SimpleCommunicator,
+    /// This rank's group: the workers, or the servers.
+    pub workers: SimpleCommunicator,
+    /// The workers' requests to the servers and their replies.
+    pub data: SimpleCommunicator,
+    servers: usize,
     /// Collectives completed.
     done: Cell<u64>,
     /// What each peer said when finishing.
@@ -63,14 +75,25 @@ pub struct Link {
 }
 
 impl Link {
+    /// The job's view from this rank: the last `servers` ranks are servers. Every rank
+    /// calls it (it makes communicators, a collective).
     pub fn new(
         world: SimpleCommunicator,
+        servers: usize,
         abort: AbortRequest,
         traffic: Arc<Mutex<Traffic>>,
     ) -> Link {
+        use mpi::topology::Color;
         let finishing = (0..world.size()).map(|_| Cell::new(None)).collect();
+        let is_server = world.rank() as usize + servers >= world.size() as usize;
+        let workers = (world.split_by_color(Color::with_value(is_server.into())))
+            .expect("every rank has a color");
+        let data = world.duplicate();
         Link {
             world,
+            workers,
+            data,
+            servers,
             done: Cell::new(0),
             finishing,
             abort,
@@ -89,6 +112,20 @@ impl Link {
         self.world.rank() as usize
     }
 
+    /// The job's workers: ranks 0 to `num_workers() - 1`.
+    pub fn num_workers(&self) -> usize {
+        self.world.size() as usize - self.servers
+    }
+
+    /// The world ranks of the servers.
+    pub fn servers(&self) -> std::ops::Range<usize> {
+        self.num_workers()..self.world.size() as usize
+    }
+
+    pub fn is_server(&self, rank: usize) -> bool {
+        rank >= self.num_workers()
+    }
+
     fn peers(&self) -> impl Iterator<Item = usize> + '_ {
         let me = self.rank();
         (0..self.world.size() as usize).filter(move |&r| r != me)
@@ -98,9 +135,30 @@ impl Link {
     /// between polls; counts it done.
     pub fn wait<'a, D: ?Sized, S: mpi::request::Scope<'a>>(
         &self,
-        mut request: Request<'a, D, S>,
+        request: Request<'a, D, S>,
         what: &dyn Fn() -> String,
     ) {
+        let start = self.spin(request, Some(what));
+        self.done.set(self.done.get() + 1);
+        self.count(start, true);
+    }
+
+    /// Waits for the message `request` sends or receives, reading control messages between
+    /// polls.
+    pub fn wait_message<'a, D: ?Sized, S: mpi::request::Scope<'a>>(
+        &self,
+        request: Request<'a, D, S>,
+    ) {
+        let start = self.spin(request, None);
+        self.count(start, false);
+    }
+
+    /// Tests `request` until it completes; returns when it started.
+    fn spin<'a, D: ?Sized, S: mpi::request::Scope<'a>>(
+        &self,
+        mut request: Request<'a, D, S>,
+        collective: Option<&dyn Fn() -> String>,
+    ) -> Instant {
         let start = Instant::now();
         let mut tests = 0u32;
         loop {
@@ -110,16 +168,25 @@ impl Link {
             }
             tests = tests.wrapping_add(1);
             if tests.is_multiple_of(CONTROL_EVERY) {
-                self.poll(Some(what));
-                if start.elapsed() > PATIENCE {
-                    std::thread::sleep(NAP);
-                }
+                self.poll(collective);
+                self.pause_after(start);
             }
         }
-        self.done.set(self.done.get() + 1);
+        start
+    }
+
+    /// Naps when a wait begun at `start` has lasted `PATIENCE` (a peer still computing).
+    pub fn pause_after(&self, start: Instant) {
+        if start.elapsed() > PATIENCE {
+            std::thread::sleep(NAP);
+        }
+    }
+
+    /// Counts a wait begun at `start` and ending now, as a collective or not.
+    fn count(&self, start: Instant, collective: bool) {
         if let Ok(mut traffic) = self.traffic.lock() {
             let end = Instant::now();
-            traffic.collectives += 1;
+            traffic.collectives += u64::from(collective);
             traffic.busy += end - start;
             if let Some(spans) = &mut traffic.spans {
                 spans.push((start, end));
@@ -152,7 +219,8 @@ impl Link {
                 }
                 [FINISHING, after] => {
                     self.finishing[peer].set(Some(after));
-                    if let Some(what) = waiting_in.filter(|_| self.done.get() >= after) {
+                    let in_step = !self.is_server(peer) && self.done.get() >= after;
+                    if let Some(what) = waiting_in.filter(|_| in_step) {
                         self.stop(
                             &format!(
                                 "rank {peer} finished after {after} collectives while this rank waits in collective {} ({}): the ranks ran different steps",
@@ -171,10 +239,17 @@ impl Link {
         }
     }
 
-    /// Tells every peer this rank is done and waits until each says the same after as many
-    /// collectives (then MPI may be finalized).
+    /// Tells every peer this rank is done and waits until each says the same, every worker
+    /// after as many collectives (then MPI may be finalized). A worker tells the servers
+    /// first, after its last message to them.
     pub fn finish(&self) {
         let after = self.done.get();
+        let me = self.rank();
+        if !self.is_server(me) {
+            for server in self.servers() {
+                crate::protocol::say_done(self, server);
+            }
+        }
         for peer in self.peers() {
             self.world
                 .process_at_rank(peer as i32)
@@ -184,8 +259,9 @@ impl Link {
             self.poll(None);
             let mut all = true;
             for peer in self.peers() {
+                let counted = !self.is_server(me) && !self.is_server(peer);
                 match self.finishing[peer].get() {
-                    Some(n) if n == after => {}
+                    Some(n) if n == after || !counted => {}
                     Some(n) => self.stop(
                         &format!(
                             "rank {peer} finished after {n} collectives, this rank after {after}: the ranks ran different steps"

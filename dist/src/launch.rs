@@ -18,8 +18,11 @@ use std::process::{Command, ExitStatus, Stdio};
 
 /// A job to start.
 pub struct Launch {
-    /// Processes (ranks).
+    /// Worker processes.
     pub ranks: usize,
+    /// Server processes for an asynchronous store: the job's last ranks
+    /// ([`crate::SERVERS_VAR`]), which the wrapper has serve.
+    pub servers: usize,
     /// An MPI hostfile naming the machines.
     pub hostfile: Option<PathBuf>,
     /// The program and its arguments, run by every rank.
@@ -33,14 +36,17 @@ impl Launch {
     /// The `mpirun` command line (`KILN_MPIRUN` names another launcher binary).
     pub fn mpirun(&self) -> Command {
         let mut cmd = Command::new(std::env::var_os("KILN_MPIRUN").unwrap_or("mpirun".into()));
-        cmd.arg("-n").arg(self.ranks.to_string());
+        let total = self.ranks + self.servers;
+        cmd.arg("-n").arg(total.to_string());
+        cmd.env(crate::SERVERS_VAR, self.servers.to_string());
+        cmd.args(["-x", crate::SERVERS_VAR]);
         match &self.hostfile {
             Some(hosts) => cmd.arg("--hostfile").arg(hosts),
             None => cmd.arg("--oversubscribe"),
         };
         if self.hostfile.is_none() && std::env::var_os("KILN_CPU_THREADS").is_none() {
             let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-            let share = (cores / self.ranks.max(1)).max(1);
+            let share = (cores / total.max(1)).max(1);
             cmd.env("KILN_CPU_THREADS", share.to_string());
         }
         cmd.args(["--bind-to", "none", "--tag-output"]);
@@ -230,9 +236,16 @@ fn untag(line: &str) -> Option<(usize, bool, &str)> {
 /// Runs one rank's `command` and exits with its status (a signal's as a shell gives it,
 /// 128 + the signal); when it fails, says which rank and how (`kiln launch: rank R exited
 /// with status S`), which `mpirun` does not always say. The command dies with this process
-/// (`PR_SET_PDEATHSIG`), so stopping the rank stops it.
+/// (`PR_SET_PDEATHSIG`), so stopping the rank stops it. A server rank
+/// ([`crate::this_rank_serves`]) serves instead of running the command.
 pub fn run_rank(command: &[OsString]) -> std::io::Result<std::convert::Infallible> {
     use std::os::unix::process::{CommandExt, ExitStatusExt};
+    if crate::this_rank_serves() {
+        match crate::serve() {
+            Ok(_) => std::process::exit(0),
+            Err(e) => return Err(std::io::Error::other(format!("a server: {e}"))),
+        }
+    }
     let Some((program, args)) = command.split_first() else {
         return Err(std::io::Error::other("no command to run"));
     };

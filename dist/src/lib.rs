@@ -8,9 +8,14 @@
 //!
 //! Contract:
 //! - `dist_sync` and `dist_device_sync` (its devices summed as `device` sums them) are
-//!   synchronous: every push is an all-reduce, every worker runs the same updater on the
-//!   same sum, so every worker's weights are the ones a server would hold; `init` takes
-//!   worker 0's value. `dist_async` is not built yet and is refused by name.
+//!   synchronous: every push is an all-reduce among the workers, every worker runs the
+//!   same updater on the same sum, so every worker's weights are the ones a server would
+//!   hold; `init` takes worker 0's value.
+//! - `dist_async` keeps the values on server ranks (the job's last `KILN_NUM_SERVERS`,
+//!   started by `kiln launch --servers`, each running [`serve`]): the optimizer runs
+//!   there, each push is applied as it arrives, a pull fetches the current value
+//!   (`asynchronous`, `server`, `protocol`). A job may have servers with a synchronous
+//!   store too; they then only wait for the workers to finish.
 //! - MPI runs on one thread of its own (`comm`); collectives are queued in the order the
 //!   workers call the store, which is the same on every worker, and each waits for its
 //!   data on the engine (an asynchronous engine operation hands it over), so a key's
@@ -27,39 +32,49 @@
 //! - [`launch`] starts a job through `mpirun` with each rank's output prefixed by its rank
 //!   and the first failed rank named (`kiln launch`).
 
+mod asynchronous;
 mod comm;
 mod control;
 pub mod launch;
 #[cfg(feature = "nccl")]
 pub mod nccl;
+mod protocol;
+mod server;
 mod sync;
 
+pub use comm::SERVERS_VAR;
 pub use control::Traffic;
 use kiln_kvstore::{Error, KVStore, Kind, Result};
+pub use server::{serve, this_rank_serves};
 
 /// A worker's store of MXNet's type `name`, read as MXNet reads it: a name containing
 /// `dist` is distributed, asynchronous if it contains `_async`, summing its devices as
 /// `device` does if it contains `device` (`dist_sync`, `dist_sync_device`,
-/// `dist_device_sync`); the store's type is the name given. Starts MPI (without `mpirun`,
-/// a job of one).
+/// `dist_device_sync`, `dist_async`); the store's type is the name given. Starts MPI
+/// (without `mpirun`, a job of one). A server rank is refused: it runs [`serve`].
 pub fn create(name: &str) -> Result<KVStore> {
     let lower = name.to_lowercase();
     if !lower.contains("dist") {
         return Err(Error::Input(format!(
-            "kvstore `{name}` is not distributed (dist_sync, dist_sync_device)"
-        )));
-    }
-    if lower.contains("_async") {
-        return Err(Error::Input(format!(
-            "kvstore `{name}`: the asynchronous store (server ranks) is not built yet; use dist_sync"
+            "kvstore `{name}` is not distributed (dist_sync, dist_sync_device, dist_async)"
         )));
     }
     let kind = match lower.contains("device") {
         true => Kind::Device,
         false => Kind::Local,
     };
-    let remote = sync::SyncRemote::new(comm::shared()?, name.to_string());
-    Ok(KVStore::with_remote(kind, Box::new(remote)))
+    let comm = comm::shared()?;
+    if comm.is_server() {
+        return Err(Error::Input(format!(
+            "kvstore `{name}`: rank {} is one of the job's servers, which run kiln_dist::serve",
+            comm.rank()
+        )));
+    }
+    let name = name.to_string();
+    Ok(match lower.contains("_async") {
+        true => KVStore::with_remote(kind, Box::new(asynchronous::AsyncRemote::new(comm, name)?)),
+        false => KVStore::with_remote(kind, Box::new(sync::SyncRemote::new(comm, name))),
+    })
 }
 
 /// This process as a worker of a running job: held by code that may fail outside a store's
@@ -87,7 +102,7 @@ impl Worker {
             let mut times: Vec<f64> = (0..runs.max(1) + 1)
                 .map(|_| {
                     let start = std::time::Instant::now();
-                    link.world
+                    link.workers
                         .all_reduce_into(&send[..], &mut recv[..], SystemOperation::sum());
                     start.elapsed().as_secs_f64()
                 })

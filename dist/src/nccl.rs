@@ -88,7 +88,7 @@ fn unique_id(comm: &Comm) -> Result<Id> {
         let mut bytes = bytes;
         mpi::request::scope(|scope| {
             let request =
-                (link.world.process_at_rank(0)).immediate_broadcast_into(scope, &mut bytes[..]);
+                (link.workers.process_at_rank(0)).immediate_broadcast_into(scope, &mut bytes[..]);
             link.wait(request, &|| "the NCCL unique id".to_string());
         });
         bytes

@@ -15,19 +15,15 @@ use crate::control::Link;
 use kiln_kvstore::compression::{compressed_size, GradientCompression};
 use kiln_kvstore::{Error, Key, Remote, Result};
 use kiln_ops::DType;
-use kiln_runtime::{Completion, Engine, NDArray};
-use mpi::collective::{CommunicatorCollectives, Root, SystemOperation};
+use kiln_runtime::NDArray;
+use mpi::collective::{CommunicatorCollectives, Root};
 use mpi::datatype::{Equivalence, Partition, PartitionMut};
 use mpi::topology::Communicator;
 use std::collections::HashMap;
-use std::sync::{mpsc, Arc, Mutex};
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
 
 /// Elements per MPI call: MPI counts are C ints.
 const CHUNK: usize = 1 << 30;
-
-/// How often a job waiting for its data on the engine reads control messages.
-const DELIVERY_POLL: Duration = Duration::from_millis(5);
 
 pub struct SyncRemote {
     comm: Arc<Comm>,
@@ -45,38 +41,6 @@ impl SyncRemote {
             compression: None,
             residuals: HashMap::new(),
         }
-    }
-
-    /// Queues `work` on the MPI thread, to run once the engine has run an asynchronous
-    /// operation reading `reads` and writing `writes` (which it holds until `work` is
-    /// done). `what` names the data in messages.
-    fn after_engine(
-        &self,
-        what: impl Fn() -> String + Send + 'static,
-        op: &str,
-        (reads, writes): (&[&NDArray], &[&NDArray]),
-        priority: i32,
-        work: impl FnOnce(&Link, &dyn Fn() -> String) -> std::result::Result<(), String>
-            + Send
-            + 'static,
-    ) -> Result<()> {
-        let (deliver, delivered) = mpsc::sync_channel::<Completion>(1);
-        self.comm.submit(Box::new(move |link| {
-            let done = loop {
-                match delivered.recv_timeout(DELIVERY_POLL) {
-                    Ok(done) => break done,
-                    Err(mpsc::RecvTimeoutError::Timeout) => link.poll(Some(&what)),
-                    Err(mpsc::RecvTimeoutError::Disconnected) => link.abort_undelivered(&what()),
-                }
-            };
-            done.complete(work(link, &what));
-        }))?;
-        let reads: Vec<_> = reads.iter().map(|a| a.var().clone()).collect();
-        let writes: Vec<_> = writes.iter().map(|a| a.var().clone()).collect();
-        Engine::global().push_async_fn(op, &reads, &writes, priority, move |done| {
-            let _ = deliver.send(done);
-        });
-        Ok(())
     }
 }
 
@@ -100,7 +64,7 @@ impl Remote for SyncRemote {
     }
 
     fn num_workers(&self) -> usize {
-        self.comm.size()
+        self.comm.num_workers()
     }
 
     fn abort(&self, error: &str) -> ! {
@@ -108,35 +72,18 @@ impl Remote for SyncRemote {
     }
 
     fn barrier(&mut self) -> Result<()> {
-        self.comm.call(|link| {
-            let request = link.world.immediate_barrier();
-            link.wait(request, &|| "a barrier".to_string());
-        })
+        self.comm.barrier()
     }
 
     fn count(&mut self, this: bool) -> Result<usize> {
-        let mine = u64::from(this);
-        let total = self.comm.call(move |link| {
-            let mut total = 0u64;
-            mpi::request::scope(|scope| {
-                let request = (link.world).immediate_all_reduce_into(
-                    scope,
-                    &mine,
-                    &mut total,
-                    SystemOperation::sum(),
-                );
-                link.wait(request, &|| "the count of workers with a batch".to_string());
-            });
-            total
-        })?;
-        Ok(total as usize)
+        self.comm.count(this)
     }
 
     fn init(&mut self, key: &Key, stored: &NDArray) -> Result<()> {
         summable(key, "init", stored)?;
         let array = stored.clone();
         let key = key.clone();
-        self.after_engine(
+        self.comm.after_engine(
             move || format!("the initial value of key {key}"),
             "dist_init",
             (&[], &[stored]),
@@ -190,7 +137,7 @@ impl Remote for SyncRemote {
         let (first, last) = (keys[0].clone(), keys[keys.len() - 1].clone());
         let reads: Vec<&NDArray> = locals.iter().collect();
         let writes: Vec<&NDArray> = globals.iter().collect();
-        self.after_engine(
+        self.comm.after_engine(
             move || format!("the values pushed to keys {first} to {last}"),
             "dist_allreduce",
             (&reads, &writes),
@@ -230,7 +177,7 @@ impl SyncRemote {
                 .or_insert_with(|| Arc::new(Mutex::new(vec![0.0; local.len()])))
                 .clone();
             let key = key.clone();
-            return self.after_engine(
+            return self.comm.after_engine(
                 move || format!("the compressed value pushed to key {key}"),
                 "dist_allgather_2bit",
                 (&[local], &[global]),
@@ -247,7 +194,7 @@ impl SyncRemote {
             );
         }
         let key = key.clone();
-        self.after_engine(
+        self.comm.after_engine(
             move || format!("the value pushed to key {key}"),
             "dist_allreduce",
             (&[local], &[global]),
@@ -277,7 +224,7 @@ fn broadcast<T: Equivalence>(
     for chunk in values.chunks_mut(CHUNK) {
         mpi::request::scope(|scope| {
             let request = link
-                .world
+                .workers
                 .process_at_rank(0)
                 .immediate_broadcast_into(scope, chunk);
             link.wait(request, what);
@@ -302,8 +249,8 @@ fn all_sum<T: Summed>(
             recv.len()
         ));
     }
-    let world = &link.world;
-    let (ranks, me) = (world.size() as usize, world.rank() as usize);
+    let workers = &link.workers;
+    let (ranks, me) = (workers.size() as usize, workers.rank() as usize);
     let size = std::mem::size_of::<T>();
     for (send, recv) in send.chunks(CHUNK).zip(recv.chunks_mut(CHUNK)) {
         // Rank q sums elements bounds[q]..bounds[q + 1].
@@ -320,7 +267,7 @@ fn all_sum<T: Summed>(
             let send = Partition::new(send, &counts[..], &displs[..]);
             let mut into = PartitionMut::new(&mut *parts, &part_counts[..], &part_displs[..]);
             mpi::request::scope(|scope| {
-                let request = world.immediate_all_to_all_varcount_into(scope, &send, &mut into);
+                let request = workers.immediate_all_to_all_varcount_into(scope, &send, &mut into);
                 link.wait(request, what);
             });
             if mine > 0 {
@@ -329,7 +276,7 @@ fn all_sum<T: Summed>(
             }
             let mut all = PartitionMut::new(&mut *recv, &counts[..], &displs[..]);
             mpi::request::scope(|scope| {
-                let request = world.immediate_all_gather_varcount_into(scope, &*summed, &mut all);
+                let request = workers.immediate_all_gather_varcount_into(scope, &*summed, &mut all);
                 link.wait(request, what);
             });
         });
@@ -354,7 +301,7 @@ fn compressed_sum(
     if n == 0 {
         return Ok(());
     }
-    let ranks = link.world.size() as usize;
+    let ranks = link.workers.size() as usize;
     let words = compressed_size(n);
     if ranks * words > i32::MAX as usize {
         return Err(format!(
@@ -369,7 +316,8 @@ fn compressed_sum(
     let codes: Vec<u32> = packed.iter().map(|w| w.to_bits()).collect();
     let mut gathered = vec![0u32; ranks * words];
     mpi::request::scope(|scope| {
-        let request = (link.world).immediate_all_gather_into(scope, &codes[..], &mut gathered[..]);
+        let request =
+            (link.workers).immediate_all_gather_into(scope, &codes[..], &mut gathered[..]);
         link.wait(request, what);
     });
     link.sent((ranks - 1) * words * 4);

@@ -4,11 +4,12 @@
 //! hang) finish cleanly with the same weights.
 //!
 //! Each case runs this test binary's `worker` on three ranks under `mpirun`; rank 1 does
-//! what `KILN_DIST_FAULT` says.
+//! what `KILN_DIST_FAULT` says. The errors, kills and uneven counts are played with
+//! `dist_sync` and again with `dist_async` (one more rank, a server).
 
 mod common;
 
-use common::{fit_args, module, run_job, save, MLP_SGD};
+use common::{fit_args, module, run_job_with_servers, save, MLP_SGD};
 use kiln_dist::launch::first_failure;
 use kiln_runtime::NDArray;
 use kiln_train::StoreChoice;
@@ -24,8 +25,11 @@ const STOPPED_WITHIN: Duration = Duration::from_secs(30);
 #[test]
 #[ignore = "a rank of the jobs the other tests start"]
 fn worker() {
+    if kiln_dist::serve().unwrap() {
+        return;
+    }
     let fault = std::env::var("KILN_DIST_FAULT").expect("a fault to play");
-    let store = kiln_dist::create("dist_sync").unwrap();
+    let store = kiln_dist::create(&std::env::var("KILN_DIST_STORE").unwrap()).unwrap();
     let rank = store.rank();
     // Uneven: rank r has r + 1 batches; otherwise three each.
     let batches = if fault == "uneven" { rank + 1 } else { 3 };
@@ -64,17 +68,27 @@ fn worker() {
     }
 }
 
+/// The job with `fault` on rank 1 through store `store` (with a server for dist_async).
+fn job(fault: &str, store: &str, out: Option<&std::path::Path>) -> common::Ended {
+    let servers = usize::from(store == "dist_async");
+    let mut env = vec![
+        ("KILN_DIST_FAULT", fault.as_ref()),
+        ("KILN_DIST_STORE", store.as_ref()),
+    ];
+    env.extend(out.map(|dir| ("KILN_DIST_TEST_OUT", dir.as_os_str())));
+    run_job_with_servers(RANKS, servers, &env, Duration::from_secs(120))
+}
+
 /// Runs the job with `fault` on rank 1 and checks it stopped in time, non-zero.
-fn stops(fault: &str) -> common::Ended {
-    let ended = run_job(
-        RANKS,
-        &[("KILN_DIST_FAULT", fault.as_ref())],
-        Duration::from_secs(120),
+fn stops(fault: &str, store: &str) -> common::Ended {
+    let ended = job(fault, store, None);
+    assert!(
+        !ended.status.success(),
+        "{fault}, {store}: the job succeeded"
     );
-    assert!(!ended.status.success(), "{fault}: the job succeeded");
     assert!(
         ended.took < STOPPED_WITHIN,
-        "{fault}: the job took {:?} to stop",
+        "{fault}, {store}: the job took {:?} to stop",
         ended.took
     );
     ended
@@ -82,30 +96,33 @@ fn stops(fault: &str) -> common::Ended {
 
 #[test]
 fn a_rank_raising_an_error_stops_the_job_naming_it() {
-    let ended = stops("error");
-    assert!(
-        ended
-            .stderr
-            .contains("kiln: rank 1 of 3 failed: the data of batch 1 is corrupt; stopping the job"),
-        "{}",
-        ended.stderr
-    );
-    assert_eq!(first_failure(&ended.stderr).map(|f| f.rank), Some(1));
+    for (store, ranks) in [("dist_sync", 3), ("dist_async", 4)] {
+        let ended = stops("error", store);
+        let said = format!(
+            "kiln: rank 1 of {ranks} failed: the data of batch 1 is corrupt; stopping the job"
+        );
+        assert!(ended.stderr.contains(&said), "{store}: {}", ended.stderr);
+        assert_eq!(first_failure(&ended.stderr).map(|f| f.rank), Some(1));
+    }
 }
 
 #[test]
 fn a_rank_killed_mid_step_stops_the_job_naming_it() {
-    let ended = stops("kill");
-    let failure = first_failure(&ended.stderr).unwrap_or_else(|| panic!("{}", ended.stderr));
-    assert_eq!(
-        failure.to_string(),
-        "rank 1 was killed by signal 9 (Killed)"
-    );
+    for store in ["dist_sync", "dist_async"] {
+        let ended = stops("kill", store);
+        let failure =
+            (first_failure(&ended.stderr)).unwrap_or_else(|| panic!("{store}: {}", ended.stderr));
+        assert_eq!(
+            failure.to_string(),
+            "rank 1 was killed by signal 9 (Killed)",
+            "{store}"
+        );
+    }
 }
 
 #[test]
 fn a_rank_leaving_early_stops_the_job_naming_it() {
-    let ended = stops("early");
+    let ended = stops("early", "dist_sync");
     // The ranks still training see rank 1 finish while they wait for it.
     assert!(
         ended.stderr.contains("stopping: rank 1 finished after"),
@@ -116,16 +133,12 @@ fn a_rank_leaving_early_stops_the_job_naming_it() {
 
 #[test]
 fn ranks_with_different_batch_counts_finish_with_the_same_weights() {
+    // Asynchronous workers wait for no one: they finish, each with its own weights.
+    let ended = job("uneven", "dist_async", None);
+    assert!(ended.status.success(), "dist_async: {}", ended.stderr);
     let dir = std::env::temp_dir().join(format!("kiln-dist-uneven-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let ended = run_job(
-        RANKS,
-        &[
-            ("KILN_DIST_FAULT", "uneven".as_ref()),
-            ("KILN_DIST_TEST_OUT", dir.as_os_str()),
-        ],
-        Duration::from_secs(120),
-    );
+    let ended = job("uneven", "dist_sync", Some(&dir));
     assert!(ended.status.success(), "{}", ended.stderr);
     let load = |rank: usize| {
         let mut arrays = NDArray::load(dir.join(format!("rank{rank}.params"))).unwrap();

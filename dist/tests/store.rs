@@ -97,7 +97,9 @@ fn worker() {
     // set_optimizer: every worker updates with the workers' sum, as one server would.
     let mut trained = kiln_dist::create("dist_sync").unwrap();
     let kwargs = [("learning_rate", "0.25"), ("rescale_grad", "1")];
-    trained.set_optimizer(kiln_train::Optimizer::create("sgd", &kwargs).unwrap());
+    trained
+        .set_optimizer(kiln_train::Optimizer::create("sgd", &kwargs).unwrap())
+        .unwrap();
     trained.init(0, &array(&vec![1.0; N])).unwrap();
     trained
         .push(0, &[array(&vec![0.5 * (rank as f32 + 1.0); N])], 0)

@@ -1,7 +1,7 @@
 //! The KVStore of the MXNet paper (§3.3): a store of named arrays that devices push
 //! gradients into and pull weights from. Its first level is the store of one process
 //! (`local` and `device`, MXNET_SPEC §6); a [`Remote`] adds the second, across processes
-//! (`dist_sync` and `dist_device_sync` from kiln-dist, over MPI).
+//! (`dist_sync`, `dist_device_sync` and `dist_async` from kiln-dist, over MPI).
 //!
 //! Contract, as MXNet's `KVStoreLocal`:
 //! - Keys are ints or strings ([`Key`]), not both in one store; a key is initialized once.
@@ -20,7 +20,10 @@
 //! With a remote, a push sums the devices first, then the remote sums the workers' sums
 //! into the value the updater receives (one message per key leaves the process), and
 //! `init` takes worker 0's value everywhere: every worker then runs the same updates on
-//! the same sums, so their weights stay equal to what one server would hold.
+//! the same sums, so their weights stay equal to what one server would hold. A remote that
+//! updates on servers (`dist_async`) instead sends each worker's sum to them, where the
+//! optimizer (sent by `set_optimizer` as its [`Updater::spec`]) applies it on arrival; a
+//! pull fetches the servers' value into the stored one before copying it out.
 //!
 //! The store runs on the CPU. `device` is MXNet's store reducing on the devices; with only
 //! CPU arrays, which is what kiln runs on without a GPU backend, it reduces exactly as

@@ -4,6 +4,11 @@
 //! value per key out of the process. Every method pushes engine operations (or, for the
 //! ones that block, waits for its own) and keeps the order in which it was called, which
 //! every worker calls in the same order: collectives match by that order.
+//!
+//! A remote either sums the workers' pushes and hands the sum back (synchronous: the
+//! store's updater runs on every worker), or sends them to servers that apply each push
+//! as it arrives with the optimizer given to [`Remote::set_optimizer`] (asynchronous:
+//! [`Remote::updates_on_servers`]); a pull then fetches the servers' value first.
 
 use crate::compression::GradientCompression;
 use crate::{Key, Result};
@@ -11,7 +16,7 @@ use kiln_runtime::NDArray;
 
 /// The cross-process half of a distributed store.
 pub trait Remote: Send {
-    /// MXNet's type name, as given (`dist_sync`, `dist_sync_device`).
+    /// MXNet's type name, as given (`dist_sync`, `dist_sync_device`, `dist_async`).
     fn type_name(&self) -> &str;
 
     /// This worker's rank among the workers.
@@ -36,9 +41,34 @@ pub trait Remote: Send {
     /// Compresses what later pushes send between workers (`None`: uncompressed).
     fn set_compression(&mut self, compression: Option<GradientCompression>) -> Result<()>;
 
+    /// Whether servers hold the values and apply pushes (asynchronous), rather than the
+    /// workers summing them.
+    fn updates_on_servers(&self) -> bool {
+        false
+    }
+
+    /// Sends the optimizer described by `spec` ([`crate::Updater::spec`]) to the servers,
+    /// which apply every later push with it. Only a remote that updates on servers takes
+    /// one.
+    fn set_optimizer(&mut self, spec: &str) -> Result<()> {
+        let _ = spec;
+        Err(crate::Error::Input(format!(
+            "kvstore `{}`: the workers run the optimizer; it is not sent anywhere",
+            self.type_name()
+        )))
+    }
+
+    /// Makes `stored` the servers' current value of `key` (for a pull); a remote whose
+    /// workers hold the values leaves it.
+    fn fetch(&mut self, key: &Key, stored: &NDArray, priority: i32) -> Result<()> {
+        let _ = (key, stored, priority);
+        Ok(())
+    }
+
     /// Writes into each of `globals` the sum over the workers of the matching `locals`
     /// (this worker's devices' sums of `keys`), at `priority`, sending the keys together
-    /// where it can (one message for a bucket of small arrays).
+    /// where it can (one message for a bucket of small arrays). A remote that updates on
+    /// servers sends `locals` to them and gets no `globals`.
     fn push(
         &mut self,
         keys: &[Key],

@@ -22,6 +22,13 @@ pub enum Kind {
 pub trait Updater: Send {
     fn update(&mut self, key: &Key, merged: &NDArray, stored: &NDArray)
         -> kiln_runtime::Result<()>;
+
+    /// A description from which another process can make the same updater (MXNet pickles
+    /// its optimizer for the servers), or `None` for one that cannot leave this process,
+    /// as a closure.
+    fn spec(&self) -> Option<String> {
+        None
+    }
 }
 
 impl<F> Updater for F
@@ -208,16 +215,39 @@ impl KVStore {
         }
     }
 
+    /// Whether the values live on servers that apply each push as it arrives (`dist_async`):
+    /// a pull fetches their value, and the optimizer runs there.
+    pub fn updates_on_servers(&self) -> bool {
+        self.remote.as_ref().is_some_and(|r| r.updates_on_servers())
+    }
+
     /// Sets what pushes hand their sums to; without one, a push replaces the stored value.
-    pub fn set_updater(&mut self, updater: Box<dyn Updater>) {
-        self.updater = Some(updater);
+    /// A store that updates on servers sends them the updater's [`Updater::spec`] (the
+    /// servers make it again), and refuses one without.
+    pub fn set_updater(&mut self, updater: Box<dyn Updater>) -> Result<()> {
+        match &mut self.remote {
+            Some(remote) if remote.updates_on_servers() => {
+                let spec = updater.spec().ok_or_else(|| {
+                    Error::Input(format!(
+                        "kvstore `{}`: the servers run the updates, and this updater cannot be sent to them (a closure); give an optimizer",
+                        remote.type_name()
+                    ))
+                })?;
+                remote.set_optimizer(&spec)
+            }
+            _ => {
+                self.updater = Some(updater);
+                Ok(())
+            }
+        }
     }
 
     /// MXNet's `set_optimizer`: pushes hand their sums to `optimizer` (kiln-train's
     /// `Optimizer` is an updater). A synchronous distributed store runs it on every worker
-    /// on the same sums, so every worker holds the weights one server would.
-    pub fn set_optimizer(&mut self, optimizer: impl Updater + 'static) {
-        self.set_updater(Box::new(optimizer));
+    /// on the same sums, so every worker holds the weights one server would; an
+    /// asynchronous one sends it to the servers.
+    pub fn set_optimizer(&mut self, optimizer: impl Updater + 'static) -> Result<()> {
+        self.set_updater(Box::new(optimizer))
     }
 
     /// Stores a copy of `value` under `key`, which must be new and of the store's key type.
@@ -311,12 +341,19 @@ impl KVStore {
                     merged
                 }
             });
-            if self.remote.is_some() {
+            if self
+                .remote
+                .as_ref()
+                .is_some_and(|r| !r.updates_on_servers())
+            {
                 globals.push(buffer(&mut entry.global, &entry.stored)?);
             }
         }
         if locals.is_empty() {
             return Ok(());
+        }
+        if let Some(remote) = self.remote.as_mut().filter(|r| r.updates_on_servers()) {
+            return remote.push(keys, &locals, &[], priority);
         }
         // Level 2: the workers, one message for the bucket.
         let summed = match &mut self.remote {
@@ -357,6 +394,9 @@ impl KVStore {
             .ok_or_else(|| uninitialized(&key))?;
         for out in outs {
             fits(&key, "pull", out, &entry.stored)?;
+        }
+        if let Some(remote) = &mut self.remote {
+            remote.fetch(&key, &entry.stored, priority)?;
         }
         if entry.pulls.len() < outs.len() {
             entry.pulls.resize_with(outs.len(), || None);

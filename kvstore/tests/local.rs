@@ -98,7 +98,8 @@ fn an_updater_gets_the_sum_and_the_stored_value() {
             weight -= merged * 0.5;
             Ok(())
         },
-    ));
+    ))
+    .unwrap();
     kv.init(7, &arr(&[10.0, 20.0])).unwrap();
     kv.push(7, &[arr(&[2.0, 4.0]), arr(&[2.0, 0.0])], 0)
         .unwrap();
@@ -194,7 +195,8 @@ fn the_stores_own_arrays_handed_back_are_refused() {
     kv.set_updater(Box::new(move |_: &Key, _: &NDArray, stored: &NDArray| {
         *keep.lock().unwrap() = Some(stored.clone());
         Ok(())
-    }));
+    }))
+    .unwrap();
     kv.init(0, &arr(&[1.0, 2.0])).unwrap();
     kv.push(0, &[arr(&[1.0, 1.0])], 0).unwrap();
     let stored = kept.lock().unwrap().clone().unwrap();

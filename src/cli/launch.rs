@@ -1,8 +1,9 @@
-//! `kiln launch -n N [--hostfile FILE] -- COMMAND...`: a distributed job through `mpirun`
-//! (MXNet's `tools/launch.py`), each rank's output prefixed by its rank; when a rank fails
-//! the job stops and the rank that failed first is named. Exits with the job's status.
-//! Every rank runs its command under `kiln launch --rank`, which names the rank when its
-//! command fails.
+//! `kiln launch -n N [--servers S] [--hostfile FILE] -- COMMAND...`: a distributed job
+//! through `mpirun` (MXNet's `tools/launch.py`), each rank's output prefixed by its rank;
+//! when a rank fails the job stops and the rank that failed first is named. Exits with the
+//! job's status. Every rank runs under `kiln launch --rank`: a worker runs COMMAND and is
+//! named when it fails; the last S ranks serve the asynchronous stores (`dist_async`)
+//! instead.
 
 use kiln::dist::launch::Launch;
 use kiln::{Error, Result};
@@ -14,6 +15,9 @@ pub struct Args {
     /// Processes to start (workers; MXNet's -n).
     #[arg(short = 'n', long = "num-workers", required_unless_present = "rank")]
     num_workers: Option<usize>,
+    /// Server processes for `--kvstore dist_async`, the job's last ranks (MXNet's -s).
+    #[arg(short = 's', long = "servers", default_value_t = 0)]
+    servers: usize,
     /// Run COMMAND as one rank of a job (what `kiln launch` has each rank do).
     #[arg(long, hide = true)]
     rank: bool,
@@ -38,6 +42,7 @@ pub fn run(args: Args) -> Result<()> {
     let exe = std::env::current_exe().map_err(io)?;
     let job = Launch {
         ranks,
+        servers: args.servers,
         hostfile: args.hostfile,
         command: args.command,
         wrapper: vec![exe.into(), "launch".into(), "--rank".into(), "--".into()],

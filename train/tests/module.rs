@@ -261,7 +261,7 @@ fn an_optimizer_runs_in_the_store_as_its_updater() {
     use kiln_train::Optimizer;
     let mut kv = KVStore::create("local").unwrap();
     let sgd = Optimizer::create("sgd", &[("learning_rate", "0.5")]).unwrap();
-    kv.set_updater(Box::new(sgd));
+    kv.set_updater(Box::new(sgd)).unwrap();
     let array = |v: &[f32]| NDArray::from_slice(v, &[2]).unwrap();
     kv.init(0, &array(&[1.0, 2.0])).unwrap();
     kv.push(0, &[array(&[0.25, 0.5]), array(&[0.75, 1.5])], 0)
@@ -271,7 +271,9 @@ fn an_optimizer_runs_in_the_store_as_its_updater() {
     // w - lr * (g1 + g2), the store's sum handed to SGD.
     assert_eq!(values(&out), [1.0 - 0.5 * 1.0, 2.0 - 0.5 * 2.0]);
     let mut by_name = KVStore::create("local").unwrap();
-    by_name.set_updater(Box::new(Optimizer::create("sgd", &[]).unwrap()));
+    by_name
+        .set_updater(Box::new(Optimizer::create("sgd", &[]).unwrap()))
+        .unwrap();
     by_name.init("w", &array(&[1.0, 2.0])).unwrap();
     let err = by_name
         .push("w", &[array(&[1.0, 1.0])], 0)

@@ -99,9 +99,20 @@ pub struct Ended {
 /// Runs `worker` of this test binary on `ranks` ranks with `env`; a job still running after
 /// `deadline` is killed and the test fails (it hung).
 pub fn run_job(ranks: usize, env: &[(&str, &std::ffi::OsStr)], deadline: Duration) -> Ended {
+    run_job_with_servers(ranks, 0, env, deadline)
+}
+
+/// As [`run_job`], with `servers` more ranks, which the `worker` has serve.
+pub fn run_job_with_servers(
+    ranks: usize,
+    servers: usize,
+    env: &[(&str, &std::ffi::OsStr)],
+    deadline: Duration,
+) -> Ended {
     let exe = std::env::current_exe().unwrap();
     let job = Launch {
         ranks,
+        servers,
         hostfile: None,
         command: vec![
             exe.into(),

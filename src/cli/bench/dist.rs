@@ -119,6 +119,7 @@ fn job(n: usize, kind: &str, args: &Args, traces: &Path) -> Result<Value> {
         command.extend(["--gc-threshold".into(), t.to_string().into()]);
     }
     let launch = Launch {
+        servers: 0,
         ranks: n,
         hostfile: None,
         command,

@@ -84,8 +84,9 @@ pub struct Args {
     #[arg(long, default_value = "acc")]
     metric: String,
     /// The KVStore that sums several contexts' gradients: local or device; or, in a job
-    /// started by `kiln launch` (or mpirun), dist_sync or dist_device_sync, each worker
-    /// training on its part of the data (rank 0 writes the checkpoints and the plot).
+    /// started by `kiln launch` (or mpirun), dist_sync, dist_device_sync or dist_async
+    /// (with `kiln launch --servers`), each worker training on its part of the data (rank
+    /// 0 writes the checkpoints and the plot).
     #[arg(long, default_value = "local")]
     kvstore: String,
     /// Gradient compression between the workers of a dist store: 2bit or none (MXNet's
@@ -242,6 +243,18 @@ fn open_store(name: &str) -> Result<StoreChoice> {
 }
 
 pub fn run(args: Args) -> Result<()> {
+    // Under mpirun with server ranks, the same command serves on them (as MXNet's scripts).
+    #[cfg(feature = "mpi")]
+    if kiln::dist::serve().map_err(input)? {
+        return Ok(());
+    }
+    let lower = args.kvstore.to_lowercase();
+    if args.save_optimizer_states && lower.contains("dist") && lower.contains("_async") {
+        return Err(input(format!(
+            "--save-optimizer-states: with --kvstore {} the optimizer's states are on the servers, which do not save them (nor do MXNet's)",
+            args.kvstore
+        )));
+    }
     let mut store = open_store(&args.kvstore)?;
     if args.gc_type != "none" {
         let StoreChoice::Value(kv) = &mut store else {

@@ -33,8 +33,10 @@ impl Module {
         Ok(())
     }
 
-    /// MXNet's `save_optimizer_states`.
+    /// MXNet's `save_optimizer_states`. With a store that updates on servers the states
+    /// are theirs, and not saved (as MXNet: an error).
     pub fn save_optimizer_states(&self, path: &Path) -> Result<()> {
+        self.states_here("save_optimizer_states")?;
         let optimizer = self.optimizer().ok_or_else(|| {
             Error::Input("save_optimizer_states: the optimizer is not initialized".into())
         })?;
@@ -45,6 +47,7 @@ impl Module {
     /// MXNet's `load_optimizer_states`: the states `save_optimizer_states` wrote, into the
     /// initialized optimizer (same optimizer, same parameters).
     pub fn load_optimizer_states(&mut self, path: &Path) -> Result<()> {
+        self.states_here("load_optimizer_states")?;
         let bytes =
             std::fs::read(path).map_err(|e| Error::Input(format!("{}: {e}", path.display())))?;
         let mut optimizer = self.optimizer().ok_or_else(|| {
@@ -52,6 +55,17 @@ impl Module {
         })?;
         (optimizer.load_states(&bytes))
             .map_err(|e| Error::Input(format!("{}: {e}", path.display())))
+    }
+
+    /// An error when the optimizer's states live on a store's servers.
+    fn states_here(&self, what: &str) -> Result<()> {
+        match self.kvstore.as_ref().filter(|kv| kv.updates_on_servers()) {
+            Some(kv) => Err(Error::Input(format!(
+                "{what}: with kvstore `{}` the optimizer's states are on the servers",
+                kv.type_name()
+            ))),
+            None => Ok(()),
+        }
     }
 
     /// MXNet's `Module.load`: a module of the checkpoint's symbol, with its parameters to

@@ -154,10 +154,11 @@ impl Module {
         result
     }
 
-    /// `fit`'s epochs, once bound and initialized. In a distributed job the workers agree
-    /// before each batch whether any has one left: a worker out of batches while others
-    /// go on pushes zero gradients (so the others are not left waiting, MXNet's classic
-    /// hang), and the epoch ends when none has a batch.
+    /// `fit`'s epochs, once bound and initialized. In a synchronous distributed job the
+    /// workers agree before each batch whether any has one left: a worker out of batches
+    /// while others go on pushes zero gradients (so the others are not left waiting,
+    /// MXNet's classic hang), and the epoch ends when none has a batch. Asynchronous
+    /// workers wait for no one: each ends its epoch with its own data.
     fn train_epochs(
         &mut self,
         train_data: &mut dyn DataIter,
@@ -171,7 +172,7 @@ impl Module {
             loop {
                 let next = train_data.next_batch()?;
                 let batch = match (next, &mut self.kvstore) {
-                    (next, Some(kv)) if kv.is_distributed() => {
+                    (next, Some(kv)) if kv.is_distributed() && !kv.updates_on_servers() => {
                         if kv.count_workers(next.is_some())? == 0 {
                             break;
                         }

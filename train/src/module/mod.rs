@@ -18,7 +18,10 @@
 //! device count: its initial values are worker 0's, pulled into every device; `rescale_grad`
 //! defaults to 1/(batch · workers) for the synchronous types, as MXNet's. Parameters are
 //! pushed last layer first, the order backward completes their gradients in, since a
-//! distributed store sends them in the order they are pushed.
+//! distributed store sends them in the order they are pushed. With a store that updates on
+//! servers (`dist_async`) the optimizer is sent to them and runs there (so
+//! `update_on_kvstore` must hold), and its states are theirs: the module neither saves
+//! nor loads them.
 
 mod checkpoint;
 mod evaluate;
@@ -549,6 +552,14 @@ impl Module {
         mut optimizer: Optimizer,
         update_on_kvstore: bool,
     ) -> Result<()> {
+        if let Some(kv) = store.as_ref().filter(|kv| kv.updates_on_servers()) {
+            if !update_on_kvstore {
+                return Err(Error::Input(format!(
+                    "kvstore `{}`: the servers run the optimizer; update_on_kvstore must be true",
+                    kv.type_name()
+                )));
+            }
+        }
         self.update_on_kvstore = store.is_some() && update_on_kvstore;
         let bound = self.bound("init_optimizer")?;
         let devices = bound.execs.len();
@@ -569,7 +580,7 @@ impl Module {
                 }
             }
             if self.update_on_kvstore {
-                kv.set_updater(Box::new(SharedOptimizer(optimizer.clone())));
+                kv.set_updater(Box::new(SharedOptimizer(optimizer.clone())))?;
             }
             self.kvstore = Some(kv);
         }
@@ -578,6 +589,12 @@ impl Module {
             self.load_optimizer_states(&path)?;
         }
         Ok(())
+    }
+
+    /// The store the module updates through, once `init_optimizer` made or took one (for a
+    /// distributed job's `barrier`, or pulling the servers' latest values).
+    pub fn kvstore(&mut self) -> Option<&mut KVStore> {
+        self.kvstore.as_mut()
     }
 
     /// The optimizer, once `init_optimizer` ran (shared with the store that runs it).
@@ -862,6 +879,10 @@ impl Updater for SharedOptimizer {
         stored: &NDArray,
     ) -> kiln_runtime::Result<()> {
         Updater::update(&mut *lock(&self.0), key, merged, stored)
+    }
+
+    fn spec(&self) -> Option<String> {
+        Some(lock(&self.0).spec())
     }
 }
 

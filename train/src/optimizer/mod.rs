@@ -37,6 +37,7 @@ mod defs;
 mod ftrl;
 mod kernel;
 mod op;
+mod portable;
 mod rule;
 pub mod schedule;
 mod sgd;
@@ -61,6 +62,8 @@ pub const AGGREGATE_NUM: usize = 4;
 /// An optimizer with its per-parameter states (MXNet's optimizer and Updater).
 pub struct Optimizer {
     def: &'static OptimizerDef,
+    /// The keyword arguments it was created with (its [`Optimizer::spec`]).
+    kwargs: Vec<(String, String)>,
     rule: Rule,
     lr: f64,
     wd: f64,
@@ -154,6 +157,9 @@ impl Optimizer {
         };
         Ok(Optimizer {
             def,
+            kwargs: (kwargs.iter())
+                .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+                .collect(),
             rule,
             lr,
             wd,
@@ -472,5 +478,9 @@ impl kiln_kvstore::Updater for Optimizer {
         })?;
         Optimizer::update(self, index, stored, merged)
             .map_err(|e| kiln_runtime::Error::Input(e.to_string()))
+    }
+
+    fn spec(&self) -> Option<String> {
+        Some(Optimizer::spec(self))
     }
 }

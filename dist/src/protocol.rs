@@ -1,0 +1,232 @@
+//! What workers and servers say to each other (on `Link::data`), and where a key lives.
+//!
+//! A request is one message whose tag is its kind and whose bytes are a [`Header`]; an
+//! `INIT` or a `PUSH` is followed by its values (tag `PAYLOAD`) from the same rank, which
+//! MPI delivers in the order sent: the slice's elements, or for a push compressed with
+//! MXNet's 2-bit rule (a header's `threshold`), its packed words as bits. A `PULL` and an `OPTIMIZER` are answered by the server
+//! (tag `REPLY`): the values, or an empty message for an accepted optimizer and the error
+//! otherwise. A worker ends with `DONE`, after its last request.
+//!
+//! A key lives on one server, `(key · 9973) mod servers` as MXNet places int keys (string
+//! keys by their FNV-1a hash), unless it has at least `MXNET_KVSTORE_BIGARRAY_BOUND`
+//! elements (MXNet's variable, default 1,000,000): then each server holds an equal
+//! slice of it, and a push or pull sends each slice to its server.
+
+use crate::control::Link;
+use kiln_kvstore::Key;
+use kiln_ops::DType;
+use mpi::point_to_point::{Destination, Source};
+use mpi::topology::Communicator;
+use std::ops::Range;
+
+pub const INIT: i32 = 1;
+pub const PUSH: i32 = 2;
+pub const PULL: i32 = 3;
+pub const OPTIMIZER: i32 = 4;
+pub const DONE: i32 = 5;
+pub const PAYLOAD: i32 = 6;
+pub const REPLY: i32 = 7;
+
+/// MXNet's default of `MXNET_KVSTORE_BIGARRAY_BOUND`.
+const BIGARRAY_BOUND: usize = 1_000_000;
+
+/// The size from which an array is sliced across the servers.
+pub fn bigarray_bound() -> Result<usize, String> {
+    match std::env::var("MXNET_KVSTORE_BIGARRAY_BOUND") {
+        Err(_) => Ok(BIGARRAY_BOUND),
+        Ok(v) => match v.trim().parse::<usize>() {
+            Ok(bound) if bound > 0 => Ok(bound),
+            _ => Err(format!(
+                "MXNET_KVSTORE_BIGARRAY_BOUND={v}: not a positive number of elements"
+            )),
+        },
+    }
+}
+
+/// Which server (by index among the servers) holds which elements of an array of `len`
+/// elements stored under `key`.
+pub fn slices(key: &Key, len: usize, servers: usize, bound: usize) -> Vec<(usize, Range<usize>)> {
+    if len >= bound && servers > 1 {
+        return (0..servers)
+            .map(|s| (s, s * len / servers..(s + 1) * len / servers))
+            .filter(|(_, r)| !r.is_empty())
+            .collect();
+    }
+    let home = match key {
+        Key::Int(k) => (i128::from(*k) * 9973).rem_euclid(servers as i128) as usize,
+        Key::Str(s) => {
+            let hash = (s.bytes()).fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+                (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+            });
+            (hash % servers as u64) as usize
+        }
+    };
+    vec![(home, 0..len)]
+}
+
+/// A request about one slice of one key of one store.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Header {
+    /// The store, numbered in the order a worker made its asynchronous stores.
+    pub store: u32,
+    pub key: Key,
+    pub dtype: DType,
+    /// The slice's elements within the key's array.
+    pub slice: Range<usize>,
+    /// A push's 2-bit threshold when its values come compressed, else 0.
+    pub threshold: f32,
+}
+
+impl Header {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut bytes = Vec::with_capacity(32);
+        bytes.extend(self.store.to_le_bytes());
+        bytes.push(match self.dtype {
+            DType::F64 => 1,
+            _ => 0,
+        });
+        bytes.extend(self.threshold.to_le_bytes());
+        bytes.extend((self.slice.start as u64).to_le_bytes());
+        bytes.extend((self.slice.end as u64).to_le_bytes());
+        match &self.key {
+            Key::Int(k) => {
+                bytes.push(0);
+                bytes.extend(k.to_le_bytes());
+            }
+            Key::Str(s) => {
+                bytes.push(1);
+                bytes.extend(s.as_bytes());
+            }
+        }
+        bytes
+    }
+
+    pub fn decode(bytes: &[u8]) -> Result<Header, String> {
+        let bad = || format!("a malformed request of {} bytes", bytes.len());
+        let word = |at: usize| -> Result<u64, String> {
+            let b = bytes.get(at..at + 8).ok_or_else(bad)?;
+            Ok(u64::from_le_bytes(b.try_into().map_err(|_| bad())?))
+        };
+        let store = u32::from_le_bytes(
+            bytes
+                .get(..4)
+                .ok_or_else(bad)?
+                .try_into()
+                .map_err(|_| bad())?,
+        );
+        let dtype = match bytes.get(4) {
+            Some(0) => DType::F32,
+            Some(1) => DType::F64,
+            _ => return Err(bad()),
+        };
+        let threshold = f32::from_le_bytes(
+            bytes
+                .get(5..9)
+                .ok_or_else(bad)?
+                .try_into()
+                .map_err(|_| bad())?,
+        );
+        let slice = word(9)? as usize..word(17)? as usize;
+        let key = match (bytes.get(25), bytes.get(26..)) {
+            (Some(0), Some(rest)) if rest.len() == 8 => {
+                Key::Int(i64::from_le_bytes(rest.try_into().map_err(|_| bad())?))
+            }
+            (Some(1), Some(rest)) => Key::Str(String::from_utf8(rest.to_vec()).map_err(|_| bad())?),
+            _ => return Err(bad()),
+        };
+        if slice.start > slice.end {
+            return Err(bad());
+        }
+        Ok(Header {
+            store,
+            key,
+            dtype,
+            slice,
+            threshold,
+        })
+    }
+}
+
+/// An `OPTIMIZER` request's bytes: the store, then the optimizer's spec.
+pub fn encode_optimizer(store: u32, spec: &str) -> Vec<u8> {
+    let mut bytes = store.to_le_bytes().to_vec();
+    bytes.extend(spec.as_bytes());
+    bytes
+}
+
+pub fn decode_optimizer(bytes: &[u8]) -> Result<(u32, String), String> {
+    let bad = || "a malformed optimizer request".to_string();
+    let store = u32::from_le_bytes(
+        bytes
+            .get(..4)
+            .ok_or_else(bad)?
+            .try_into()
+            .map_err(|_| bad())?,
+    );
+    let spec = String::from_utf8(bytes[4..].to_vec()).map_err(|_| bad())?;
+    Ok((store, spec))
+}
+
+/// Sends `bytes` to `rank` with `tag` and waits until sent (reading control messages).
+pub fn send<T: mpi::datatype::Equivalence>(link: &Link, rank: usize, tag: i32, values: &[T]) {
+    mpi::request::scope(|scope| {
+        let process = link.data.process_at_rank(rank as i32);
+        let request = process.immediate_send_with_tag(scope, values, tag);
+        link.wait_message(request);
+    });
+}
+
+/// Receives the values `rank` sends with `tag` into `into` (which must be their number).
+pub fn receive<T: mpi::datatype::Equivalence>(link: &Link, rank: usize, tag: i32, into: &mut [T]) {
+    mpi::request::scope(|scope| {
+        let process = link.data.process_at_rank(rank as i32);
+        let request = process.immediate_receive_into_with_tag(scope, into, tag);
+        link.wait_message(request);
+    });
+}
+
+/// Tells server `rank` that this worker sends it nothing more.
+pub fn say_done(link: &Link, rank: usize) {
+    send::<u8>(link, rank, DONE, &[]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_read_back() {
+        for key in [
+            Key::Int(-3),
+            Key::Int(i64::MAX),
+            Key::Str("fc1_weight".into()),
+        ] {
+            let header = Header {
+                store: 7,
+                key,
+                dtype: DType::F64,
+                slice: 10..2_000_000,
+                threshold: 0.5,
+            };
+            assert_eq!(Header::decode(&header.encode()).unwrap(), header);
+        }
+        assert!(Header::decode(&[1, 2, 3]).is_err());
+        let (store, spec) = decode_optimizer(&encode_optimizer(3, "{\"a\":1}")).unwrap();
+        assert_eq!((store, spec.as_str()), (3, "{\"a\":1}"));
+    }
+
+    #[test]
+    fn keys_are_placed_as_mxnet_places_them() {
+        // MXNet: (key * 9973) % num_servers.
+        assert_eq!(slices(&Key::Int(1), 10, 3, 100), vec![(9973 % 3, 0..10)]);
+        assert_eq!(
+            slices(&Key::Int(5), 10, 4, 100),
+            vec![(5 * 9973 % 4, 0..10)]
+        );
+        // At the bound, an equal slice on each server.
+        let sliced = slices(&Key::Int(1), 10, 3, 10);
+        assert_eq!(sliced, vec![(0, 0..3), (1, 3..6), (2, 6..10)]);
+        // One server holds everything.
+        assert_eq!(slices(&Key::Str("w".into()), 50, 1, 10), vec![(0, 0..50)]);
+    }
+}
