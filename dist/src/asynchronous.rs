@@ -2,29 +2,30 @@
 //!
 //! A push sends this worker's sum of its devices to the servers holding the key, where the
 //! optimizer applies it on arrival (no worker waits for another); a pull fetches the
-//! servers' value into the stored one first. `init` sends worker 0's value; every worker
-//! then fetches it (a server holds pulls until the value is there). `set_optimizer` sends
-//! the optimizer's spec from worker 0 and every worker learns whether the servers took it.
-//! With 2-bit compression a push sends each slice's packed words (quantized with this
-//! worker's residual for the key, as MXNet's workers do), which the server dequantizes.
+//! servers' value into the stored one first. A bucket of keys (a module's small arrays)
+//! goes as one request per server and dtype, for a push and for a pull. `init` sends
+//! worker 0's value; every worker then fetches it (a server holds pulls until the value is
+//! there). `set_optimizer` sends the optimizer's spec from worker 0 and every worker learns
+//! whether the servers took it. With 2-bit compression a push sends each slice's packed
+//! words (quantized with this worker's residual for the key, as MXNet's workers do), which
+//! the server dequantizes.
 //!
-//! Each message is an engine operation on the MPI thread, after the data it sends is
-//! computed (a push reads the devices' sum, a fetch writes the stored value), at the
+//! Each request is an engine operation on the MPI thread, after the data it sends is
+//! computed (a push reads the devices' sums, a fetch writes the stored values), at the
 //! caller's priority. Stores are numbered in the order a worker makes them, the same on
 //! every worker, so the servers keep their keys apart.
 
 use crate::comm::Comm;
 use crate::control::Link;
 use crate::protocol::{self, Header, INIT, OPTIMIZER, PAYLOAD, PULL, PUSH, REPLY};
-use kiln_kvstore::compression::compressed_size;
 use kiln_kvstore::compression::GradientCompression;
 use kiln_kvstore::{Error, Key, Remote, Result};
 use kiln_ops::DType;
-use kiln_runtime::NDArray;
+use kiln_runtime::{Element, NDArray};
+use mpi::datatype::Equivalence;
 use mpi::point_to_point::{MatchedReceiveVec, Source};
 use mpi::topology::Communicator;
 use std::collections::HashMap;
-use std::ops::Range;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -38,12 +39,18 @@ pub struct AsyncRemote {
     bound: usize,
     optimizer_set: bool,
     compression: Option<GradientCompression>,
-    /// Per key, what compression has not sent yet (error feedback).
-    residuals: HashMap<Key, Arc<Mutex<Vec<f32>>>>,
+    residuals: HashMap<Key, Residual>,
 }
 
-/// How a push's values travel: as they are, or 2-bit compressed with the key's residual.
-type Packing = Option<(GradientCompression, Arc<Mutex<Vec<f32>>>)>;
+/// What compression has not sent yet of a key (error feedback).
+type Residual = Arc<Mutex<Vec<f32>>>;
+
+/// One message's worth of a push, pull or init: slices that one server holds, of arrays of
+/// one dtype, each with the index of its array.
+struct Request {
+    server: usize,
+    parts: Vec<(usize, Header)>,
+}
 
 impl AsyncRemote {
     pub fn new(comm: Arc<Comm>, name: String) -> Result<AsyncRemote> {
@@ -64,121 +71,180 @@ impl AsyncRemote {
         })
     }
 
-    /// The headers of `key`'s slices, each with its server's rank.
-    fn slices(&self, key: &Key, array: &NDArray) -> Vec<(usize, Header)> {
-        let servers = self.comm.num_servers();
-        let first = self.comm.num_workers();
-        protocol::slices(key, array.len(), servers, self.bound)
-            .into_iter()
-            .map(|(server, slice)| {
+    /// The requests about `arrays` (stored under `keys`): their slices grouped by server
+    /// and dtype, in key order within each.
+    fn requests(&self, keys: &[Key], arrays: &[NDArray], threshold: f32) -> Result<Vec<Request>> {
+        let (servers, first) = (self.comm.num_servers(), self.comm.num_workers());
+        let mut requests: Vec<Request> = Vec::new();
+        for (index, (key, array)) in keys.iter().zip(arrays).enumerate() {
+            summable(key, array)?;
+            for (server, slice) in protocol::slices(key, array.len(), servers, self.bound) {
                 let header = Header {
                     store: self.store,
                     key: key.clone(),
                     dtype: array.dtype(),
                     slice,
-                    threshold: 0.0,
+                    threshold,
                 };
-                (first + server, header)
-            })
-            .collect()
-    }
-
-    /// Sends each slice of `array` to its server as a `tag` request, after the engine has
-    /// computed it, packed as `packing` says.
-    fn send_slices(
-        &self,
-        tag: i32,
-        (key, array): (&Key, &NDArray),
-        packing: Packing,
-        priority: i32,
-    ) -> Result<()> {
-        summable(key, array)?;
-        let mut slices = self.slices(key, array);
-        if let Some((compression, _)) = &packing {
-            for (_, header) in &mut slices {
-                header.threshold = compression.threshold();
+                let server = first + server;
+                let same =
+                    |r: &&mut Request| r.server == server && r.parts[0].1.dtype == header.dtype;
+                match requests.iter_mut().find(same) {
+                    Some(request) => request.parts.push((index, header)),
+                    None => requests.push(Request {
+                        server,
+                        parts: vec![(index, header)],
+                    }),
+                }
             }
         }
-        let values = array.clone();
-        let what_key = key.clone();
+        Ok(requests)
+    }
+
+    /// Sends `arrays` (stored under `keys`) to their servers as `tag` requests once the
+    /// engine has computed them; 2-bit compressed with `residuals` (one per key) when
+    /// given.
+    fn send(
+        &self,
+        tag: i32,
+        (keys, arrays): (&[Key], &[NDArray]),
+        compressed: Option<(GradientCompression, Vec<Residual>)>,
+        priority: i32,
+    ) -> Result<()> {
+        let threshold = compressed.as_ref().map_or(0.0, |(c, _)| c.threshold());
+        let requests = self.requests(keys, arrays, threshold)?;
+        let values = arrays.to_vec();
+        let what = key_range(keys);
+        let reads: Vec<&NDArray> = arrays.iter().collect();
         self.comm.after_engine_messages(
-            move || format!("the value sent for key {what_key}"),
+            move || format!("the values sent for {what}"),
             if tag == INIT {
                 "dist_async_init"
             } else {
                 "dist_async_push"
             },
-            (&[array], &[]),
+            (&reads, &[]),
             priority,
             move |link, _| {
-                // SAFETY: the engine holds `values` for reading by this job until it completes.
-                unsafe {
-                    match (values.dtype(), packing) {
-                        (DType::F64, _) => send_each(link, tag, &slices, values.elements::<f64>()),
-                        (_, None) => send_each(link, tag, &slices, values.elements::<f32>()),
-                        (_, Some((compression, residual))) => {
-                            let values =
-                                values.elements::<f32>().ok_or("the array changed dtype")?;
-                            let mut residual =
-                                residual.lock().map_err(|_| "a residual is poisoned")?;
-                            send_packed(link, &slices, &compression, values, &mut residual)
+                for request in &requests {
+                    let headers = request.parts.iter().map(|(_, h)| h);
+                    protocol::send(link, request.server, tag, &protocol::encode_all(headers));
+                    // SAFETY: the engine holds `values` for reading by this job until it
+                    // completes.
+                    let bytes = unsafe {
+                        match (&compressed, request.parts[0].1.dtype) {
+                            (Some((c, residuals)), _) => {
+                                send_packed(link, request, &values, c, residuals)?
+                            }
+                            (None, DType::F64) => send_values::<f64>(link, request, &values)?,
+                            (None, _) => send_values::<f32>(link, request, &values)?,
                         }
-                    }
+                    };
+                    link.sent(bytes);
                 }
+                Ok(())
             },
         )
     }
 }
 
-/// Sends each slice quantized with its part of `residual`: the packed words, as bits.
-fn send_packed(
+/// `keys` for messages: one, or the first to the last.
+fn key_range(keys: &[Key]) -> String {
+    match keys {
+        [one] => format!("key {one}"),
+        [first, .., last] => format!("keys {first} to {last}"),
+        [] => "no key".into(),
+    }
+}
+
+fn other_dtype() -> String {
+    "an array changed dtype".to_string()
+}
+
+/// Sends `request`'s slices of `arrays` as one payload; returns its bytes.
+///
+/// # Safety
+/// The engine holds `arrays` for reading by the caller.
+unsafe fn send_values<T: Element + Equivalence + Copy>(
     link: &Link,
-    slices: &[(usize, Header)],
+    request: &Request,
+    arrays: &[NDArray],
+) -> std::result::Result<usize, String> {
+    let part = |(index, header): &(usize, Header)| -> std::result::Result<&[T], String> {
+        // SAFETY: the caller's contract.
+        let values = unsafe { arrays[*index].elements::<T>() }.ok_or_else(other_dtype)?;
+        Ok(&values[header.slice.clone()])
+    };
+    // One slice goes from the array itself; several are gathered into one message.
+    let gathered: Vec<T>;
+    let payload = match &request.parts[..] {
+        [one] => part(one)?,
+        parts => {
+            gathered = (parts.iter().map(part))
+                .collect::<std::result::Result<Vec<_>, _>>()?
+                .concat();
+            &gathered[..]
+        }
+    };
+    protocol::send(link, request.server, PAYLOAD, payload);
+    Ok(std::mem::size_of_val(payload))
+}
+
+/// Sends `request`'s slices quantized with their keys' parts of `residuals`: the packed
+/// words, as bits; returns their bytes.
+///
+/// # Safety
+/// As [`send_values`].
+unsafe fn send_packed(
+    link: &Link,
+    request: &Request,
+    arrays: &[NDArray],
     compression: &GradientCompression,
-    values: &[f32],
-    residual: &mut [f32],
-) -> std::result::Result<(), String> {
-    for (server, header) in slices {
-        let part = header.slice.clone();
-        let mut packed = vec![0f32; compressed_size(part.len())];
-        (compression.quantize(&values[part.clone()], &mut residual[part], &mut packed))
+    residuals: &[Residual],
+) -> std::result::Result<usize, String> {
+    let mut codes = Vec::new();
+    for (index, header) in &request.parts {
+        // SAFETY: the caller's contract.
+        let values = unsafe { arrays[*index].elements::<f32>() }.ok_or_else(other_dtype)?;
+        let mut residual = residuals[*index]
+            .lock()
+            .map_err(|_| "a residual is poisoned")?;
+        let slice = header.slice.clone();
+        let mut packed = vec![0f32; header.payload_len()];
+        (compression.quantize(&values[slice.clone()], &mut residual[slice], &mut packed))
             .map_err(|e| e.to_string())?;
-        let codes: Vec<u32> = packed.iter().map(|w| w.to_bits()).collect();
-        protocol::send(link, *server, PUSH, &header.encode());
-        protocol::send(link, *server, PAYLOAD, &codes[..]);
-        link.sent(4 * codes.len());
+        codes.extend(packed.iter().map(|w| w.to_bits()));
     }
-    Ok(())
+    protocol::send(link, request.server, PAYLOAD, &codes[..]);
+    Ok(4 * codes.len())
 }
 
-fn send_each<T: mpi::datatype::Equivalence>(
+/// Receives `request`'s slices into `arrays`: one payload, scattered.
+///
+/// # Safety
+/// The engine holds `arrays` for writing by the caller.
+unsafe fn receive_values<T: Element + Equivalence + Copy + Default>(
     link: &Link,
-    tag: i32,
-    slices: &[(usize, Header)],
-    values: Option<&[T]>,
+    request: &Request,
+    arrays: &[NDArray],
 ) -> std::result::Result<(), String> {
-    let values = values.ok_or("the array changed dtype")?;
-    for (server, header) in slices {
-        protocol::send(link, *server, tag, &header.encode());
-        let part = &values[header.slice.clone()];
-        protocol::send(link, *server, PAYLOAD, part);
-        link.sent(std::mem::size_of_val(part));
+    let part = |(index, header): &(usize, Header)| -> std::result::Result<&mut [T], String> {
+        // SAFETY: the caller's contract; the slices do not overlap.
+        let values = unsafe { arrays[*index].elements_mut::<T>() }.ok_or_else(other_dtype)?;
+        Ok(&mut values[header.slice.clone()])
+    };
+    if let [one] = &request.parts[..] {
+        protocol::receive(link, request.server, REPLY, part(one)?);
+        return Ok(());
     }
-    Ok(())
-}
-
-fn receive_each<T: mpi::datatype::Equivalence>(
-    link: &Link,
-    slices: &[(usize, Header)],
-    values: Option<&mut [T]>,
-) -> std::result::Result<(), String> {
-    let values = values.ok_or("the array changed dtype")?;
-    for (server, header) in slices {
-        protocol::send(link, *server, PULL, &header.encode());
-    }
-    for (server, header) in slices {
-        let part: Range<usize> = header.slice.clone();
-        protocol::receive(link, *server, REPLY, &mut values[part]);
+    let total = request.parts.iter().map(|(_, h)| h.slice.len()).sum();
+    let mut all = vec![T::default(); total];
+    protocol::receive(link, request.server, REPLY, &mut all[..]);
+    let mut at = 0;
+    for one in &request.parts {
+        let into = part(one)?;
+        into.copy_from_slice(&all[at..at + into.len()]);
+        at += into.len();
     }
     Ok(())
 }
@@ -223,10 +289,11 @@ impl Remote for AsyncRemote {
     }
 
     fn init(&mut self, key: &Key, stored: &NDArray) -> Result<()> {
+        let (keys, stored) = (std::slice::from_ref(key), std::slice::from_ref(stored));
         if self.rank() == 0 {
-            self.send_slices(INIT, (key, stored), None, 0)?;
+            self.send(INIT, (keys, stored), None, 0)?;
         }
-        self.fetch(key, stored, 0)
+        self.fetch(keys, stored, 0)
     }
 
     fn set_optimizer(&mut self, spec: &str) -> Result<()> {
@@ -268,24 +335,32 @@ impl Remote for AsyncRemote {
         Ok(())
     }
 
-    fn fetch(&mut self, key: &Key, stored: &NDArray, priority: i32) -> Result<()> {
-        summable(key, stored)?;
-        let slices = self.slices(key, stored);
-        let values = stored.clone();
-        let what_key = key.clone();
+    fn fetch(&mut self, keys: &[Key], stored: &[NDArray], priority: i32) -> Result<()> {
+        let requests = self.requests(keys, stored, 0.0)?;
+        let values = stored.to_vec();
+        let what = key_range(keys);
+        let writes: Vec<&NDArray> = stored.iter().collect();
         self.comm.after_engine_messages(
-            move || format!("the servers' value of key {what_key}"),
+            move || format!("the servers' values of {what}"),
             "dist_async_pull",
-            (&[], &[stored]),
+            (&[], &writes),
             priority,
             move |link, _| {
-                // SAFETY: the engine holds `values` for writing by this job until it completes.
-                unsafe {
-                    match values.dtype() {
-                        DType::F64 => receive_each(link, &slices, values.elements_mut::<f64>()),
-                        _ => receive_each(link, &slices, values.elements_mut::<f32>()),
+                for request in &requests {
+                    let headers = request.parts.iter().map(|(_, h)| h);
+                    protocol::send(link, request.server, PULL, &protocol::encode_all(headers));
+                }
+                for request in &requests {
+                    // SAFETY: the engine holds `values` for writing by this job until it
+                    // completes.
+                    unsafe {
+                        match request.parts[0].1.dtype {
+                            DType::F64 => receive_values::<f64>(link, request, &values)?,
+                            _ => receive_values::<f32>(link, request, &values)?,
+                        }
                     }
                 }
+                Ok(())
             },
         )
     }
@@ -310,9 +385,10 @@ impl Remote for AsyncRemote {
                 locals.len()
             )));
         }
-        for (key, local) in keys.iter().zip(locals) {
-            let packing = match self.compression {
-                Some(compression) => {
+        let compressed = match self.compression {
+            Some(compression) => {
+                let mut residuals = Vec::with_capacity(keys.len());
+                for (key, local) in keys.iter().zip(locals) {
                     if local.dtype() != DType::F32 {
                         return Err(Error::Input(format!(
                             "push of key {key}: 2-bit compression takes f32 arrays, not {}",
@@ -321,13 +397,13 @@ impl Remote for AsyncRemote {
                     }
                     let residual = (self.residuals.entry(key.clone()))
                         .or_insert_with(|| Arc::new(Mutex::new(vec![0.0; local.len()])));
-                    Some((compression, residual.clone()))
+                    residuals.push(residual.clone());
                 }
-                None => None,
-            };
-            self.send_slices(PUSH, (key, local), packing, priority)?;
-        }
-        Ok(())
+                Some((compression, residuals))
+            }
+            None => None,
+        };
+        self.send(PUSH, (keys, locals), compressed, priority)
     }
 }
 

@@ -52,7 +52,9 @@ pub struct Traffic {
     pub bytes_sent: u64,
     /// Collectives completed.
     pub collectives: u64,
-    /// Time from each collective's start to its completion, summed.
+    /// Messages sent to or received from servers.
+    pub messages: u64,
+    /// Time from each collective's or message's start to its completion, summed.
     pub busy: Duration,
     /// Each collective's start and completion, while recorded.
     pub spans: Option<Vec<(Instant, Instant)>>,
@@ -187,6 +189,7 @@ impl Link {
         if let Ok(mut traffic) = self.traffic.lock() {
             let end = Instant::now();
             traffic.collectives += u64::from(collective);
+            traffic.messages += u64::from(!collective);
             traffic.busy += end - start;
             if let Some(spans) = &mut traffic.spans {
                 spans.push((start, end));

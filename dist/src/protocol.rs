@@ -1,11 +1,14 @@
 //! What workers and servers say to each other (on `Link::data`), and where a key lives.
 //!
-//! A request is one message whose tag is its kind and whose bytes are a [`Header`]; an
-//! `INIT` or a `PUSH` is followed by its values (tag `PAYLOAD`) from the same rank, which
-//! MPI delivers in the order sent: the slice's elements, or for a push compressed with
-//! MXNet's 2-bit rule (a header's `threshold`), its packed words as bits. A `PULL` and an `OPTIMIZER` are answered by the server
-//! (tag `REPLY`): the values, or an empty message for an accepted optimizer and the error
-//! otherwise. A worker ends with `DONE`, after its last request.
+//! A request is one message whose tag is its kind and whose bytes are [`Header`]s, one
+//! per slice it is about: a push or a pull of several keys (a bucket of small arrays)
+//! sends each server one request for all its slices of one dtype. An `INIT` or a `PUSH` is
+//! followed by its values (tag `PAYLOAD`) from the same rank, which MPI delivers in the
+//! order sent: the slices' elements one after the other, or for a push compressed with
+//! MXNet's 2-bit rule (the headers' `threshold`), their packed words as bits. A `PULL`
+//! and an `OPTIMIZER` are answered by the server (tag `REPLY`): the slices' values, or an
+//! empty message for an accepted optimizer and the error otherwise. A worker ends with
+//! `DONE`, after its last request.
 //!
 //! A key lives on one server, `(key · 9973) mod servers` as MXNet places int keys (string
 //! keys by their FNV-1a hash), unless it has at least `MXNET_KVSTORE_BIGARRAY_BOUND`
@@ -147,6 +150,49 @@ impl Header {
     }
 }
 
+impl Header {
+    /// How many words the slice's values travel as: its elements, or its packed words.
+    pub fn payload_len(&self) -> usize {
+        match self.threshold > 0.0 {
+            true => kiln_kvstore::compression::compressed_size(self.slice.len()),
+            false => self.slice.len(),
+        }
+    }
+}
+
+/// A request's bytes: each header, prefixed by its length.
+pub fn encode_all<'a>(headers: impl IntoIterator<Item = &'a Header>) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for header in headers {
+        let one = header.encode();
+        bytes.extend((one.len() as u32).to_le_bytes());
+        bytes.extend(one);
+    }
+    bytes
+}
+
+/// The headers of a request, at least one.
+pub fn decode_all(mut bytes: &[u8]) -> Result<Vec<Header>, String> {
+    let mut headers = Vec::new();
+    while !bytes.is_empty() {
+        let bad = || "a malformed request".to_string();
+        let len = u32::from_le_bytes(
+            bytes
+                .get(..4)
+                .ok_or_else(bad)?
+                .try_into()
+                .map_err(|_| bad())?,
+        );
+        let one = bytes.get(4..4 + len as usize).ok_or_else(bad)?;
+        headers.push(Header::decode(one)?);
+        bytes = &bytes[4 + len as usize..];
+    }
+    match headers.is_empty() {
+        true => Err("a request about nothing".into()),
+        false => Ok(headers),
+    }
+}
+
 /// An `OPTIMIZER` request's bytes: the store, then the optimizer's spec.
 pub fn encode_optimizer(store: u32, spec: &str) -> Vec<u8> {
     let mut bytes = store.to_le_bytes().to_vec();
@@ -209,8 +255,12 @@ mod tests {
                 threshold: 0.5,
             };
             assert_eq!(Header::decode(&header.encode()).unwrap(), header);
+            let two = [header.clone(), header];
+            assert_eq!(decode_all(&encode_all(&two)).unwrap(), two);
         }
         assert!(Header::decode(&[1, 2, 3]).is_err());
+        assert!(decode_all(&[]).is_err());
+        assert!(decode_all(&[9, 0, 0, 0, 1]).is_err());
         let (store, spec) = decode_optimizer(&encode_optimizer(3, "{\"a\":1}")).unwrap();
         assert_eq!((store, spec.as_str()), (3, "{\"a\":1}"));
     }

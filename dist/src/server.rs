@@ -4,21 +4,23 @@
 //! whichever worker sent it, and answers pulls with the value at that moment.
 //!
 //! It answers requests one at a time, in the order MPI delivers them (each worker's in the
-//! order sent, so a worker's pull sees its own pushes before it). A pull of a key not yet
-//! initialized waits for the `INIT` (worker 0 sends it; the others fetch the value without
-//! waiting for each other). It serves until every worker has said `DONE`, reading control
+//! order sent, so a worker's pull sees its own pushes before it); a request may name
+//! several keys (a bucket). A pull naming a key not yet initialized waits for its `INIT`
+//! (worker 0 sends it; the others fetch the value without waiting for each other). It serves until every worker has said `DONE`, reading control
 //! messages meanwhile: a failed peer stops it, and its own error ends the job naming it.
 
 use crate::comm;
 use crate::control::Link;
 use crate::protocol::{self, Header, DONE, INIT, OPTIMIZER, PAYLOAD, PULL, PUSH, REPLY};
-use kiln_kvstore::compression::{compressed_size, GradientCompression};
+use kiln_kvstore::compression::GradientCompression;
 use kiln_kvstore::{KVStore, Key, Kind};
 use kiln_ops::DType;
-use kiln_runtime::{Device, NDArray};
+use kiln_runtime::{Device, Element, NDArray};
+use mpi::datatype::Equivalence;
 use mpi::point_to_point::{MatchedReceiveVec, Source};
 use mpi::topology::Communicator;
 use std::collections::{HashMap, HashSet};
+use std::ops::Range;
 use std::time::Instant;
 
 /// Whether this process is one of its job's servers, as `kiln launch --servers` starts
@@ -68,9 +70,9 @@ struct Server {
     /// The stores that have their optimizer.
     optimized: HashSet<u32>,
     /// What each key holds here: its slice.
-    slices: HashMap<(u32, Key), (DType, std::ops::Range<usize>)>,
-    /// Pulls that came before their key's init: the workers waiting.
-    waiting: HashMap<(u32, Key), Vec<usize>>,
+    slices: HashMap<(u32, Key), (DType, Range<usize>)>,
+    /// Pulls that came before the init of one of their keys, in arrival order.
+    waiting: Vec<(usize, Vec<Header>)>,
     /// Each key's reply buffer.
     replies: HashMap<(u32, Key), NDArray>,
     done: HashSet<usize>,
@@ -105,9 +107,9 @@ impl Server {
 
     fn answer(&mut self, link: &Link, from: usize, tag: i32, bytes: &[u8]) -> Served {
         match tag {
-            INIT => self.init(link, from, Header::decode(bytes)?),
-            PUSH => self.push(link, from, Header::decode(bytes)?),
-            PULL => self.pull(link, from, Header::decode(bytes)?),
+            INIT => self.init(link, from, protocol::decode_all(bytes)?),
+            PUSH => self.push(link, from, protocol::decode_all(bytes)?),
+            PULL => self.pull(link, from, protocol::decode_all(bytes)?),
             OPTIMIZER => {
                 let (store, spec) = protocol::decode_optimizer(bytes)?;
                 let outcome = kiln_train::Optimizer::from_spec(&spec)
@@ -139,110 +141,88 @@ impl Server {
             .or_insert_with(|| KVStore::new(Kind::Local))
     }
 
-    /// The values following `header`'s request from `from`, as a new array (dequantized
-    /// when they come 2-bit compressed).
-    fn receive(&self, link: &Link, from: usize, header: &Header) -> Result<NDArray, String> {
-        let len = header.slice.len();
-        let array = NDArray::zeros(&[len], header.dtype, Device::Cpu).map_err(|e| e.to_string())?;
-        array.wait_to_write().map_err(|e| e.to_string())?;
-        // SAFETY: the array is new and no engine operation uses it yet.
-        unsafe {
-            match header.dtype {
-                DType::F64 => protocol::receive::<f64>(
-                    link,
-                    from,
-                    PAYLOAD,
-                    array.elements_mut().ok_or_else(other_dtype)?,
-                ),
-                _ if header.threshold > 0.0 => {
-                    let mut codes = vec![0u32; compressed_size(len)];
-                    protocol::receive(link, from, PAYLOAD, &mut codes[..]);
-                    let packed: Vec<f32> = codes.iter().map(|&c| f32::from_bits(c)).collect();
-                    let compression = GradientCompression::two_bit(header.threshold)
-                        .map_err(|e| e.to_string())?;
-                    (compression
-                        .dequantize(&packed, array.elements_mut().ok_or_else(other_dtype)?))
-                    .map_err(|e| e.to_string())?;
-                }
-                _ => protocol::receive::<f32>(
-                    link,
-                    from,
-                    PAYLOAD,
-                    array.elements_mut().ok_or_else(other_dtype)?,
-                ),
+    fn init(&mut self, link: &Link, from: usize, headers: Vec<Header>) -> Served {
+        let values = receive(link, from, &headers)?;
+        for (header, value) in headers.into_iter().zip(values) {
+            let id = (header.store, header.key.clone());
+            if self.slices.contains_key(&id) {
+                return Err(format!("key {} is initialized twice", header.key));
             }
+            (self.store(header.store).init(header.key.clone(), &value))
+                .map_err(|e| e.to_string())?;
+            self.slices.insert(id, (header.dtype, header.slice));
         }
-        Ok(array)
-    }
-
-    fn init(&mut self, link: &Link, from: usize, header: Header) -> Served {
-        let value = self.receive(link, from, &header)?;
-        let id = (header.store, header.key.clone());
-        if self.slices.contains_key(&id) {
-            return Err(format!("key {} is initialized twice", header.key));
-        }
-        (self.store(header.store).init(header.key.clone(), &value)).map_err(|e| e.to_string())?;
-        self.slices
-            .insert(id.clone(), (header.dtype, header.slice.clone()));
-        for worker in self.waiting.remove(&id).unwrap_or_default() {
-            self.reply(link, worker, &header)?;
+        // The pulls that waited for it, in order.
+        let waiting = std::mem::take(&mut self.waiting);
+        for (worker, headers) in waiting {
+            self.pull(link, worker, headers)?;
         }
         Ok(())
     }
 
-    fn push(&mut self, link: &Link, from: usize, header: Header) -> Served {
-        let gradient = self.receive(link, from, &header)?;
-        self.check(&header)?;
-        if !self.optimized.contains(&header.store) {
-            return Err(format!(
-                "a push to key {} before the optimizer was set",
-                header.key
-            ));
+    fn push(&mut self, link: &Link, from: usize, headers: Vec<Header>) -> Served {
+        let gradients = receive(link, from, &headers)?;
+        for (header, gradient) in headers.iter().zip(gradients) {
+            self.check(header)?;
+            if !self.optimized.contains(&header.store) {
+                return Err(format!(
+                    "a push to key {} before the optimizer was set",
+                    header.key
+                ));
+            }
+            (self
+                .store(header.store)
+                .push(header.key.clone(), &[gradient], 0))
+            .map_err(|e| e.to_string())?;
         }
-        (self
-            .store(header.store)
-            .push(header.key.clone(), &[gradient], 0))
-        .map_err(|e| e.to_string())
+        Ok(())
     }
 
-    fn pull(&mut self, link: &Link, from: usize, header: Header) -> Served {
-        let id = (header.store, header.key.clone());
-        if !self.slices.contains_key(&id) {
-            self.waiting.entry(id).or_default().push(from);
+    /// Answers a pull, or holds it until every key it names is initialized.
+    fn pull(&mut self, link: &Link, from: usize, headers: Vec<Header>) -> Served {
+        let known = |h: &Header| self.slices.contains_key(&(h.store, h.key.clone()));
+        if !headers.iter().all(known) {
+            self.waiting.push((from, headers));
             return Ok(());
         }
-        self.reply(link, from, &header)
-    }
-
-    /// Sends `to` this server's value of `header`'s slice, once every push before has been
-    /// applied.
-    fn reply(&mut self, link: &Link, to: usize, header: &Header) -> Served {
-        self.check(header)?;
-        let id = (header.store, header.key.clone());
-        let len = header.slice.len();
-        let buffer = match self.replies.get(&id) {
-            Some(buffer) => buffer.clone(),
-            None => {
-                let buffer =
-                    NDArray::zeros(&[len], header.dtype, Device::Cpu).map_err(|e| e.to_string())?;
-                self.replies.insert(id, buffer.clone());
-                buffer
-            }
-        };
-        (self
-            .store(header.store)
-            .pull(header.key.clone(), std::slice::from_ref(&buffer), 0))
-        .map_err(|e| e.to_string())?;
-        buffer.wait_to_read().map_err(|e| e.to_string())?;
-        // SAFETY: the pull above was the buffer's last operation and has run; nothing else
-        // writes it until this send returns.
+        let dtype = headers[0].dtype;
+        if headers.iter().any(|h| h.dtype != dtype) {
+            return Err("a pull of several dtypes in one request".into());
+        }
+        let mut buffers = Vec::with_capacity(headers.len());
+        for header in &headers {
+            self.check(header)?;
+            let buffer = self.reply_buffer(header)?;
+            (self
+                .store(header.store)
+                .pull(header.key.clone(), std::slice::from_ref(&buffer), 0))
+            .map_err(|e| e.to_string())?;
+            buffers.push(buffer);
+        }
+        for buffer in &buffers {
+            buffer.wait_to_read().map_err(|e| e.to_string())?;
+        }
+        // SAFETY: each buffer's last operation, the pull above, has run; nothing else
+        // writes them until this reply is sent.
         unsafe {
-            match header.dtype {
-                DType::F64 => protocol::send(link, to, REPLY, readable::<f64>(&buffer)?),
-                _ => protocol::send(link, to, REPLY, readable::<f32>(&buffer)?),
+            match dtype {
+                DType::F64 => reply::<f64>(link, from, &buffers),
+                _ => reply::<f32>(link, from, &buffers),
             }
         }
-        Ok(())
+    }
+
+    /// The array `header`'s slice is copied into for a reply, made at its first pull.
+    fn reply_buffer(&mut self, header: &Header) -> Result<NDArray, String> {
+        let id = (header.store, header.key.clone());
+        if let Some(buffer) = self.replies.get(&id) {
+            return Ok(buffer.clone());
+        }
+        let len = header.slice.len();
+        let buffer =
+            NDArray::zeros(&[len], header.dtype, Device::Cpu).map_err(|e| e.to_string())?;
+        self.replies.insert(id, buffer.clone());
+        Ok(buffer)
     }
 
     /// Checks that `header` names the slice this server holds.
@@ -260,11 +240,97 @@ impl Server {
     }
 }
 
+/// The values following a request of `headers` from `from`, one new array per header
+/// (dequantized when they come 2-bit compressed).
+fn receive(link: &Link, from: usize, headers: &[Header]) -> Result<Vec<NDArray>, String> {
+    let dtype = headers[0].dtype;
+    let threshold = headers[0].threshold;
+    if headers
+        .iter()
+        .any(|h| (h.dtype, h.threshold) != (dtype, threshold))
+    {
+        return Err("a request of several dtypes or compressions".into());
+    }
+    let total: usize = headers.iter().map(Header::payload_len).sum();
+    let arrays: Vec<NDArray> = (headers.iter())
+        .map(|h| NDArray::zeros(&[h.slice.len()], dtype, Device::Cpu))
+        .collect::<kiln_runtime::Result<_>>()
+        .map_err(|e| e.to_string())?;
+    for array in &arrays {
+        array.wait_to_write().map_err(|e| e.to_string())?;
+    }
+    // SAFETY: the arrays are new and no engine operation uses them yet.
+    unsafe {
+        match dtype {
+            DType::F64 => scatter(receive_all::<f64>(link, from, total), &arrays),
+            _ if threshold > 0.0 => {
+                let codes = receive_all::<u32>(link, from, total);
+                let compression =
+                    GradientCompression::two_bit(threshold).map_err(|e| e.to_string())?;
+                let mut at = 0;
+                for (header, array) in headers.iter().zip(&arrays) {
+                    let words = header.payload_len();
+                    let packed: Vec<f32> = (codes[at..at + words].iter())
+                        .map(|&c| f32::from_bits(c))
+                        .collect();
+                    let out = array.elements_mut().ok_or_else(other_dtype)?;
+                    compression
+                        .dequantize(&packed, out)
+                        .map_err(|e| e.to_string())?;
+                    at += words;
+                }
+                Ok(())
+            }
+            _ => scatter(receive_all::<f32>(link, from, total), &arrays),
+        }?;
+    }
+    Ok(arrays)
+}
+
+fn receive_all<T: Equivalence + Default + Copy>(link: &Link, from: usize, len: usize) -> Vec<T> {
+    let mut values = vec![T::default(); len];
+    protocol::receive(link, from, PAYLOAD, &mut values[..]);
+    values
+}
+
+/// Copies `values` into `arrays`, one after the other.
+///
 /// # Safety
-/// As [`NDArray::elements`].
-unsafe fn readable<T: kiln_runtime::Element>(array: &NDArray) -> Result<&[T], String> {
-    // SAFETY: the caller's contract.
-    unsafe { array.elements::<T>() }.ok_or_else(other_dtype)
+/// No engine operation uses `arrays`.
+unsafe fn scatter<T: Element + Copy>(values: Vec<T>, arrays: &[NDArray]) -> Served {
+    let mut at = 0;
+    for array in arrays {
+        // SAFETY: the caller's contract.
+        let out = unsafe { array.elements_mut::<T>() }.ok_or_else(other_dtype)?;
+        out.copy_from_slice(&values[at..at + out.len()]);
+        at += out.len();
+    }
+    Ok(())
+}
+
+/// Sends `to` the values of `buffers`, one after the other.
+///
+/// # Safety
+/// Nothing writes `buffers` meanwhile.
+unsafe fn reply<T: Element + Equivalence + Copy>(
+    link: &Link,
+    to: usize,
+    buffers: &[NDArray],
+) -> Served {
+    fn read<T: Element>(buffer: &NDArray) -> Result<&[T], String> {
+        // SAFETY: `reply`'s contract.
+        unsafe { buffer.elements::<T>() }.ok_or_else(other_dtype)
+    }
+    match buffers {
+        [one] => protocol::send(link, to, REPLY, read::<T>(one)?),
+        _ => {
+            let all = (buffers.iter().map(read::<T>))
+                .collect::<Result<Vec<_>, _>>()?
+                .concat();
+            protocol::send(link, to, REPLY, &all[..]);
+        }
+    }
+    Ok(())
 }
 
 fn other_dtype() -> String {

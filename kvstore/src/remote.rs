@@ -58,10 +58,11 @@ pub trait Remote: Send {
         )))
     }
 
-    /// Makes `stored` the servers' current value of `key` (for a pull); a remote whose
-    /// workers hold the values leaves it.
-    fn fetch(&mut self, key: &Key, stored: &NDArray, priority: i32) -> Result<()> {
-        let _ = (key, stored, priority);
+    /// Makes each of `stored` the servers' current value of its key in `keys` (for a
+    /// pull), asking for the keys together where it can; a remote whose workers hold the
+    /// values leaves them.
+    fn fetch(&mut self, keys: &[Key], stored: &[NDArray], priority: i32) -> Result<()> {
+        let _ = (keys, stored, priority);
         Ok(())
     }
 

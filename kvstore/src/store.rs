@@ -387,24 +387,41 @@ impl KVStore {
 
     /// Copies the value stored under `key` into every array of `outs`. Returns at once.
     pub fn pull(&mut self, key: impl Into<Key>, outs: &[NDArray], priority: i32) -> Result<()> {
-        let key = key.into();
-        let entry = self
-            .entries
-            .get_mut(&key)
-            .ok_or_else(|| uninitialized(&key))?;
-        for out in outs {
-            fits(&key, "pull", out, &entry.stored)?;
+        self.pull_bucket(&[key.into()], &[outs], priority)
+    }
+
+    /// Pulls several keys (each into its outputs) as [`KVStore::pull`] does each, except
+    /// that a store whose values live on servers asks for them together (one message per
+    /// server for a bucket of small arrays).
+    pub fn pull_bucket(&mut self, keys: &[Key], outs: &[&[NDArray]], priority: i32) -> Result<()> {
+        if keys.len() != outs.len() {
+            return Err(Error::Input(format!(
+                "pull: {} keys but {} lists of outputs",
+                keys.len(),
+                outs.len()
+            )));
+        }
+        let mut stored = Vec::with_capacity(keys.len());
+        for (key, outs) in keys.iter().zip(outs) {
+            let entry = self.entries.get(key).ok_or_else(|| uninitialized(key))?;
+            for out in outs.iter() {
+                fits(key, "pull", out, &entry.stored)?;
+            }
+            stored.push(entry.stored.clone());
         }
         if let Some(remote) = &mut self.remote {
-            remote.fetch(&key, &entry.stored, priority)?;
+            remote.fetch(keys, &stored, priority)?;
         }
-        if entry.pulls.len() < outs.len() {
-            entry.pulls.resize_with(outs.len(), || None);
-        }
-        let Entry { stored, pulls, .. } = entry;
-        for (slot, out) in pulls.iter_mut().zip(outs) {
-            let op = reuse(slot, "kvstore_pull", std::slice::from_ref(stored), out)?;
-            Engine::global().push(&op, priority);
+        for (key, outs) in keys.iter().zip(outs) {
+            let entry = (self.entries.get_mut(key)).ok_or_else(|| uninitialized(key))?;
+            if entry.pulls.len() < outs.len() {
+                entry.pulls.resize_with(outs.len(), || None);
+            }
+            let Entry { stored, pulls, .. } = entry;
+            for (slot, out) in pulls.iter_mut().zip(outs.iter()) {
+                let op = reuse(slot, "kvstore_pull", std::slice::from_ref(stored), out)?;
+                Engine::global().push(&op, priority);
+            }
         }
         Ok(())
     }

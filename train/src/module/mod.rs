@@ -826,7 +826,7 @@ impl Bucket {
 
     /// Pushes the bucket's gradients as one message (priority: its first, latest
     /// layer's), then pulls the weights (updated in the store) or the summed gradients
-    /// (for `local` updates on every device); empties the bucket.
+    /// (for `local` updates on every device), together too; empties the bucket.
     fn send<'a>(
         &mut self,
         kv: &mut KVStore,
@@ -843,16 +843,19 @@ impl Bucket {
             .filter_map(|&i| params[i].1.as_deref())
             .collect();
         kv.push_bucket(&keys, &values, priority)?;
-        for &i in &self.params {
-            let (w, g) = &params[i];
-            match (on_kvstore, g) {
-                (true, _) => kv.pull(i as i64, w, priority)?,
-                (false, Some(g)) => {
-                    kv.pull(i as i64, g, priority)?;
+        let outs: Vec<&[NDArray]> = (self.params.iter())
+            .map(|&i| match on_kvstore {
+                true => &params[i].0[..],
+                false => params[i].1.as_deref().unwrap_or_default(),
+            })
+            .collect();
+        kv.pull_bucket(&keys, &outs, priority)?;
+        if !on_kvstore {
+            for &i in &self.params {
+                if let (w, Some(g)) = &params[i] {
                     let devices = w.len();
                     local.extend((0..devices).map(|k| (i * devices + k, &w[k], &g[k])));
                 }
-                (false, None) => {}
             }
         }
         self.params.clear();
