@@ -26,6 +26,10 @@ use std::time::Duration;
 /// Work for the MPI thread.
 pub type Job = Box<dyn FnOnce(&Link) + Send>;
 
+/// What a job does once the engine has delivered its data; an error fails the engine
+/// operation that delivered it.
+type Work = Box<dyn FnOnce(&Link, &dyn Fn() -> String) -> std::result::Result<(), String> + Send>;
+
 /// How often an idle MPI thread reads control messages, and a job waiting for its data
 /// on the engine.
 const IDLE_POLL: Duration = Duration::from_millis(5);
@@ -33,10 +37,6 @@ const IDLE_POLL: Duration = Duration::from_millis(5);
 /// The variable naming how many of the job's last ranks are servers (`kiln launch
 /// --servers`; MXNet's DMLC_NUM_SERVER).
 pub const SERVERS_VAR: &str = "KILN_NUM_SERVERS";
-
-/// What a job does once the engine has delivered its data; an error fails the engine
-/// operation that delivered it.
-type Work = Box<dyn FnOnce(&Link, &dyn Fn() -> String) -> std::result::Result<(), String> + Send>;
 
 /// How long a rank that failed waits for its MPI thread to tell the peers before exiting
 /// on its own.
