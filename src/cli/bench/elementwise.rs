@@ -2,7 +2,7 @@
 //!
 //! - `copy`: a parallel `memcpy` of one 64 MiB array into another over the same pool and
 //!   task count the kernels use;
-//! - `copy-stream`: the same copy with non-temporal stores (AVX-512 or AVX), which do not
+//! - `copy-stream`: the same copy with non-temporal stores (AVX), which do not
 //!   read the lines they write first: the machine's limit is the faster of the two, and
 //!   every ratio below is against it;
 //! - `hand-stream`: `a*b + 1` hand-written with the same stores, what a kernel streaming
@@ -25,6 +25,9 @@ use serde_json::json;
 use std::sync::Mutex;
 
 const N: usize = 1 << 24;
+
+/// A task's part of `y = a·b + 1`: `y`, then `a` and `b`.
+type Operands<'a> = (&'a mut [f32], (&'a [f32], &'a [f32]));
 
 fn gbps(bytes: usize, seconds: f64) -> f64 {
     bytes as f64 / seconds / 1e9
@@ -70,7 +73,7 @@ pub fn run(args: &Args) -> Result<()> {
         &format!("{stream_gbps:6.2} GB/s (non-temporal stores); the machine's copy bandwidth: {copy_gbps:.2} GB/s"),
     );
     let other: Vec<f32> = (0..N).map(|i| (i % 7) as f32).collect();
-    let outputs: Vec<Mutex<(&mut [f32], (&[f32], &[f32]))>> = dst
+    let outputs: Vec<Mutex<Operands>> = dst
         .chunks_mut(chunk)
         .zip(src.chunks(chunk).zip(other.chunks(chunk)))
         .map(Mutex::new)
@@ -257,14 +260,15 @@ fn direct_kernels(args: &Args, y: &Symbol, values: &[f32], copy_gbps: f64) -> Re
 }
 
 /// Loops with non-temporal stores, the reference the machine's limit is measured with:
-/// AVX-512 where the CPU has it (the unaligned head and the tail element by element, the
-/// body 16 elements at a time, fenced), plain loops elsewhere.
+/// AVX with FMA where the CPU has them (the unaligned head and the tail element by
+/// element, the body 8 elements at a time, fenced; a line's two stores combine in the
+/// write-combining buffers), plain loops elsewhere.
 mod streaming {
     /// `dst = src`.
     pub fn copy(dst: &mut [f32], src: &[f32]) {
         #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx512f") {
-            // SAFETY: AVX-512 is present.
+        if wide::available() {
+            // SAFETY: AVX and FMA are present.
             return unsafe { wide::copy(dst, src) };
         }
         dst.copy_from_slice(src);
@@ -273,8 +277,8 @@ mod streaming {
     /// `y = a·b + 1`.
     pub fn multiply_add_one(y: &mut [f32], a: &[f32], b: &[f32]) {
         #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx512f") {
-            // SAFETY: AVX-512 is present.
+        if wide::available() {
+            // SAFETY: AVX and FMA are present.
             return unsafe { wide::multiply_add_one(y, a, b) };
         }
         for ((y, a), b) in y.iter_mut().zip(a).zip(b) {
@@ -286,46 +290,46 @@ mod streaming {
     mod wide {
         use std::arch::x86_64::*;
 
-        /// The first index of `y` on a 64-byte boundary, and the end of the 16-element
-        /// blocks from there.
-        fn body(y: &[f32]) -> (usize, usize) {
-            let head = y.as_ptr().align_offset(64).min(y.len());
-            (head, head + (y.len() - head) / 16 * 16)
+        pub fn available() -> bool {
+            std::is_x86_feature_detected!("avx") && std::is_x86_feature_detected!("fma")
         }
 
-        #[target_feature(enable = "avx512f")]
+        /// The first index of `y` on a 32-byte boundary, and the end of the 8-element
+        /// blocks from there.
+        fn body(y: &[f32]) -> (usize, usize) {
+            let head = y.as_ptr().align_offset(32).min(y.len());
+            (head, head + (y.len() - head) / 8 * 8)
+        }
+
+        #[target_feature(enable = "avx,fma")]
         pub unsafe fn copy(dst: &mut [f32], src: &[f32]) {
             let (head, end) = body(dst);
             dst[..head].copy_from_slice(&src[..head]);
-            for i in (head..end).step_by(16) {
-                // SAFETY: i + 16 ≤ end ≤ both lengths; dst + i is 64-byte aligned.
+            for i in (head..end).step_by(8) {
+                // SAFETY: i + 8 ≤ end ≤ both lengths; dst + i is 32-byte aligned.
                 unsafe {
-                    _mm512_stream_ps(
-                        dst.as_mut_ptr().add(i),
-                        _mm512_loadu_ps(src.as_ptr().add(i)),
-                    )
-                };
+                    let v = _mm256_loadu_ps(src.as_ptr().add(i));
+                    _mm256_stream_ps(dst.as_mut_ptr().add(i), v);
+                }
             }
             _mm_sfence();
             let n = dst.len();
             dst[end..].copy_from_slice(&src[end..n]);
         }
 
-        #[target_feature(enable = "avx512f")]
+        #[target_feature(enable = "avx,fma")]
         pub unsafe fn multiply_add_one(y: &mut [f32], a: &[f32], b: &[f32]) {
             let (head, end) = body(y);
-            let one = _mm512_set1_ps(1.0);
             for i in (0..head).chain(end..y.len()) {
                 y[i] = a[i] * b[i] + 1.0;
             }
-            for i in (head..end).step_by(16) {
+            let one = _mm256_set1_ps(1.0);
+            for i in (head..end).step_by(8) {
                 // SAFETY: as in `copy`, for `a` and `b`.
                 unsafe {
-                    let (x, z) = (
-                        _mm512_loadu_ps(a.as_ptr().add(i)),
-                        _mm512_loadu_ps(b.as_ptr().add(i)),
-                    );
-                    _mm512_stream_ps(y.as_mut_ptr().add(i), _mm512_fmadd_ps(x, z, one));
+                    let x = _mm256_loadu_ps(a.as_ptr().add(i));
+                    let z = _mm256_loadu_ps(b.as_ptr().add(i));
+                    _mm256_stream_ps(y.as_mut_ptr().add(i), _mm256_fmadd_ps(x, z, one));
                 }
             }
             _mm_sfence();
