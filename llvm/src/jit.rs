@@ -22,9 +22,14 @@
 //! Vector width: [`DEFAULT_VECTOR_BITS`] unless the JIT is made with another. On the
 //! AVX-512 machine this was tuned on, 256-bit vectors streamed as fast as 512-bit ones and do not lower the clock; `kiln
 //! bench elementwise` measures both.
+//!
+//! Outputs larger than the last-level cache (the size [`Jit::with_streaming`] is given)
+//! are written with non-temporal stores where the nest writes them in order
+//! (`streaming`); the choice is part of the cache key.
 
 use crate::codegen::{self as llvm, Target};
 use crate::orc::ObjectLinker;
+use crate::streaming::{mark_stores, streams};
 use crate::{Error, Origin, Result, DEFAULT_VECTOR_BITS};
 use inkwell::context::Context;
 use inkwell::module::Module;
@@ -52,6 +57,8 @@ pub struct CompiledKernel {
     /// Element operations per iteration of the outermost loop.
     row_cost: Idx,
     num_buffers: usize,
+    /// Whether its outputs are written with streaming stores (`streaming`).
+    streams: bool,
     /// Keeps the machine code mapped.
     _linker: Arc<ObjectLinker>,
 }
@@ -60,6 +67,11 @@ impl CompiledKernel {
     /// Buffers a call takes: the inputs, then the outputs.
     pub fn num_buffers(&self) -> usize {
         self.num_buffers
+    }
+
+    /// Whether it writes its outputs with streaming (non-temporal) stores.
+    pub fn streams(&self) -> bool {
+        self.streams
     }
 
     /// Under `dims`: the outermost loop's extent and the element operations of the whole
@@ -106,6 +118,8 @@ struct Host {
     cpu: String,
     features: String,
     vector_bits: u32,
+    /// The last-level cache's bytes, from which outputs are streamed (`streaming`).
+    stream_bytes: Option<usize>,
 }
 
 // SAFETY: the target machine is only used under `Jit::host`'s lock.
@@ -138,6 +152,7 @@ fn host() -> Result<Host> {
         cpu,
         features,
         vector_bits: DEFAULT_VECTOR_BITS,
+        stream_bytes: None,
     })
 }
 
@@ -218,9 +233,30 @@ impl Jit {
         self
     }
 
+    /// This JIT with outputs of at least `bytes` (the last-level cache's size) written by
+    /// streaming stores; `None`: never.
+    pub fn with_streaming(self, bytes: Option<usize>) -> Jit {
+        self.host
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .stream_bytes = bytes;
+        self
+    }
+
     /// The compiled kernel for `nest`, and where it came from.
     pub fn compile(&self, nest: &LoopNest) -> Result<(Arc<CompiledKernel>, Origin)> {
+        self.compile_for(nest, &[])
+    }
+
+    /// As [`Jit::compile`], for calls with `dims` bound (what decides whether large
+    /// outputs are streamed; the kernel still runs with any dims).
+    pub fn compile_for(
+        &self,
+        nest: &LoopNest,
+        dims: &[i64],
+    ) -> Result<(Arc<CompiledKernel>, Origin)> {
         let host = self.host.lock().unwrap_or_else(|e| e.into_inner());
+        let streamed = streams(nest, dims, host.stream_bytes);
         let text = LoopNest {
             name: String::new(),
             ..nest.clone()
@@ -232,6 +268,7 @@ impl Jit {
             host.cpu.as_bytes(),
             host.features.as_bytes(),
             &host.vector_bits.to_le_bytes(),
+            &[u8::from(streamed)],
             text.as_bytes(),
         ]);
         if let Some(k) = self
@@ -255,7 +292,7 @@ impl Jit {
         let (addr, origin) = match cached {
             Some(addr) => (addr, Origin::Disk),
             None => {
-                let object = compile_object(nest, &host, &entry)?;
+                let object = compile_object(nest, &host, &entry, streamed)?;
                 if let Some(d) = dir {
                     store_object(d, key, &object);
                 }
@@ -269,6 +306,7 @@ impl Jit {
             split: split_extent(&nest.body),
             row_cost: row_cost(&nest.body),
             num_buffers: nest.inputs.len() + nest.outputs.len(),
+            streams: streamed,
             _linker: self.linker.clone(),
         });
         self.memory
@@ -279,8 +317,9 @@ impl Jit {
     }
 }
 
-/// The nest rendered, optimized and compiled to an object file whose kernel is `entry`.
-fn compile_object(nest: &LoopNest, host: &Host, entry: &str) -> Result<Vec<u8>> {
+/// The nest rendered, optimized and compiled to an object file whose kernel is `entry`,
+/// its outputs written with streaming stores where `streamed`.
+fn compile_object(nest: &LoopNest, host: &Host, entry: &str, streamed: bool) -> Result<Vec<u8>> {
     let failed = |message: String| Error::Kernel {
         kernel: nest.name.clone(),
         message,
@@ -297,6 +336,9 @@ fn compile_object(nest: &LoopNest, host: &Host, entry: &str) -> Result<Vec<u8>> 
     f.as_global_value().set_name(entry);
     optimize(&module, &host.machine)
         .map_err(|e| failed(format!("LLVM optimization failed: {e}")))?;
+    if streamed {
+        mark_stores(&module);
+    }
     let object = host
         .machine
         .write_to_memory_buffer(&module, FileType::Object)

@@ -14,6 +14,8 @@ mod codegen;
 mod jit;
 #[cfg(feature = "llvm")]
 mod orc;
+#[cfg(feature = "llvm")]
+mod streaming;
 #[cfg(not(feature = "llvm"))]
 mod unavailable;
 

@@ -63,6 +63,13 @@ pub trait HostKernel: Send + Sync {
 pub trait KernelCompiler: Send + Sync {
     fn compile(&self, nest: &LoopNest) -> Result<Arc<dyn HostKernel>>;
 
+    /// As `compile`, for calls with `dims` bound (a compiler may specialize how it writes
+    /// outputs of the sizes they give).
+    fn compile_for(&self, nest: &LoopNest, dims: &[i64]) -> Result<Arc<dyn HostKernel>> {
+        let _ = dims;
+        self.compile(nest)
+    }
+
     /// Kernels compiled (or loaded from a cache on disk) so far; one found in memory is
     /// not counted.
     fn compiles(&self) -> usize;
@@ -89,19 +96,27 @@ impl KernelCompiler for kiln_llvm::Jit {
         Ok(kernel)
     }
 
+    fn compile_for(&self, nest: &LoopNest, dims: &[i64]) -> Result<Arc<dyn HostKernel>> {
+        let (kernel, _) = kiln_llvm::Jit::compile_for(self, nest, dims)?;
+        Ok(kernel)
+    }
+
     fn compiles(&self) -> usize {
         kiln_llvm::Jit::compiles(self)
     }
 }
 
 /// The host's kernel compiler: the process's LLVM JIT, made once with the process
-/// configuration's cache folder (`jit/` in it) and vector width; or why there is none.
+/// configuration's cache folder (`jit/` in it) and vector width, streaming outputs
+/// larger than the host's last-level cache; or why there is none.
 pub fn host_compiler() -> Result<&'static dyn KernelCompiler> {
     static JIT: OnceLock<Result<kiln_llvm::Jit>> = OnceLock::new();
     let jit = JIT.get_or_init(|| {
         let config = crate::Config::global();
         let disk = config.cache_dir.as_ref().map(|d| d.join("jit"));
-        Ok(kiln_llvm::Jit::new(disk)?.with_vector_bits(config.vector_bits))
+        Ok(kiln_llvm::Jit::new(disk)?
+            .with_vector_bits(config.vector_bits)
+            .with_streaming(crate::cpu::cache::last_level_bytes()))
     });
     match jit {
         Ok(jit) => Ok(jit),

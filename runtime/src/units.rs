@@ -56,13 +56,13 @@ pub(crate) fn compile(program: &Program) -> crate::Result<Vec<Code>> {
     let g = program.graph();
     let mut out = Vec::with_capacity(program.steps.len());
     for step in &program.steps {
-        let mut compile = |ir: &Kernel| -> crate::Result<Arc<dyn HostKernel>> {
+        let mut compile = |ir: &Kernel, dims: &[i64]| -> crate::Result<Arc<dyn HostKernel>> {
             let compiled = (|| -> Result<Arc<dyn HostKernel>, BackendError> {
                 let compiler = match compiler {
                     Some(c) => c,
                     None => *compiler.insert(host_compiler()?),
                 };
-                compiler.compile(&lower(ir, &Schedule::cpu(ir))?)
+                compiler.compile_for(&lower(ir, &Schedule::cpu(ir))?, dims)
             })();
             compiled.map_err(|source| {
                 let names: Vec<&str> = (step.nodes.iter())
@@ -75,10 +75,11 @@ pub(crate) fn compile(program: &Program) -> crate::Result<Vec<Code>> {
             })
         };
         out.push(match &step.kind {
-            StepKind::Kernel { ir, .. } => Code::Kernel(compile(ir)?),
+            StepKind::Kernel { ir, dims } => Code::Kernel(compile(ir, dims)?),
             StepKind::Product(p) => Code::Product {
-                packs: (p.packs.iter().map(|(ir, _)| compile(ir))).collect::<crate::Result<_>>()?,
-                epilogue: p.epilogue.as_ref().map(|(ir, _)| compile(ir)).transpose()?,
+                packs: (p.packs.iter().map(|(ir, dims)| compile(ir, dims)))
+                    .collect::<crate::Result<_>>()?,
+                epilogue: (p.epilogue.as_ref().map(|(ir, dims)| compile(ir, dims))).transpose()?,
             },
             _ => Code::None,
         });
