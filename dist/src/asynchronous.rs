@@ -157,10 +157,6 @@ fn key_range(keys: &[Key]) -> String {
     }
 }
 
-fn other_dtype() -> String {
-    "an array changed dtype".to_string()
-}
-
 /// Sends `request`'s slices of `arrays` as one payload; returns its bytes.
 ///
 /// # Safety
@@ -172,7 +168,8 @@ unsafe fn send_values<T: Element + Equivalence + Copy>(
 ) -> std::result::Result<usize, String> {
     let part = |(index, header): &(usize, Header)| -> std::result::Result<&[T], String> {
         // SAFETY: the caller's contract.
-        let values = unsafe { arrays[*index].elements::<T>() }.ok_or_else(other_dtype)?;
+        let values =
+            unsafe { arrays[*index].elements::<T>() }.ok_or_else(protocol::changed_dtype)?;
         Ok(&values[header.slice.clone()])
     };
     // One slice goes from the array itself; several are gathered into one message.
@@ -205,7 +202,8 @@ unsafe fn send_packed(
     let mut codes = Vec::new();
     for (index, header) in &request.parts {
         // SAFETY: the caller's contract.
-        let values = unsafe { arrays[*index].elements::<f32>() }.ok_or_else(other_dtype)?;
+        let values =
+            unsafe { arrays[*index].elements::<f32>() }.ok_or_else(protocol::changed_dtype)?;
         let mut residual = residuals[*index]
             .lock()
             .map_err(|_| "a residual is poisoned")?;
@@ -230,7 +228,8 @@ unsafe fn receive_values<T: Element + Equivalence + Copy + Default>(
 ) -> std::result::Result<(), String> {
     let part = |(index, header): &(usize, Header)| -> std::result::Result<&mut [T], String> {
         // SAFETY: the caller's contract; the slices do not overlap.
-        let values = unsafe { arrays[*index].elements_mut::<T>() }.ok_or_else(other_dtype)?;
+        let values =
+            unsafe { arrays[*index].elements_mut::<T>() }.ok_or_else(protocol::changed_dtype)?;
         Ok(&mut values[header.slice.clone()])
     };
     if let [one] = &request.parts[..] {

@@ -231,6 +231,11 @@ pub fn receive<T: mpi::datatype::Equivalence>(link: &Link, rank: usize, tag: i32
     });
 }
 
+/// The error of an array whose dtype changed under a request about it.
+pub fn changed_dtype() -> String {
+    "an array changed dtype".to_string()
+}
+
 /// Tells server `rank` that this worker sends it nothing more.
 pub fn say_done(link: &Link, rank: usize) {
     send::<u8>(link, rank, DONE, &[]);

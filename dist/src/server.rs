@@ -273,7 +273,7 @@ fn receive(link: &Link, from: usize, headers: &[Header]) -> Result<Vec<NDArray>,
                     let packed: Vec<f32> = (codes[at..at + words].iter())
                         .map(|&c| f32::from_bits(c))
                         .collect();
-                    let out = array.elements_mut().ok_or_else(other_dtype)?;
+                    let out = array.elements_mut().ok_or_else(protocol::changed_dtype)?;
                     compression
                         .dequantize(&packed, out)
                         .map_err(|e| e.to_string())?;
@@ -301,7 +301,7 @@ unsafe fn scatter<T: Element + Copy>(values: Vec<T>, arrays: &[NDArray]) -> Serv
     let mut at = 0;
     for array in arrays {
         // SAFETY: the caller's contract.
-        let out = unsafe { array.elements_mut::<T>() }.ok_or_else(other_dtype)?;
+        let out = unsafe { array.elements_mut::<T>() }.ok_or_else(protocol::changed_dtype)?;
         out.copy_from_slice(&values[at..at + out.len()]);
         at += out.len();
     }
@@ -319,7 +319,7 @@ unsafe fn reply<T: Element + Equivalence + Copy>(
 ) -> Served {
     fn read<T: Element>(buffer: &NDArray) -> Result<&[T], String> {
         // SAFETY: `reply`'s contract.
-        unsafe { buffer.elements::<T>() }.ok_or_else(other_dtype)
+        unsafe { buffer.elements::<T>() }.ok_or_else(protocol::changed_dtype)
     }
     match buffers {
         [one] => protocol::send(link, to, REPLY, read::<T>(one)?),
@@ -331,8 +331,4 @@ unsafe fn reply<T: Element + Equivalence + Copy>(
         }
     }
     Ok(())
-}
-
-fn other_dtype() -> String {
-    "an array of another dtype".to_string()
 }
