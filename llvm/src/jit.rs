@@ -112,9 +112,8 @@ impl CompiledKernel {
     }
 }
 
-/// The host CPU the kernels are compiled for.
+/// The host CPU the kernels are compiled for, and how.
 struct Host {
-    machine: TargetMachine,
     cpu: String,
     features: String,
     vector_bits: u32,
@@ -122,21 +121,31 @@ struct Host {
     stream_bytes: Option<usize>,
 }
 
-// SAFETY: the target machine is only used under `Jit::host`'s lock.
-unsafe impl Send for Host {}
+/// LLVM's code generator for the host: one per compiling thread.
+struct Machine(TargetMachine);
+
+// SAFETY: a target machine is used by one thread at a time (taken from `Jit::machines`).
+unsafe impl Send for Machine {}
 
 fn host() -> Result<Host> {
     LlvmTarget::initialize_native(&InitializationConfig::default())
         .map_err(|e| Error::Host(format!("LLVM cannot target this CPU: {e}")))?;
+    Ok(Host {
+        cpu: TargetMachine::get_host_cpu_name().to_string(),
+        features: TargetMachine::get_host_cpu_features().to_string(),
+        vector_bits: DEFAULT_VECTOR_BITS,
+        stream_bytes: None,
+    })
+}
+
+fn machine(host: &Host) -> Result<Machine> {
     let triple = TargetMachine::get_default_triple();
-    let cpu = TargetMachine::get_host_cpu_name().to_string();
-    let features = TargetMachine::get_host_cpu_features().to_string();
     let target = LlvmTarget::from_triple(&triple).map_err(|e| Error::Host(e.to_string()))?;
     let machine = target
         .create_target_machine(
             &triple,
-            &cpu,
-            &features,
+            &host.cpu,
+            &host.features,
             OptimizationLevel::Aggressive,
             // The large model: code reaches its constants, the shims and libm through
             // 64-bit absolute addresses. ORC's RuntimeDyld maps each section of an object
@@ -147,18 +156,15 @@ fn host() -> Result<Host> {
             CodeModel::Large,
         )
         .ok_or_else(|| Error::Host("LLVM could not create a target machine for this CPU".into()))?;
-    Ok(Host {
-        machine,
-        cpu,
-        features,
-        vector_bits: DEFAULT_VECTOR_BITS,
-        stream_bytes: None,
-    })
+    Ok(Machine(machine))
 }
 
 /// Compiles loop nests, caching them in memory and on disk.
 pub struct Jit {
-    host: Mutex<Host>,
+    host: Host,
+    /// Target machines not in use: a compile takes one (or makes one), so threads compile
+    /// at once.
+    machines: Mutex<Vec<Machine>>,
     memory: Mutex<HashMap<u64, Arc<CompiledKernel>>>,
     /// The cache folder: none configured, or refused and why.
     disk: std::result::Result<Option<PathBuf>, String>,
@@ -172,7 +178,8 @@ const RENDERER: &str = concat!(
     include_str!("codegen/mod.rs"),
     include_str!("codegen/scalar.rs"),
     include_str!("jit.rs"),
-    include_str!("orc.rs")
+    include_str!("orc.rs"),
+    include_str!("streaming.rs")
 );
 
 /// FNV-1a: stable across builds and processes, unlike `DefaultHasher`.
@@ -196,8 +203,12 @@ impl Jit {
             Some(dir) => private_folder(&dir).map(|()| Some(dir)),
             None => Ok(None),
         };
+        let host = host()?;
+        // Made now, so that a host LLVM cannot target fails here.
+        let first = machine(&host)?;
         Ok(Jit {
-            host: Mutex::new(host()?),
+            host,
+            machines: Mutex::new(vec![first]),
             memory: Mutex::new(HashMap::new()),
             disk,
             linker: Arc::new(ObjectLinker::new(&[
@@ -225,21 +236,15 @@ impl Jit {
 
     /// This JIT with vectors of `bits` (128, 256 or 512) instead of
     /// [`DEFAULT_VECTOR_BITS`].
-    pub fn with_vector_bits(self, bits: u32) -> Jit {
-        self.host
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .vector_bits = bits;
+    pub fn with_vector_bits(mut self, bits: u32) -> Jit {
+        self.host.vector_bits = bits;
         self
     }
 
     /// This JIT with outputs of at least `bytes` (the last-level cache's size) written by
     /// streaming stores; `None`: never.
-    pub fn with_streaming(self, bytes: Option<usize>) -> Jit {
-        self.host
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .stream_bytes = bytes;
+    pub fn with_streaming(mut self, bytes: Option<usize>) -> Jit {
+        self.host.stream_bytes = bytes;
         self
     }
 
@@ -255,7 +260,7 @@ impl Jit {
         nest: &LoopNest,
         dims: &[i64],
     ) -> Result<(Arc<CompiledKernel>, Origin)> {
-        let host = self.host.lock().unwrap_or_else(|e| e.into_inner());
+        let host = &self.host;
         let streamed = streams(nest, dims, host.stream_bytes);
         let text = LoopNest {
             name: String::new(),
@@ -292,7 +297,18 @@ impl Jit {
         let (addr, origin) = match cached {
             Some(addr) => (addr, Origin::Disk),
             None => {
-                let object = compile_object(nest, &host, &entry, streamed)?;
+                let taken = self
+                    .machines
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .pop();
+                let machine = match taken {
+                    Some(m) => m,
+                    None => machine(host)?,
+                };
+                let object = compile_object(nest, (host, &machine.0), &entry, streamed);
+                (self.machines.lock().unwrap_or_else(|e| e.into_inner())).push(machine);
+                let object = object?;
                 if let Some(d) = dir {
                     store_object(d, key, &object);
                 }
@@ -319,7 +335,12 @@ impl Jit {
 
 /// The nest rendered, optimized and compiled to an object file whose kernel is `entry`,
 /// its outputs written with streaming stores where `streamed`.
-fn compile_object(nest: &LoopNest, host: &Host, entry: &str, streamed: bool) -> Result<Vec<u8>> {
+fn compile_object(
+    nest: &LoopNest,
+    (host, machine): (&Host, &TargetMachine),
+    entry: &str,
+    streamed: bool,
+) -> Result<Vec<u8>> {
     let failed = |message: String| Error::Kernel {
         kernel: nest.name.clone(),
         message,
@@ -334,13 +355,11 @@ fn compile_object(nest: &LoopNest, host: &Host, entry: &str, streamed: bool) -> 
     let f = (module.get_function(llvm::ENTRY))
         .ok_or_else(|| failed("the rendered module has no kernel function".into()))?;
     f.as_global_value().set_name(entry);
-    optimize(&module, &host.machine)
-        .map_err(|e| failed(format!("LLVM optimization failed: {e}")))?;
+    optimize(&module, machine).map_err(|e| failed(format!("LLVM optimization failed: {e}")))?;
     if streamed {
         mark_stores(&module);
     }
-    let object = host
-        .machine
+    let object = machine
         .write_to_memory_buffer(&module, FileType::Object)
         .map_err(|e| failed(format!("LLVM code generation: {e}")))?;
     Ok(object.as_slice().to_vec())

@@ -9,7 +9,7 @@
 use crate::backend::{host_compiler, BackendError, HostKernel};
 use kiln_compiler::kir::{lower, Kernel, Schedule};
 use kiln_compiler::program::{Program, StepKind, Target};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Which kernels an executor runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,39 +50,62 @@ pub(crate) enum Code {
 }
 
 /// Each step's code, compiled for the host CPU (the compiler is asked for only where a
-/// step has a kernel); a failure names the step's nodes.
+/// step has a kernel), the kernels over the pool's threads at once; a failure names the
+/// first failing step's nodes.
 pub(crate) fn compile(program: &Program) -> crate::Result<Vec<Code>> {
-    let mut compiler = None;
-    let g = program.graph();
-    let mut out = Vec::with_capacity(program.steps.len());
-    for step in &program.steps {
-        let mut compile = |ir: &Kernel, dims: &[i64]| -> crate::Result<Arc<dyn HostKernel>> {
-            let compiled = (|| -> Result<Arc<dyn HostKernel>, BackendError> {
-                let compiler = match compiler {
-                    Some(c) => c,
-                    None => *compiler.insert(host_compiler()?),
-                };
-                compiler.compile_for(&lower(ir, &Schedule::cpu(ir))?, dims)
-            })();
-            compiled.map_err(|source| {
-                let names: Vec<&str> = (step.nodes.iter())
-                    .map(|&id| g.node(id).name.as_str())
-                    .collect();
-                crate::Error::Step {
-                    nodes: names.join(", "),
-                    source: Box::new(source),
-                }
-            })
-        };
-        out.push(match &step.kind {
-            StepKind::Kernel { ir, dims } => Code::Kernel(compile(ir, dims)?),
+    // Every kernel of the program, with its step.
+    let mut jobs: Vec<(usize, &Kernel, &[i64])> = Vec::new();
+    for (i, step) in program.steps.iter().enumerate() {
+        match &step.kind {
+            StepKind::Kernel { ir, dims } => jobs.push((i, ir, dims)),
+            StepKind::Product(p) => {
+                let parts = p.packs.iter().chain(&p.epilogue);
+                jobs.extend(parts.map(|(ir, dims)| (i, ir, dims.as_slice())));
+            }
+            _ => {}
+        }
+    }
+    let failed = |step: usize, source: BackendError| {
+        let g = program.graph();
+        let names: Vec<&str> = (program.steps[step].nodes.iter())
+            .map(|&id| g.node(id).name.as_str())
+            .collect();
+        crate::Error::Step {
+            nodes: names.join(", "),
+            source: Box::new(source),
+        }
+    };
+    let mut compiled = Vec::with_capacity(jobs.len());
+    if let Some(&(first, _, _)) = jobs.first() {
+        let compiler = host_compiler().map_err(|e| failed(first, e))?;
+        let results: Vec<Mutex<Option<Compiled>>> = jobs.iter().map(|_| Mutex::default()).collect();
+        crate::cpu::pool::global().run(jobs.len(), &|t| {
+            let (_, ir, dims) = jobs[t];
+            let result = lower(ir, &Schedule::cpu(ir))
+                .map_err(BackendError::from)
+                .and_then(|nest| compiler.compile_for(&nest, dims));
+            *results[t].lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
+        });
+        for (&(step, _, _), result) in jobs.iter().zip(results) {
+            let result = result.into_inner().unwrap_or_else(|e| e.into_inner());
+            let result = result.unwrap_or_else(|| Err(BackendError::Call("not compiled".into())));
+            compiled.push(result.map_err(|e| failed(step, e))?);
+        }
+    }
+    // Handed back to the steps in the order they were taken.
+    let mut kernels = compiled.into_iter();
+    let mut next = || kernels.next().expect("one kernel per job");
+    let code = (program.steps.iter())
+        .map(|step| match &step.kind {
+            StepKind::Kernel { .. } => Code::Kernel(next()),
             StepKind::Product(p) => Code::Product {
-                packs: (p.packs.iter().map(|(ir, dims)| compile(ir, dims)))
-                    .collect::<crate::Result<_>>()?,
-                epilogue: (p.epilogue.as_ref().map(|(ir, dims)| compile(ir, dims))).transpose()?,
+                packs: p.packs.iter().map(|_| next()).collect(),
+                epilogue: p.epilogue.as_ref().map(|_| next()),
             },
             _ => Code::None,
-        });
-    }
-    Ok(out)
+        })
+        .collect();
+    Ok(code)
 }
+
+type Compiled = Result<Arc<dyn HostKernel>, BackendError>;

@@ -1,7 +1,10 @@
 //! Compile latency per fused kernel: every kernel of a zoo model's training graph (batch
 //! 1), compiled by a fresh JIT per run.
 //!
-//! - `cold`: no cache: the IR is rendered, optimized (LLVM O3) and compiled to machine code;
+//! - `cold`: no cache: the IR is rendered, optimized (LLVM O3) and compiled to machine code,
+//!   one kernel after another;
+//! - `cold-pool`: the same over the kernels' thread pool, as an executor's bind compiles
+//!   (the time per kernel is the wall time over the count);
 //! - `disk`: a fresh JIT whose cache folder holds the object files (a second process);
 //! - `memory`: the same JIT again (a kernel seen before in this process).
 //!
@@ -57,6 +60,24 @@ pub fn run(args: &Args) -> Result<()> {
     let cold = time(args.runs, || {
         record(Jit::new(None).and_then(|j| compile_all(&j)))
     });
+    let pool = kiln::runtime::cpu::pool::global();
+    let cold_pool = time(args.runs, || {
+        let failed = std::sync::Mutex::new(None);
+        match Jit::new(None) {
+            Ok(jit) => pool.run(count, &|t| {
+                if let Err(e) = jit.compile(&nests[t]) {
+                    failed
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .get_or_insert(e);
+                }
+            }),
+            Err(e) => record(Err(e)),
+        }
+        if let Some(e) = failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            record(Err(e));
+        }
+    });
     // Fill the folder once; each run then starts a fresh JIT on it.
     record(Jit::new(Some(dir.clone())).and_then(|j| compile_all(&j)));
     let disk = time(args.runs, || {
@@ -69,7 +90,13 @@ pub fn run(args: &Args) -> Result<()> {
     if let Some(e) = failure {
         return Err(Error::from(e));
     }
-    for (variant, (median, min)) in [("cold", cold), ("disk", disk), ("memory", memory)] {
+    let variants = [
+        ("cold", cold),
+        ("cold-pool", cold_pool),
+        ("disk", disk),
+        ("memory", memory),
+    ];
+    for (variant, (median, min)) in variants {
         let per = (median / count as f64, min / count as f64);
         report(
             args,
