@@ -288,49 +288,68 @@ impl Jit {
         let entry = format!("{}_{key:016x}", llvm::ENTRY);
         self.compiles
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        // Linked from the bytes that were checked, not from the file again.
-        let cached = dir.and_then(|d| {
-            let object = trusted_object(d, key)?;
-            // Unreadable by this LLVM: compiled and replaced below.
-            self.linker.link(&nest.name, &object, &entry).ok()
-        });
-        let (addr, origin) = match cached {
-            Some(addr) => (addr, Origin::Disk),
-            None => {
-                let taken = self
-                    .machines
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .pop();
-                let machine = match taken {
-                    Some(m) => m,
-                    None => machine(host)?,
-                };
-                let object = compile_object(nest, (host, &machine.0), &entry, streamed);
-                (self.machines.lock().unwrap_or_else(|e| e.into_inner())).push(machine);
-                let object = object?;
-                if let Some(d) = dir {
-                    store_object(d, key, &object);
-                }
-                let addr = self.linker.link(&nest.name, &object, &entry)?;
-                (addr, Origin::Compiled)
-            }
+        let made = Made {
+            key,
+            nest,
+            entry: &entry,
+            streamed,
         };
+        // Linked from the bytes that were checked, not from the file again; one this LLVM
+        // cannot read is compiled and replaced below.
+        if let Some(object) = dir.and_then(|d| trusted_object(d, key)) {
+            if let Ok(found) = self.install(&made, &object, Origin::Disk) {
+                return Ok(found);
+            }
+        }
+        let taken = (self.machines.lock().unwrap_or_else(|e| e.into_inner())).pop();
+        let machine = match taken {
+            Some(m) => m,
+            None => machine(host)?,
+        };
+        let object = compile_object(nest, (host, &machine.0), &entry, streamed);
+        (self.machines.lock().unwrap_or_else(|e| e.into_inner())).push(machine);
+        let object = object?;
+        if let Some(d) = dir {
+            store_object(d, key, &object);
+        }
+        self.install(&made, &object, Origin::Compiled)
+    }
+
+    /// Links `object` as the kernel `made` describes and keeps it in memory, unless a
+    /// thread compiling the same kernel at once linked it first (its symbol is taken
+    /// then): that one is returned.
+    fn install(
+        &self,
+        made: &Made,
+        object: &[u8],
+        origin: Origin,
+    ) -> Result<(Arc<CompiledKernel>, Origin)> {
+        let mut memory = self.memory.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(k) = memory.get(&made.key) {
+            return Ok((k.clone(), Origin::Memory));
+        }
+        let nest = made.nest;
+        let addr = self.linker.link(&nest.name, object, made.entry)?;
         let kernel = Arc::new(CompiledKernel {
             // SAFETY: the address is `kiln_kernel`, defined with this signature.
             f: unsafe { std::mem::transmute::<usize, KernelFn>(addr) },
             split: split_extent(&nest.body),
             row_cost: row_cost(&nest.body),
             num_buffers: nest.inputs.len() + nest.outputs.len(),
-            streams: streamed,
+            streams: made.streamed,
             _linker: self.linker.clone(),
         });
-        self.memory
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(key, kernel.clone());
+        memory.insert(made.key, kernel.clone());
         Ok((kernel, origin))
     }
+}
+
+/// A kernel being made: its cache key, nest, entry symbol and whether it streams.
+struct Made<'a> {
+    key: u64,
+    nest: &'a LoopNest,
+    entry: &'a str,
+    streamed: bool,
 }
 
 /// The nest rendered, optimized and compiled to an object file whose kernel is `entry`,
@@ -507,4 +526,33 @@ fn row_cost(body: &[Stmt]) -> Idx {
         }
     }
     inner.map_or(Idx::Const(1), cost)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kiln_compiler::kir::parse_nest;
+
+    /// Threads compiling the same kernel at once (two devices' copies of a step) link it
+    /// once and share it.
+    #[test]
+    fn threads_compiling_one_kernel_at_once_share_it() {
+        let nest = parse_nest(
+            "kernel k(x: float32[64]) -> (y: float32[64]) compute float32 {
+  for i0 in 0..64 (Parallel) {
+    out0[i0] = mul(in0[i0], 3.0)
+  }
+}",
+        )
+        .unwrap();
+        let jit = Jit::new(None).unwrap();
+        let kernels: Vec<Arc<CompiledKernel>> = std::thread::scope(|s| {
+            let threads: Vec<_> = (0..4).map(|_| s.spawn(|| jit.compile(&nest))).collect();
+            threads
+                .into_iter()
+                .map(|t| t.join().unwrap().unwrap().0)
+                .collect()
+        });
+        assert!(kernels.windows(2).all(|w| Arc::ptr_eq(&w[0], &w[1])));
+    }
 }
