@@ -23,6 +23,9 @@
 //! AVX-512 machine this was tuned on, 256-bit vectors streamed as fast as 512-bit ones and do not lower the clock; `kiln
 //! bench elementwise` measures both.
 //!
+//! Threads compile at once, each with a target machine of its own (taken from the JIT's
+//! spares, or made); a kernel two threads make at once is linked once and shared.
+//!
 //! Outputs larger than the last-level cache (the size [`Jit::with_streaming`] is given)
 //! are written with non-temporal stores where the nest writes them in order
 //! (`streaming`); the choice is part of the cache key.
