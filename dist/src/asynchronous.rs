@@ -15,8 +15,9 @@
 //! caller's priority. Stores are numbered in the order a worker makes them, the same on
 //! every worker, so the servers keep their keys apart.
 
-use crate::comm::Comm;
+use crate::comm::{Comm, Exchange};
 use crate::control::Link;
+use crate::fault::Fault;
 use crate::protocol::{self, Header, INIT, OPTIMIZER, PAYLOAD, PULL, PUSH, REPLY};
 use kiln_kvstore::compression::GradientCompression;
 use kiln_kvstore::{Error, Key, Remote, Result};
@@ -61,7 +62,7 @@ impl AsyncRemote {
             )));
         }
         Ok(AsyncRemote {
-            bound: protocol::bigarray_bound().map_err(Error::Input)?,
+            bound: protocol::bigarray_bound().map_err(|e| Error::Input(e.to_string()))?,
             comm,
             name,
             store: STORES.fetch_add(1, Ordering::Relaxed),
@@ -116,36 +117,74 @@ impl AsyncRemote {
         let values = arrays.to_vec();
         let what = key_range(keys);
         let reads: Vec<&NDArray> = arrays.iter().collect();
-        self.comm.after_engine_messages(
+        self.comm.after_engine(
             move || format!("the values sent for {what}"),
-            if tag == INIT {
-                "dist_async_init"
-            } else {
-                "dist_async_push"
+            match tag {
+                INIT => ("dist_async_init", Exchange::Messages),
+                _ => ("dist_async_push", Exchange::Messages),
             },
             (&reads, &[]),
             priority,
             move |link, _| {
-                for request in &requests {
-                    let headers = request.parts.iter().map(|(_, h)| h);
-                    protocol::send(link, request.server, tag, &protocol::encode_all(headers));
-                    // SAFETY: the engine holds `values` for reading by this job until it
-                    // completes.
-                    let bytes = unsafe {
-                        match (&compressed, request.parts[0].1.dtype) {
-                            (Some((c, residuals)), _) => {
-                                send_packed(link, request, &values, c, residuals)?
-                            }
-                            (None, DType::F64) => send_values::<f64>(link, request, &values)?,
-                            (None, _) => send_values::<f32>(link, request, &values)?,
-                        }
-                    };
-                    link.sent(bytes);
-                }
-                Ok(())
+                // SAFETY: the engine holds `values` for reading by this job until it completes.
+                unsafe { send_requests(link, tag, &requests, &values, compressed.as_ref()) }
+                    .map_err(|e| e.to_string())
             },
         )
     }
+}
+
+/// Sends each of `requests` (its headers, then its slices of `arrays`) as a `tag` request,
+/// 2-bit compressed with the keys' residuals where `compressed`.
+///
+/// # Safety
+/// The engine holds `arrays` for reading by the caller.
+unsafe fn send_requests(
+    link: &Link,
+    tag: i32,
+    requests: &[Request],
+    arrays: &[NDArray],
+    compressed: Option<&(GradientCompression, Vec<Residual>)>,
+) -> std::result::Result<(), Fault> {
+    for request in requests {
+        let headers = request.parts.iter().map(|(_, h)| h);
+        protocol::send(link, request.server, tag, &protocol::encode_all(headers));
+        // SAFETY: the caller's contract.
+        let bytes = unsafe {
+            match (compressed, request.parts[0].1.dtype) {
+                (Some((c, residuals)), _) => send_packed(link, request, arrays, c, residuals)?,
+                (None, DType::F64) => send_values::<f64>(link, request, arrays)?,
+                (None, _) => send_values::<f32>(link, request, arrays)?,
+            }
+        };
+        link.sent(bytes);
+    }
+    Ok(())
+}
+
+/// Asks every server of `requests` for its slices, then receives them into `arrays`.
+///
+/// # Safety
+/// The engine holds `arrays` for writing by the caller.
+unsafe fn fetch_requests(
+    link: &Link,
+    requests: &[Request],
+    arrays: &[NDArray],
+) -> std::result::Result<(), Fault> {
+    for request in requests {
+        let headers = request.parts.iter().map(|(_, h)| h);
+        protocol::send(link, request.server, PULL, &protocol::encode_all(headers));
+    }
+    for request in requests {
+        // SAFETY: the caller's contract.
+        unsafe {
+            match request.parts[0].1.dtype {
+                DType::F64 => receive_values::<f64>(link, request, arrays)?,
+                _ => receive_values::<f32>(link, request, arrays)?,
+            }
+        }
+    }
+    Ok(())
 }
 
 /// `keys` for messages: one, or the first to the last.
@@ -165,11 +204,10 @@ unsafe fn send_values<T: Element + Equivalence + Copy>(
     link: &Link,
     request: &Request,
     arrays: &[NDArray],
-) -> std::result::Result<usize, String> {
-    let part = |(index, header): &(usize, Header)| -> std::result::Result<&[T], String> {
+) -> std::result::Result<usize, Fault> {
+    let part = |(index, header): &(usize, Header)| -> std::result::Result<&[T], Fault> {
         // SAFETY: the caller's contract.
-        let values =
-            unsafe { arrays[*index].elements::<T>() }.ok_or_else(protocol::changed_dtype)?;
+        let values = unsafe { arrays[*index].elements::<T>() }.ok_or(Fault::ChangedDtype)?;
         Ok(&values[header.slice.clone()])
     };
     // One slice goes from the array itself; several are gathered into one message.
@@ -198,19 +236,15 @@ unsafe fn send_packed(
     arrays: &[NDArray],
     compression: &GradientCompression,
     residuals: &[Residual],
-) -> std::result::Result<usize, String> {
+) -> std::result::Result<usize, Fault> {
     let mut codes = Vec::new();
     for (index, header) in &request.parts {
         // SAFETY: the caller's contract.
-        let values =
-            unsafe { arrays[*index].elements::<f32>() }.ok_or_else(protocol::changed_dtype)?;
-        let mut residual = residuals[*index]
-            .lock()
-            .map_err(|_| "a residual is poisoned")?;
+        let values = unsafe { arrays[*index].elements::<f32>() }.ok_or(Fault::ChangedDtype)?;
+        let mut residual = residuals[*index].lock().map_err(|_| Fault::Poisoned)?;
         let slice = header.slice.clone();
         let mut packed = vec![0f32; header.payload_len()];
-        (compression.quantize(&values[slice.clone()], &mut residual[slice], &mut packed))
-            .map_err(|e| e.to_string())?;
+        (compression.quantize(&values[slice.clone()], &mut residual[slice], &mut packed))?;
         codes.extend(packed.iter().map(|w| w.to_bits()));
     }
     protocol::send(link, request.server, PAYLOAD, &codes[..]);
@@ -225,11 +259,10 @@ unsafe fn receive_values<T: Element + Equivalence + Copy + Default>(
     link: &Link,
     request: &Request,
     arrays: &[NDArray],
-) -> std::result::Result<(), String> {
-    let part = |(index, header): &(usize, Header)| -> std::result::Result<&mut [T], String> {
+) -> std::result::Result<(), Fault> {
+    let part = |(index, header): &(usize, Header)| -> std::result::Result<&mut [T], Fault> {
         // SAFETY: the caller's contract; the slices do not overlap.
-        let values =
-            unsafe { arrays[*index].elements_mut::<T>() }.ok_or_else(protocol::changed_dtype)?;
+        let values = unsafe { arrays[*index].elements_mut::<T>() }.ok_or(Fault::ChangedDtype)?;
         Ok(&mut values[header.slice.clone()])
     };
     if let [one] = &request.parts[..] {
@@ -339,27 +372,14 @@ impl Remote for AsyncRemote {
         let values = stored.to_vec();
         let what = key_range(keys);
         let writes: Vec<&NDArray> = stored.iter().collect();
-        self.comm.after_engine_messages(
+        self.comm.after_engine(
             move || format!("the servers' values of {what}"),
-            "dist_async_pull",
+            ("dist_async_pull", Exchange::Messages),
             (&[], &writes),
             priority,
             move |link, _| {
-                for request in &requests {
-                    let headers = request.parts.iter().map(|(_, h)| h);
-                    protocol::send(link, request.server, PULL, &protocol::encode_all(headers));
-                }
-                for request in &requests {
-                    // SAFETY: the engine holds `values` for writing by this job until it
-                    // completes.
-                    unsafe {
-                        match request.parts[0].1.dtype {
-                            DType::F64 => receive_values::<f64>(link, request, &values)?,
-                            _ => receive_values::<f32>(link, request, &values)?,
-                        }
-                    }
-                }
-                Ok(())
+                // SAFETY: the engine holds `values` for writing by this job until it completes.
+                unsafe { fetch_requests(link, &requests, &values) }.map_err(|e| e.to_string())
             },
         )
     }

@@ -13,6 +13,7 @@
 //! agree to finish, and MPI is finalized; MPI cannot start again in that process.
 
 use crate::control::{AbortRequest, Link, Traffic};
+use crate::fault::Fault;
 use kiln_kvstore::{Error, Result};
 use kiln_runtime::{Completion, Engine, NDArray};
 use mpi::collective::{CommunicatorCollectives, SystemOperation};
@@ -26,9 +27,14 @@ use std::time::Duration;
 /// Work for the MPI thread.
 pub type Job = Box<dyn FnOnce(&Link) + Send>;
 
-/// What a job does once the engine has delivered its data; an error fails the engine
-/// operation that delivered it.
-type Work = Box<dyn FnOnce(&Link, &dyn Fn() -> String) -> std::result::Result<(), String> + Send>;
+/// What work queued after the engine does with peers.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Exchange {
+    /// A collective: every worker takes part in the same order.
+    Collective,
+    /// Messages to and from servers: the workers need not be in step.
+    Messages,
+}
 
 /// How often an idle MPI thread reads control messages, and a job waiting for its data
 /// on the engine.
@@ -101,12 +107,18 @@ impl Comm {
                 let (rank, size) = (world.rank() as usize, world.size() as usize);
                 let servers = match servers(size) {
                     Ok(servers) => servers,
-                    Err(message) => {
-                        let _ = started.send(Err(message));
+                    Err(fault) => {
+                        let _ = started.send(Err(fault.to_string()));
                         return;
                     }
                 };
-                let link = Link::new(world, servers, requests, counted);
+                let Some(link) = Link::new(world, servers, requests, counted) else {
+                    let _ = started.send(Err(
+                        "MPI gave this rank no communicator of its group (workers or servers)"
+                            .to_string(),
+                    ));
+                    return;
+                };
                 let _ = started.send(Ok((rank, size, servers)));
                 loop {
                     match queue.recv_timeout(IDLE_POLL) {
@@ -190,47 +202,22 @@ impl Comm {
         Ok(total as usize)
     }
 
-    /// Queues the collective `work` on the MPI thread, to run once the engine has run an
-    /// asynchronous operation `op` reading `reads` and writing `writes` (which it holds
-    /// until `work` is done). `what` names the data in messages.
+    /// Queues `work` on the MPI thread, to run once the engine has run an asynchronous
+    /// operation `op` reading `reads` and writing `writes` (which it holds until `work` is
+    /// done). `what` names the data in messages; `exchange` says whether the workers must
+    /// be in step for it.
     pub fn after_engine(
         &self,
         what: impl Fn() -> String + Send + 'static,
-        op: &str,
-        arrays: (&[&NDArray], &[&NDArray]),
-        priority: i32,
-        work: impl FnOnce(&Link, &dyn Fn() -> String) -> std::result::Result<(), String>
-            + Send
-            + 'static,
-    ) -> Result<()> {
-        self.defer(true, Box::new(what), op, arrays, priority, Box::new(work))
-    }
-
-    /// As [`Comm::after_engine`], for `work` that sends to or receives from servers (no
-    /// collective: the workers need not be in step).
-    pub fn after_engine_messages(
-        &self,
-        what: impl Fn() -> String + Send + 'static,
-        op: &str,
-        arrays: (&[&NDArray], &[&NDArray]),
-        priority: i32,
-        work: impl FnOnce(&Link, &dyn Fn() -> String) -> std::result::Result<(), String>
-            + Send
-            + 'static,
-    ) -> Result<()> {
-        self.defer(false, Box::new(what), op, arrays, priority, Box::new(work))
-    }
-
-    fn defer(
-        &self,
-        collective: bool,
-        what: Box<dyn Fn() -> String + Send>,
-        op: &str,
+        (op, exchange): (&str, Exchange),
         (reads, writes): (&[&NDArray], &[&NDArray]),
         priority: i32,
-        work: Work,
+        work: impl FnOnce(&Link, &dyn Fn() -> String) -> std::result::Result<(), String>
+            + Send
+            + 'static,
     ) -> Result<()> {
         let (deliver, delivered) = mpsc::sync_channel::<Completion>(1);
+        let collective = exchange == Exchange::Collective;
         self.submit(Box::new(move |link| {
             let done = loop {
                 match delivered.recv_timeout(IDLE_POLL) {
@@ -307,16 +294,24 @@ impl Comm {
 
 /// The job's servers, from [`SERVERS_VAR`] (none when unset); a job of `size` ranks keeps
 /// at least one worker.
-fn servers(size: usize) -> std::result::Result<usize, String> {
-    let Ok(value) = std::env::var(SERVERS_VAR) else {
-        return Ok(0);
+fn servers(size: usize) -> std::result::Result<usize, Fault> {
+    let bad = |value: &str, why: String| Fault::Setting {
+        var: SERVERS_VAR,
+        value: value.to_string(),
+        why,
+    };
+    let value = match std::env::var(SERVERS_VAR) {
+        Err(std::env::VarError::NotPresent) => return Ok(0),
+        Err(e) => return Err(bad("", e.to_string())),
+        Ok(value) => value,
     };
     match value.trim().parse::<usize>() {
         Ok(servers) if servers < size => Ok(servers),
-        Ok(servers) => Err(format!(
-            "{SERVERS_VAR}={servers} but the job has {size} ranks: it needs at least one worker"
+        Ok(_) => Err(bad(
+            &value,
+            format!("the job has {size} ranks: it needs at least one worker"),
         )),
-        Err(_) => Err(format!("{SERVERS_VAR}={value}: not a number of servers")),
+        Err(e) => Err(bad(&value, format!("not a number of servers ({e})"))),
     }
 }
 

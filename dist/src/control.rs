@@ -78,20 +78,21 @@ pub struct Link {
 
 impl Link {
     /// The job's view from this rank: the last `servers` ranks are servers. Every rank
-    /// calls it (it makes communicators, a collective).
+    /// calls it (it makes communicators, a collective); `None` where MPI gives this rank
+    /// no communicator of its group.
     pub fn new(
         world: SimpleCommunicator,
         servers: usize,
         abort: AbortRequest,
         traffic: Arc<Mutex<Traffic>>,
-    ) -> Link {
+    ) -> Option<Link> {
         use mpi::topology::Color;
         let finishing = (0..world.size()).map(|_| Cell::new(None)).collect();
         let is_server = world.rank() as usize + servers >= world.size() as usize;
-        let workers = (world.split_by_color(Color::with_value(is_server.into())))
-            .expect("every rank has a color");
+        // Every rank gives a defined color, so every rank gets a communicator back.
+        let workers = world.split_by_color(Color::with_value(is_server.into()))?;
         let data = world.duplicate();
-        Link {
+        Some(Link {
             world,
             workers,
             data,
@@ -100,7 +101,7 @@ impl Link {
             finishing,
             abort,
             traffic,
-        }
+        })
     }
 
     /// Counts `bytes` of data sent to the others.

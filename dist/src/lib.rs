@@ -35,6 +35,7 @@
 mod asynchronous;
 mod comm;
 mod control;
+mod fault;
 pub mod launch;
 #[cfg(feature = "nccl")]
 pub mod nccl;

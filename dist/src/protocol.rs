@@ -16,6 +16,7 @@
 //! slice of it, and a push or pull sends each slice to its server.
 
 use crate::control::Link;
+use crate::fault::Fault;
 use kiln_kvstore::Key;
 use kiln_ops::DType;
 use mpi::point_to_point::{Destination, Source};
@@ -34,15 +35,51 @@ pub const REPLY: i32 = 7;
 const BIGARRAY_BOUND: usize = 1_000_000;
 
 /// The size from which an array is sliced across the servers.
-pub fn bigarray_bound() -> Result<usize, String> {
-    match std::env::var("MXNET_KVSTORE_BIGARRAY_BOUND") {
-        Err(_) => Ok(BIGARRAY_BOUND),
+pub fn bigarray_bound() -> Result<usize, Fault> {
+    const VAR: &str = "MXNET_KVSTORE_BIGARRAY_BOUND";
+    let bad = |value: String, why: String| Fault::Setting {
+        var: VAR,
+        value,
+        why,
+    };
+    match std::env::var(VAR) {
+        Err(std::env::VarError::NotPresent) => Ok(BIGARRAY_BOUND),
+        Err(e) => Err(bad(String::new(), e.to_string())),
         Ok(v) => match v.trim().parse::<usize>() {
             Ok(bound) if bound > 0 => Ok(bound),
-            _ => Err(format!(
-                "MXNET_KVSTORE_BIGARRAY_BOUND={v}: not a positive number of elements"
-            )),
+            Ok(_) => Err(bad(v, "not a positive number of elements".into())),
+            Err(e) => Err(bad(v, e.to_string())),
         },
+    }
+}
+
+/// Reads little-endian fields of a request's bytes; any read past the end is the request
+/// being malformed.
+struct Fields<'a> {
+    bytes: &'a [u8],
+    what: &'static str,
+}
+
+impl<'a> Fields<'a> {
+    fn bad(&self) -> Fault {
+        Fault::Malformed {
+            what: self.what,
+            bytes: self.bytes.len(),
+        }
+    }
+
+    fn take<const N: usize>(&self, at: usize) -> Result<[u8; N], Fault> {
+        (self.bytes.get(at..at + N))
+            .and_then(|b| b.try_into().ok())
+            .ok_or_else(|| self.bad())
+    }
+
+    fn rest(&self, at: usize) -> Result<&'a [u8], Fault> {
+        self.bytes.get(at..).ok_or_else(|| self.bad())
+    }
+
+    fn text(&self, at: usize) -> Result<String, Fault> {
+        String::from_utf8(self.rest(at)?.to_vec()).map_err(|_| self.bad())
     }
 }
 
@@ -104,41 +141,27 @@ impl Header {
         bytes
     }
 
-    pub fn decode(bytes: &[u8]) -> Result<Header, String> {
-        let bad = || format!("a malformed request of {} bytes", bytes.len());
-        let word = |at: usize| -> Result<u64, String> {
-            let b = bytes.get(at..at + 8).ok_or_else(bad)?;
-            Ok(u64::from_le_bytes(b.try_into().map_err(|_| bad())?))
+    pub fn decode(bytes: &[u8]) -> Result<Header, Fault> {
+        let f = Fields {
+            bytes,
+            what: "request header",
         };
-        let store = u32::from_le_bytes(
-            bytes
-                .get(..4)
-                .ok_or_else(bad)?
-                .try_into()
-                .map_err(|_| bad())?,
-        );
-        let dtype = match bytes.get(4) {
-            Some(0) => DType::F32,
-            Some(1) => DType::F64,
-            _ => return Err(bad()),
+        let store = u32::from_le_bytes(f.take(0)?);
+        let dtype = match f.take::<1>(4)? {
+            [0] => DType::F32,
+            [1] => DType::F64,
+            _ => return Err(f.bad()),
         };
-        let threshold = f32::from_le_bytes(
-            bytes
-                .get(5..9)
-                .ok_or_else(bad)?
-                .try_into()
-                .map_err(|_| bad())?,
-        );
-        let slice = word(9)? as usize..word(17)? as usize;
-        let key = match (bytes.get(25), bytes.get(26..)) {
-            (Some(0), Some(rest)) if rest.len() == 8 => {
-                Key::Int(i64::from_le_bytes(rest.try_into().map_err(|_| bad())?))
-            }
-            (Some(1), Some(rest)) => Key::Str(String::from_utf8(rest.to_vec()).map_err(|_| bad())?),
-            _ => return Err(bad()),
+        let threshold = f32::from_le_bytes(f.take(5)?);
+        let slice =
+            u64::from_le_bytes(f.take(9)?) as usize..u64::from_le_bytes(f.take(17)?) as usize;
+        let key = match f.take::<1>(25)? {
+            [0] if f.rest(26)?.len() == 8 => Key::Int(i64::from_le_bytes(f.take(26)?)),
+            [1] => Key::Str(f.text(26)?),
+            _ => return Err(f.bad()),
         };
         if slice.start > slice.end {
-            return Err(bad());
+            return Err(f.bad());
         }
         Ok(Header {
             store,
@@ -172,23 +195,23 @@ pub fn encode_all<'a>(headers: impl IntoIterator<Item = &'a Header>) -> Vec<u8> 
 }
 
 /// The headers of a request, at least one.
-pub fn decode_all(mut bytes: &[u8]) -> Result<Vec<Header>, String> {
+pub fn decode_all(mut bytes: &[u8]) -> Result<Vec<Header>, Fault> {
     let mut headers = Vec::new();
     while !bytes.is_empty() {
-        let bad = || "a malformed request".to_string();
-        let len = u32::from_le_bytes(
-            bytes
-                .get(..4)
-                .ok_or_else(bad)?
-                .try_into()
-                .map_err(|_| bad())?,
-        );
-        let one = bytes.get(4..4 + len as usize).ok_or_else(bad)?;
+        let f = Fields {
+            bytes,
+            what: "request",
+        };
+        let len = u32::from_le_bytes(f.take(0)?) as usize;
+        let one = (bytes.get(4..4 + len)).ok_or_else(|| f.bad())?;
         headers.push(Header::decode(one)?);
-        bytes = &bytes[4 + len as usize..];
+        bytes = &bytes[4 + len..];
     }
     match headers.is_empty() {
-        true => Err("a request about nothing".into()),
+        true => Err(Fault::Malformed {
+            what: "request about nothing",
+            bytes: 0,
+        }),
         false => Ok(headers),
     }
 }
@@ -200,17 +223,12 @@ pub fn encode_optimizer(store: u32, spec: &str) -> Vec<u8> {
     bytes
 }
 
-pub fn decode_optimizer(bytes: &[u8]) -> Result<(u32, String), String> {
-    let bad = || "a malformed optimizer request".to_string();
-    let store = u32::from_le_bytes(
-        bytes
-            .get(..4)
-            .ok_or_else(bad)?
-            .try_into()
-            .map_err(|_| bad())?,
-    );
-    let spec = String::from_utf8(bytes[4..].to_vec()).map_err(|_| bad())?;
-    Ok((store, spec))
+pub fn decode_optimizer(bytes: &[u8]) -> Result<(u32, String), Fault> {
+    let f = Fields {
+        bytes,
+        what: "optimizer request",
+    };
+    Ok((u32::from_le_bytes(f.take(0)?), f.text(4)?))
 }
 
 /// Sends `bytes` to `rank` with `tag` and waits until sent (reading control messages).
@@ -229,11 +247,6 @@ pub fn receive<T: mpi::datatype::Equivalence>(link: &Link, rank: usize, tag: i32
         let request = process.immediate_receive_into_with_tag(scope, into, tag);
         link.wait_message(request);
     });
-}
-
-/// The error of an array whose dtype changed under a request about it.
-pub fn changed_dtype() -> String {
-    "an array changed dtype".to_string()
 }
 
 /// Tells server `rank` that this worker sends it nothing more.

@@ -11,6 +11,7 @@
 
 use crate::comm;
 use crate::control::Link;
+use crate::fault::Fault;
 use crate::protocol::{self, Header, DONE, INIT, OPTIMIZER, PAYLOAD, PULL, PUSH, REPLY};
 use kiln_kvstore::compression::GradientCompression;
 use kiln_kvstore::{KVStore, Key, Kind};
@@ -78,7 +79,7 @@ struct Server {
     done: HashSet<usize>,
 }
 
-type Served = Result<(), String>;
+type Served = Result<(), Fault>;
 
 impl Server {
     fn run(mut self, link: &Link) -> Served {
@@ -96,10 +97,13 @@ impl Server {
             let (bytes, status) = probed.matched_receive_vec::<u8>();
             let (from, tag) = (status.source_rank() as usize, status.tag());
             if link.is_server(from) {
-                return Err(format!("rank {from}, a server, sent a request"));
+                return Err(Fault::FromServer(from));
             }
             self.answer(link, from, tag, &bytes)
-                .map_err(|e| format!("a request of worker {from}: {e}"))?;
+                .map_err(|e| Fault::Request {
+                    worker: from,
+                    source: Box::new(e),
+                })?;
             idle_since = Instant::now();
         }
         Ok(())
@@ -131,7 +135,7 @@ impl Server {
                 self.done.insert(from);
                 Ok(())
             }
-            other => Err(format!("unknown request tag {other}")),
+            other => Err(Fault::UnknownTag(other)),
         }
     }
 
@@ -146,10 +150,9 @@ impl Server {
         for (header, value) in headers.into_iter().zip(values) {
             let id = (header.store, header.key.clone());
             if self.slices.contains_key(&id) {
-                return Err(format!("key {} is initialized twice", header.key));
+                return Err(Fault::InitializedTwice(header.key));
             }
-            (self.store(header.store).init(header.key.clone(), &value))
-                .map_err(|e| e.to_string())?;
+            (self.store(header.store).init(header.key.clone(), &value))?;
             self.slices.insert(id, (header.dtype, header.slice));
         }
         // The pulls that waited for it, in order.
@@ -165,15 +168,11 @@ impl Server {
         for (header, gradient) in headers.iter().zip(gradients) {
             self.check(header)?;
             if !self.optimized.contains(&header.store) {
-                return Err(format!(
-                    "a push to key {} before the optimizer was set",
-                    header.key
-                ));
+                return Err(Fault::NoOptimizer(header.key.clone()));
             }
             (self
                 .store(header.store)
-                .push(header.key.clone(), &[gradient], 0))
-            .map_err(|e| e.to_string())?;
+                .push(header.key.clone(), &[gradient], 0))?;
         }
         Ok(())
     }
@@ -187,7 +186,7 @@ impl Server {
         }
         let dtype = headers[0].dtype;
         if headers.iter().any(|h| h.dtype != dtype) {
-            return Err("a pull of several dtypes in one request".into());
+            return Err(Fault::Mixed);
         }
         let mut buffers = Vec::with_capacity(headers.len());
         for header in &headers {
@@ -195,12 +194,11 @@ impl Server {
             let buffer = self.reply_buffer(header)?;
             (self
                 .store(header.store)
-                .pull(header.key.clone(), std::slice::from_ref(&buffer), 0))
-            .map_err(|e| e.to_string())?;
+                .pull(header.key.clone(), std::slice::from_ref(&buffer), 0))?;
             buffers.push(buffer);
         }
         for buffer in &buffers {
-            buffer.wait_to_read().map_err(|e| e.to_string())?;
+            buffer.wait_to_read()?;
         }
         // SAFETY: each buffer's last operation, the pull above, has run; nothing else
         // writes them until this reply is sent.
@@ -213,14 +211,13 @@ impl Server {
     }
 
     /// The array `header`'s slice is copied into for a reply, made at its first pull.
-    fn reply_buffer(&mut self, header: &Header) -> Result<NDArray, String> {
+    fn reply_buffer(&mut self, header: &Header) -> Result<NDArray, Fault> {
         let id = (header.store, header.key.clone());
         if let Some(buffer) = self.replies.get(&id) {
             return Ok(buffer.clone());
         }
         let len = header.slice.len();
-        let buffer =
-            NDArray::zeros(&[len], header.dtype, Device::Cpu).map_err(|e| e.to_string())?;
+        let buffer = NDArray::zeros(&[len], header.dtype, Device::Cpu)?;
         self.replies.insert(id, buffer.clone());
         Ok(buffer)
     }
@@ -228,12 +225,13 @@ impl Server {
     /// Checks that `header` names the slice this server holds.
     fn check(&self, header: &Header) -> Served {
         match self.slices.get(&(header.store, header.key.clone())) {
-            None => Err(format!("key {} has not been initialized", header.key)),
+            None => Err(Fault::Uninitialized(header.key.clone())),
             Some((dtype, slice)) if (*dtype, slice) != (header.dtype, &header.slice) => {
-                Err(format!(
-                    "key {} holds {dtype} elements {slice:?} here, the request names {} {:?}",
-                    header.key, header.dtype, header.slice
-                ))
+                Err(Fault::OtherSlice {
+                    key: header.key.clone(),
+                    held: format!("{dtype} elements {slice:?}"),
+                    asked: format!("{} elements {:?}", header.dtype, header.slice),
+                })
             }
             Some(_) => Ok(()),
         }
@@ -242,22 +240,21 @@ impl Server {
 
 /// The values following a request of `headers` from `from`, one new array per header
 /// (dequantized when they come 2-bit compressed).
-fn receive(link: &Link, from: usize, headers: &[Header]) -> Result<Vec<NDArray>, String> {
+fn receive(link: &Link, from: usize, headers: &[Header]) -> Result<Vec<NDArray>, Fault> {
     let dtype = headers[0].dtype;
     let threshold = headers[0].threshold;
     if headers
         .iter()
         .any(|h| (h.dtype, h.threshold) != (dtype, threshold))
     {
-        return Err("a request of several dtypes or compressions".into());
+        return Err(Fault::Mixed);
     }
     let total: usize = headers.iter().map(Header::payload_len).sum();
     let arrays: Vec<NDArray> = (headers.iter())
         .map(|h| NDArray::zeros(&[h.slice.len()], dtype, Device::Cpu))
-        .collect::<kiln_runtime::Result<_>>()
-        .map_err(|e| e.to_string())?;
+        .collect::<kiln_runtime::Result<_>>()?;
     for array in &arrays {
-        array.wait_to_write().map_err(|e| e.to_string())?;
+        array.wait_to_write()?;
     }
     // SAFETY: the arrays are new and no engine operation uses them yet.
     unsafe {
@@ -265,18 +262,15 @@ fn receive(link: &Link, from: usize, headers: &[Header]) -> Result<Vec<NDArray>,
             DType::F64 => scatter(receive_all::<f64>(link, from, total), &arrays),
             _ if threshold > 0.0 => {
                 let codes = receive_all::<u32>(link, from, total);
-                let compression =
-                    GradientCompression::two_bit(threshold).map_err(|e| e.to_string())?;
+                let compression = GradientCompression::two_bit(threshold)?;
                 let mut at = 0;
                 for (header, array) in headers.iter().zip(&arrays) {
                     let words = header.payload_len();
                     let packed: Vec<f32> = (codes[at..at + words].iter())
                         .map(|&c| f32::from_bits(c))
                         .collect();
-                    let out = array.elements_mut().ok_or_else(protocol::changed_dtype)?;
-                    compression
-                        .dequantize(&packed, out)
-                        .map_err(|e| e.to_string())?;
+                    let out = array.elements_mut().ok_or(Fault::ChangedDtype)?;
+                    compression.dequantize(&packed, out)?;
                     at += words;
                 }
                 Ok(())
@@ -301,7 +295,7 @@ unsafe fn scatter<T: Element + Copy>(values: Vec<T>, arrays: &[NDArray]) -> Serv
     let mut at = 0;
     for array in arrays {
         // SAFETY: the caller's contract.
-        let out = unsafe { array.elements_mut::<T>() }.ok_or_else(protocol::changed_dtype)?;
+        let out = unsafe { array.elements_mut::<T>() }.ok_or(Fault::ChangedDtype)?;
         out.copy_from_slice(&values[at..at + out.len()]);
         at += out.len();
     }
@@ -317,9 +311,9 @@ unsafe fn reply<T: Element + Equivalence + Copy>(
     to: usize,
     buffers: &[NDArray],
 ) -> Served {
-    fn read<T: Element>(buffer: &NDArray) -> Result<&[T], String> {
+    fn read<T: Element>(buffer: &NDArray) -> Result<&[T], Fault> {
         // SAFETY: `reply`'s contract.
-        unsafe { buffer.elements::<T>() }.ok_or_else(protocol::changed_dtype)
+        unsafe { buffer.elements::<T>() }.ok_or(Fault::ChangedDtype)
     }
     match buffers {
         [one] => protocol::send(link, to, REPLY, read::<T>(one)?),

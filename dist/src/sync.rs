@@ -10,7 +10,7 @@
 //! devices in (`kiln_kvstore::sum_in_order`, ranks for devices). So N workers compute what
 //! one process of N devices computes, bit for bit, whatever MPI's own algorithms are.
 
-use crate::comm::Comm;
+use crate::comm::{Comm, Exchange};
 use crate::control::Link;
 use kiln_kvstore::compression::{compressed_size, GradientCompression};
 use kiln_kvstore::{Error, Key, Remote, Result};
@@ -85,7 +85,7 @@ impl Remote for SyncRemote {
         let key = key.clone();
         self.comm.after_engine(
             move || format!("the initial value of key {key}"),
-            "dist_init",
+            ("dist_init", Exchange::Collective),
             (&[], &[stored]),
             0,
             move |link, what| {
@@ -139,7 +139,7 @@ impl Remote for SyncRemote {
         let writes: Vec<&NDArray> = globals.iter().collect();
         self.comm.after_engine(
             move || format!("the values pushed to keys {first} to {last}"),
-            "dist_allreduce",
+            ("dist_allreduce", Exchange::Collective),
             (&reads, &writes),
             priority,
             move |link, what| {
@@ -179,7 +179,7 @@ impl SyncRemote {
             let key = key.clone();
             return self.comm.after_engine(
                 move || format!("the compressed value pushed to key {key}"),
-                "dist_allgather_2bit",
+                ("dist_allgather_2bit", Exchange::Collective),
                 (&[local], &[global]),
                 priority,
                 move |link, what| {
@@ -196,7 +196,7 @@ impl SyncRemote {
         let key = key.clone();
         self.comm.after_engine(
             move || format!("the value pushed to key {key}"),
-            "dist_allreduce",
+            ("dist_allreduce", Exchange::Collective),
             (&[local], &[global]),
             priority,
             move |link, what| {
