@@ -92,20 +92,30 @@ pub(crate) fn compile(program: &Program) -> crate::Result<Vec<Code>> {
             compiled.push(result.map_err(|e| failed(step, e))?);
         }
     }
-    // Handed back to the steps in the order they were taken.
+    // Handed back to the steps in the order they were taken: one kernel per job.
     let mut kernels = compiled.into_iter();
-    let mut next = || kernels.next().expect("one kernel per job");
-    let code = (program.steps.iter())
-        .map(|step| match &step.kind {
-            StepKind::Kernel { .. } => Code::Kernel(next()),
+    let mut code = Vec::with_capacity(program.steps.len());
+    for step in &program.steps {
+        code.push(match &step.kind {
+            StepKind::Kernel { .. } => Code::Kernel(kernels.next().ok_or_else(missing)?),
             StepKind::Product(p) => Code::Product {
-                packs: p.packs.iter().map(|_| next()).collect(),
-                epilogue: p.epilogue.as_ref().map(|_| next()),
+                packs: (kernels.by_ref().take(p.packs.len())).collect(),
+                epilogue: match &p.epilogue {
+                    Some(_) => Some(kernels.next().ok_or_else(missing)?),
+                    None => None,
+                },
             },
             _ => Code::None,
-        })
-        .collect();
+        });
+    }
     Ok(code)
+}
+
+/// A step left without its kernel (the jobs were not one per kernel: a bug).
+fn missing() -> crate::Error {
+    crate::Error::Backend(BackendError::Call(
+        "a step's kernel was not compiled".into(),
+    ))
 }
 
 type Compiled = Result<Arc<dyn HostKernel>, BackendError>;
