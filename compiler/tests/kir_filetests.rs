@@ -23,7 +23,8 @@
 //! - `lower`: the kernel lowered under the CPU schedule (`Schedule::cpu`), as a loop nest.
 //! - `simplify`: the kernel with its indices simplified by value ranges (`kir::simplify`).
 //! - `matmul`: the matrix product `kir::matmul::recognize` finds (sizes, operand strides,
-//!   loops, split, packed operands and epilogue as kernels), or `no product`.
+//!   loops, split, packed operands and epilogue as kernels), or `no product`; `matmul
+//!   blas`: as `kir::matmul::recognize_blas` finds it for a BLAS library.
 //! - `generalize B1 B2`: two kernels, the same group lowered at batch sizes `B1` and
 //!   `B2`, generalized to one over the symbolic batch size `D0` (`kir::generalize`), or
 //!   `does not generalize`.
@@ -32,7 +33,7 @@
 //! The input is everything between the `test` line and `; check:` (comments allowed);
 //! parse errors point at the file's own lines.
 
-use kiln_compiler::kir::matmul::{recognize, MatMul};
+use kiln_compiler::kir::matmul::{recognize, recognize_blas, MatMul};
 use kiln_compiler::kir::{
     generalize, lower, parse_kernel, parse_kernels, parse_nest, simplify, Kernel, Schedule,
 };
@@ -104,10 +105,16 @@ fn run(t: &FileTest) -> Result<String, String> {
             Ok(text)
         }
         ["simplify"] => Ok(simplify(&one_kernel(&t.input)?).to_string()),
-        ["matmul"] => Ok(match recognize(&one_kernel(&t.input)?) {
-            Some(mm) => describe(&mm),
-            None => "no product\n".to_string(),
-        }),
+        ["matmul"] | ["matmul", "blas"] => {
+            let find = match t.step.len() {
+                1 => recognize,
+                _ => recognize_blas,
+            };
+            Ok(match find(&one_kernel(&t.input)?) {
+                Some(mm) => describe(&mm),
+                None => "no product\n".to_string(),
+            })
+        }
         ["generalize", b1, b2] => {
             let batch = |b: &str| {
                 b.parse::<i64>()
@@ -139,7 +146,7 @@ fn run(t: &FileTest) -> Result<String, String> {
             Ok(s)
         }
         _ => Err(format!(
-            "unknown step `test {}` (lower, simplify, matmul, generalize B1 B2, inplace)",
+            "unknown step `test {}` (lower, simplify, matmul, matmul blas, generalize B1 B2, inplace)",
             t.step.join(" ")
         )),
     }

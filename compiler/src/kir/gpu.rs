@@ -76,6 +76,9 @@ pub struct GpuKernel {
     pub block: u32,
     pub shared: usize,
     pub registers: usize,
+    /// Rows the blocks stride over (the outer axes' extents multiplied): a launch of this
+    /// many blocks gives each row a block of its own.
+    pub rows: Idx,
     /// Coordinate slots used (the domain's axes first).
     pub coords: usize,
     pub body: Vec<GStmt>,
@@ -303,6 +306,7 @@ pub fn block_reduce(k: &Kernel, block: u32) -> Result<GpuKernel, KirError> {
         step: Idx::Const(block as i64),
         body: point,
     });
+    let rows = product(&k.domain[..rows_rank]);
     let body = vec![
         GStmt::Launch {
             coord: thread,
@@ -319,7 +323,7 @@ pub fn block_reduce(k: &Kernel, block: u32) -> Result<GpuKernel, KirError> {
         GStmt::For {
             coord: row,
             start: coord(blk),
-            end: product(&k.domain[..rows_rank]),
+            end: rows.clone(),
             step: coord(blocks),
             body: row_body,
         },
@@ -329,6 +333,7 @@ pub fn block_reduce(k: &Kernel, block: u32) -> Result<GpuKernel, KirError> {
         block,
         shared: block as usize,
         registers,
+        rows,
         coords: rank + 6,
         body,
     })

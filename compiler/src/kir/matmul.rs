@@ -688,10 +688,73 @@ enum Role {
 /// be packed right before its products ([`MatMul::packs_by_index`]; MXNet's im2col of
 /// one image at a time).
 pub fn recognize(k: &Kernel) -> Option<MatMul> {
-    let mm = recognize_laid_out(k, None, false)?;
+    recognize_packing(k, [false; 2])
+}
+
+/// [`recognize`] for a BLAS library (cuBLAS), which reads each matrix with a unit stride
+/// along one axis and a leading dimension along the other ([`blas_layout`]): an operand
+/// read otherwise (a strided convolution's pixels) is packed; a product whose output is
+/// laid out otherwise is not recognized (it runs as its compiled kernel).
+pub fn recognize_blas(k: &Kernel) -> Option<MatMul> {
+    let mut packed = [false; 2];
+    loop {
+        let mm = recognize_packing(k, packed)?;
+        mm.blas_output()?;
+        let plain = |o: &Operand| o.input < k.inputs.len();
+        let unfit = [
+            plain(&mm.a) && mm.blas_a().is_none(),
+            plain(&mm.b) && mm.blas_b().is_none(),
+        ];
+        if unfit == [false; 2] {
+            return Some(mm);
+        }
+        if unfit.iter().zip(&packed).any(|(u, p)| *u && *p) {
+            return None;
+        }
+        packed = [packed[0] || unfit[0], packed[1] || unfit[1]];
+    }
+}
+
+/// `(transposed, leading dimension)` of a `rows × cols` matrix whose element `(x, y)` is
+/// at `x·sx + y·sy`, as BLAS reads it: column-major (`sx = 1`, `ld = sy`) or transposed
+/// (`sy = 1`, `ld = sx`), the leading dimension at least the stored rows; `None`
+/// otherwise. A stride along an axis of extent 1 is free.
+pub fn blas_layout(rows: i64, cols: i64, sx: i64, sy: i64) -> Option<(bool, i64)> {
+    let sx = if rows <= 1 { 1 } else { sx };
+    let sy = if cols <= 1 { rows.max(1) } else { sy };
+    if sx == 1 && sy >= rows.max(1) {
+        Some((false, sy))
+    } else if sy == 1 && sx >= cols.max(1) {
+        Some((true, sx))
+    } else {
+        None
+    }
+}
+
+impl MatMul {
+    /// Operand `a` (`m × k`) as BLAS reads it ([`blas_layout`]).
+    pub fn blas_a(&self) -> Option<(bool, i64)> {
+        blas_layout(self.m, self.k, self.a.stride, self.a.depth)
+    }
+
+    /// Operand `b` (`k × n`) as BLAS reads it.
+    pub fn blas_b(&self) -> Option<(bool, i64)> {
+        blas_layout(self.k, self.n, self.b.depth, self.b.stride)
+    }
+
+    /// The output (`m × n`) as BLAS writes it.
+    pub fn blas_output(&self) -> Option<(bool, i64)> {
+        blas_layout(self.m, self.n, self.out_rows, self.out_cols)
+    }
+}
+
+/// [`recognize`], packing the operands marked in `packed` (`a`, `b`) even where they are
+/// plain strided loads.
+fn recognize_packing(k: &Kernel, packed: [bool; 2]) -> Option<MatMul> {
+    let mm = recognize_laid_out(k, None, false, packed)?;
     match (mm.split, mm.split_axis) {
         (Split::Loop(_), Some(axis)) if !mm.packs.is_empty() => Some(
-            recognize_laid_out(k, Some(axis), false)
+            recognize_laid_out(k, Some(axis), false, packed)
                 .filter(|h| h.split == mm.split)
                 .unwrap_or(mm),
         ),
@@ -703,12 +766,18 @@ pub fn recognize(k: &Kernel) -> Option<MatMul> {
 /// summed loop even where it would merge into the gemm's depth: a weight gradient summed
 /// over the images one image at a time ([`Along::Sum`]), each packing that image alone.
 pub fn recognize_summing(k: &Kernel) -> Option<MatMul> {
-    recognize_laid_out(k, None, true).filter(|mm| !mm.sums.is_empty())
+    recognize_laid_out(k, None, true, [false; 2]).filter(|mm| !mm.sums.is_empty())
 }
 
-/// [`recognize`], with domain axis `hoist` outermost in every pack that reads it, and
-/// the outermost reduction axis kept a summed loop where `keep_sum`.
-fn recognize_laid_out(k: &Kernel, hoist: Option<usize>, keep_sum: bool) -> Option<MatMul> {
+/// [`recognize`], with domain axis `hoist` outermost in every pack that reads it, the
+/// outermost reduction axis kept a summed loop where `keep_sum`, and the operands marked
+/// in `packed` packed.
+fn recognize_laid_out(
+    k: &Kernel,
+    hoist: Option<usize>,
+    keep_sum: bool,
+    packed: [bool; 2],
+) -> Option<MatMul> {
     let dtype = k.compute;
     if k.outputs.len() != 1
         || !matches!(dtype, DType::F32 | DType::F64)
@@ -753,8 +822,8 @@ fn recognize_laid_out(k: &Kernel, hoist: Option<usize>, keep_sum: bool) -> Optio
         reduction: &extents,
     };
     // Each operand a plain strided load, or a value to pack: first which axes it reads.
-    let analyze = |v: &Val| -> Option<Result<(usize, Affine), Vec<bool>>> {
-        if let Val::Load { buffer, index } = v {
+    let analyze = |v: &Val, pack: bool| -> Option<Result<(usize, Affine), Vec<bool>>> {
+        if let (Val::Load { buffer, index }, false) = (v, pack) {
             let plain = affine(index, &ranges).filter(|a| own_reduction_merges(a, &extents));
             if let Some(a) = plain {
                 return Some(Ok((*buffer, a)));
@@ -762,7 +831,7 @@ fn recognize_laid_out(k: &Kernel, hoist: Option<usize>, keep_sum: bool) -> Optio
         }
         Some(Err(mentions(v, rank, extents.len())?.0))
     };
-    let (ax, bx) = (analyze(x)?, analyze(y)?);
+    let (ax, bx) = (analyze(x, packed[0])?, analyze(y, packed[1])?);
     let reads = |o: &Result<(usize, Affine), Vec<bool>>, i: usize| match o {
         Ok((_, a)) => a.coord[i] != 0,
         Err(coords) => coords[i],

@@ -89,6 +89,10 @@ pub struct Target {
     /// Matrix products of at least this many multiply-adds run on gemm (`None`: as
     /// their compiled kernels).
     pub least_product: Option<i64>,
+    /// Products run on a BLAS library, which reads each operand with a unit stride along
+    /// one axis (cuBLAS): operands laid out otherwise are packed
+    /// ([`crate::kir::matmul::recognize_blas`]).
+    pub blas: bool,
     /// 3x3 convolutions by Winograd's algorithm where it pays.
     pub winograd: bool,
     /// A product's epilogue runs on each block of its output right after the block's
@@ -127,6 +131,7 @@ impl Target {
         Target {
             kernels: true,
             least_product: Some(LEAST_PRODUCT),
+            blas: false,
             winograd: true,
             fused_epilogues: true,
             native: true,
@@ -143,6 +148,7 @@ impl Target {
         Target {
             kernels: false,
             least_product: None,
+            blas: false,
             winograd: false,
             fused_epilogues: false,
             native: false,

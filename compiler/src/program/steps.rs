@@ -154,10 +154,14 @@ pub(super) fn steps(
                 .unwrap_or((ir, vec![]))
         };
         let kernels = lowered.len();
+        let recognize = match target.blas {
+            true => matmul::recognize_blas,
+            false => matmul::recognize,
+        };
         for (index, l) in lowered.into_iter().enumerate() {
-            let product = target.least_product.and_then(|least| {
-                matmul::recognize(&l.kernel).filter(|mm| mm.m * mm.n * mm.k >= least)
-            });
+            let product = target
+                .least_product
+                .and_then(|least| recognize(&l.kernel).filter(|mm| mm.m * mm.n * mm.k >= least));
             let kind = match product {
                 Some(mut product) => {
                     let eligible = kernels == 1 && product.dtype == kiln_ops::DType::F32;
@@ -206,7 +210,7 @@ pub(super) fn steps(
                                     // Packs generalize only where the larger lowerings
                                     // pack the same operands the same way.
                                     let pack_of = |k: &Kernel| {
-                                        let m = matmul::recognize(k)?;
+                                        let m = recognize(k)?;
                                         m.packs_like(&product).then(|| m.packs[j].clone())
                                     };
                                     general(index, p.clone(), &pack_of)
