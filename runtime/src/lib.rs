@@ -14,8 +14,7 @@
 //! - [`profiler`]: a Chrome trace of the engine's operations ([`Config::profile`]).
 //! - [`checkpoint`]: MXNet checkpoints (`prefix-symbol.json`, `prefix-%04d.params`).
 //!
-//! The `cuda` feature gates nothing yet: CUDA kernels are rendered and checked (NVRTC,
-//! the SIMT emulator) in kiln-compiler, and launching them is the GPU backend's work.
+//! GPUs are the kiln-cuda crate's: it compiles the same programs and runs them on a device.
 
 pub mod aot;
 mod arena;
