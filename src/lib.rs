@@ -12,6 +12,9 @@
 //! ```
 
 pub use kiln_compiler as compiler;
+/// The GPU backend (the `cuda` feature).
+#[cfg(feature = "cuda")]
+pub use kiln_cuda as cuda;
 /// The distributed KVStore over MPI (the `mpi` feature).
 #[cfg(feature = "mpi")]
 pub use kiln_dist as dist;

@@ -78,20 +78,39 @@ pub enum Schedule {
     Block(Box<GpuKernel>),
 }
 
-/// One kernel of a module: the IR it was rendered from and its schedule.
+/// One kernel of a module: the IR it was rendered from, its schedule, and its CUDA C (an
+/// `extern "C"` function in a namespace of its own).
 #[derive(Clone, Debug)]
 pub struct KernelCode {
     pub ir: Kernel,
     pub schedule: Schedule,
+    pub cuda: String,
 }
 
-/// Kernels rendered to CUDA C together: what [`Gpu::load`] compiles (NVRTC) or emulates.
+/// Kernels compiled together: what [`Gpu::load`] compiles (NVRTC) or emulates.
 #[derive(Clone, Debug)]
 pub struct Module {
     pub name: String,
-    /// One translation unit with an `extern "C"` function per kernel.
-    pub cuda: String,
     pub kernels: Vec<KernelCode>,
+}
+
+impl Module {
+    /// The kernels' CUDA C as one translation unit.
+    pub fn cuda(&self) -> String {
+        self.kernels.iter().map(|k| k.cuda.as_str()).collect()
+    }
+
+    /// The kernels in `n` modules of consecutive kernels (fewer where there are fewer
+    /// kernels), named `NAME.p0`, `NAME.p1`, ...: parts NVRTC compiles at once.
+    pub fn parts(&self, n: usize) -> Vec<Module> {
+        let size = self.kernels.len().div_ceil(n.max(1)).max(1);
+        (self.kernels.chunks(size).enumerate())
+            .map(|(i, kernels)| Module {
+                name: format!("{}.p{i}", self.name),
+                kernels: kernels.to_vec(),
+            })
+            .collect()
+    }
 }
 
 /// A launch's geometry: blocks, threads per block, dynamic shared memory.

@@ -15,8 +15,10 @@
 //!   driver version, NVRTC version and options (each followed by a NUL byte). A file holds
 //!   the image, then the same hash of the image (8 bytes, little-endian), checked before the
 //!   driver sees it (`cuModuleLoadData` takes no length); it is written atomically (a
-//!   temporary file, then rename). A file that fails the check or does not load is compiled
-//!   again; a cache that cannot be written is skipped, never an error.
+//!   temporary file, then rename). A file that fails the check is compiled again; a cache
+//!   that cannot be written is skipped, never an error. A module compiles in parts on the
+//!   host's threads (NVRTC compiles distinct programs at once), each part a CUDA module
+//!   and a cache file of its own.
 
 use crate::device::{
     Arch, Arg, DevicePtr, Event, Gemm, Gpu, LaunchConfig, Module, ModuleId, Stream,
@@ -47,9 +49,9 @@ unsafe impl<T> Send for Handle<T> {}
 // SAFETY: as for `Send`: shared references only copy the pointer out.
 unsafe impl<T> Sync for Handle<T> {}
 
-/// A loaded module and its kernels by name.
+/// A loaded module (its parts, each a CUDA module) and its kernels by name.
 struct Loaded {
-    module: Handle<sys::CUmod_st>,
+    modules: Vec<Handle<sys::CUmod_st>>,
     functions: HashMap<String, Handle<sys::CUfunc_st>>,
 }
 
@@ -180,8 +182,8 @@ impl CudaGpu {
         entry(&self.streams, s.0, op, "stream")
     }
 
-    /// Loads a module from `image`, finding each of its kernels.
-    fn load_image(&self, module: &Module, image: &[u8]) -> Result<Loaded> {
+    /// Loads a module from `image`, finding each of its kernels (into `loaded`).
+    fn load_image(&self, module: &Module, image: &[u8], loaded: &mut Loaded) -> Result<()> {
         let op = || format!("loading module `{}` on {}", module.name, self.arch);
         // SAFETY: a whole CUBIN (ELF, sized by its headers) or PTX ending in NUL, as NVRTC
         // made it (from the cache only after its checksum matched).
@@ -195,18 +197,86 @@ impl CudaGpu {
                 .doing(|| format!("finding kernel `{name}` in module `{}`", module.name))?;
             Ok((name.clone(), Handle(f)))
         };
-        let functions: Result<HashMap<_, _>> =
-            module.kernels.iter().map(|k| find(&k.ir.name)).collect();
+        let functions: Result<Vec<_>> = module.kernels.iter().map(|k| find(&k.ir.name)).collect();
         let functions = functions.inspect_err(|_| {
             // SAFETY: `m` is loaded and nothing refers to it yet.
             let _ = unsafe { cu::module::unload(m) };
         })?;
-        Ok(Loaded {
-            module: Handle(m),
-            functions,
-        })
+        loaded.modules.push(Handle(m));
+        loaded.functions.extend(functions);
+        Ok(())
+    }
+
+    /// The image of `part` compiled for this device: from the cache where a valid one is
+    /// there, else compiled by NVRTC (and cached). `true` where it was compiled.
+    fn image(&self, part: &Module, target: &str, ext: &str) -> Result<(Vec<u8>, bool)> {
+        let rtc = nvrtc()?;
+        let cuda = part.cuda();
+        let key = fnv1a(&[
+            cuda.as_bytes(),
+            self.arch.to_string().as_bytes(),
+            self.driver_version.to_string().as_bytes(),
+            format!("{}.{}", rtc.version.0, rtc.version.1).as_bytes(),
+            format!("--gpu-architecture={target}").as_bytes(),
+        ]);
+        let file = format!("{}-{key:016x}.{ext}", self.arch);
+        let path = self.cache_dir.as_ref().map(|d| d.join("cuda").join(file));
+        let cached = (path.as_ref().and_then(|p| std::fs::read(p).ok())).and_then(|mut image| {
+            let sum = image.split_off(image.len().checked_sub(8)?);
+            (sum == fnv1a(&[&image]).to_le_bytes()).then_some(image)
+        });
+        if let Some(image) = cached {
+            return Ok((image, false));
+        }
+        let image = compile_named(&part.name, &cuda, self.arch, target)?;
+        if let Some(p) = &path {
+            // The cache only saves time: a folder that cannot be written is skipped.
+            let _ = p.parent().map(std::fs::create_dir_all);
+            let _ = write_atomically(p, &[&image[..], &fnv1a(&[&image]).to_le_bytes()].concat());
+        }
+        Ok((image, true))
     }
 }
+
+/// How many parts [`Gpu::load`] compiles `module` in: one per host thread, each of
+/// [`KERNELS_PER_PART`] kernels at least.
+fn part_count(module: &Module) -> usize {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    threads.min(module.kernels.len().div_ceil(KERNELS_PER_PART))
+}
+
+/// `f` of every part, each on a thread of its own.
+fn in_parallel<T: Send>(
+    parts: &[Module],
+    f: &(dyn Fn(&Module) -> Result<T> + Sync),
+) -> Vec<Result<T>> {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (parts.iter())
+            .map(|part| scope.spawn(move || f(part)))
+            .collect();
+        (handles.into_iter())
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(GpuError::Unavailable("an NVRTC thread panicked".into()))
+                })
+            })
+            .collect()
+    })
+}
+
+/// `module` compiled for `arch` as [`Gpu::load`] compiles it — in parts over the host's
+/// threads where `parallel`, else as one program — with no device and no cache: the
+/// images, one per part.
+pub fn compile_images(module: &Module, arch: Arch, parallel: bool) -> Result<Vec<Vec<u8>>> {
+    let (target, _) = target(arch, &module.name)?;
+    let parts = module.parts(if parallel { part_count(module) } else { 1 });
+    let compile = |part: &Module| compile_named(&part.name, &part.cuda(), arch, &target);
+    in_parallel(&parts, &compile).into_iter().collect()
+}
+
+/// Kernels a part of a module holds at least when [`Gpu::load`] splits it over threads
+/// (below, a thread's start-up and NVRTC's per-program work outweigh the split).
+const KERNELS_PER_PART: usize = 8;
 
 /// What NVRTC compiles for `arch`: `(sm_XY, "cubin")` where it knows the architecture,
 /// else `(compute_XY, "ptx")` of the newest one below it, which the driver compiles on.
@@ -226,7 +296,7 @@ fn target(arch: Arch, name: &str) -> Result<(String, &'static str)> {
 /// `module` compiled by NVRTC to PTX for `arch`, with no device: what CI checks of every
 /// executor's module ([`compile_source`]).
 pub fn compile(module: &Module, arch: Arch) -> Result<Vec<u8>> {
-    compile_source(&module.name, &module.cuda, arch)
+    compile_source(&module.name, &module.cuda(), arch)
 }
 
 /// CUDA C `cuda` (called `name` in errors) compiled by NVRTC to PTX for `compute_XY` of
@@ -435,40 +505,35 @@ impl Gpu for CudaGpu {
             .doing(|| format!("zeroing {bytes} bytes at {dst}"))
     }
 
+    /// Compiles the module in parts on as many threads as the host has (NVRTC compiles
+    /// distinct programs at once; [`KERNELS_PER_PART`] at least each), each part cached and
+    /// loaded as a CUDA module of its own.
     fn load(&self, module: &Module) -> Result<ModuleId> {
         self.bind()?;
-        let rtc = nvrtc()?;
         let (target, ext) = target(self.arch, &module.name)?;
-        let key = fnv1a(&[
-            module.cuda.as_bytes(),
-            self.arch.to_string().as_bytes(),
-            self.driver_version.to_string().as_bytes(),
-            format!("{}.{}", rtc.version.0, rtc.version.1).as_bytes(),
-            format!("--gpu-architecture={target}").as_bytes(),
-        ]);
-        let file = format!("{}-{key:016x}.{ext}", self.arch);
-        let path = self.cache_dir.as_ref().map(|d| d.join("cuda").join(file));
-        let cached = (path.as_ref().and_then(|p| std::fs::read(p).ok())).and_then(|mut image| {
-            let sum = image.split_off(image.len().checked_sub(8)?);
-            (sum == fnv1a(&[&image]).to_le_bytes()).then_some(image)
-        });
-        let loaded = match cached.and_then(|image| self.load_image(module, &image).ok()) {
-            Some(loaded) => loaded,
-            None => {
-                self.compiles.fetch_add(1, Ordering::Relaxed);
-                let image = compile_named(&module.name, &module.cuda, self.arch, &target)?;
-                let loaded = self.load_image(module, &image)?;
-                if let Some(p) = &path {
-                    // The cache only saves time: a folder that cannot be written is skipped.
-                    let _ = p.parent().map(std::fs::create_dir_all);
-                    let _ = write_atomically(
-                        p,
-                        &[&image[..], &fnv1a(&[&image]).to_le_bytes()].concat(),
-                    );
-                }
-                loaded
+        let parts = module.parts(part_count(module));
+        let images = in_parallel(&parts, &|part| self.image(part, &target, ext));
+        let mut loaded = Loaded {
+            modules: Vec::new(),
+            functions: HashMap::new(),
+        };
+        let unload = |loaded: &Loaded| {
+            for m in &loaded.modules {
+                // SAFETY: loaded above and referred to by nothing else yet.
+                let _ = unsafe { cu::module::unload(m.0) };
             }
         };
+        for (part, image) in parts.iter().zip(images) {
+            let done = image.and_then(|(image, compiled)| {
+                self.compiles
+                    .fetch_add(usize::from(compiled), Ordering::Relaxed);
+                self.load_image(part, &image, &mut loaded)
+            });
+            if let Err(e) = done {
+                unload(&loaded);
+                return Err(e);
+            }
+        }
         Ok(ModuleId(push(&self.modules, loaded)))
     }
 
@@ -590,8 +655,8 @@ impl Drop for CudaGpu {
             for s in streams {
                 let _ = cu::stream::destroy(s.0);
             }
-            for m in modules {
-                let _ = cu::module::unload(m.module.0);
+            for m in modules.iter().flat_map(|l| &l.modules) {
+                let _ = cu::module::unload(m.0);
             }
             let _ = cu::primary_ctx::release(self.device);
         }

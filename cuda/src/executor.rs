@@ -139,7 +139,6 @@ impl GpuExecutor {
             computed,
             source: Module {
                 name: String::new(),
-                cuda: String::new(),
                 kernels: Vec::new(),
             },
             module: ModuleId(0),

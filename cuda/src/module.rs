@@ -5,6 +5,7 @@
 use crate::device::{KernelCode, LaunchConfig, Module, Schedule};
 use crate::error::Result;
 use kiln_compiler::kir::{cuda, gpu, interp, Kernel};
+use kiln_compiler::program::{Program, StepKind};
 
 /// Threads per block of element-wise kernels.
 pub const BLOCK: u32 = 256;
@@ -16,7 +17,6 @@ pub const MAX_GRID: i64 = 1 << 16;
 #[derive(Default)]
 pub struct ModuleBuilder {
     kernels: Vec<KernelCode>,
-    cuda: String,
 }
 
 impl ModuleBuilder {
@@ -46,8 +46,8 @@ impl ModuleBuilder {
             Err(_) => Schedule::ElementWise,
         };
         // `render` picks the same schedule.
-        self.cuda += &cuda::render(&ir)?;
-        self.kernels.push(KernelCode { ir, schedule });
+        let cuda = cuda::render(&ir)?;
+        self.kernels.push(KernelCode { ir, schedule, cuda });
         Ok(name)
     }
 
@@ -60,10 +60,27 @@ impl ModuleBuilder {
     pub fn build(self, name: &str) -> Module {
         Module {
             name: name.to_string(),
-            cuda: self.cuda,
             kernels: self.kernels,
         }
     }
+}
+
+/// Every kernel of `program` — its kernel steps, its products' packs and epilogues — as
+/// one module (what a bind on a GPU compiles; `kiln bench jit --device cuda` times it).
+pub fn of_program(program: &Program, name: &str) -> Result<Module> {
+    let mut module = ModuleBuilder::default();
+    for step in &program.steps {
+        match &step.kind {
+            StepKind::Kernel { ir, .. } => drop(module.add(ir)?),
+            StepKind::Product(p) => {
+                for (ir, _) in p.packs.iter().chain(&p.epilogue) {
+                    module.add(ir)?;
+                }
+            }
+            StepKind::Reference | StepKind::Native | StepKind::Store { .. } => {}
+        }
+    }
+    Ok(module.build(name))
 }
 
 /// How kernel `code` is launched under `dims`, and the element count it is given (the

@@ -6,7 +6,8 @@
 //! - `elementwise` (W1): `y = a*b + 1` over 2^24 f32 through a bound executor, in GB/s
 //!   against the machine's copy bandwidth measured in the same run (target: ≥ 0.9×).
 //! - `jit`: compile latency per fused kernel of a zoo model's training graph, cold and
-//!   cached (target: ≤ 20 ms cold).
+//!   cached (target: ≤ 20 ms cold); with `--device cuda`, NVRTC's for the GPU program
+//!   (`jit_cuda.rs`).
 //! - `mlp-train` (W2: 784-512-512-10 ReLU MLP, batch 128), `lenet-train` (W3: LeNet,
 //!   batch 64): one whole SGD training step; `resnet18-infer` (W4: resnet18_v1 at
 //!   224×224, `--batch N`, default 1). Peers run the same workloads in
@@ -26,6 +27,8 @@ mod image_train;
 mod infer;
 #[cfg(feature = "llvm")]
 mod jit;
+#[cfg(feature = "cuda")]
+mod jit_cuda;
 mod train;
 
 use kiln::{Error, Result};
@@ -46,6 +49,10 @@ pub struct Args {
     /// The zoo model whose kernels `jit` compiles.
     #[arg(long, default_value = "resnet18_v1")]
     model: String,
+    /// `jit`: the kernels of the CPU program (`cpu`, LLVM) or the GPU program (`cuda`,
+    /// NVRTC, for GPU 0's architecture, or sm_90 where no GPU is present).
+    #[arg(long, default_value = "cpu", value_parser = ["cpu", "cuda"])]
+    device: String,
     /// Batch size (default: 128 for mlp-train, 64 for lenet-train, 1 for resnet18-infer).
     #[arg(long, value_parser = at_least_one)]
     batch: Option<usize>,
@@ -125,6 +132,12 @@ fn workload(args: &Args) -> Result<()> {
     match args.workload.as_str() {
         "engine" => engine::run(args),
         "elementwise" => elementwise::run(args),
+        #[cfg(feature = "cuda")]
+        "jit" if args.device == "cuda" => jit_cuda::run(args),
+        #[cfg(not(feature = "cuda"))]
+        "jit" if args.device == "cuda" => Err(Error::Input(
+            "`bench jit --device cuda` needs kiln built with the `cuda` feature".into(),
+        )),
         #[cfg(feature = "llvm")]
         "jit" => jit::run(args),
         #[cfg(not(feature = "llvm"))]
