@@ -16,17 +16,18 @@
 //! what was copied in, and the copy stream for what was computed before copying out.
 //!
 //! A training bind runs its forward pass in training mode; an inference bind runs
-//! inference. Accumulated gradients (`grad_req = add`) and head gradients for non-loss
-//! outputs are refused at bind with an error.
+//! inference. Gradients are written (`grad_req = write`) or added into (`add`, by a
+//! kernel of its own); outputs that are not losses take head gradients at backward.
 
 use crate::device::{Arg, DevicePtr, Event, Gemm, Gpu, LaunchConfig, Module, ModuleId, Stream};
 use crate::error::{GpuError, Result};
 use crate::module::{geometry, ModuleBuilder};
 use crate::pool::Pool;
-use kiln_compiler::autodiff::GradReq;
 use kiln_compiler::kir::matmul::{MatMul, OuterLoop};
+use kiln_compiler::kir::{Buffer, Idx, Kernel, Val};
 use kiln_compiler::program::{compile, Bound, Mode, Place, Program, Spec, StepKind, Target};
 use kiln_compiler::{Entry, Symbol};
+use kiln_ops::expr::Binary;
 use kiln_ops::{DType, KernelCtx, Resource, Tensor};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -100,6 +101,8 @@ pub struct GpuExecutor {
     variables: HashMap<String, Array>,
     grads: HashMap<String, Array>,
     outputs: Vec<Array>,
+    /// Per output: the array its head gradient is copied into (losses need none).
+    head_grads: Vec<Option<Array>>,
     forward: Vec<Task>,
     backward: Vec<Task>,
     /// Every block taken from the pool, returned at drop.
@@ -146,6 +149,7 @@ impl GpuExecutor {
             variables: HashMap::new(),
             grads: HashMap::new(),
             outputs: Vec::new(),
+            head_grads: Vec::new(),
             forward: Vec::new(),
             backward: Vec::new(),
             blocks: Vec::new(),
@@ -176,23 +180,12 @@ impl GpuExecutor {
             if let Some(value) = g.constants.get(&id) {
                 pool.gpu()
                     .copy_to_device(stream, a.ptr, &value.to_bytes())?;
-            } else if t.head_grads.contains(&Some(id)) {
-                return Err(GpuError::Bind(format!(
-                    "output `{}` needs a head gradient; the GPU executor takes loss outputs only",
-                    g.node(id).name
-                )));
-            } else {
+            } else if !t.head_grads.contains(&Some(id)) {
                 self.variables.insert(g.node(id).name.clone(), a.clone());
             }
             arrays.insert(e, a);
         }
-        for (k, &(id, req)) in t.grads.iter().enumerate() {
-            if req == GradReq::Add {
-                return Err(GpuError::Bind(format!(
-                    "`{}` asks for grad_req add; the GPU executor writes gradients",
-                    g.node(id).name
-                )));
-            }
+        for (k, &(id, _)) in t.grads.iter().enumerate() {
             let e = t.grad_entry(k);
             let a = zeros(inferred.shape(e), inferred.dtype(e).unwrap_or(DType::F32))?;
             self.grads.insert(g.node(id).name.clone(), a);
@@ -224,6 +217,9 @@ impl GpuExecutor {
         self.outputs = g.heads[..t.num_outputs]
             .iter()
             .map(get)
+            .collect::<Result<_>>()?;
+        self.head_grads = (t.head_grads.iter())
+            .map(|h| h.map(|id| get(&Entry { node: id, index: 0 })).transpose())
             .collect::<Result<_>>()?;
         let mut module = ModuleBuilder::default();
         let (mut forward, mut backward) = (Vec::new(), Vec::new());
@@ -298,16 +294,18 @@ impl GpuExecutor {
                         }
                     };
                     if *add {
-                        return Err(GpuError::Bind(format!(
-                            "store `{}` adds into its array; the GPU executor writes",
-                            step.name
-                        )));
+                        let sum = add_kernel(&format!("store{s}_add"), &target);
+                        let buffers = vec![Arg::Ptr(target.ptr), Arg::Ptr(inputs[0].ptr)];
+                        let mut args = buffers;
+                        args.push(Arg::Ptr(target.ptr));
+                        tasks.push(launch(&mut module, &sum, &[], args)?);
+                    } else {
+                        tasks.push(Task::Copy {
+                            dst: target.ptr,
+                            src: inputs[0].ptr,
+                            bytes: target.bytes(),
+                        });
                     }
-                    tasks.push(Task::Copy {
-                        dst: target.ptr,
-                        src: inputs[0].ptr,
-                        bytes: target.bytes(),
-                    });
                 }
                 StepKind::Reference | StepKind::Native => tasks.push(Task::Host {
                     step: s,
@@ -324,10 +322,15 @@ impl GpuExecutor {
 
     /// Copies `value` into the argument or aux state `name`.
     pub fn set(&self, name: &str, value: &Tensor) -> Result<()> {
-        let a = self.variable(name)?;
+        self.copy_in(&format!("`{name}`"), self.variable(name)?, value)
+    }
+
+    /// Copies `value` into `a` on the copy stream, ordered after the compute stream's
+    /// work so far and before its work from now on.
+    fn copy_in(&self, what: &str, a: &Array, value: &Tensor) -> Result<()> {
         if value.shape != a.shape || value.dtype != a.dtype {
             return Err(GpuError::invalid(
-                format!("setting `{name}`"),
+                format!("setting {what}"),
                 format!(
                     "{:?} {} given for {:?} {}",
                     value.shape,
@@ -363,8 +366,24 @@ impl GpuExecutor {
         self.run(&self.forward)
     }
 
-    /// Issues the backward pass: gradients, and aux states updated in training.
-    pub fn backward(&self) -> Result<()> {
+    /// Issues the backward pass: gradients (written or added, per grad_req), and aux
+    /// states updated in training. `head_grads` holds one array per output that is not a
+    /// loss, in output order (losses take none).
+    pub fn backward(&self, head_grads: &[Tensor]) -> Result<()> {
+        let needed: Vec<&Array> = self.head_grads.iter().flatten().collect();
+        if head_grads.len() != needed.len() {
+            return Err(GpuError::invalid(
+                "backward",
+                format!(
+                    "{} head gradients given, the outputs that are not losses need {}",
+                    head_grads.len(),
+                    needed.len()
+                ),
+            ));
+        }
+        for (a, t) in needed.into_iter().zip(head_grads) {
+            self.copy_in("a head gradient", a, t)?;
+        }
         self.run(&self.backward)
     }
 
@@ -429,6 +448,11 @@ impl GpuExecutor {
             gpu.copy_to_device(self.compute, a.ptr, &v.to_bytes())?;
         }
         Ok(())
+    }
+
+    /// Returns when the passes issued so far are done.
+    pub fn synchronize(&self) -> Result<()> {
+        self.pool.gpu().synchronize(self.compute)
     }
 
     /// Copies `a` to the host once the compute stream's work so far is done.
@@ -507,10 +531,39 @@ fn zeros(
     })
 }
 
+/// The kernel that adds `target`'s values and another array of its shape into `target`
+/// (a gradient accumulated, `grad_req = add`).
+fn add_kernel(name: &str, target: &Array) -> Kernel {
+    let len = Idx::Const(target.shape.iter().product::<usize>() as i64);
+    let buffer = |name: &str| Buffer {
+        name: name.to_string(),
+        dtype: target.dtype,
+        len: len.clone(),
+    };
+    let load = |buffer| {
+        Box::new(Val::Load {
+            buffer,
+            index: Idx::Coord(0),
+        })
+    };
+    Kernel {
+        name: name.to_string(),
+        domain: vec![len.clone()],
+        inputs: vec![buffer("into"), buffer("value")],
+        outputs: vec![buffer("sum")],
+        temps: Vec::new(),
+        values: vec![Val::Binary(Binary::Add, load(0), load(1))],
+        compute: match target.dtype {
+            DType::F64 => DType::F64,
+            _ => DType::F32,
+        },
+    }
+}
+
 /// Launch task of kernel `ir` on `buffers` under `dims`.
 fn launch(
     module: &mut ModuleBuilder,
-    ir: &kiln_compiler::kir::Kernel,
+    ir: &Kernel,
     dims: &[i64],
     mut args: Vec<Arg>,
 ) -> Result<Task> {

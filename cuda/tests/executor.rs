@@ -78,7 +78,7 @@ fn training_step_matches(name: &str, data: &[usize], classes: usize) {
     let allocs = pool.stats().device_allocs;
     for _ in 0..2 {
         ex.forward().unwrap();
-        ex.backward().unwrap();
+        ex.backward(&[]).unwrap();
     }
     assert_eq!(pool.stats().device_allocs, allocs, "steps allocate nothing");
 
@@ -142,4 +142,52 @@ fn resnet18_infers_as_the_interpreter_does() {
     let got = ex.outputs().unwrap();
     let d = max_rel_diff(&got[0].data, &want[0].data).unwrap();
     assert!(d < tolerance, "resnet18_v1: output differs by {d}");
+}
+
+/// A network without a loss takes its head gradient at backward; `grad_req = add`
+/// accumulates: two steps hold twice the interpreter's gradients.
+#[test]
+fn head_gradients_and_accumulated_gradients() {
+    let x = Symbol::var("x");
+    let fc = kiln_compiler::builders::fully_connected()
+        .data(&x)
+        .num_hidden(6)
+        .name("fc")
+        .build()
+        .unwrap();
+    let out = kiln_compiler::builders::activation()
+        .data(&fc)
+        .act_type("tanh")
+        .name("act")
+        .build()
+        .unwrap();
+    let (gpu, tolerance) = device();
+    let pool = Arc::new(Pool::new(gpu));
+    let reqs: HashMap<String, GradReq> = ["x", "fc_weight", "fc_bias"]
+        .into_iter()
+        .map(|n| (n.to_string(), GradReq::Add))
+        .collect();
+    let mode = Mode::Training(reqs.clone());
+    let ex = GpuExecutor::bind(pool, &out, &[("x", &[4, 5])], mode).unwrap();
+    let mut values = HashMap::new();
+    for (name, shape) in [("x", vec![4, 5]), ("fc_weight", vec![6, 5]), ("fc_bias", vec![6])] {
+        let t = kiln_models::weights::parameter(name, &shape);
+        ex.set(name, &t).unwrap();
+        values.insert(name.to_string(), t);
+    }
+    let head = kiln_models::weights::parameter("head", &[4, 6]);
+    assert!(ex.backward(&[]).is_err(), "the head gradient is missing");
+    for _ in 0..2 {
+        ex.forward().unwrap();
+        ex.backward(std::slice::from_ref(&head)).unwrap();
+    }
+    values.insert("act_output_head_grad".to_string(), head);
+    let tg = differentiate(&out.to_graph().unwrap(), &reqs, true).unwrap();
+    let want = interpret(&tg.graph, &values, RunOptions { is_train: true, seed: 0 }).unwrap();
+    for (k, (id, _)) in tg.grads.iter().enumerate() {
+        let arg = &tg.graph.node(*id).name;
+        let twice: Vec<f64> = want[tg.num_outputs + k].data.iter().map(|v| 2.0 * v).collect();
+        let d = max_rel_diff(&ex.grad(arg).unwrap().data, &twice).unwrap();
+        assert!(d < tolerance, "gradient of `{arg}` differs by {d}");
+    }
 }

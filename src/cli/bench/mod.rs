@@ -14,6 +14,8 @@
 //!   `benches/peers/compare.sh`.
 //! - `image-train`: LeNet fed by ImageRecordIter against the same batches in memory —
 //!   whether decoding overlaps training.
+//! - `gpu-elementwise` (W1 on a GPU) and `gpu-resnet50`: `gpu.rs`, on GPU 0 or the
+//!   emulated device (`--device emulated`).
 //! - `dist`: the distributed store on 1-4 ranks of this machine — its reduction's cost
 //!   and bandwidth, LeNet's step, bytes and time in communication, the overlap with
 //!   computation — and a scaling model from them (`dist.rs`).
@@ -23,6 +25,8 @@ mod aot;
 mod dist;
 mod elementwise;
 mod engine;
+#[cfg(feature = "cuda")]
+mod gpu;
 mod image_train;
 mod infer;
 #[cfg(feature = "llvm")]
@@ -38,7 +42,7 @@ use std::time::Instant;
 #[derive(clap::Args)]
 pub struct Args {
     /// What to measure: `engine`, `elementwise`, `jit`, `mlp-train`, `lenet-train`,
-    /// `resnet18-infer` or `image-train`.
+    /// `resnet18-infer`, `image-train`, `dist`, `gpu-elementwise` or `gpu-resnet50`.
     workload: String,
     /// One JSON object per line instead of a table.
     #[arg(long)]
@@ -50,9 +54,16 @@ pub struct Args {
     #[arg(long, default_value = "resnet18_v1")]
     model: String,
     /// `jit`: the kernels of the CPU program (`cpu`, LLVM) or the GPU program (`cuda`,
-    /// NVRTC, for GPU 0's architecture, or sm_90 where no GPU is present).
-    #[arg(long, default_value = "cpu", value_parser = ["cpu", "cuda"])]
+    /// NVRTC, for GPU 0's architecture, or sm_90 where no GPU is present). `gpu-*`: GPU 0
+    /// (`cuda`, the default for them) or the emulated device (`emulated`).
+    #[arg(long, default_value = "cpu", value_parser = ["cpu", "cuda", "emulated"])]
     device: String,
+    /// `gpu-elementwise`: 2 to this power elements.
+    #[arg(long, default_value_t = 28, value_parser = clap::value_parser!(u32).range(1..=31))]
+    log2_size: u32,
+    /// `gpu-resnet50`: a training step too.
+    #[arg(long)]
+    train: bool,
     /// Batch size (default: 128 for mlp-train, 64 for lenet-train, 1 for resnet18-infer).
     #[arg(long, value_parser = at_least_one)]
     batch: Option<usize>,
@@ -154,11 +165,15 @@ fn workload(args: &Args) -> Result<()> {
         }
         "resnet18-infer" => infer::run(args),
         "image-train" => image_train::run(args),
+        #[cfg(feature = "cuda")]
+        "gpu-elementwise" => gpu::elementwise(args),
+        #[cfg(feature = "cuda")]
+        "gpu-resnet50" => gpu::resnet50(args),
         #[cfg(feature = "mpi")]
         "dist" => dist::run(args),
         other => Err(Error::Input(format!(
             "unknown workload `{other}` (known: engine, elementwise, jit, mlp-train, \
-             lenet-train, resnet18-infer, image-train, dist)"
+             lenet-train, resnet18-infer, image-train, dist, gpu-elementwise, gpu-resnet50)"
         ))),
     }
 }
