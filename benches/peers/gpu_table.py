@@ -24,14 +24,15 @@ def main(path):
             if base and "copy" not in v:
                 base_gbps = 2 * 4 * elements / (base["median_ms"] / 1e3) / 1e9
                 ratio = f"{gbps / base_gbps:.2f}× copy"
-        elif w == "gpu-resnet50" and "images_per_s" in r:
-            b = r.get("batch")
-            figure = f"batch {b}: {r['images_per_s']:.1f} images/s"
+        elif w == "gpu-resnet50" and "batch" in r:
+            b = r["batch"]
+            rate = b / (ms / 1e3)
+            figure = f"batch {b}: {rate:.1f} images/s"
             if "bound_images_per_s" in r:
-                ratio = f"{r['images_per_s'] / r['bound_images_per_s']:.2f} of cuBLAS bound"
+                ratio = f"{rate / r['bound_images_per_s']:.2f} of cuBLAS bound"
                 peer = by.get((w, "torch-" + v, b))
                 if peer:
-                    ratio += f", {r['images_per_s'] / peer['images_per_s']:.2f}× PyTorch"
+                    ratio += f", {rate / (b / (peer['median_ms'] / 1e3)):.2f}× PyTorch"
         elif "tflops" in r:
             figure = f"{r['tflops']:.1f} TFLOP/s"
         elif r.get("per") == "kernel":

@@ -87,6 +87,18 @@ pub struct KernelCode {
     pub cuda: String,
 }
 
+impl KernelCode {
+    /// The parameters the rendered kernel declares: its buffers, its symbolic
+    /// dimensions, and the element count under the element-wise schedule.
+    pub fn params(&self) -> usize {
+        let counted = matches!(self.schedule, Schedule::ElementWise);
+        self.ir.inputs.len()
+            + self.ir.outputs.len()
+            + self.ir.symbolic_dims()
+            + usize::from(counted)
+    }
+}
+
 /// Kernels compiled together: what [`Gpu::load`] compiles (NVRTC) or emulates.
 #[derive(Clone, Debug)]
 pub struct Module {

@@ -49,10 +49,11 @@ unsafe impl<T> Send for Handle<T> {}
 // SAFETY: as for `Send`: shared references only copy the pointer out.
 unsafe impl<T> Sync for Handle<T> {}
 
-/// A loaded module (its parts, each a CUDA module) and its kernels by name.
+/// A loaded module (its parts, each a CUDA module) and its kernels by name, with the
+/// number of parameters each declares.
 struct Loaded {
     modules: Vec<Handle<sys::CUmod_st>>,
-    functions: HashMap<String, Handle<sys::CUfunc_st>>,
+    functions: HashMap<String, (Handle<sys::CUfunc_st>, usize)>,
 }
 
 /// One CUDA device (its primary context) as a [`Gpu`].
@@ -188,16 +189,17 @@ impl CudaGpu {
         // SAFETY: a whole CUBIN (ELF, sized by its headers) or PTX ending in NUL, as NVRTC
         // made it (from the cache only after its checksum matched).
         let m = unsafe { cu::module::load_data(image.as_ptr().cast()) }.doing(op)?;
-        let find = |name: &String| {
+        let find = |k: &crate::device::KernelCode| {
+            let name = &k.ir.name;
             let c_name = CString::new(name.as_str()).map_err(|_| {
                 GpuError::invalid(op(), format!("kernel name {name:?} holds a NUL"))
             })?;
             // SAFETY: `m` was just loaded and is alive.
             let f = unsafe { cu::module::get_function(m, c_name) }
                 .doing(|| format!("finding kernel `{name}` in module `{}`", module.name))?;
-            Ok((name.clone(), Handle(f)))
+            Ok((name.clone(), (Handle(f), k.params())))
         };
-        let functions: Result<Vec<_>> = module.kernels.iter().map(|k| find(&k.ir.name)).collect();
+        let functions: Result<Vec<_>> = module.kernels.iter().map(find).collect();
         let functions = functions.inspect_err(|_| {
             // SAFETY: `m` is loaded and nothing refers to it yet.
             let _ = unsafe { cu::module::unload(m) };
@@ -257,7 +259,10 @@ fn in_parallel<T: Send>(
         (handles.into_iter())
             .map(|h| {
                 h.join().unwrap_or_else(|_| {
-                    Err(GpuError::Unavailable("an NVRTC thread panicked".into()))
+                    Err(GpuError::Driver {
+                        op: "compiling a module's part".into(),
+                        message: "the NVRTC thread panicked".into(),
+                    })
                 })
             })
             .collect()
@@ -546,14 +551,21 @@ impl Gpu for CudaGpu {
         args: &[Arg],
     ) -> Result<()> {
         let s = self.stream("launch", stream)?;
-        let f =
-            (lock(&self.modules).get(module.0)).and_then(|m| m.functions.get(kernel).map(|f| f.0));
-        let f = f.ok_or_else(|| {
+        let f = (lock(&self.modules).get(module.0))
+            .and_then(|m| m.functions.get(kernel).map(|&(f, params)| (f.0, params)));
+        let (f, params) = f.ok_or_else(|| {
             GpuError::invalid(
                 "launch",
                 format!("no kernel `{kernel}` in module {}", module.0),
             )
         })?;
+        // The driver reads one pointer per declared parameter: fewer would be read past.
+        if args.len() != params {
+            return Err(GpuError::invalid(
+                format!("launching kernel `{kernel}`"),
+                format!("{} arguments given, the kernel takes {params}", args.len()),
+            ));
+        }
         let op = || format!("launching kernel `{kernel}` ({config:?})");
         if config.shared_bytes > 48 << 10 {
             use sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES as MAX;

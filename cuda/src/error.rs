@@ -33,6 +33,13 @@ pub enum GpuError {
     /// A kernel faulted (out-of-bounds index, race, unstored element) in the emulator.
     #[error(transparent)]
     Kernel(#[from] KirError),
+    /// A step of an executor's pass failed.
+    #[error("step `{step}`: {source}")]
+    Step {
+        step: String,
+        #[source]
+        source: Box<GpuError>,
+    },
     /// A program could not be compiled or bound for the device.
     #[error("bind: {0}")]
     Bind(String),

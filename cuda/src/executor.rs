@@ -22,7 +22,7 @@
 use crate::device::{Arg, DevicePtr, Event, Gemm, Gpu, LaunchConfig, Module, ModuleId, Stream};
 use crate::error::{GpuError, Result};
 use crate::module::{geometry, ModuleBuilder};
-use crate::pool::Pool;
+use crate::pool::{Lanes, Pool};
 use kiln_compiler::kir::matmul::{MatMul, OuterLoop};
 use kiln_compiler::kir::{Buffer, Idx, Kernel, Val};
 use kiln_compiler::program::{compile, Bound, Mode, Place, Program, Spec, StepKind, Target};
@@ -103,8 +103,9 @@ pub struct GpuExecutor {
     outputs: Vec<Array>,
     /// Per output: the array its head gradient is copied into (losses need none).
     head_grads: Vec<Option<Array>>,
-    forward: Vec<Task>,
-    backward: Vec<Task>,
+    /// Each pass's tasks, with the step each belongs to.
+    forward: Vec<(usize, Task)>,
+    backward: Vec<(usize, Task)>,
     /// Every block taken from the pool, returned at drop.
     blocks: Vec<DevicePtr>,
     /// Draws of random operators run on the host so far.
@@ -122,9 +123,12 @@ impl GpuExecutor {
         mode: Mode,
     ) -> Result<GpuExecutor> {
         let bind = |e: &dyn std::fmt::Display| GpuError::Bind(e.to_string());
-        let gpu = pool.gpu().clone();
-        let (compute, copy) = (gpu.new_stream()?, gpu.new_stream()?);
-        let (copied, computed) = (gpu.new_event()?, gpu.new_event()?);
+        let Lanes {
+            compute,
+            copy,
+            copied,
+            computed,
+        } = pool.lanes();
         let spec = Spec::new(
             shapes
                 .iter()
@@ -190,6 +194,12 @@ impl GpuExecutor {
             let a = zeros(inferred.shape(e), inferred.dtype(e).unwrap_or(DType::F32))?;
             self.grads.insert(g.node(id).name.clone(), a);
         }
+        let grad_of = |k: usize| {
+            let name = t.grads.get(k).map(|&(id, _)| &g.node(id).name);
+            name.and_then(|n| self.grads.get(n))
+                .cloned()
+                .ok_or_else(|| GpuError::Bind(format!("gradient {k} of the program has no array")))
+        };
         let places: Vec<(Entry, Place)> = p.layout.places.iter().map(|(e, p)| (*e, *p)).collect();
         for (e, place) in places {
             let a = match place {
@@ -198,10 +208,7 @@ impl GpuExecutor {
                     let dtype = inferred.dtype(e).unwrap_or(DType::F32);
                     zeros(inferred.shape(e), dtype)?
                 }
-                Place::Gradient(k) => {
-                    let name = &g.node(t.grads[k].0).name;
-                    self.grads[name].clone()
-                }
+                Place::Gradient(k) => grad_of(k)?,
             };
             arrays.insert(e, a);
         }
@@ -228,11 +235,11 @@ impl GpuExecutor {
             let outputs = step.outputs.iter().map(get).collect::<Result<Vec<_>>>()?;
             let ptrs =
                 |arrays: &[Array]| arrays.iter().map(|a| Arg::Ptr(a.ptr)).collect::<Vec<_>>();
-            let tasks = if step.forward {
-                &mut forward
-            } else {
-                &mut backward
-            };
+            let missing =
+                |what: &str| GpuError::Bind(format!("step `{}` has no {what}", step.name));
+            let first_in = inputs.first().ok_or_else(|| missing("input"))?.ptr;
+            let first_out = outputs.first().map(|a| a.ptr);
+            let mut tasks = Vec::new();
             match &step.kind {
                 StepKind::Kernel { ir, dims } => {
                     let mut buffers = ptrs(&inputs);
@@ -240,9 +247,12 @@ impl GpuExecutor {
                     tasks.push(launch(&mut module, ir, dims, buffers)?);
                 }
                 StepKind::Product(product) => {
-                    let space: Vec<DevicePtr> = (p.layout.workspace[s].iter())
+                    let space: Vec<DevicePtr> = (p.layout.workspace.get(s))
+                        .ok_or_else(|| missing("workspace"))?
+                        .iter()
                         .map(|&(offset, _)| arena.offset(offset))
                         .collect();
+                    let out = first_out.ok_or_else(|| missing("output"))?;
                     let need = product.packs.len() + usize::from(product.epilogue.is_some());
                     if space.len() < need || product.winograd.is_some() || product.stream.is_some()
                     {
@@ -260,7 +270,7 @@ impl GpuExecutor {
                     }
                     let dst = match product.epilogue {
                         Some(_) => space[product.packs.len()],
-                        None => outputs[0].ptr,
+                        None => out,
                     };
                     let operand = |i: usize| match operands.get(i) {
                         Some(Arg::Ptr(p)) => Ok(*p),
@@ -278,31 +288,26 @@ impl GpuExecutor {
                     }
                     if let Some((epilogue, dims)) = &product.epilogue {
                         let mut buffers = ptrs(&inputs);
-                        buffers.push(Arg::Ptr(dst));
-                        buffers.extend(ptrs(&outputs[..1]));
+                        buffers.extend([Arg::Ptr(dst), Arg::Ptr(out)]);
                         tasks.push(launch(&mut module, epilogue, dims, buffers)?);
                     }
                 }
                 StepKind::Store { into, add } => {
                     let target = match into {
-                        Bound::Gradient(k) => self.grads[&g.node(t.grads[*k].0).name].clone(),
-                        Bound::Aux(k) => {
-                            let name = &g.node(t.aux_updates[*k]).name;
-                            self.variables.get(name).cloned().ok_or_else(|| {
-                                GpuError::Bind(format!("no array for aux state `{name}`"))
-                            })?
-                        }
+                        Bound::Gradient(k) => grad_of(*k)?,
+                        Bound::Aux(k) => (t.aux_updates.get(*k))
+                            .and_then(|&id| self.variables.get(&g.node(id).name))
+                            .cloned()
+                            .ok_or_else(|| missing("aux state array"))?,
                     };
                     if *add {
                         let sum = add_kernel(&format!("store{s}_add"), &target);
-                        let buffers = vec![Arg::Ptr(target.ptr), Arg::Ptr(inputs[0].ptr)];
-                        let mut args = buffers;
-                        args.push(Arg::Ptr(target.ptr));
+                        let args = [target.ptr, first_in, target.ptr].map(Arg::Ptr).to_vec();
                         tasks.push(launch(&mut module, &sum, &[], args)?);
                     } else {
                         tasks.push(Task::Copy {
                             dst: target.ptr,
-                            src: inputs[0].ptr,
+                            src: first_in,
                             bytes: target.bytes(),
                         });
                     }
@@ -313,6 +318,12 @@ impl GpuExecutor {
                     outputs,
                 }),
             }
+            let pass = if step.forward {
+                &mut forward
+            } else {
+                &mut backward
+            };
+            pass.extend(tasks.into_iter().map(|task| (s, task)));
         }
         self.source = module.build(&format!("kiln_{}", g.len()));
         self.module = pool.gpu().load(&self.source)?;
@@ -387,25 +398,29 @@ impl GpuExecutor {
         self.run(&self.backward)
     }
 
-    fn run(&self, tasks: &[Task]) -> Result<()> {
+    fn run(&self, tasks: &[(usize, Task)]) -> Result<()> {
         let gpu = self.pool.gpu().as_ref();
-        for task in tasks {
-            match task {
+        for (step, task) in tasks {
+            let done = match task {
                 Task::Launch {
                     kernel,
                     config,
                     args,
-                } => gpu.launch(self.compute, self.module, kernel, *config, args)?,
-                Task::Gemm(g) => gpu.gemm(self.compute, g)?,
+                } => gpu.launch(self.compute, self.module, kernel, *config, args),
+                Task::Gemm(g) => gpu.gemm(self.compute, g),
                 Task::Copy { dst, src, bytes } => {
-                    gpu.copy_on_device(self.compute, *dst, *src, *bytes)?
+                    gpu.copy_on_device(self.compute, *dst, *src, *bytes)
                 }
                 Task::Host {
                     step,
                     inputs,
                     outputs,
-                } => self.host(gpu, *step, inputs, outputs)?,
-            }
+                } => self.host(gpu, *step, inputs, outputs),
+            };
+            done.map_err(|e| GpuError::Step {
+                step: self.program.steps[*step].name.clone(),
+                source: Box::new(e),
+            })?;
         }
         Ok(())
     }
@@ -413,7 +428,9 @@ impl GpuExecutor {
     /// A node on its reference kernel, between copies on the compute stream.
     fn host(&self, gpu: &dyn Gpu, step: usize, inputs: &[Array], outputs: &[Array]) -> Result<()> {
         let p = &self.program;
-        let id = p.steps[step].nodes[0];
+        let id = (p.steps[step].nodes.first())
+            .ok_or_else(|| GpuError::Bind("a step without a node".into()))?;
+        let id = *id;
         let n = p.graph().node(id);
         let (Some(op), Some(attrs)) = (n.op, n.params.as_ref()) else {
             return Err(GpuError::Bind(format!(
@@ -489,7 +506,7 @@ impl GpuExecutor {
     /// Steps that run on the host: library nodes with no GPU kernel yet.
     pub fn host_steps(&self) -> usize {
         (self.forward.iter().chain(&self.backward))
-            .filter(|t| matches!(t, Task::Host { .. }))
+            .filter(|(_, t)| matches!(t, Task::Host { .. }))
             .count()
     }
 

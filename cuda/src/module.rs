@@ -41,12 +41,14 @@ impl ModuleBuilder {
             name: name.clone(),
             ..k.clone()
         };
-        let schedule = match gpu::block_reduce(&ir, cuda::REDUCTION_BLOCK) {
-            Ok(gk) => Schedule::Block(Box::new(gk)),
-            Err(_) => Schedule::ElementWise,
+        // The block schedule where the kernel's reductions allow (as `cuda::render` picks).
+        let (schedule, cuda) = match gpu::block_reduce(&ir, cuda::REDUCTION_BLOCK) {
+            Ok(gk) => {
+                let cuda = cuda::render_block(&gk)?;
+                (Schedule::Block(Box::new(gk)), cuda)
+            }
+            Err(_) => (Schedule::ElementWise, cuda::render(&ir)?),
         };
-        // `render` picks the same schedule.
-        let cuda = cuda::render(&ir)?;
         self.kernels.push(KernelCode { ir, schedule, cuda });
         Ok(name)
     }

@@ -1,6 +1,10 @@
-//! The stream-ordered caching allocator: device memory is allocated once and reused, so
-//! a training step allocates nothing (`cuMemAlloc` synchronizes the device and costs
-//! milliseconds).
+//! A device's lanes and its stream-ordered caching allocator. The lanes are a compute
+//! stream and a copy stream, with an event each way, made once per pool and shared by
+//! the executors bound on it (so their blocks are reused across binds); they live as long
+//! as the device.
+//!
+//! Device memory is allocated once and reused, so a training step allocates nothing
+//! (`cuMemAlloc` synchronizes the device and costs milliseconds).
 //!
 //! A released block is cached under the stream that last used it, and handed out again
 //! only for that stream: the stream's order then puts the new use after the old one
@@ -9,7 +13,7 @@
 //! class. When the device runs out, every cached block is freed and the allocation
 //! tried again.
 
-use crate::device::{DevicePtr, Gpu, Stream};
+use crate::device::{DevicePtr, Event, Gpu, Stream};
 use crate::error::{GpuError, Result};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -36,7 +40,19 @@ pub struct PoolStats {
 
 pub struct Pool {
     gpu: Arc<dyn Gpu>,
+    lanes: Lanes,
     state: Mutex<State>,
+}
+
+/// The streams work is issued on, and the events that order one after the other.
+#[derive(Clone, Copy, Debug)]
+pub struct Lanes {
+    pub compute: Stream,
+    pub copy: Stream,
+    /// Recorded on the copy stream after a copy in, waited for by the compute stream.
+    pub copied: Event,
+    /// Recorded on the compute stream before a copy, waited for by the copy stream.
+    pub computed: Event,
 }
 
 #[derive(Default)]
@@ -49,15 +65,27 @@ struct State {
 }
 
 impl Pool {
-    pub fn new(gpu: Arc<dyn Gpu>) -> Pool {
-        Pool {
+    /// The pool of `gpu`, with its lanes.
+    pub fn new(gpu: Arc<dyn Gpu>) -> Result<Pool> {
+        let lanes = Lanes {
+            compute: gpu.new_stream()?,
+            copy: gpu.new_stream()?,
+            copied: gpu.new_event()?,
+            computed: gpu.new_event()?,
+        };
+        Ok(Pool {
             gpu,
+            lanes,
             state: Mutex::new(State::default()),
-        }
+        })
     }
 
     pub fn gpu(&self) -> &Arc<dyn Gpu> {
         &self.gpu
+    }
+
+    pub fn lanes(&self) -> Lanes {
+        self.lanes
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
@@ -108,18 +136,31 @@ impl Pool {
         Self::free_cached(&self.gpu, &mut st)
     }
 
+    /// Frees every cached block, going on past a failure (the first is returned).
     fn free_cached(gpu: &Arc<dyn Gpu>, st: &mut State) -> Result<()> {
-        for ((_, size), blocks) in st.cached.drain() {
+        let mut first = Ok(());
+        for ((_, size), blocks) in std::mem::take(&mut st.cached) {
             for p in blocks {
-                gpu.free(p)?;
-                st.stats.held -= size;
+                match gpu.free(p) {
+                    Ok(()) => st.stats.held -= size,
+                    Err(e) => first = first.and(Err(e)),
+                }
             }
         }
-        Ok(())
+        first
     }
 
     pub fn stats(&self) -> PoolStats {
         self.state().stats
+    }
+}
+
+impl Drop for Pool {
+    /// Returns the cached blocks; blocks still handed out belong to their holders.
+    fn drop(&mut self) {
+        let st = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
+        // Nothing to report a failure to at drop; the device frees all at its own.
+        let _ = Self::free_cached(&self.gpu, st);
     }
 }
 
@@ -133,7 +174,7 @@ mod tests {
     #[test]
     fn blocks_are_reused_on_their_stream() {
         let gpu: Arc<dyn Gpu> = Arc::new(Emulated::new(8 << 10));
-        let pool = Pool::new(gpu.clone());
+        let pool = Pool::new(gpu.clone()).unwrap();
         let (s0, s1) = (gpu.new_stream().unwrap(), gpu.new_stream().unwrap());
         let a = pool.alloc(1000, s0).unwrap();
         pool.release(a, s0).unwrap();

@@ -183,3 +183,37 @@ fn gemm_follows_cublas_conventions() {
     let err = gpu.gemm(s, &gemm(false, 4, a, b, c)).unwrap_err();
     assert!(matches!(err, GpuError::OutOfBounds { .. }), "{err}");
 }
+
+/// Two outputs of one launch over the same bytes are a race.
+#[test]
+fn outputs_over_each_other_are_a_race() {
+    let src = "kernel two(a: float32[4]) -> (x: float32[4], y: float32[4]) compute float32 {
+  domain [4]
+  out0 = in0[i0]
+  out1 = mul(in0[i0], 2.0)
+}";
+    let gpu = Emulated::new(1 << 20);
+    let mut m = ModuleBuilder::default();
+    let name = m.add(&parse_kernel(src).unwrap()).unwrap();
+    let (config, n) = geometry(m.code(&name).unwrap(), &[]).unwrap();
+    let module = gpu.load(&m.build("two")).unwrap();
+    let s = gpu.new_stream().unwrap();
+    let (a, out) = (gpu.alloc(16).unwrap(), gpu.alloc(32).unwrap());
+    let args = |y: DevicePtr| {
+        [
+            Arg::Ptr(a),
+            Arg::Ptr(out),
+            Arg::Ptr(y),
+            Arg::I64(n.unwrap()),
+        ]
+    };
+    let err = gpu
+        .launch(s, module, &name, config, &args(out.offset(8)))
+        .unwrap_err();
+    assert!(
+        matches!(&err, GpuError::Race { other, .. } if other.contains("output 0")),
+        "{err}"
+    );
+    gpu.launch(s, module, &name, config, &args(out.offset(16)))
+        .unwrap();
+}

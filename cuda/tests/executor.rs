@@ -69,7 +69,7 @@ fn training_step_matches(name: &str, data: &[usize], classes: usize) {
     let symbol = kiln_models::get_with_classes(name, classes).unwrap();
     let values = inputs(&symbol, data, classes);
     let (gpu, tolerance) = device();
-    let pool = Arc::new(Pool::new(gpu));
+    let pool = Arc::new(Pool::new(gpu).unwrap());
     let mode = Mode::train_parameters(&symbol);
     let ex = GpuExecutor::bind(pool.clone(), &symbol, &[("data", data)], mode.clone()).unwrap();
     for (n, v) in &values {
@@ -131,7 +131,7 @@ fn resnet18_infers_as_the_interpreter_does() {
     let symbol = kiln_models::get_with_classes("resnet18_v1", 10).unwrap();
     let values = inputs(&symbol, &data, 10);
     let (gpu, tolerance) = device();
-    let pool = Arc::new(Pool::new(gpu));
+    let pool = Arc::new(Pool::new(gpu).unwrap());
     let ex = GpuExecutor::bind(pool, &symbol, &[("data", &data)], Mode::Inference).unwrap();
     for (n, v) in &values {
         ex.set(n, v).unwrap();
@@ -162,7 +162,7 @@ fn head_gradients_and_accumulated_gradients() {
         .build()
         .unwrap();
     let (gpu, tolerance) = device();
-    let pool = Arc::new(Pool::new(gpu));
+    let pool = Arc::new(Pool::new(gpu).unwrap());
     let reqs: HashMap<String, GradReq> = ["x", "fc_weight", "fc_bias"]
         .into_iter()
         .map(|n| (n.to_string(), GradReq::Add))
@@ -170,7 +170,11 @@ fn head_gradients_and_accumulated_gradients() {
     let mode = Mode::Training(reqs.clone());
     let ex = GpuExecutor::bind(pool, &out, &[("x", &[4, 5])], mode).unwrap();
     let mut values = HashMap::new();
-    for (name, shape) in [("x", vec![4, 5]), ("fc_weight", vec![6, 5]), ("fc_bias", vec![6])] {
+    for (name, shape) in [
+        ("x", vec![4, 5]),
+        ("fc_weight", vec![6, 5]),
+        ("fc_bias", vec![6]),
+    ] {
         let t = kiln_models::weights::parameter(name, &shape);
         ex.set(name, &t).unwrap();
         values.insert(name.to_string(), t);
@@ -183,10 +187,22 @@ fn head_gradients_and_accumulated_gradients() {
     }
     values.insert("act_output_head_grad".to_string(), head);
     let tg = differentiate(&out.to_graph().unwrap(), &reqs, true).unwrap();
-    let want = interpret(&tg.graph, &values, RunOptions { is_train: true, seed: 0 }).unwrap();
+    let want = interpret(
+        &tg.graph,
+        &values,
+        RunOptions {
+            is_train: true,
+            seed: 0,
+        },
+    )
+    .unwrap();
     for (k, (id, _)) in tg.grads.iter().enumerate() {
         let arg = &tg.graph.node(*id).name;
-        let twice: Vec<f64> = want[tg.num_outputs + k].data.iter().map(|v| 2.0 * v).collect();
+        let twice: Vec<f64> = want[tg.num_outputs + k]
+            .data
+            .iter()
+            .map(|v| 2.0 * v)
+            .collect();
         let d = max_rel_diff(&ex.grad(arg).unwrap().data, &twice).unwrap();
         assert!(d < tolerance, "gradient of `{arg}` differs by {d}");
     }

@@ -15,7 +15,7 @@ use std::sync::Arc;
 fn executor_modules_compile_for_sm_90() {
     let required = std::env::var("KILN_REQUIRE_NVRTC").is_ok_and(|v| v == "1");
     let gpu: Arc<dyn Gpu> = Arc::new(Emulated::new(1 << 30));
-    let pool = Arc::new(Pool::new(gpu));
+    let pool = Arc::new(Pool::new(gpu).unwrap());
     for (name, data, train) in [
         ("mlp", vec![8, 784], true),
         ("lenet", vec![4, 1, 28, 28], true),

@@ -700,15 +700,13 @@ pub fn recognize_blas(k: &Kernel) -> Option<MatMul> {
     loop {
         let mm = recognize_packing(k, packed)?;
         mm.blas_output()?;
-        let plain = |o: &Operand| o.input < k.inputs.len();
-        let unfit = [
-            plain(&mm.a) && mm.blas_a().is_none(),
-            plain(&mm.b) && mm.blas_b().is_none(),
-        ];
+        let unfit = [mm.blas_a().is_none(), mm.blas_b().is_none()];
         if unfit == [false; 2] {
             return Some(mm);
         }
-        if unfit.iter().zip(&packed).any(|(u, p)| *u && *p) {
+        // A packed operand is laid out for gemm; one that still does not fit ends it.
+        let plain = |o: &Operand| o.input < k.inputs.len();
+        if (unfit[0] && !plain(&mm.a)) || (unfit[1] && !plain(&mm.b)) {
             return None;
         }
         packed = [packed[0] || unfit[0], packed[1] || unfit[1]];

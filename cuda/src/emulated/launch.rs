@@ -26,7 +26,7 @@ pub(super) fn run(
     let buffers = k.inputs.len() + k.outputs.len();
     let dims_count = k.symbolic_dims();
     let counted = matches!(code.schedule, Schedule::ElementWise);
-    let expected = buffers + dims_count + usize::from(counted);
+    let expected = code.params();
     if args.len() != expected {
         return bad(format!(
             "{} arguments given, the kernel takes {expected} ({buffers} buffers, {dims_count} dimensions{})",
@@ -92,14 +92,25 @@ pub(super) fn run(
             ));
         }
     }
-    // Every buffer's bytes under these dimensions; an output over an input is a race
-    // unless the kernel reads that input only where it stores.
+    // Every buffer's bytes under these dimensions; an output over another output is a
+    // race, and over an input unless the kernel reads that input only where it stores.
     let mut ranges = Vec::with_capacity(buffers);
     for (i, (b, &p)) in k.inputs.iter().chain(&k.outputs).zip(&pointers).enumerate() {
         let len = usize::try_from(interp::extent(&b.len, dims)?).unwrap_or(0);
         ranges.push((p, len * b.dtype.size(), i >= k.inputs.len()));
     }
-    for (o, &(out, out_len, _)) in ranges[k.inputs.len()..].iter().enumerate() {
+    let outputs = &ranges[k.inputs.len()..];
+    for (o, &(out, out_len, _)) in outputs.iter().enumerate() {
+        if let Some(p) =
+            (outputs[..o].iter()).position(|&(q, q_len, _)| overlaps((out, out_len), (q, q_len)))
+        {
+            return Err(GpuError::Race {
+                op: op.name.to_string(),
+                range: format!("{out}..+{out_len}"),
+                other: format!("its own output {p}, which it stores too"),
+                stream: op.stream,
+            });
+        }
         for (i, &(input, in_len, _)) in ranges[..k.inputs.len()].iter().enumerate() {
             if overlaps((out, out_len), (input, in_len)) && !(out == input && k.may_overwrite(i, o))
             {

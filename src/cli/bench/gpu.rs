@@ -26,8 +26,8 @@ fn gpu_error(e: GpuError) -> Error {
 }
 
 fn device(args: &Args) -> Result<Arc<dyn Gpu>> {
-    match args.device.as_str() {
-        "emulated" => Ok(Arc::new(Emulated::new(16 << 30))),
+    match args.device.as_deref() {
+        Some("emulated") => Ok(Arc::new(Emulated::new(16 << 30))),
         _ => {
             let cache = kiln::runtime::Config::global().cache_dir.clone();
             let gpu = CudaGpu::new(0, cache).map_err(gpu_error)?;
@@ -74,7 +74,7 @@ pub fn elementwise(args: &Args) -> Result<()> {
     );
     let (a, b) = (Symbol::var("a"), Symbol::var("b"));
     let y = &(&a * &b) + 1.0;
-    let pool = Arc::new(Pool::new(gpu.clone()));
+    let pool = Arc::new(Pool::new(gpu.clone()).map_err(gpu_error)?);
     let shape = [n];
     let shapes = [("a", &shape[..]), ("b", &shape[..])];
     let ex = GpuExecutor::bind(pool, &y, &shapes, Mode::Inference).map_err(gpu_error)?;
@@ -110,7 +110,7 @@ pub fn resnet50(args: &Args) -> Result<()> {
         kiln::compiler::summary::summarize(&g, &inferred, &inputs).flops as f64
     };
     let gemm_rate = gemm_flops(args, &gpu)?;
-    let pool = Arc::new(Pool::new(gpu.clone()));
+    let pool = Arc::new(Pool::new(gpu.clone()).map_err(gpu_error)?);
     let passes: &[bool] = if args.train { &[false, true] } else { &[false] };
     for &train in passes {
         let mode = match train {
@@ -156,7 +156,11 @@ pub fn resnet50(args: &Args) -> Result<()> {
 /// Multiply-adds per second cuBLAS reaches on a square f32 product (4096³ on a GPU, 256³
 /// on the emulated device), as FLOPs (2 per multiply-add).
 fn gemm_flops(args: &Args, gpu: &Arc<dyn Gpu>) -> Result<f64> {
-    let n = if args.device == "emulated" { 256 } else { 4096 };
+    let n = if args.device.as_deref() == Some("emulated") {
+        256
+    } else {
+        4096
+    };
     let s = gpu.new_stream().map_err(gpu_error)?;
     let bytes = n * n * 4;
     let mut buffers = Vec::new();

@@ -53,11 +53,11 @@ pub struct Args {
     /// The zoo model whose kernels `jit` compiles.
     #[arg(long, default_value = "resnet18_v1")]
     model: String,
-    /// `jit`: the kernels of the CPU program (`cpu`, LLVM) or the GPU program (`cuda`,
-    /// NVRTC, for GPU 0's architecture, or sm_90 where no GPU is present). `gpu-*`: GPU 0
-    /// (`cuda`, the default for them) or the emulated device (`emulated`).
-    #[arg(long, default_value = "cpu", value_parser = ["cpu", "cuda", "emulated"])]
-    device: String,
+    /// `jit`: the kernels of the CPU program (`cpu`, the default: LLVM) or the GPU
+    /// program (`cuda`: NVRTC, for GPU 0's architecture, or sm_90 where no GPU is
+    /// present). `gpu-*`: GPU 0 (`cuda`, the default) or the emulated device (`emulated`).
+    #[arg(long, value_parser = ["cpu", "cuda", "emulated"])]
+    device: Option<String>,
     /// `gpu-elementwise`: 2 to this power elements.
     #[arg(long, default_value_t = 28, value_parser = clap::value_parser!(u32).range(1..=31))]
     log2_size: u32,
@@ -140,13 +140,22 @@ fn workload(args: &Args) -> Result<()> {
     if args.aot {
         return aot::run(args);
     }
+    let device = args.device.as_deref();
+    let refused = |workload: &str| {
+        Err(Error::Input(format!(
+            "`bench {workload}` does not run on --device {}",
+            device.unwrap_or_default()
+        )))
+    };
     match args.workload.as_str() {
+        "jit" if device == Some("emulated") => refused("jit"),
+        w if w.starts_with("gpu-") && device == Some("cpu") => refused(w),
         "engine" => engine::run(args),
         "elementwise" => elementwise::run(args),
         #[cfg(feature = "cuda")]
-        "jit" if args.device == "cuda" => jit_cuda::run(args),
+        "jit" if device == Some("cuda") => jit_cuda::run(args),
         #[cfg(not(feature = "cuda"))]
-        "jit" if args.device == "cuda" => Err(Error::Input(
+        "jit" if device == Some("cuda") => Err(Error::Input(
             "`bench jit --device cuda` needs kiln built with the `cuda` feature".into(),
         )),
         #[cfg(feature = "llvm")]
