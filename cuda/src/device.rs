@@ -142,7 +142,8 @@ pub enum Arg {
 
 /// `C = alpha·op(A)·op(B) + beta·C` in cuBLAS's conventions: column-major matrices,
 /// `op(A)` of `m × k` (`A` stored `k × m` where `trans_a`), leading dimensions in
-/// elements.
+/// elements; `batch` such products (`cublas<t>gemmStridedBatched`), the i-th on
+/// matrices `i·strides` elements further on (`[A, B, C]`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Gemm {
     pub dtype: DType,
@@ -159,6 +160,8 @@ pub struct Gemm {
     pub beta: f64,
     pub c: DevicePtr,
     pub ldc: usize,
+    pub batch: usize,
+    pub strides: [usize; 3],
 }
 
 impl Gemm {
@@ -181,8 +184,20 @@ impl Gemm {
     /// least its matrix's stored rows (and at least 1), a dtype cuBLAS multiplies here.
     pub fn validate(&self) -> Result<()> {
         let bad = |m: String| Err(crate::GpuError::invalid("gemm", m));
+        if self.batch == 0 {
+            return bad("a batch of 0 products".into());
+        }
         if !matches!(self.dtype, DType::F32 | DType::F64) {
             return bad(format!("dtype {} (f32 and f64 only)", self.dtype.name()));
+        }
+        // Products of a batch writing the same elements have no defined result.
+        let (rows, cols) = (self.m, self.n);
+        if self.batch > 1 && rows > 0 && cols > 0 && self.strides[2] < (cols - 1) * self.ldc + rows
+        {
+            return bad(format!(
+                "C matrices {} elements apart overlap ({rows} × {cols}, ldc {})",
+                self.strides[2], self.ldc
+            ));
         }
         for ((rows, _), (ld, name)) in
             self.stored()
@@ -196,13 +211,17 @@ impl Gemm {
         Ok(())
     }
 
-    /// Bytes from a matrix's address to past its last element: `(cols − 1)·ld + rows`
-    /// elements (none for an empty matrix).
-    pub fn extent(rows: usize, cols: usize, ld: usize, dtype: DType) -> usize {
-        if rows == 0 || cols == 0 {
+    /// Bytes from matrix `which`'s first address (0: A, 1: B, 2: C) to past the last
+    /// element of its last batch: `(batch − 1)·stride + (cols − 1)·ld + rows` elements
+    /// (none for an empty matrix).
+    pub fn extent(&self, which: usize) -> usize {
+        let (rows, cols) = self.stored()[which];
+        let ld = [self.lda, self.ldb, self.ldc][which];
+        if rows == 0 || cols == 0 || self.batch == 0 {
             return 0;
         }
-        ((cols - 1) * ld + rows) * dtype.size()
+        let last = (self.batch - 1) * self.strides[which];
+        (last + (cols - 1) * ld + rows) * self.dtype.size()
     }
 }
 

@@ -597,6 +597,16 @@ impl Gpu for CudaGpu {
         };
         let (m, n, k) = (int(g.m)?, int(g.n)?, int(g.k)?);
         let (lda, ldb, ldc) = (int(g.lda)?, int(g.ldb)?, int(g.ldc)?);
+        let batch = int(g.batch)?;
+        let long = |v: usize| {
+            i64::try_from(v)
+                .map_err(|_| GpuError::invalid("gemm", format!("stride {v} exceeds 64 bits")))
+        };
+        let (sa, sb, sc) = (
+            long(g.strides[0])?,
+            long(g.strides[1])?,
+            long(g.strides[2])?,
+        );
         let s = self.stream("gemm", stream)?;
         let op = || format!("gemm {}×{}×{} {}", g.m, g.n, g.k, g.dtype.name());
         let mut handle = lock(&self.blas);
@@ -630,12 +640,16 @@ impl Gpu for CudaGpu {
                 DType::F32 => {
                     let (alpha, beta) = (g.alpha as f32, g.beta as f32);
                     let (a, b, c) = (g.a.0 as *const f32, g.b.0 as *const f32, g.c.0 as *mut f32);
-                    blas::sgemm(h, ta, tb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc)
+                    blas::sgemm_strided_batched(
+                        h, ta, tb, m, n, k, &alpha, a, lda, sa, b, ldb, sb, &beta, c, ldc, sc,
+                        batch,
+                    )
                 }
                 DType::F64 => {
                     let (a, b, c) = (g.a.0 as *const f64, g.b.0 as *const f64, g.c.0 as *mut f64);
-                    blas::dgemm(
-                        h, ta, tb, m, n, k, &g.alpha, a, lda, b, ldb, &g.beta, c, ldc,
+                    blas::dgemm_strided_batched(
+                        h, ta, tb, m, n, k, &g.alpha, a, lda, sa, b, ldb, sb, &g.beta, c, ldc, sc,
+                        batch,
                     )
                 }
                 other => return Err(GpuError::invalid("gemm", format!("dtype {}", other.name()))),

@@ -596,8 +596,9 @@ fn launch(
     })
 }
 
-/// The cuBLAS calls of product `mm` on operands at `a` and `b` into `c`: one per index of
-/// its outer and summed loops, summed loops after the first index accumulating.
+/// The cuBLAS calls of product `mm` on operands at `a` and `b` into `c`: its innermost
+/// outer loop as a strided batch, a call per index of its other outer and summed loops,
+/// summed loops after the first index accumulating.
 fn gemms(step: &str, mm: &MatMul, a: DevicePtr, b: DevicePtr, c: DevicePtr) -> Result<Vec<Gemm>> {
     let unfit = |what: &str, s: (i64, i64)| {
         GpuError::Bind(format!(
@@ -618,7 +619,18 @@ fn gemms(step: &str, mm: &MatMul, a: DevicePtr, b: DevicePtr, c: DevicePtr) -> R
     };
     let (lda, ldb, ldc) = (lda as usize, ldb as usize, ldc as usize);
     let size = mm.dtype.size();
-    let loops: Vec<OuterLoop> = mm.loops.iter().chain(&mm.sums).copied().collect();
+    // The innermost outer loop is cuBLAS's batch (strided batches), where its strides are
+    // not negative; the other loops, summed ones last, are a call each.
+    let batched = (mm.loops.last()).filter(|l| l.a >= 0 && l.b >= 0 && l.out > 0);
+    let (batch, strides) = match batched {
+        Some(l) => {
+            let (a, b) = if c_t { (l.b, l.a) } else { (l.a, l.b) };
+            (l.extent as usize, [a as usize, b as usize, l.out as usize])
+        }
+        None => (1, [0; 3]),
+    };
+    let outer = &mm.loops[..mm.loops.len() - usize::from(batched.is_some())];
+    let loops: Vec<OuterLoop> = outer.iter().chain(&mm.sums).copied().collect();
     let sums = mm.sums.len();
     let total: i64 = loops.iter().map(|l| l.extent).product();
     let mut out = Vec::with_capacity(total.max(0) as usize);
@@ -648,6 +660,8 @@ fn gemms(step: &str, mm: &MatMul, a: DevicePtr, b: DevicePtr, c: DevicePtr) -> R
             beta: if first { 0.0 } else { 1.0 },
             c: at(c, co),
             ldc,
+            batch,
+            strides,
         });
     }
     Ok(out)

@@ -146,6 +146,8 @@ fn gemm(trans_a: bool, lda: usize, a: DevicePtr, b: DevicePtr, c: DevicePtr) -> 
         beta: 0.0,
         c,
         ldc: 2,
+        batch: 1,
+        strides: [0; 3],
     }
 }
 
@@ -182,6 +184,29 @@ fn gemm_follows_cublas_conventions() {
     // A leading dimension that runs past the allocation.
     let err = gpu.gemm(s, &gemm(false, 4, a, b, c)).unwrap_err();
     assert!(matches!(err, GpuError::OutOfBounds { .. }), "{err}");
+    // A strided batch of two: B the same (stride 0), A and C a matrix further on.
+    let (a2, c2) = (gpu.alloc(48).unwrap(), gpu.alloc(32).unwrap());
+    let twice: Vec<f32> = (1..=6)
+        .chain((1..=6).map(|v| 10 * v))
+        .map(|v| v as f32)
+        .collect();
+    gpu.copy_to_device(s, a2, &f32s(&twice)).unwrap();
+    let batch = Gemm {
+        batch: 2,
+        strides: [6, 0, 4],
+        ..gemm(false, 2, a2, b, c2)
+    };
+    gpu.gemm(s, &batch).unwrap();
+    assert_eq!(
+        read(&gpu, s, c2, 8),
+        [22., 28., 49., 64., 220., 280., 490., 640.]
+    );
+    let overlapping = Gemm {
+        strides: [6, 0, 2],
+        ..batch
+    };
+    let err = gpu.gemm(s, &overlapping).unwrap_err();
+    assert!(err.to_string().contains("overlap"), "{err}");
 }
 
 /// Two outputs of one launch over the same bytes are a race.

@@ -1,7 +1,7 @@
 //! cuBLAS's gemm on the emulated device: column-major operands at their leading
 //! dimensions, transposes, `alpha` and `beta` (with `beta = 0` never reading `C`, so
 //! uninitialized output memory holding NaN does not leak in, as cuBLAS guarantees),
-//! accumulated in f64 and stored in the operands' dtype.
+//! strided batches, accumulated in f64 and stored in the operands' dtype.
 
 use super::{Op, State};
 use crate::device::Gemm;
@@ -9,15 +9,13 @@ use crate::error::Result;
 use kiln_ops::Tensor;
 
 pub(super) fn run(st: &mut State, op: &Op, g: &Gemm) -> Result<()> {
-    let [a, b, c] = g.stored();
-    let size = |(rows, cols): (usize, usize), ld| Gemm::extent(rows, cols, ld, g.dtype);
     let reads_c = g.beta != 0.0;
     let places = st.access(
         op,
         &[
-            (g.a, size(a, g.lda), false),
-            (g.b, size(b, g.ldb), false),
-            (g.c, size(c, g.ldc), true),
+            (g.a, g.extent(0), false),
+            (g.b, g.extent(1), false),
+            (g.c, g.extent(2), true),
         ],
     )?;
     let read = |st: &State, i: usize| {
@@ -36,15 +34,20 @@ pub(super) fn run(st: &mut State, op: &Op, g: &Gemm) -> Result<()> {
             x[j * ld + i]
         }
     };
-    for j in 0..g.n {
-        for i in 0..g.m {
-            let mut sum = 0.0;
-            for p in 0..g.k {
-                sum += at(&av, g.lda, g.trans_a, i, p) * at(&bv, g.ldb, g.trans_b, p, j);
+    let [sa, sb, sc] = g.strides;
+    for batch in 0..g.batch {
+        let (a, b) = (&av[batch * sa..], &bv[batch * sb..]);
+        let c = &mut cv[batch * sc..];
+        for j in 0..g.n {
+            for i in 0..g.m {
+                let mut sum = 0.0;
+                for p in 0..g.k {
+                    sum += at(a, g.lda, g.trans_a, i, p) * at(b, g.ldb, g.trans_b, p, j);
+                }
+                let slot = &mut c[j * g.ldc + i];
+                let old = if reads_c { g.beta * *slot } else { 0.0 };
+                *slot = g.dtype.round(g.alpha * sum + old);
             }
-            let slot = &mut cv[j * g.ldc + i];
-            let old = if reads_c { g.beta * *slot } else { 0.0 };
-            *slot = g.dtype.round(g.alpha * sum + old);
         }
     }
     let mut bytes = Vec::with_capacity(cv.len() * g.dtype.size());

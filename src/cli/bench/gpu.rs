@@ -184,6 +184,8 @@ fn gemm_flops(args: &Args, gpu: &Arc<dyn Gpu>) -> Result<f64> {
         beta: 0.0,
         c: buffers[2],
         ldc: n,
+        batch: 1,
+        strides: [0; 3],
     };
     let t = timed(args, &|| {
         gpu.gemm(s, &g)?;
