@@ -10,21 +10,26 @@
 //! strided stores says is cheaper. Products with few rows (or one) whose operands both
 //! run along the depth are dot products instead: packing would not pay back.
 //!
-//! The packed blocks live in the calling thread's workspace, sized once for the largest
-//! blocks: after a thread's first product, products allocate nothing. That is why kiln
+//! Block sizes come from the caches of the CPU that runs it ([`machine`]: BLIS's
+//! analytical model over Linux's cache sizes), not from constants. The packed blocks
+//! live in the calling thread's workspace, sized once for the largest blocks: after a
+//! thread's first product, products allocate nothing. That is why kiln
 //! has its own product: the gemm crate allocates its packing buffers on every call, so a
 //! warm training step could not be allocation-free. `cargo bench -p kiln-gemm` compares
 //! the two on the benchmark networks' shapes. A crate of its own so that tests, on the
 //! dev profile, run it optimized like the dependencies.
 
+pub mod machine;
 mod pack;
+mod peak;
 #[cfg(test)]
 mod tests;
 mod tile;
 mod vector;
 
+use machine::Blocking;
 use pack::pack;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::sync::OnceLock;
 use tile::{store, tile, Out};
 use vector::{dot_blocks, row_product, zero_depth, DOT_MAX_SIDE};
@@ -63,6 +68,11 @@ pub trait Real:
     /// # Safety
     /// As [`run`].
     unsafe fn dispatch(p: &Product<Self>);
+    /// The register tile (`MR × NR`) products of this type run with on this machine.
+    fn tile() -> (usize, usize);
+    /// Runs `iters` rounds of independent fused multiply-add chains in this machine's
+    /// product vectors ([`machine::peak_fmas`]); returns the multiply-adds done.
+    fn fma_chains(iters: usize) -> usize;
 }
 
 /// Runs `p`.
@@ -120,19 +130,42 @@ macro_rules! compiled_for {
 /// tile `MR × NR`, narrow tile width `RW` and vector lanes `L`; and the dispatch between
 /// them.
 macro_rules! real {
-    ($t:ty, $avx512:ident $a:tt, $avx2:ident $b:tt, $baseline:ident [$($c:literal),*]) => {
+    ($t:ty, $avx512:ident $avx512_chains:ident $a:tt, $avx2:ident $avx2_chains:ident $b:tt,
+     $baseline:ident [$mr:literal, $nr:literal, $rw:literal, $l:literal]) => {
         compiled_for!($avx512, $t, "avx512f,fma", $a);
         compiled_for!($avx2, $t, "avx2,fma", $b);
 
         unsafe fn $baseline(p: &Product<$t>) {
             // SAFETY: `blocked` needs `run`'s contract, forwarded by `dispatch`.
-            unsafe { blocked::<$t, $($c,)* false>(p) }
+            unsafe { blocked::<$t, $mr, $nr, $rw, $l, false>(p) }
         }
 
         impl Real for $t {
             #[inline(always)]
             fn fused_mul_add(self, a: $t, b: $t) -> $t {
                 self.mul_add(a, b)
+            }
+            fn tile() -> (usize, usize) {
+                let tiles = [$a, $b, [$mr, $nr, $rw, $l]];
+                let [mr, nr, ..] = match isa() {
+                    Isa::Avx512 => tiles[0],
+                    Isa::Avx2 => tiles[1],
+                    Isa::Baseline => tiles[2],
+                };
+                (mr, nr)
+            }
+            fn fma_chains(iters: usize) -> usize {
+                // SAFETY: `isa()` says Avx512 only where avx512f and fma were detected, Avx2
+                // only where avx2 and fma were.
+                unsafe {
+                    match isa() {
+                        #[cfg(target_arch = "x86_64")]
+                        Isa::Avx512 => peak::$avx512_chains(iters),
+                        #[cfg(target_arch = "x86_64")]
+                        Isa::Avx2 => peak::$avx2_chains(iters),
+                        _ => peak::scalar_chains::<$t>(iters),
+                    }
+                }
             }
             unsafe fn dispatch(p: &Product<$t>) {
                 // SAFETY: p as `run` requires (`dispatch`'s contract); `isa()` says Avx512 only
@@ -151,22 +184,39 @@ macro_rules! real {
     };
 }
 
-real!(f32, f32_avx512 [6, 64, 32, 16], f32_avx2 [4, 24, 8, 8], f32_baseline [4, 8, 4, 4]);
-real!(f64, f64_avx512 [6, 32, 16, 8], f64_avx2 [4, 12, 4, 4], f64_baseline [4, 4, 2, 2]);
-
-/// Depth of a block: each tile of a column re-reads its `KC × NR` panel of B from L2,
-/// and weights read in place stream in runs this long.
-const KC: usize = 512;
-/// Rows of A packed at once (an `MC × KC` block stays in L2).
-const MC: usize = 192;
-/// Columns of B packed at once (with `MC` and `KC`, what each thread's workspace holds:
-/// 2.4 MB in f64).
-const NC: usize = 1024;
+real!(f32, f32_avx512 f32_avx512_chains [6, 64, 32, 16], f32_avx2 f32_avx2_chains [4, 24, 8, 8],
+    f32_baseline [4, 8, 4, 4]);
+real!(f64, f64_avx512 f64_avx512_chains [6, 32, 16, 8], f64_avx2 f64_avx2_chains [4, 12, 4, 4],
+    f64_baseline [4, 4, 2, 2]);
 
 thread_local! {
     /// The calling thread's packing space, in cache lines: reserved capacity (its length
     /// stays 0).
     static WORKSPACE: RefCell<Vec<CacheLine>> = const { RefCell::new(Vec::new()) };
+    /// A blocking this thread's products take instead of the machine's ([`with_blocking`]).
+    static BLOCKING: Cell<Option<Blocking>> = const { Cell::new(None) };
+}
+
+/// The blocking of a `T` product with an `MR × NR` tile on this thread.
+fn blocking<T>(mr: usize, nr: usize) -> Blocking {
+    let derived = || Blocking::derive(&machine::caches(), size_of::<T>(), mr, nr);
+    BLOCKING.with(Cell::get).unwrap_or_else(derived)
+}
+
+/// The blocking this machine's products of `T` take (its tile's, from its caches).
+pub fn machine_blocking<T: Real>() -> Blocking {
+    let (mr, nr) = T::tile();
+    Blocking::derive(&machine::caches(), size_of::<T>(), mr, nr)
+}
+
+/// Runs `f` with this thread's products blocked as `b` says (an ablation against the
+/// machine's blocking). `b`'s sizes are rounded to the tiles (`mc` down to a multiple
+/// of MR, `nc` of NR, at least one tile) when a product runs.
+pub fn with_blocking<R>(b: Blocking, f: impl FnOnce() -> R) -> R {
+    let before = BLOCKING.with(|c| c.replace(Some(b)));
+    let out = f();
+    BLOCKING.with(|c| c.set(before));
+    out
 }
 
 #[repr(C, align(64))]
@@ -217,15 +267,21 @@ unsafe fn blocked<
         // elements valid by `run`'s contract.
         return unsafe { dot_blocks::<T, 4, 4, L, FMA>(p) };
     }
+    let b = blocking::<T>(MR, NR);
+    let b = Blocking {
+        kc: b.kc.max(1),
+        mc: (b.mc / MR * MR).max(MR),
+        nc: (b.nc / NR * NR).max(NR),
+    };
     let t = p.transposed();
-    let cost = |p: &Product<T>| p.cost([MR, NR, RW], 2 * L);
+    let cost = |p: &Product<T>| p.cost([MR, NR, RW], 2 * L, &b);
     if cost(&t) < cost(p) {
         // SAFETY: the transposed product reaches exactly p's elements (valid by `run`'s
         // contract); m, n > 1 and k > 0 here.
-        unsafe { blocked_as_given::<T, MR, NR, RW, FMA>(&t) }
+        unsafe { blocked_as_given::<T, MR, NR, RW, FMA>(&t, &b) }
     } else {
         // SAFETY: p's elements are valid by `run`'s contract; m, n > 1 and k > 0 here.
-        unsafe { blocked_as_given::<T, MR, NR, RW, FMA>(p) }
+        unsafe { blocked_as_given::<T, MR, NR, RW, FMA>(p, &b) }
     }
 }
 
@@ -248,7 +304,7 @@ impl<T: Copy> Product<T> {
     /// padded tiles, packing (B unless its rows are contiguous; A unless its depth is, a
     /// quarter as much where its rows are), and element-wise stores where C's columns
     /// are strided.
-    fn cost(&self, [mr, nr, rw]: [usize; 3], lanes: usize) -> usize {
+    fn cost(&self, [mr, nr, rw]: [usize; 3], lanes: usize, b: &Blocking) -> usize {
         let (m, n, k) = (self.m, self.n, self.k);
         // Narrow tiles (columns past the last whole `nr`) broadcast A as often for half
         // the multiply-adds: a fifth slower per column.
@@ -257,21 +313,21 @@ impl<T: Copy> Product<T> {
         let pack_b = if self.b.cs == 1 { 0 } else { k * n };
         let pack_a = match (self.a.cs, self.a.rs) {
             (1, _) => 0,
-            (_, 1) => m * k / 4 * n.div_ceil(NC),
-            _ => m * k * n.div_ceil(NC),
+            (_, 1) => m * k / 4 * n.div_ceil(b.nc),
+            _ => m * k * n.div_ceil(b.nc),
         };
         let stores = if self.c_cs == 1 {
             0
         } else {
-            m * n * k.div_ceil(KC)
+            m * n * k.div_ceil(b.kc)
         };
         tiles + pack_b + pack_a + stores
     }
 }
 
-/// The blocked product, as given: A's depth contiguous, its whole panels are read in
-/// place (else packed); B's rows contiguous, its whole panels are read in place (else
-/// packed).
+/// The blocked product, as given, in `b`'s blocks (`mc` a multiple of MR, `nc` of NR): A's
+/// depth contiguous, its whole panels are read in place (else packed); B's rows
+/// contiguous, its whole panels are read in place (else packed).
 #[inline(always)]
 unsafe fn blocked_as_given<
     T: Real,
@@ -281,16 +337,18 @@ unsafe fn blocked_as_given<
     const FMA: bool,
 >(
     p: &Product<T>,
+    b: &Blocking,
 ) {
-    let (packed_a, packed_b) = workspace::<T>();
+    let (kc_max, mc_max, nc_max) = (b.kc, b.mc, b.nc);
+    let (packed_a, packed_b) = workspace::<T>(b);
     let (a_in_place, b_in_place) = (p.a.cs == 1, p.b.cs == 1);
-    for jc in (0..p.n).step_by(NC) {
-        let nc = NC.min(p.n - jc);
+    for jc in (0..p.n).step_by(nc_max) {
+        let nc = nc_max.min(p.n - jc);
         let whole_cols = nc / NR * NR;
-        for pc in (0..p.k).step_by(KC) {
-            let kc = KC.min(p.k - pc);
+        for pc in (0..p.k).step_by(kc_max) {
+            let kc = kc_max.min(p.k - pc);
             // SAFETY: whole_cols ≤ nc ≤ NC and kc ≤ KC, and B's block (after A's) holds NC × KC
-            // elements of any `T` up to f64 (`WORKSPACE_BYTES`): in the reserved workspace.
+            // elements (`workspace` reserved the blocks of `b` for `T`).
             let packed_rest = unsafe { packed_b.add(whole_cols * kc) };
             // SAFETY: both packs read B's rows pc..pc + kc and columns jc..jc + nc (< k, n: inside
             // B by `run`'s contract); whole panels fill whole_cols × kc of B's block, the rest
@@ -308,8 +366,8 @@ unsafe fn blocked_as_given<
                 // The first depth block stores (or adds to C as asked); later ones add.
                 add: p.accumulate || pc > 0,
             };
-            for ic in (0..p.m).step_by(MC) {
-                let mc = MC.min(p.m - ic);
+            for ic in (0..p.m).step_by(mc_max) {
+                let mc = mc_max.min(p.m - ic);
                 let whole_rows = if a_in_place { mc / MR * MR } else { 0 };
                 // SAFETY: reads A's rows ic..ic + mc (< m) at depths pc..pc + kc (< k), valid by
                 // `run`'s contract; writes at most mc rounded up to MR (MC is a multiple of MR) by
@@ -455,28 +513,36 @@ impl<T: Copy> Strided<T> {
     }
 }
 
-/// Bytes of the largest packed blocks (in f64).
-const WORKSPACE_BYTES: usize = (MC + NC) * KC * size_of::<f64>();
-
 /// Reserves the calling thread's workspace for any product (address space only: pages
-/// are touched as blocks are packed). The kernels' pool threads and the engine's CPU
-/// workers call it as they start, so which thread runs a product never makes a training
-/// step allocate.
+/// are touched as blocks are packed): the larger of the machine's f32 and f64 blocks.
+/// The kernels' pool threads and the engine's CPU workers call it as they start, so which
+/// thread runs a product never makes a training step allocate.
 pub fn reserve_workspace() {
+    static BYTES: OnceLock<usize> = OnceLock::new();
+    let bytes = *BYTES.get_or_init(|| {
+        let f32_bytes = machine_blocking::<f32>().workspace_bytes(size_of::<f32>());
+        f32_bytes.max(machine_blocking::<f64>().workspace_bytes(size_of::<f64>()))
+    });
+    reserve(bytes);
+}
+
+/// Reserves at least `bytes` of the calling thread's workspace.
+fn reserve(bytes: usize) {
     WORKSPACE.with(|ws| {
         let mut ws = ws.borrow_mut();
-        let lines = WORKSPACE_BYTES.div_ceil(64);
+        let lines = bytes.div_ceil(64);
         if ws.capacity() < lines {
             ws.reserve_exact(lines);
         }
     });
 }
 
-/// The calling thread's packed blocks of A (`MC × KC`) and B (`KC × NC`), valid until
-/// the next product on this thread (products do not nest).
-fn workspace<T>() -> (*mut T, *mut T) {
+/// The calling thread's packed blocks of A (`MC × KC`) and B (`KC × NC`) for blocking
+/// `b`, valid until the next product on this thread (products do not nest).
+fn workspace<T>(b: &Blocking) -> (*mut T, *mut T) {
     reserve_workspace();
-    let a_lines = (MC * KC * size_of::<T>()).div_ceil(64);
+    let a_lines = (b.mc * b.kc * size_of::<T>()).div_ceil(64);
+    reserve(a_lines * 64 + b.nc * b.kc * size_of::<T>());
     WORKSPACE.with(|ws| {
         // The blocks live in the reserved capacity: packing writes every element a tile
         // reads.

@@ -5,6 +5,9 @@
 //!   sequential loop calling the same function (target: ≤ 2 µs per operation).
 //! - `elementwise` (W1): `y = a*b + 1` over 2^24 f32 through a bound executor, in GB/s
 //!   against the machine's copy bandwidth measured in the same run (target: ≥ 0.9×).
+//! - `gemm`: kiln's matrix product on one core against the core's measured peak, with the
+//!   caches, tile and blocking it took from this machine, and the former fixed blocking
+//!   as an ablation (`gemm.rs`).
 //! - `jit`: compile latency per fused kernel of a zoo model's training graph, cold and
 //!   cached (target: ≤ 20 ms cold); with `--device cuda`, NVRTC's for the GPU program
 //!   (`jit_cuda.rs`).
@@ -25,6 +28,7 @@ mod aot;
 mod dist;
 mod elementwise;
 mod engine;
+mod gemm;
 #[cfg(feature = "cuda")]
 mod gpu;
 mod image_train;
@@ -41,7 +45,7 @@ use std::time::Instant;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// What to measure: `engine`, `elementwise`, `jit`, `mlp-train`, `lenet-train`,
+    /// What to measure: `engine`, `elementwise`, `gemm`, `jit`, `mlp-train`, `lenet-train`,
     /// `resnet18-infer`, `image-train`, `dist`, `gpu-elementwise` or `gpu-resnet50`.
     workload: String,
     /// One JSON object per line instead of a table.
@@ -152,6 +156,7 @@ fn workload(args: &Args) -> Result<()> {
         w if w.starts_with("gpu-") && device == Some("cpu") => refused(w),
         "engine" => engine::run(args),
         "elementwise" => elementwise::run(args),
+        "gemm" => gemm::run(args),
         #[cfg(feature = "cuda")]
         "jit" if device == Some("cuda") => jit_cuda::run(args),
         #[cfg(not(feature = "cuda"))]
@@ -181,7 +186,7 @@ fn workload(args: &Args) -> Result<()> {
         #[cfg(feature = "mpi")]
         "dist" => dist::run(args),
         other => Err(Error::Input(format!(
-            "unknown workload `{other}` (known: engine, elementwise, jit, mlp-train, \
+            "unknown workload `{other}` (known: engine, elementwise, gemm, jit, mlp-train, \
              lenet-train, resnet18-infer, image-train, dist, gpu-elementwise, gpu-resnet50)"
         ))),
     }
