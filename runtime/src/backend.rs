@@ -107,17 +107,21 @@ impl KernelCompiler for kiln_llvm::Jit {
 }
 
 /// The host's kernel compiler: the process's LLVM JIT, made once with the process
-/// configuration's cache folder (`jit/` in it) and vector width, streaming outputs
-/// larger than the host's last-level cache; or why there is none.
+/// configuration's cache folder (`jit/` in it) and vector width (this CPU's where the
+/// configuration leaves it open: [`crate::cpu::wisdom`]), streaming outputs larger than
+/// the host's last-level cache; or why there is none.
 pub fn host_compiler() -> Result<&'static dyn KernelCompiler> {
     static JIT: OnceLock<Result<kiln_llvm::Jit>> = OnceLock::new();
-    let jit = JIT.get_or_init(|| {
-        let config = crate::Config::global();
-        let disk = config.cache_dir.as_ref().map(|d| d.join("jit"));
-        Ok(kiln_llvm::Jit::new(disk)?
-            .with_vector_bits(config.vector_bits)
-            .with_streaming(crate::cpu::cache::last_level_bytes()))
-    });
+    let jit =
+        JIT.get_or_init(|| {
+            let config = crate::Config::global();
+            let disk = config.cache_dir.as_ref().map(|d| d.join("jit"));
+            Ok(kiln_llvm::Jit::new(disk)?
+                .with_vector_bits(config.vector_bits.unwrap_or_else(|| {
+                    crate::cpu::wisdom::vector_bits(config.cache_dir.as_deref())
+                }))
+                .with_streaming(crate::cpu::cache::last_level_bytes()))
+        });
     match jit {
         Ok(jit) => Ok(jit),
         Err(e) => Err(e.clone()),

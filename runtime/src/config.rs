@@ -25,7 +25,7 @@
 //! | `KILN_PROFILE` | [`Config::profile`]: write a Chrome trace there at exit | off |
 //! | `KILN_CACHE_DIR` | [`Config::cache_dir`] (compiled kernels under `jit/`) | `$XDG_CACHE_HOME/kiln`, else `~/.cache/kiln` |
 //! | `KILN_MEMORY_LIMIT` | [`Config::memory_limit`]: bytes the CPU storage pool may hold (a number, or with `k`, `m`, `g`, `t`: powers of 1024) | the machine's available memory |
-//! | `KILN_VECTOR_BITS` | [`Config::vector_bits`] of compiled kernels (128, 256, 512) | 256 |
+//! | `KILN_VECTOR_BITS` | [`Config::vector_bits`] of compiled kernels (128, 256, 512) | this CPU's ([`crate::cpu::wisdom`]) |
 //!
 //! Test and bench tooling reads its own, in the files that use them, never on kiln's
 //! path: `KILN_UPDATE_BUILDERS` (regenerate the typed builders), `KILN_UPDATE_FILETESTS`
@@ -64,7 +64,9 @@ pub struct Config {
     pub profile: Option<PathBuf>,
     /// kiln's cache folder; `None`: compiled kernels are kept in memory only.
     pub cache_dir: Option<PathBuf>,
-    pub vector_bits: u32,
+    /// The vector width of compiled kernels; `None`: this CPU's, by its instruction sets or
+    /// measured once per CPU model ([`crate::cpu::wisdom::vector_bits`]).
+    pub vector_bits: Option<u32>,
     /// Bytes the CPU storage pool may hold at once; `None`: a block is refused where it
     /// passes the memory the machine has available ([`crate::storage`]).
     pub memory_limit: Option<usize>,
@@ -102,7 +104,7 @@ impl Config {
             engine: EngineKind::Threaded { workers: 1 },
             profile: None,
             cache_dir,
-            vector_bits: kiln_llvm::DEFAULT_VECTOR_BITS,
+            vector_bits: None,
             memory_limit: None,
         }
     }
@@ -165,7 +167,7 @@ impl Config {
         }
         if let Some(v) = var("KILN_VECTOR_BITS") {
             c.vector_bits = match v.as_str() {
-                "128" | "256" | "512" => v.parse().unwrap_or(kiln_llvm::DEFAULT_VECTOR_BITS),
+                "128" | "256" | "512" => v.parse().ok(),
                 _ => return Err(bad("KILN_VECTOR_BITS", &v, "128, 256 or 512")),
             };
         }
@@ -258,7 +260,7 @@ impl Config {
     }
 
     pub fn vector_bits(mut self, bits: u32) -> Config {
-        self.vector_bits = bits;
+        self.vector_bits = Some(bits);
         self
     }
 

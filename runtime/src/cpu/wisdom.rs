@@ -1,0 +1,177 @@
+//! What no model of the CPU decides, measured once per CPU model and kept on disk, as
+//! FFTW keeps its wisdom: `<cache>/wisdom/<cpu>.json`, one JSON object per CPU model
+//! (the name and family/model/stepping the OS reports), written whole or not at all.
+//!
+//! The vector width of compiled kernels: 128 bits without AVX2, 256 without AVX-512 (the
+//! instruction sets decide); with AVX-512 it depends on the core (a Zen 4 core runs
+//! 512-bit operations in two halves; Intel cores may lower their clock), so the JIT
+//! compiles one kernel at both widths and times them at first use — an in-cache
+//! element-wise kernel with a transcendental (`tanh`, a polynomial of some 20 operations),
+//! alternating widths over rounds so a drift in the machine's speed hits both — and 512
+//! is kept where it is at least 3% faster. Without LLVM, or where measuring fails, 256.
+
+use kiln_compiler::formats::atomic::write_atomically;
+use kiln_compiler::kir::{lower, parse_kernel, Schedule};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::Instant;
+
+/// The width kernels compile with where nothing is measured.
+const DEFAULT_BITS: u32 = kiln_llvm::DEFAULT_VECTOR_BITS;
+
+/// The vector width of compiled kernels on this CPU: from its wisdom file under `cache`,
+/// else measured now (and kept there). Decided once per process.
+pub fn vector_bits(cache: Option<&Path>) -> u32 {
+    static BITS: OnceLock<u32> = OnceLock::new();
+    *BITS.get_or_init(|| load_or_measure(cache.map(|c| c.join("wisdom")).as_deref()))
+}
+
+/// The vector width recorded in `folder`'s file for this CPU, else measured (and
+/// recorded there where it can be written).
+pub fn load_or_measure(folder: Option<&Path>) -> u32 {
+    if !has("avx512f") {
+        return if has("avx2") { 256 } else { 128 };
+    }
+    let file = folder.map(|f| f.join(format!("{}.json", cpu_id())));
+    let mut wisdom = (file.as_ref())
+        .and_then(|f| std::fs::read_to_string(f).ok())
+        .and_then(|s| serde_json::from_str::<Value>(&s).ok())
+        .filter(Value::is_object)
+        .unwrap_or_else(|| json!({}));
+    let recorded = wisdom["vector_bits"]
+        .as_u64()
+        .and_then(|b| u32::try_from(b).ok());
+    if let Some(bits) = recorded.filter(|b| [128, 256, 512].contains(b)) {
+        return bits;
+    }
+    let Some([t256, t512]) = measure() else {
+        return DEFAULT_BITS;
+    };
+    let bits = if t512 < 0.97 * t256 { 512 } else { 256 };
+    wisdom["vector_bits"] = json!(bits);
+    wisdom["vector_bits_measured_us"] = json!({ "256": t256 * 1e6, "512": t512 * 1e6 });
+    if let Some(f) = &file {
+        // The wisdom only saves a measurement: a folder that cannot be written is skipped.
+        let _ = f.parent().map(std::fs::create_dir_all);
+        let _ = write_atomically(f, wisdom.to_string().as_bytes());
+    }
+    bits
+}
+
+fn has(feature: &str) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        match feature {
+            "avx512f" => std::arch::is_x86_feature_detected!("avx512f"),
+            "avx2" => std::arch::is_x86_feature_detected!("avx2"),
+            _ => false,
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = feature;
+        false
+    }
+}
+
+/// This CPU model, as a file name: its name, family, model and stepping.
+fn cpu_id() -> String {
+    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let field = |key: &str| {
+        (info.lines())
+            .find(|l| l.split(':').next().is_some_and(|k| k.trim() == key))
+            .and_then(|l| l.split_once(':'))
+            .map_or(String::new(), |(_, v)| v.trim().to_string())
+    };
+    let id = format!(
+        "{}-{}-{}-{}",
+        field("model name"),
+        field("cpu family"),
+        field("model"),
+        field("stepping")
+    );
+    (id.chars())
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// Elements of the measured kernel's arrays: 3 × 64 KiB, in L2.
+const N: usize = 1 << 14;
+
+/// Seconds of one run of the probe kernel at 256 and at 512 bits (the best of its
+/// rounds), or `None` where it cannot be compiled.
+fn measure() -> Option<[f64; 2]> {
+    let src = format!(
+        "kernel wisdom_probe(a: float32[{N}], b: float32[{N}]) -> (y: float32[{N}]) compute float32 {{
+  domain [{N}]
+  out0 = add(tanh(mul(in0[i0], in1[i0])), 1.0)
+}}"
+    );
+    let kernel = parse_kernel(&src).ok()?;
+    let nest = lower(&kernel, &Schedule::cpu(&kernel)).ok()?;
+    let compiled = [256, 512].map(|bits| {
+        let jit = kiln_llvm::Jit::new(None).ok()?.with_vector_bits(bits);
+        jit.compile(&nest).ok().map(|(k, _)| k)
+    });
+    let [Some(k256), Some(k512)] = compiled else {
+        return None;
+    };
+    let (mut a, mut b) = (vec![0.5f32; N], vec![0.25f32; N]);
+    let mut y = vec![0f32; N];
+    let buffers: [*mut u8; 3] = [
+        a.as_mut_ptr().cast(),
+        b.as_mut_ptr().cast(),
+        y.as_mut_ptr().cast(),
+    ];
+    let rows = k256.rows(&[]).ok()?.map_or(1, |(rows, _)| rows);
+    let mut best = [f64::INFINITY; 2];
+    for _ in 0..15 {
+        for (slot, k) in best.iter_mut().zip([&k256, &k512]) {
+            let start = Instant::now();
+            // SAFETY: three buffers of N f32, as the kernel declares; all of its rows on
+            // this thread.
+            unsafe { k.run_range(&buffers, &[], 0, rows) };
+            *slot = slot.min(start.elapsed().as_secs_f64());
+        }
+    }
+    Some(best)
+}
+
+/// Where [`vector_bits`] keeps this CPU's wisdom under `cache`.
+pub fn wisdom_file(cache: &Path) -> PathBuf {
+    cache.join("wisdom").join(format!("{}.json", cpu_id()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A measured width is kept and read back; a recorded one is taken as it is.
+    #[test]
+    fn the_width_is_measured_once_and_kept() {
+        let dir = std::env::temp_dir().join(format!("kiln-wisdom-{}", std::process::id()));
+        let folder = dir.join("wisdom");
+        let bits = load_or_measure(Some(&folder));
+        assert!([128, 256, 512].contains(&bits));
+        let file = wisdom_file(&dir);
+        if has("avx512f") && kiln_llvm::AVAILABLE {
+            let kept: Value =
+                serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+            assert_eq!(kept["vector_bits"], json!(bits));
+            std::fs::write(&file, r#"{"vector_bits": 128}"#).unwrap();
+            assert_eq!(
+                load_or_measure(Some(&folder)),
+                128,
+                "read back, not measured again"
+            );
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
