@@ -117,8 +117,9 @@ fn measure() -> Option<[f64; 2]> {
     let kernel = parse_kernel(&src).ok()?;
     let nest = lower(&kernel, &Schedule::cpu(&kernel)).ok()?;
     let compiled = [256, 512].map(|bits| {
-        let jit = kiln_llvm::Jit::new(None).ok()?.with_vector_bits(bits);
-        jit.compile(&nest).ok().map(|(k, _)| k)
+        let jit = kiln_llvm::Jit::new(None).ok();
+        jit.and_then(|j| j.with_vector_bits(bits).compile(&nest).ok())
+            .map(|(k, _)| k)
     });
     let [Some(k256), Some(k512)] = compiled else {
         return None;
