@@ -88,26 +88,63 @@ pub unsafe fn run<T: Real>(p: &Product<T>) {
     unsafe { T::dispatch(p) }
 }
 
-/// The instruction sets the tile is compiled for.
-#[derive(Clone, Copy, PartialEq)]
-enum Isa {
-    Avx512,
-    Avx2,
+/// The instruction sets the tile is compiled for, narrowest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Isa {
+    /// x86-64's SSE2 (no FMA), or any other machine.
     Baseline,
+    /// AVX2 with FMA.
+    Avx2,
+    /// AVX-512 (F) with FMA.
+    Avx512,
 }
 
-fn isa() -> Isa {
-    static ISA: OnceLock<Isa> = OnceLock::new();
+impl Isa {
+    /// Its name as `KILN_ISA` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Isa::Baseline => "baseline",
+            Isa::Avx2 => "avx2",
+            Isa::Avx512 => "avx512",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Isa> {
+        [Isa::Baseline, Isa::Avx2, Isa::Avx512]
+            .into_iter()
+            .find(|i| i.name() == s)
+    }
+}
+
+/// The widest instruction set products may use (`u8` of [`Isa`]); the widest by default.
+static CEILING: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(Isa::Avx512 as u8);
+static ISA: OnceLock<Isa> = OnceLock::new();
+
+/// Products use no instruction set wider than `max` (a machine without AVX-512 taken as
+/// one, to measure the AVX2 code). Takes effect before the first product of the process
+/// only: `false` where the instruction set was already chosen (and is not `max` or
+/// narrower).
+pub fn limit_isa(max: Isa) -> bool {
+    CEILING.store(max as u8, std::sync::atomic::Ordering::Relaxed);
+    isa() <= max
+}
+
+/// The instruction set this process's products use: the widest the CPU has (AVX-512 and
+/// AVX2 with FMA), at most [`limit_isa`]'s.
+pub fn isa() -> Isa {
     *ISA.get_or_init(|| {
+        let ceiling = CEILING.load(std::sync::atomic::Ordering::Relaxed);
         #[cfg(target_arch = "x86_64")]
         {
-            if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("fma") {
+            let fma = is_x86_feature_detected!("fma");
+            if ceiling >= Isa::Avx512 as u8 && fma && is_x86_feature_detected!("avx512f") {
                 return Isa::Avx512;
             }
-            if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
+            if ceiling >= Isa::Avx2 as u8 && fma && is_x86_feature_detected!("avx2") {
                 return Isa::Avx2;
             }
         }
+        let _ = ceiling;
         Isa::Baseline
     })
 }
@@ -184,9 +221,12 @@ macro_rules! real {
     };
 }
 
-real!(f32, f32_avx512 f32_avx512_chains [6, 64, 32, 16], f32_avx2 f32_avx2_chains [4, 24, 8, 8],
+// AVX2 has 16 vector registers: a 6 × 16 tile keeps 12 accumulators, 2 panel vectors and
+// a broadcast in them (4 × 24 needed all 16 and spilled: 0.36 of peak on Zen 4 against
+// 0.47–0.84 for 6 × 16, `KILN_ISA=avx2 kiln bench gemm`).
+real!(f32, f32_avx512 f32_avx512_chains [6, 64, 32, 16], f32_avx2 f32_avx2_chains [6, 16, 8, 8],
     f32_baseline [4, 8, 4, 4]);
-real!(f64, f64_avx512 f64_avx512_chains [6, 32, 16, 8], f64_avx2 f64_avx2_chains [4, 12, 4, 4],
+real!(f64, f64_avx512 f64_avx512_chains [6, 32, 16, 8], f64_avx2 f64_avx2_chains [6, 8, 4, 4],
     f64_baseline [4, 4, 2, 2]);
 
 thread_local! {

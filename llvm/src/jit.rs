@@ -244,6 +244,31 @@ impl Jit {
         self
     }
 
+    /// This JIT compiling for no instruction set wider than `isa` (`avx2`: the host's
+    /// features without AVX-512; `baseline`: x86-64), as a narrower CPU would; `avx512`
+    /// or anything else: the host's own.
+    pub fn with_max_isa(mut self, isa: &str) -> Jit {
+        match isa {
+            "avx2" => {
+                let features =
+                    self.host
+                        .features
+                        .split(',')
+                        .map(|f| match f.strip_prefix("+avx512") {
+                            Some(rest) => format!("-avx512{rest}"),
+                            None => f.to_string(),
+                        });
+                self.host.features = features.collect::<Vec<_>>().join(",");
+            }
+            "baseline" => {
+                self.host.cpu = "x86-64".into();
+                self.host.features = String::new();
+            }
+            _ => {}
+        }
+        self
+    }
+
     /// This JIT with outputs of at least `bytes` (the last-level cache's size) written by
     /// streaming stores; `None`: never.
     pub fn with_streaming(mut self, bytes: Option<usize>) -> Jit {

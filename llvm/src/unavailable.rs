@@ -25,6 +25,10 @@ impl Jit {
         match *self {}
     }
 
+    pub fn with_max_isa(self, _isa: &str) -> Jit {
+        match self {}
+    }
+
     pub fn with_vector_bits(self, _bits: u32) -> Jit {
         match self {}
     }

@@ -25,6 +25,7 @@
 //! | `KILN_PROFILE` | [`Config::profile`]: write a Chrome trace there at exit | off |
 //! | `KILN_CACHE_DIR` | [`Config::cache_dir`] (compiled kernels under `jit/`) | `$XDG_CACHE_HOME/kiln`, else `~/.cache/kiln` |
 //! | `KILN_MEMORY_LIMIT` | [`Config::memory_limit`]: bytes the CPU storage pool may hold (a number, or with `k`, `m`, `g`, `t`: powers of 1024) | the machine's available memory |
+//! | `KILN_ISA` | [`Config::isa`]: the widest instruction set products and compiled kernels use (`avx512`, `avx2`, `baseline`) | the CPU's |
 //! | `KILN_VECTOR_BITS` | [`Config::vector_bits`] of compiled kernels (128, 256, 512) | this CPU's ([`crate::cpu::wisdom`]) |
 //!
 //! Test and bench tooling reads its own, in the files that use them, never on kiln's
@@ -64,6 +65,10 @@ pub struct Config {
     pub profile: Option<PathBuf>,
     /// kiln's cache folder; `None`: compiled kernels are kept in memory only.
     pub cache_dir: Option<PathBuf>,
+    /// The widest instruction set products and compiled kernels use (a narrower CPU's,
+    /// to measure its code paths on this one); `None`: the CPU's. Applied to kiln-gemm as
+    /// the configuration is first read.
+    pub isa: Option<kiln_gemm::Isa>,
     /// The vector width of compiled kernels; `None`: this CPU's, by its instruction sets or
     /// measured once per CPU model ([`crate::cpu::wisdom::vector_bits`]).
     pub vector_bits: Option<u32>,
@@ -104,6 +109,7 @@ impl Config {
             engine: EngineKind::Threaded { workers: 1 },
             profile: None,
             cache_dir,
+            isa: None,
             vector_bits: None,
             memory_limit: None,
         }
@@ -165,6 +171,10 @@ impl Config {
         if let Some(dir) = var("KILN_CACHE_DIR") {
             c.cache_dir = Some(dir.into());
         }
+        if let Some(v) = var("KILN_ISA") {
+            let isa = kiln_gemm::Isa::parse(&v);
+            c.isa = Some(isa.ok_or_else(|| bad("KILN_ISA", &v, "avx512, avx2 or baseline"))?);
+        }
         if let Some(v) = var("KILN_VECTOR_BITS") {
             c.vector_bits = match v.as_str() {
                 "128" | "256" | "512" => v.parse().ok(),
@@ -184,11 +194,27 @@ impl Config {
     /// where no error can be returned).
     pub fn global() -> &'static Config {
         GLOBAL.get_or_init(|| {
-            Config::from_env().unwrap_or_else(|e| {
+            let c = Config::from_env().unwrap_or_else(|e| {
                 eprintln!("kiln: {e}; using the defaults");
                 Config::new()
-            })
+            });
+            c.limit_isa();
+            c
         })
+    }
+
+    /// Limits kiln-gemm's products to [`Config::isa`], saying so where a product ran
+    /// before with a wider one.
+    fn limit_isa(&self) {
+        if let Some(isa) = self.isa {
+            if !kiln_gemm::limit_isa(isa) {
+                eprintln!(
+                    "kiln: products already use {}; the {} limit applies to compiled kernels only",
+                    kiln_gemm::isa().name(),
+                    isa.name()
+                );
+            }
+        }
     }
 
     /// Makes this the process's configuration (again, where it already is). Fails once
@@ -197,7 +223,10 @@ impl Config {
     pub fn install(self) -> Result<()> {
         let wanted = self.clone();
         match GLOBAL.set(self) {
-            Ok(()) => Ok(()),
+            Ok(()) => {
+                wanted.limit_isa();
+                Ok(())
+            }
             // The refused value is this configuration, handed back: nothing is lost.
             Err(_) if GLOBAL.get() == Some(&wanted) => Ok(()),
             Err(_) => Err(Error::ConfiguredAlready),
@@ -256,6 +285,11 @@ impl Config {
 
     pub fn cache_dir(mut self, dir: Option<PathBuf>) -> Config {
         self.cache_dir = dir;
+        self
+    }
+
+    pub fn isa(mut self, isa: Option<kiln_gemm::Isa>) -> Config {
+        self.isa = isa;
         self
     }
 

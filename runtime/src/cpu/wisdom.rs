@@ -3,7 +3,7 @@
 //! (the name and family/model/stepping the OS reports), written whole or not at all.
 //!
 //! The vector width of compiled kernels: 128 bits without AVX2, 256 without AVX-512 (the
-//! instruction sets decide); with AVX-512 it depends on the core (a Zen 4 core runs
+//! instruction sets the products use decide, `kiln_gemm::isa`); with AVX-512 it depends on the core (a Zen 4 core runs
 //! 512-bit operations in two halves; Intel cores may lower their clock), so the JIT
 //! compiles one kernel at both widths and times them at first use — an in-cache
 //! element-wise kernel with a transcendental (`tanh`, a polynomial of some 20 operations),
@@ -30,8 +30,10 @@ pub fn vector_bits(cache: Option<&Path>) -> u32 {
 /// The vector width recorded in `folder`'s file for this CPU, else measured (and
 /// recorded there where it can be written).
 pub fn load_or_measure(folder: Option<&Path>) -> u32 {
-    if !has("avx512f") {
-        return if has("avx2") { 256 } else { 128 };
+    match kiln_gemm::isa() {
+        kiln_gemm::Isa::Baseline => return 128,
+        kiln_gemm::Isa::Avx2 => return 256,
+        kiln_gemm::Isa::Avx512 => {}
     }
     let file = folder.map(|f| f.join(format!("{}.json", cpu_id())));
     let mut wisdom = (file.as_ref())
@@ -57,22 +59,6 @@ pub fn load_or_measure(folder: Option<&Path>) -> u32 {
         let _ = write_atomically(f, wisdom.to_string().as_bytes());
     }
     bits
-}
-
-fn has(feature: &str) -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        match feature {
-            "avx512f" => std::arch::is_x86_feature_detected!("avx512f"),
-            "avx2" => std::arch::is_x86_feature_detected!("avx2"),
-            _ => false,
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let _ = feature;
-        false
-    }
 }
 
 /// This CPU model, as a file name: its name, family, model and stepping.
@@ -162,7 +148,7 @@ mod tests {
         let bits = load_or_measure(Some(&folder));
         assert!([128, 256, 512].contains(&bits));
         let file = wisdom_file(&dir);
-        if has("avx512f") && kiln_llvm::AVAILABLE {
+        if kiln_gemm::isa() == kiln_gemm::Isa::Avx512 && kiln_llvm::AVAILABLE {
             let kept: Value =
                 serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
             assert_eq!(kept["vector_bits"], json!(bits));
