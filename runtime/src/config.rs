@@ -380,6 +380,7 @@ mod tests {
             ("KILN_PROFILE", "trace.json"),
             ("KILN_CACHE_DIR", "/tmp/k"),
             ("KILN_VECTOR_BITS", "512"),
+            ("KILN_ISA", "avx2"),
             ("KILN_MEMORY_LIMIT", "16G"),
         ])
         .unwrap();
@@ -395,6 +396,7 @@ mod tests {
             .profile("trace.json")
             .cache_dir(Some("/tmp/k".into()))
             .vector_bits(512)
+            .isa(Some(kiln_gemm::Isa::Avx2))
             .memory_limit(Some(16 << 30));
         assert_eq!(c, want);
         assert!(!c.target().winograd && !c.target().kernels);
@@ -404,6 +406,7 @@ mod tests {
     fn an_unusable_value_is_an_error_naming_the_variable() {
         for (k, v) in [
             ("KILN_BACKEND", "gpu"),
+            ("KILN_ISA", "sse"),
             ("KILN_LAZY", "maybe"),
             ("KILN_CPU_THREADS", "0"),
             ("KILN_ENGINE", "fast"),
