@@ -9,7 +9,8 @@
 //!   libraries at run time, so every build works without CUDA installed.
 //! - [`pool`]: the stream-ordered caching allocator over either.
 //! - [`module`]: a program's kernels rendered to CUDA as one module, and their launch
-//!   geometry; [`executor`]: a compiled program run on a device.
+//!   geometry; [`executor`]: a compiled program run on a device, its matrix products as
+//!   cuBLAS calls (`products.rs`).
 
 pub mod device;
 #[cfg(feature = "driver")]
@@ -19,6 +20,7 @@ mod error;
 pub mod executor;
 pub mod module;
 pub mod pool;
+mod products;
 
 pub use device::{Arch, Arg, DevicePtr, Event, Gemm, Gpu, LaunchConfig, Module, ModuleId, Stream};
 pub use error::{GpuError, Result};

@@ -127,13 +127,15 @@ fn at_least_one(s: &str) -> std::result::Result<usize, super::ArgError> {
 pub fn run(args: Args) -> Result<()> {
     // The process's configuration before any work (which reads it): the `KILN_*`
     // variables checked, the instruction set limited (`KILN_ISA`), the profile set.
-    let mut config = kiln::runtime::Config::from_env()?;
-    // `dist` profiles its jobs' rank 0 itself.
-    if let Some(path) = args.profile.as_ref().filter(|_| args.workload != "dist") {
-        super::output::check_writable("--profile", path)?;
-        config = config.profile(path);
+    // `dist` leaves it to its jobs' ranks, and profiles their rank 0 itself.
+    if args.workload != "dist" {
+        let mut config = kiln::runtime::Config::from_env()?;
+        if let Some(path) = &args.profile {
+            super::output::check_writable("--profile", path)?;
+            config = config.profile(path);
+        }
+        config.install()?;
     }
-    config.install()?;
     workload(&args)?;
     match kiln::runtime::profiler::write() {
         Ok(Some(path)) => eprintln!("profile written to {}", path.display()),
