@@ -24,19 +24,18 @@ const DEFAULT_BITS: u32 = kiln_llvm::DEFAULT_VECTOR_BITS;
 /// else measured now (and kept there). Decided once per process.
 pub fn vector_bits(cache: Option<&Path>) -> u32 {
     static BITS: OnceLock<u32> = OnceLock::new();
-    *BITS.get_or_init(|| load_or_measure(cache.map(|c| c.join("wisdom")).as_deref()))
+    *BITS.get_or_init(|| load_or_measure(cache.map(wisdom_file).as_deref()))
 }
 
-/// The vector width recorded in `folder`'s file for this CPU, else measured (and
-/// recorded there where it can be written).
-pub fn load_or_measure(folder: Option<&Path>) -> u32 {
+/// The vector width recorded in this CPU's wisdom `file`, else measured (and recorded
+/// there where it can be written).
+pub fn load_or_measure(file: Option<&Path>) -> u32 {
     match kiln_gemm::isa() {
         kiln_gemm::Isa::Baseline => return 128,
         kiln_gemm::Isa::Avx2 => return 256,
         kiln_gemm::Isa::Avx512 => {}
     }
-    let file = folder.map(|f| f.join(format!("{}.json", cpu_id())));
-    let mut wisdom = (file.as_ref())
+    let mut wisdom = file
         .and_then(|f| std::fs::read_to_string(f).ok())
         .and_then(|s| serde_json::from_str::<Value>(&s).ok())
         .filter(Value::is_object)
@@ -53,7 +52,7 @@ pub fn load_or_measure(folder: Option<&Path>) -> u32 {
     let bits = if t512 < 0.97 * t256 { 512 } else { 256 };
     wisdom["vector_bits"] = json!(bits);
     wisdom["vector_bits_measured_us"] = json!({ "256": t256 * 1e6, "512": t512 * 1e6 });
-    if let Some(f) = &file {
+    if let Some(f) = file {
         // The wisdom only saves a measurement: a folder that cannot be written is skipped.
         let _ = f.parent().map(std::fs::create_dir_all);
         let _ = write_atomically(f, wisdom.to_string().as_bytes());
@@ -144,17 +143,16 @@ mod tests {
     #[test]
     fn the_width_is_measured_once_and_kept() {
         let dir = std::env::temp_dir().join(format!("kiln-wisdom-{}", std::process::id()));
-        let folder = dir.join("wisdom");
-        let bits = load_or_measure(Some(&folder));
-        assert!([128, 256, 512].contains(&bits));
         let file = wisdom_file(&dir);
+        let bits = load_or_measure(Some(&file));
+        assert!([128, 256, 512].contains(&bits));
         if kiln_gemm::isa() == kiln_gemm::Isa::Avx512 && kiln_llvm::AVAILABLE {
             let kept: Value =
                 serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
             assert_eq!(kept["vector_bits"], json!(bits));
             std::fs::write(&file, r#"{"vector_bits": 128}"#).unwrap();
             assert_eq!(
-                load_or_measure(Some(&folder)),
+                load_or_measure(Some(&file)),
                 128,
                 "read back, not measured again"
             );
