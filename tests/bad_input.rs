@@ -710,6 +710,14 @@ fn every_subcommand_refuses_malformed_input_clearly() {
         &["--batch", "at least 1"],
     ));
     cases.push(case(&["bench", "nothing"], &["unknown workload `nothing`"]));
+    cases.push(case(
+        &["bench", "gpu-elementwise", "--device", "cpu"],
+        &["`bench gpu-elementwise` does not run on --device cpu"],
+    ));
+    cases.push(case(
+        &["bench", "jit", "--device", "emulated"],
+        &["`bench jit` does not run on --device emulated"],
+    ));
     cases.push(case(&["ops", "extra"], &["extra"]));
 
     let failures: Vec<String> = cases.iter().filter_map(|c| check(c, &out)).collect();

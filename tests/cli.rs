@@ -213,6 +213,41 @@ fn bench_engine_reports_json_rows() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("unknown workload `nothing`"));
 }
 
+/// `bench gemm` reports the machine's parameters and rates against its peak;
+/// `bench gpu-elementwise` runs W1 through the GPU executor on the emulated device, against
+/// the device's copy.
+#[test]
+fn bench_gemm_and_the_emulated_gpu_report_json_rows() {
+    let rows = |args: &[&str]| -> Vec<serde_json::Value> {
+        (stdout(&kiln(args)).lines())
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let gemm = rows(&["bench", "gemm", "--json", "--runs", "1"]);
+    assert_eq!(gemm.len(), 9, "peak, then 4 shapes twice");
+    let peak = gemm[0]["peak_gflops"].as_f64().unwrap();
+    assert!(peak > 0.0 && gemm[0]["kc"].as_u64().unwrap() >= 128);
+    for row in &gemm[1..] {
+        let of_peak = row["of_peak"].as_f64().unwrap();
+        assert!(of_peak > 0.0 && of_peak.is_finite(), "{row}");
+    }
+    let gpu = rows(&[
+        "bench",
+        "gpu-elementwise",
+        "--device",
+        "emulated",
+        "--log2-size",
+        "8",
+        "--json",
+        "--runs",
+        "1",
+    ]);
+    let variants: Vec<&str> = gpu.iter().map(|r| r["variant"].as_str().unwrap()).collect();
+    assert_eq!(variants, ["copy", "executor"]);
+    assert_eq!(gpu[1]["elements"], 256);
+    assert!(gpu[1]["of_copy"].as_f64().unwrap() > 0.0);
+}
+
 #[test]
 fn grad_writes_mxnet_gradients() {
     use kiln::compiler::formats::{npy, params};
