@@ -88,14 +88,52 @@ pub struct KernelCode {
 }
 
 impl KernelCode {
-    /// The parameters the rendered kernel declares: its buffers, its symbolic
-    /// dimensions, and the element count under the element-wise schedule.
-    pub fn params(&self) -> usize {
-        let counted = matches!(self.schedule, Schedule::ElementWise);
-        self.ir.inputs.len()
-            + self.ir.outputs.len()
-            + self.ir.symbolic_dims()
-            + usize::from(counted)
+    /// The parameters the rendered kernel declares.
+    pub fn params(&self) -> Params {
+        Params {
+            buffers: self.ir.inputs.len() + self.ir.outputs.len(),
+            dims: self.ir.symbolic_dims(),
+            counted: matches!(self.schedule, Schedule::ElementWise),
+        }
+    }
+}
+
+/// The parameters a rendered kernel declares: its buffers, its symbolic dimensions, and
+/// (`counted`) the element count under the element-wise schedule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Params {
+    pub buffers: usize,
+    pub dims: usize,
+    pub counted: bool,
+}
+
+impl Params {
+    /// How many there are.
+    pub fn count(&self) -> usize {
+        self.buffers + self.dims + usize::from(self.counted)
+    }
+
+    /// Checks that a launch (`op`) passes as many arguments: the driver reads one per
+    /// declared parameter, so fewer would be read past.
+    pub fn check(&self, op: &str, args: &[Arg]) -> Result<()> {
+        if args.len() == self.count() {
+            return Ok(());
+        }
+        Err(crate::GpuError::invalid(
+            op,
+            format!(
+                "{} arguments given, the kernel takes {} ({} buffers, {} dimensions{})",
+                args.len(),
+                self.count(),
+                self.buffers,
+                self.dims,
+                if self.counted {
+                    ", the element count"
+                } else {
+                    ""
+                }
+            ),
+        ))
     }
 }
 
@@ -271,6 +309,6 @@ pub trait Gpu: Send + Sync {
         config: LaunchConfig,
         args: &[Arg],
     ) -> Result<()>;
-    /// A matrix product on the device's BLAS (cuBLAS `cublasSgemm`/`cublasDgemm`).
+    /// A matrix product on the device's BLAS (cuBLAS `cublas<t>gemmStridedBatched`).
     fn gemm(&self, stream: Stream, gemm: &Gemm) -> Result<()>;
 }

@@ -21,7 +21,7 @@
 //!   and a cache file of its own.
 
 use crate::device::{
-    Arch, Arg, DevicePtr, Event, Gemm, Gpu, LaunchConfig, Module, ModuleId, Stream,
+    Arch, Arg, DevicePtr, Event, Gemm, Gpu, LaunchConfig, Module, ModuleId, Params, Stream,
 };
 use crate::error::{GpuError, Result};
 use cudarc::cublas::{result as blas, sys as blas_sys};
@@ -53,7 +53,7 @@ unsafe impl<T> Sync for Handle<T> {}
 /// number of parameters each declares.
 struct Loaded {
     modules: Vec<Handle<sys::CUmod_st>>,
-    functions: HashMap<String, (Handle<sys::CUfunc_st>, usize)>,
+    functions: HashMap<String, (Handle<sys::CUfunc_st>, Params)>,
 }
 
 /// One CUDA device (its primary context) as a [`Gpu`].
@@ -320,6 +320,7 @@ fn compile_named(name: &str, cuda: &str, arch: Arch, target: &str) -> Result<Vec
     let op = || format!("NVRTC compiling module `{name}` for {arch}");
     let src =
         CString::new(cuda).map_err(|_| GpuError::invalid(op(), "the source holds a NUL byte"))?;
+    // The name only labels NVRTC's log; one with a NUL byte goes unnamed.
     let name = CString::new(format!("{name}.cu")).ok();
     let prog = Program(rtc::create_program(&src, name.as_deref()).doing(op)?);
     let cubin = target.starts_with("sm_");
@@ -372,14 +373,17 @@ struct Nvrtc {
 
 /// NVRTC, probed once per process.
 fn nvrtc() -> Result<&'static Nvrtc> {
-    static NVRTC: OnceLock<std::result::Result<Nvrtc, String>> = OnceLock::new();
+    static NVRTC: OnceLock<Result<Nvrtc>> = OnceLock::new();
     let probe = || {
         // SAFETY: only tries to open the shared library.
         if !unsafe { rtc_sys::is_culib_present() } {
-            return Err("libnvrtc does not load".to_string());
+            return Err(GpuError::Unavailable("libnvrtc does not load".into()));
         }
         let (mut major, mut minor, mut n) = (0, 0, 0);
-        let ok = |r: rtc_sys::nvrtcResult| r.result().map_err(|e| format!("NVRTC: {e}"));
+        let ok = |r: rtc_sys::nvrtcResult| {
+            r.result()
+                .doing(|| "asking NVRTC its version and architectures")
+        };
         // SAFETY: each call writes through valid pointers; `archs` holds the `n` ints
         // NVRTC reports.
         unsafe {
@@ -391,8 +395,7 @@ fn nvrtc() -> Result<&'static Nvrtc> {
             Ok(Nvrtc { version, archs })
         }
     };
-    let probed = NVRTC.get_or_init(probe).as_ref();
-    probed.map_err(|e| GpuError::Unavailable(e.clone()))
+    NVRTC.get_or_init(probe).as_ref().map_err(Clone::clone)
 }
 
 /// FNV-1a 64 over `parts`, each followed by a NUL byte.
@@ -559,13 +562,7 @@ impl Gpu for CudaGpu {
                 format!("no kernel `{kernel}` in module {}", module.0),
             )
         })?;
-        // The driver reads one pointer per declared parameter: fewer would be read past.
-        if args.len() != params {
-            return Err(GpuError::invalid(
-                format!("launching kernel `{kernel}`"),
-                format!("{} arguments given, the kernel takes {params}", args.len()),
-            ));
-        }
+        params.check(&format!("launching kernel `{kernel}`"), args)?;
         let op = || format!("launching kernel `{kernel}` ({config:?})");
         if config.shared_bytes > 48 << 10 {
             use sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES as MAX;

@@ -75,14 +75,8 @@ pub fn target() -> Target {
         kernels: true,
         least_product: Some(1),
         blas: true,
-        winograd: false,
         fused_epilogues: true,
-        native: false,
-        symbolic_batch: false,
-        heads_in_arena: false,
-        streams: None,
-        pack_bytes: None,
-        parts: None,
+        ..Target::reference()
     }
 }
 

@@ -47,6 +47,7 @@ impl ModuleBuilder {
                 let cuda = cuda::render_block(&gk)?;
                 (Schedule::Block(Box::new(gk)), cuda)
             }
+            // Why not (no reduction, or one over other axes) only picks the other schedule.
             Err(_) => (Schedule::ElementWise, cuda::render(&ir)?),
         };
         self.kernels.push(KernelCode { ir, schedule, cuda });

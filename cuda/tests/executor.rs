@@ -3,13 +3,15 @@
 //! every product through cuBLAS's conventions, every access checked against the streams'
 //! order) or, with `KILN_TEST_DEVICE=cuda`, on GPU 0 (`scripts/gpu-check.sh`).
 
-use kiln_compiler::autodiff::{differentiate, GradReq};
+use kiln_compiler::autodiff::{differentiate, GradReq, TrainingGraph};
 use kiln_compiler::program::Mode;
 use kiln_compiler::{interpret, RunOptions, Symbol};
 use kiln_cuda::emulated::Emulated;
 use kiln_cuda::executor::GpuExecutor;
 use kiln_cuda::pool::Pool;
 use kiln_cuda::Gpu;
+use kiln_ops::compare::max_rel_diff;
+use kiln_ops::{DType, Tensor};
 
 /// The device the tests run on, and the largest relative difference they accept from
 /// the interpreter (the emulator accumulates in f64; cuBLAS and CUDA's math library in
@@ -22,12 +24,12 @@ fn device() -> (Arc<dyn Gpu>, f64) {
             let gpu = kiln_cuda::driver::CudaGpu::new(0, Some(cache)).unwrap();
             (Arc::new(gpu), 1e-4)
         }
-        Ok("emulated") | Err(_) => (Arc::new(Emulated::new(1 << 30)), 1e-5),
-        Ok(other) => panic!("KILN_TEST_DEVICE={other}: `emulated` or `cuda` (feature `driver`)"),
+        Ok("emulated") | Err(std::env::VarError::NotPresent) => {
+            (Arc::new(Emulated::new(1 << 30)), 1e-5)
+        }
+        other => panic!("KILN_TEST_DEVICE={other:?}: `emulated` or `cuda` (feature `driver`)"),
     }
 }
-use kiln_ops::compare::max_rel_diff;
-use kiln_ops::{DType, Tensor};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -63,6 +65,22 @@ fn inputs(symbol: &Symbol, data: &[usize], classes: usize) -> HashMap<String, Te
     out
 }
 
+/// The interpreter's training step of `symbol` on `values`: the differentiated graph, and
+/// its heads (outputs, then gradients in argument order, then aux updates).
+fn training_reference(
+    symbol: &Symbol,
+    reqs: &HashMap<String, GradReq>,
+    values: &HashMap<String, Tensor>,
+) -> (TrainingGraph, Vec<Tensor>) {
+    let tg = differentiate(&symbol.to_graph().unwrap(), reqs, true).unwrap();
+    let train = RunOptions {
+        is_train: true,
+        seed: 0,
+    };
+    let want = interpret(&tg.graph, values, train).unwrap();
+    (tg, want)
+}
+
 /// One training step of zoo model `name` on the emulated device, its outputs and every
 /// gradient against the interpreter's.
 fn training_step_matches(name: &str, data: &[usize], classes: usize) {
@@ -85,16 +103,7 @@ fn training_step_matches(name: &str, data: &[usize], classes: usize) {
     let Mode::Training(reqs) = mode else {
         unreachable!()
     };
-    let tg = differentiate(&symbol.to_graph().unwrap(), &reqs, true).unwrap();
-    let want = interpret(
-        &tg.graph,
-        &values,
-        RunOptions {
-            is_train: true,
-            seed: 0,
-        },
-    )
-    .unwrap();
+    let (tg, want) = training_reference(&symbol, &reqs, &values);
     let got = ex.outputs().unwrap();
     for (o, (g, w)) in got.iter().zip(&want).enumerate() {
         let d = max_rel_diff(&g.data, &w.data).unwrap();
@@ -186,16 +195,7 @@ fn head_gradients_and_accumulated_gradients() {
         ex.backward(std::slice::from_ref(&head)).unwrap();
     }
     values.insert("act_output_head_grad".to_string(), head);
-    let tg = differentiate(&out.to_graph().unwrap(), &reqs, true).unwrap();
-    let want = interpret(
-        &tg.graph,
-        &values,
-        RunOptions {
-            is_train: true,
-            seed: 0,
-        },
-    )
-    .unwrap();
+    let (tg, want) = training_reference(&out, &reqs, &values);
     for (k, (id, _)) in tg.grads.iter().enumerate() {
         let arg = &tg.graph.node(*id).name;
         let twice: Vec<f64> = want[tg.num_outputs + k]

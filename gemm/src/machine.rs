@@ -49,6 +49,8 @@ pub fn caches() -> Caches {
 
 /// The data (or unified) caches under `dir` (sysfs's `index*` folders).
 fn read_caches(dir: &str) -> Caches {
+    // A file sysfs does not have (or a folder that is not a cache) leaves its level to
+    // the fallback sizes: there is nothing else to do with why.
     let read = |p: std::path::PathBuf| std::fs::read_to_string(p).ok();
     let mut levels: BTreeMap<u32, (usize, usize)> = BTreeMap::new();
     for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {

@@ -22,17 +22,25 @@ pub fn present() -> bool {
     })
 }
 
+/// Why a source did not compile: NVRTC's error (missing, or its log).
 #[cfg(feature = "cuda")]
-fn compile_source(src: &str, what: &str) -> Result<(), String> {
+type Failure = kiln_cuda::GpuError;
+
+/// Without the GPU backend there is no NVRTC to compile with.
+#[cfg(not(feature = "cuda"))]
+#[derive(Debug, thiserror::Error)]
+#[error("built without the `cuda` feature")]
+struct Failure;
+
+#[cfg(feature = "cuda")]
+fn compile_source(src: &str, what: &str) -> Result<(), Failure> {
     let sm_90 = kiln_cuda::Arch { major: 9, minor: 0 };
-    kiln_cuda::driver::compile_source(what, src, sm_90)
-        .map(|_| ())
-        .map_err(|e| e.to_string())
+    kiln_cuda::driver::compile_source(what, src, sm_90).map(drop)
 }
 
 #[cfg(not(feature = "cuda"))]
-fn compile_source(_: &str, _: &str) -> Result<(), String> {
-    Err("built without the `cuda` feature".into())
+fn compile_source(_: &str, _: &str) -> Result<(), Failure> {
+    Err(Failure)
 }
 
 /// Compiles `src` for sm_90, panicking with NVRTC's log and the whole source.

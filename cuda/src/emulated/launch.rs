@@ -4,7 +4,7 @@
 //! buffers' bytes read and written in place, and the kernel run by the SIMT emulator.
 
 use super::{Op, State};
-use crate::device::{Arg, DevicePtr, KernelCode, LaunchConfig, Schedule};
+use crate::device::{Arg, DevicePtr, KernelCode, LaunchConfig, Params, Schedule};
 use crate::error::{GpuError, Result};
 use kiln_compiler::kir::{interp, simt};
 use kiln_ops::Tensor;
@@ -23,17 +23,13 @@ pub(super) fn run(
 ) -> Result<()> {
     let k = &code.ir;
     let bad = |m: String| Err(GpuError::invalid(op.name, m));
-    let buffers = k.inputs.len() + k.outputs.len();
-    let dims_count = k.symbolic_dims();
-    let counted = matches!(code.schedule, Schedule::ElementWise);
-    let expected = code.params();
-    if args.len() != expected {
-        return bad(format!(
-            "{} arguments given, the kernel takes {expected} ({buffers} buffers, {dims_count} dimensions{})",
-            args.len(),
-            if counted { ", the element count" } else { "" }
-        ));
-    }
+    let params = code.params();
+    params.check(op.name, args)?;
+    let Params {
+        buffers,
+        dims: dims_count,
+        counted,
+    } = params;
     let mut pointers = Vec::with_capacity(buffers);
     for (i, a) in args[..buffers].iter().enumerate() {
         match a {

@@ -25,7 +25,7 @@ use crate::device::{KernelCode, Stream};
 use crate::error::{GpuError, Result};
 use std::collections::BTreeMap;
 use std::ops::Range;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// Where the emulator's addresses start (far from null, so a zero address is unmapped).
 const BASE: u64 = 0x7f00_0000_0000;
@@ -58,7 +58,8 @@ struct State {
     streams: Vec<Clock>,
     events: Vec<Option<Clock>>,
     host: Clock,
-    modules: Vec<Vec<KernelCode>>,
+    /// Loaded modules' kernels, shared with the launches that run them.
+    modules: Vec<Vec<Arc<KernelCode>>>,
 }
 
 struct Allocation {
@@ -357,7 +358,8 @@ impl Gpu for Emulated {
 
     fn load(&self, module: &Module) -> Result<ModuleId> {
         let mut st = self.state();
-        st.modules.push(module.kernels.clone());
+        st.modules
+            .push(module.kernels.iter().cloned().map(Arc::new).collect());
         Ok(ModuleId(st.modules.len() - 1))
     }
 

@@ -102,6 +102,8 @@ fn measure() -> Option<[f64; 2]> {
     let kernel = parse_kernel(&src).ok()?;
     let nest = lower(&kernel, &Schedule::cpu(&kernel)).ok()?;
     let compiled = [256, 512].map(|bits| {
+        // No JIT (a build without LLVM, a host it cannot target): nothing to measure, and
+        // the default width is what such a process compiles with, if anything.
         let jit = kiln_llvm::Jit::new(None).ok();
         jit.and_then(|j| j.with_vector_bits(bits).compile(&nest).ok())
             .map(|(k, _)| k)

@@ -10,7 +10,7 @@
 //!
 //! Times are per kernel: each run's total divided by the number of kernels.
 
-use super::{report, time, Args};
+use super::{report_per_kernel, time, Args};
 use kiln::compiler::kir::{lower, Kernel, LoopNest, Schedule};
 use kiln::compiler::program::{compile, Mode, Spec, StepKind, Target};
 use kiln::llvm::Jit;
@@ -96,15 +96,7 @@ pub fn run(args: &Args) -> Result<()> {
         ("disk", disk),
         ("memory", memory),
     ];
-    for (variant, (median, min)) in variants {
-        let per = (median / count as f64, min / count as f64);
-        report(
-            args,
-            variant,
-            per,
-            json!({ "model": args.model, "kernels": count, "per": "kernel" }),
-            &format!("per kernel, {count} kernels of {}", args.model),
-        );
-    }
+    let extra = json!({ "model": args.model });
+    report_per_kernel(args, &variants, count, extra, &args.model);
     Ok(())
 }

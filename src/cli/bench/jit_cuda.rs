@@ -8,7 +8,7 @@
 //!
 //! The architecture is GPU 0's; without a GPU, sm_90's (NVRTC alone, no driver).
 
-use super::{report, time, Args};
+use super::{report_per_kernel, time, Args};
 use kiln::compiler::program::{compile, Mode, Spec};
 use kiln::cuda::driver::{compile_images, CudaGpu};
 use kiln::cuda::{module, Arch, Gpu, GpuError};
@@ -68,15 +68,8 @@ pub fn run(args: &Args) -> Result<()> {
     if let Some(e) = failure {
         return Err(gpu_error(e));
     }
-    for (variant, (median, min)) in variants {
-        let per = (median / count as f64, min / count as f64);
-        report(
-            args,
-            variant,
-            per,
-            json!({ "model": args.model, "kernels": count, "per": "kernel", "arch": arch.to_string() }),
-            &format!("per kernel, {count} kernels of {} for {arch}", args.model),
-        );
-    }
+    let extra = json!({ "model": args.model, "arch": arch.to_string() });
+    let what = format!("{} for {arch}", args.model);
+    report_per_kernel(args, &variants, count, extra, &what);
     Ok(())
 }

@@ -197,6 +197,27 @@ fn workload(args: &Args) -> Result<()> {
     }
 }
 
+/// Prints compile-latency variants (whole runs over `count` kernels) per kernel, each row
+/// with `extra` and `count`, the text naming `what` was compiled.
+#[cfg(any(feature = "llvm", feature = "cuda"))]
+fn report_per_kernel(
+    args: &Args,
+    variants: &[(&str, (f64, f64))],
+    count: usize,
+    mut extra: Value,
+    what: &str,
+) {
+    if let Value::Object(fields) = &mut extra {
+        fields.insert("kernels".into(), json!(count));
+        fields.insert("per".into(), json!("kernel"));
+    }
+    for &(variant, (median, min)) in variants {
+        let per = (median / count as f64, min / count as f64);
+        let text = format!("per kernel, {count} kernels of {what}");
+        report(args, variant, per, extra.clone(), &text);
+    }
+}
+
 /// Prints one variant's result: a JSON object (the common fields plus `extra`) or a line
 /// of text.
 fn report(args: &Args, variant: &str, (median, min): (f64, f64), extra: Value, text: &str) {
