@@ -6,7 +6,7 @@ use super::{Body, EngineError, EngineKind, FnProperty, Operator};
 use std::cmp::Ordering as CmpOrdering;
 use std::collections::BinaryHeap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Barrier, Condvar, Mutex, MutexGuard};
 
 /// One push of an operation: its wait counter and place in the ready order. Blocks are
 /// recycled, so a push allocates nothing in steady state.
@@ -98,18 +98,25 @@ impl Inner {
             next_seq: AtomicU64::new(0),
         });
         if let EngineKind::Threaded { workers } = kind {
-            for (lane, count) in [(0, workers), (1, 1), (2, 1)] {
+            let lanes = [(0, workers), (1, 1), (2, 1)];
+            // The engine is returned once every worker has started: a thread's start-up
+            // (its name, its matrix workspace) allocates, and must not fall into the first
+            // pushes, which allocate nothing in steady state.
+            let started = Arc::new(Barrier::new(workers + 3));
+            for (lane, count) in lanes {
                 for i in 0..count {
                     // Workers hold a weak handle so the engine can be dropped; they exit
                     // when it is.
                     let weak = Arc::downgrade(&inner);
+                    let started = started.clone();
                     let name = format!("kiln-engine-{}-{i}", ["worker", "copy", "priority"][lane]);
                     std::thread::Builder::new()
                         .name(name)
-                        .spawn(move || worker(weak, lane))
+                        .spawn(move || worker(weak, lane, &started))
                         .expect("spawning an engine thread");
                 }
             }
+            started.wait();
         }
         inner
     }
@@ -329,9 +336,10 @@ impl Signal {
 /// A worker: runs the highest-priority ready operation of its lane, until the engine is
 /// dropped. It holds the engine only while waiting briefly or running, so dropping the
 /// last [`Engine`](super::Engine) handle ends it.
-fn worker(engine: std::sync::Weak<Inner>, lane: usize) {
+fn worker(engine: std::sync::Weak<Inner>, lane: usize, started: &Barrier) {
     // CPU operations run matrix products on this thread too (as the pool's caller).
     crate::cpu::gemm::reserve_workspace();
+    started.wait();
     while let Some(inner) = engine.upgrade() {
         let next = {
             let l = &inner.lanes[lane];
