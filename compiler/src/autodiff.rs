@@ -56,6 +56,42 @@ pub struct TrainingGraph {
 }
 
 impl TrainingGraph {
+    /// This training graph with only what its heads and `keep` need.
+    pub(crate) fn pruned(self, keep: &[NodeId]) -> TrainingGraph {
+        let (graph, map) = self.graph.prune(keep);
+        let moved = |id: NodeId| map[id.index()].expect("kept");
+        TrainingGraph {
+            graph,
+            forward_nodes: (map[..self.forward_nodes].iter())
+                .filter(|m| m.is_some())
+                .count(),
+            grads: self
+                .grads
+                .iter()
+                .map(|&(id, req)| (moved(id), req))
+                .collect(),
+            aux_updates: self.aux_updates.iter().map(|&id| moved(id)).collect(),
+            head_grads: (self.head_grads.iter())
+                .map(|h| h.and_then(|id| map[id.index()]))
+                .collect(),
+            ..self
+        }
+    }
+
+    /// This training graph after a pass over its graph that keeps the forward nodes in
+    /// place: the variables it names followed to where the pass moved them.
+    pub(crate) fn rebuilt(self, out: crate::passes::PassOutput) -> TrainingGraph {
+        let map = &out.map;
+        let node = |id: NodeId| map[id.index()][0].map_or(id, |e| e.node);
+        TrainingGraph {
+            grads: self.grads.iter().map(|&(id, r)| (node(id), r)).collect(),
+            aux_updates: self.aux_updates.iter().map(|&id| node(id)).collect(),
+            head_grads: self.head_grads.iter().map(|h| h.map(node)).collect(),
+            graph: out.graph,
+            ..self
+        }
+    }
+
     /// The gradient entry of the `i`-th differentiated argument.
     pub fn grad_entry(&self, i: usize) -> Entry {
         self.graph.heads[self.num_outputs + i]
@@ -384,20 +420,15 @@ pub fn differentiate(
         .node_ids()
         .filter(|&id| g.node(id).is_variable())
         .collect();
-    let (graph, map) = graph.prune(&keep);
-    let moved = |id: NodeId| map[id.index()].expect("kept");
-    let forward_nodes = map[..forward_len].iter().filter(|m| m.is_some()).count();
-    Ok(TrainingGraph {
+    let training = TrainingGraph {
         graph,
-        forward_nodes,
+        forward_nodes: forward_len,
         num_outputs: g.heads.len(),
-        grads: wrt.into_iter().map(|(id, req)| (moved(id), req)).collect(),
-        aux_updates: aux_updates.into_iter().map(moved).collect(),
-        head_grads: head_grads
-            .into_iter()
-            .map(|h| h.and_then(|id| map[id.index()]))
-            .collect(),
-    })
+        grads: wrt,
+        aux_updates,
+        head_grads,
+    };
+    Ok(training.pruned(&keep))
 }
 
 /// A node's operator parameters as given (hidden `__x__` attributes left out), for the

@@ -777,6 +777,202 @@ impl<'a, T: Operand> BackwardConvolution<'a, T> {
     }
 }
 
+/// `_backward_Convolution_col2im`: A strided convolution's data gradient from its columns (n, C, k..., o...): each column entry added at the input position its output position and tap read (col2im). The second input, the convolution's data, gives the shape. Takes the convolution's parameters (channel-first layouts).
+pub struct BackwardConvolutionCol2im<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_backward_Convolution_col2im`.
+#[track_caller]
+pub fn backward_convolution_col2im<'a, T: Operand>() -> BackwardConvolutionCol2im<'a, T> {
+    BackwardConvolutionCol2im { call: OpCall::new("_backward_Convolution_col2im") }
+}
+
+impl<'a, T: Operand> BackwardConvolutionCol2im<'a, T> {
+    /// Input `cols`.
+    pub fn cols(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("cols", s);
+        self
+    }
+    /// Input `data`.
+    pub fn data(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("data", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// kernel size: (w,), (h, w) or (d, h, w) (tuple of int, required).
+    pub fn kernel(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("kernel", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// stride; () means 1 per dimension (tuple of int, default `()`).
+    pub fn stride(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("stride", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// dilation; () means 1 per dimension (tuple of int, default `()`).
+    pub fn dilate(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("dilate", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// zero padding; () means 0 per dimension (tuple of int, default `()`).
+    pub fn pad(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("pad", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// number of output channels (int, required).
+    pub fn num_filter(mut self, v: i64) -> Self {
+        self.call = self.call.attr("num_filter", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// number of channel groups (int, default `1`).
+    pub fn num_group(mut self, v: i64) -> Self {
+        self.call = self.call.attr("num_group", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// MXNet workspace limit in MB (ignored) (int, default `1024`).
+    pub fn workspace(mut self, v: i64) -> Self {
+        self.call = self.call.attr("workspace", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// whether to omit the bias (boolean, default `False`).
+    pub fn no_bias(mut self, v: bool) -> Self {
+        self.call = self.call.attr("no_bias", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// cuDNN algorithm selection (ignored) ({None, off, limited_workspace, fastest}, default `None`).
+    pub fn cudnn_tune(mut self, v: &str) -> Self {
+        self.call = self.call.attr("cudnn_tune", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// turn off cuDNN (ignored) (boolean, default `False`).
+    pub fn cudnn_off(mut self, v: bool) -> Self {
+        self.call = self.call.attr("cudnn_off", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// data layout; None means NCW, NCHW or NCDHW ({None, NCW, NCHW, NCDHW, NWC, NHWC, NDHWC}, default `None`).
+    pub fn layout(mut self, v: &str) -> Self {
+        self.call = self.call.attr("layout", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
+/// `_backward_Convolution_cols`: The columns of a strided convolution's data gradient: from ograd (n, F, o...) and weight (F, C/num_group, k...), cols (n, C, k..., o...) = weightᵀ·ograd within each group. Takes the convolution's parameters (channel-first layouts).
+pub struct BackwardConvolutionCols<'a, T> {
+    call: OpCall<'a, T>,
+}
+
+/// Applies `_backward_Convolution_cols`.
+#[track_caller]
+pub fn backward_convolution_cols<'a, T: Operand>() -> BackwardConvolutionCols<'a, T> {
+    BackwardConvolutionCols { call: OpCall::new("_backward_Convolution_cols") }
+}
+
+impl<'a, T: Operand> BackwardConvolutionCols<'a, T> {
+    /// Input `ograd`.
+    pub fn ograd(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("ograd", s);
+        self
+    }
+    /// Input `weight`.
+    pub fn weight(mut self, s: &'a T) -> Self {
+        self.call = self.call.input("weight", s);
+        self
+    }
+    /// An input by name.
+    pub fn input(mut self, name: &str, s: &'a T) -> Self {
+        self.call = self.call.input(name, s);
+        self
+    }
+    /// kernel size: (w,), (h, w) or (d, h, w) (tuple of int, required).
+    pub fn kernel(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("kernel", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// stride; () means 1 per dimension (tuple of int, default `()`).
+    pub fn stride(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("stride", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// dilation; () means 1 per dimension (tuple of int, default `()`).
+    pub fn dilate(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("dilate", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// zero padding; () means 0 per dimension (tuple of int, default `()`).
+    pub fn pad(mut self, v: &[i64]) -> Self {
+        self.call = self.call.attr("pad", Value::Shape(v.to_vec()).to_mxnet_string());
+        self
+    }
+    /// number of output channels (int, required).
+    pub fn num_filter(mut self, v: i64) -> Self {
+        self.call = self.call.attr("num_filter", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// number of channel groups (int, default `1`).
+    pub fn num_group(mut self, v: i64) -> Self {
+        self.call = self.call.attr("num_group", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// MXNet workspace limit in MB (ignored) (int, default `1024`).
+    pub fn workspace(mut self, v: i64) -> Self {
+        self.call = self.call.attr("workspace", Value::Int(v).to_mxnet_string());
+        self
+    }
+    /// whether to omit the bias (boolean, default `False`).
+    pub fn no_bias(mut self, v: bool) -> Self {
+        self.call = self.call.attr("no_bias", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// cuDNN algorithm selection (ignored) ({None, off, limited_workspace, fastest}, default `None`).
+    pub fn cudnn_tune(mut self, v: &str) -> Self {
+        self.call = self.call.attr("cudnn_tune", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// turn off cuDNN (ignored) (boolean, default `False`).
+    pub fn cudnn_off(mut self, v: bool) -> Self {
+        self.call = self.call.attr("cudnn_off", Value::Bool(v).to_mxnet_string());
+        self
+    }
+    /// data layout; None means NCW, NCHW or NCDHW ({None, NCW, NCHW, NCDHW, NWC, NHWC, NDHWC}, default `None`).
+    pub fn layout(mut self, v: &str) -> Self {
+        self.call = self.call.attr("layout", Value::Str(v.to_string()).to_mxnet_string());
+        self
+    }
+    /// The node's name.
+    pub fn name(mut self, name: &str) -> Self {
+        self.call = self.call.name(name);
+        self
+    }
+    /// Any attribute as MXNet's string form.
+    pub fn attr(mut self, key: &str, value: impl ToString) -> Self {
+        self.call = self.call.attr(key, value);
+        self
+    }
+    /// Applies the operator (a Symbol builds a node, an NDArray runs it).
+    pub fn build(self) -> Result<T::Output> {
+        self.call.build()
+    }
+}
+
 /// `_backward_Deconvolution`: Gradient of Deconvolution: from ograd, data and weight, the gradients of data (the convolution of ograd), weight (data correlated with ograd) and bias (ograd summed over batch and space). Takes the forward's parameters.
 pub struct BackwardDeconvolution<'a, T> {
     call: OpCall<'a, T>,

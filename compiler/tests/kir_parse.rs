@@ -100,6 +100,7 @@ fn inference_graph(
     let expand = Expand {
         training: false,
         inferred: Some(&inferred),
+        first: 0,
     };
     (expand.expand(&g).unwrap().0.graph, all)
 }

@@ -345,6 +345,7 @@ fn softmax_expands_into_operators_that_compute_the_same() {
     let expand = Expand {
         training: true,
         inferred: None,
+        first: 0,
     };
     let out = expand.run(&g).unwrap();
     let ops: Vec<&str> = out
@@ -425,6 +426,7 @@ fn batch_norm_expands_in_inference_only() {
         let expand = |training| Expand {
             training,
             inferred: Some(&inferred),
+            first: 0,
         };
         // Training with batch statistics keeps the operator.
         assert_eq!(expand(true).expand(&g).unwrap().1, 0);

@@ -2,7 +2,9 @@
 //! (`OpDef::expand`: softmax as max, exp, sum and a division; BatchNorm in inference as a
 //! scale and shift) are replaced by it, so fusion and the kernel IR see operators they
 //! can compile. Where an expansion declines (an option it does not cover, a mode, an
-//! unknown shape), the node stays.
+//! unknown shape), the node stays. A training graph's backward operators expand too, after
+//! differentiation (`_backward_Convolution` with a stride: its data gradient through
+//! columns).
 
 use super::{Pass, PassOutput, Rebuild};
 use crate::autodiff::Builder;
@@ -16,6 +18,9 @@ use kiln_ops::{ExpandCtx, Handle};
 pub struct Expand<'a> {
     pub training: bool,
     pub inferred: Option<&'a Inferred>,
+    /// Nodes before this index are copied unexpanded: a training graph's forward nodes,
+    /// expanded before it was differentiated, when its backward nodes expand.
+    pub first: usize,
 }
 
 impl Expand<'_> {
@@ -25,7 +30,8 @@ impl Expand<'_> {
         let mut expanded = 0;
         for id in g.node_ids() {
             let n = g.node(id);
-            if let (Some(f), Some(params)) = (n.op.and_then(|op| op.expand), &n.params) {
+            let op = n.op.filter(|_| id.index() >= self.first);
+            if let (Some(f), Some(params)) = (op.and_then(|op| op.expand), &n.params) {
                 let inputs = r.inputs(id);
                 let (shapes, dtypes) = match self.inferred {
                     Some(inf) => (

@@ -9,7 +9,9 @@
 //! 2. **graph passes** ([`crate::passes`]): in inference Dropout and BlockGrad become
 //!    identities, then simplify, constant folding, CSE and pruning; each switchable by
 //!    name ([`Spec::disabled_passes`]);
-//! 3. **differentiation** in training ([`crate::autodiff`]), then recomputation in
+//! 3. **differentiation** in training ([`crate::autodiff`]), then, where the target
+//!    compiles kernels, expansion of the backward operators (a strided convolution's data
+//!    gradient through columns; `expand_backward` to switch it off), and recomputation in
 //!    backward of the cheap forward values it reads ([`passes::mirror`]; `mirror` to
 //!    switch it off);
 //! 4. **shape and dtype inference** of the final graph;
@@ -590,6 +592,7 @@ pub fn compile(symbol: &Symbol, spec: &Spec) -> Result<Program> {
         let expand = Expand {
             training,
             inferred: Some(&inferred),
+            first: 0,
         };
         expand.expand(&forward)
     };
@@ -635,7 +638,10 @@ fn finish(
     };
     let (training, recomputed) = match &spec.mode {
         Mode::Training(reqs) if requested => {
-            let training = differentiate(&forward, reqs, true)?;
+            let mut training = differentiate(&forward, reqs, true)?;
+            if spec.target.kernels && !spec.disabled_passes.contains("expand_backward") {
+                training = expand_backward(training)?;
+            }
             match spec.disabled_passes.contains("mirror") {
                 true => (training, Recomputed::default()),
                 false => recompute(training, shapes, dtypes)?,
@@ -731,6 +737,25 @@ fn finish(
     })
 }
 
+/// The training graph with its backward operators expanded ([`Expand`] from its first
+/// backward node; the pass `expand_backward`).
+fn expand_backward(t: TrainingGraph) -> Result<TrainingGraph> {
+    let expand = Expand {
+        training: true,
+        inferred: None,
+        first: t.forward_nodes,
+    };
+    let (out, _) = expand.expand(&t.graph)?;
+    // An expansion computes every output: a data gradient nothing reads goes again.
+    let t = t.rebuilt(out);
+    let g = &t.graph;
+    let variables: Vec<NodeId> = g
+        .node_ids()
+        .filter(|&id| g.node(id).is_variable())
+        .collect();
+    Ok(t.pruned(&variables))
+}
+
 /// The training graph with the cheap forward values its backward pass reads computed
 /// again in backward ([`passes::mirror`]).
 fn recompute(
@@ -740,15 +765,7 @@ fn recompute(
 ) -> Result<(TrainingGraph, Recomputed)> {
     let inferred = infer(&t.graph, shapes, dtypes)?;
     let out = passes::mirror(&t.graph, t.forward_nodes, &inferred)?;
-    let map = &out.pass.map;
-    let node = |id: NodeId| map[id.index()][0].map_or(id, |e| e.node);
-    let training = TrainingGraph {
-        grads: t.grads.iter().map(|&(id, r)| (node(id), r)).collect(),
-        aux_updates: t.aux_updates.iter().map(|&id| node(id)).collect(),
-        head_grads: t.head_grads.iter().map(|h| h.map(node)).collect(),
-        graph: out.pass.graph,
-        ..t
-    };
+    let training = t.rebuilt(out.pass);
     let recomputed = Recomputed {
         nodes: out.mirrored,
         flops: out.flops,

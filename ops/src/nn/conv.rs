@@ -1,7 +1,8 @@
 //! Convolution (1-D, 2-D, 3-D; grouped, dilated, padded; channel-first or channel-last).
 //!
 //! Its gradient is one backward operator, `_backward_Convolution` (as MXNet), which runs
-//! the forward's loop nest once and accumulates the data, weight and bias gradients.
+//! the forward's loop nest once and accumulates the data, weight and bias gradients; with
+//! a stride, compiled code computes its data gradient through columns (`conv_cols.rs`).
 
 use super::common::{
     all_grads, channel_last, channels_first, channels_last, dims3, elems, flops, from_ncx,
@@ -20,7 +21,7 @@ use crate::{
 
 const OP: &str = "Convolution";
 
-const CONV_PARAMS: &[ParamDef] = &[
+pub(super) const CONV_PARAMS: &[ParamDef] = &[
     param(
         "kernel",
         ParamType::Shape,
@@ -432,6 +433,7 @@ static CONVOLUTION_BACKWARD: OpDef = OpDef {
     cost: conv_backward_cost,
     grad: Grad::NotDifferentiable,
     contraction: Some(conv_backward_contraction),
+    expand: Some(super::conv_cols::expand_backward),
     ..OpDef::new(
         "_backward_Convolution",
         Pattern::Opaque,

@@ -15,6 +15,7 @@ mod activation;
 mod batch_norm;
 mod common;
 mod conv;
+mod conv_cols;
 mod deconv;
 mod dropout;
 mod fully_connected;
@@ -35,6 +36,7 @@ use crate::Registry;
 pub fn register(r: &mut Registry) {
     fully_connected::register(r);
     conv::register(r);
+    conv_cols::register(r);
     deconv::register(r);
     pooling::register(r);
     activation::register(r);
