@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# W1-W4 in kiln and in its peers, in one run, as one Markdown table (benches/peers/table.py)
+# W1-W4 and W6 in kiln and in its peers, in one run, as one Markdown table (benches/peers/table.py)
 # written to $RESULTS/table.md with the run's raw JSON lines beside it in $RESULTS/run.jsonl
 # ($RESULTS: benches/peers/results unless set). Needs the environments of setup.sh
 # ($KILN_PEERS_DIR, else ~/.cache/kiln/peers); a peer that is missing or fails makes the
@@ -47,6 +47,7 @@ kiln mlp-train
 kiln lenet-train
 kiln resnet18-infer --batch 1
 kiln resnet18-infer --batch 8
+kiln resnet18-train
 peer modern modern.py
 peer mxnet mxnet_peer.py
 python3 benches/peers/table.py "$out" > "$md"

@@ -6,6 +6,9 @@ W2: one SGD step (lr 0.1) of a 784-512-512-10 ReLU MLP with softmax cross-entrop
 W4: resnet18 (v1, as MXNet's Gluon model zoo) inference at 224x224, batch 1 and 8:
     PyTorch compiled (torch.compile with inductor's freezing, eval mode, no grad) and ONNX
     Runtime (the same model exported to ONNX).
+W6: one training step of that resnet18 at 224x224, batch 8: BatchNorm in training mode,
+    softmax cross-entropy, SGD with momentum 0.9 (lr 0.1), in PyTorch eager and compiled
+    (torch.compile of the model; the optimizer's step as PyTorch runs it by default).
 """
 import os
 import sys
@@ -103,6 +106,26 @@ def resnet18():
     return model
 
 
+def w6():
+    import torch
+
+    batch = 8
+    x = torch.rand(batch, 3, 224, 224)
+    labels = torch.arange(batch) * 7 % 1000
+    for variant, compile_model in (("pytorch eager", False), ("pytorch (compiled)", True)):
+        model = resnet18().train()
+        opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        forward = torch.compile(model) if compile_model else model
+        loss_fn = torch.nn.CrossEntropyLoss()
+
+        def step():
+            opt.zero_grad(set_to_none=True)
+            loss_fn(forward(x), labels).backward()
+            opt.step()
+
+        measure("resnet18-train", variant, step, RUNS, batch=batch)
+
+
 def w4():
     import torch
     import onnxruntime as ort
@@ -125,6 +148,6 @@ def w4():
 
 
 if __name__ == "__main__":
-    which = sys.argv[1:] or ["w1", "w2", "w4"]
+    which = sys.argv[1:] or ["w1", "w2", "w4", "w6"]
     for name in which:
         globals()[name]()

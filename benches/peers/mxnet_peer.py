@@ -4,6 +4,9 @@ W3: one SGD step (lr 0.1) of LeNet (MXNet's example symbol) at batch 64 through
     mx.mod.Module: forward, backward, update.
 W4: Gluon's resnet18_v1 (random weights), hybridized, inference at 224x224, batch 1
     and 8, with MKLDNN (oneDNN) as the pip wheel ships it.
+W6: one training step of that resnet18_v1 at 224x224, batch 8 (BatchNorm in training
+    mode, softmax cross-entropy, SGD with momentum 0.9, lr 0.1), through mx.mod.Module on
+    its symbol and through hybridized Gluon with a Trainer.
 """
 import os
 import sys
@@ -66,7 +69,48 @@ def w4():
         measure("resnet18-infer", "mxnet (mkldnn)", run, RUNS, batch=batch)
 
 
+def w6():
+    from mxnet import autograd, gluon
+    from mxnet.gluon.model_zoo import vision
+
+    batch = 8
+    x = mx.nd.array(np.random.rand(batch, 3, 224, 224))
+    y = mx.nd.array(np.arange(batch) * 7 % 1000)
+    sgd = {"learning_rate": 0.1, "momentum": 0.9, "rescale_grad": 1.0 / batch}
+
+    net = vision.resnet18_v1(pretrained=False)
+    net.hybridize(static_alloc=True, static_shape=True)
+    symbol = mx.sym.SoftmaxOutput(net(mx.sym.var("data")), name="softmax")
+    mod = mx.mod.Module(symbol, context=mx.cpu())
+    mod.bind(data_shapes=[("data", x.shape)], label_shapes=[("softmax_label", y.shape)])
+    mod.init_params(mx.init.Xavier())
+    mod.init_optimizer(optimizer="sgd", optimizer_params=sgd)
+    db = mx.io.DataBatch(data=[x], label=[y])
+
+    def module_step():
+        mod.forward(db, is_train=True)
+        mod.backward()
+        mod.update()
+        mx.nd.waitall()
+
+    measure("resnet18-train", "mxnet Module", module_step, RUNS, batch=batch)
+
+    net.initialize(mx.init.Xavier())
+    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+    trainer = gluon.Trainer(net.collect_params(), "sgd",
+                            {"learning_rate": 0.1, "momentum": 0.9})
+
+    def gluon_step():
+        with autograd.record():
+            loss = loss_fn(net(x), y)
+        loss.backward()
+        trainer.step(batch)
+        mx.nd.waitall()
+
+    measure("resnet18-train", "mxnet Gluon (hybridized)", gluon_step, RUNS, batch=batch)
+
+
 if __name__ == "__main__":
-    which = sys.argv[1:] or ["w3", "w4"]
+    which = sys.argv[1:] or ["w3", "w4", "w6"]
     for name in which:
         globals()[name]()

@@ -15,6 +15,8 @@ ROWS = [
      ["pytorch (compiled, frozen)", "onnxruntime", "mxnet (mkldnn)"], 0.9),
     ("resnet18-infer", 8, "kiln",
      ["pytorch (compiled, frozen)", "onnxruntime", "mxnet (mkldnn)"], 0.9),
+    ("resnet18-train", 8, "kiln Module (forward_backward + update)",
+     ["pytorch eager", "pytorch (compiled)", "mxnet Module", "mxnet Gluon (hybridized)"], 0.8),
 ]
 
 

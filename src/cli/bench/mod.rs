@@ -13,8 +13,9 @@
 //!   (`jit_cuda.rs`).
 //! - `mlp-train` (W2: 784-512-512-10 ReLU MLP, batch 128), `lenet-train` (W3: LeNet,
 //!   batch 64): one whole SGD training step; `resnet18-infer` (W4: resnet18_v1 at
-//!   224×224, `--batch N`, default 1). Peers run the same workloads in
-//!   `benches/peers/compare.sh`.
+//!   224×224, `--batch N`, default 1); `resnet18-train` (W6: resnet18_v1 at 224×224,
+//!   batch 8, BatchNorm in training mode, SGD with momentum 0.9 through the Module). Peers
+//!   run the same workloads in `benches/peers/compare.sh`.
 //! - `image-train`: LeNet fed by ImageRecordIter against the same batches in memory —
 //!   whether decoding overlaps training.
 //! - `gpu-elementwise` (W1 on a GPU) and `gpu-resnet50`: `gpu.rs`, on GPU 0 or the
@@ -46,7 +47,8 @@ use std::time::Instant;
 #[derive(clap::Args)]
 pub struct Args {
     /// What to measure: `engine`, `elementwise`, `gemm`, `jit`, `mlp-train`, `lenet-train`,
-    /// `resnet18-infer`, `image-train`, `dist`, `gpu-elementwise` or `gpu-resnet50`.
+    /// `resnet18-infer`, `resnet18-train`, `image-train`, `dist`, `gpu-elementwise` or
+    /// `gpu-resnet50`.
     workload: String,
     /// One JSON object per line instead of a table.
     #[arg(long)]
@@ -68,7 +70,8 @@ pub struct Args {
     /// `gpu-resnet50`: a training step too.
     #[arg(long)]
     train: bool,
-    /// Batch size (default: 128 for mlp-train, 64 for lenet-train, 1 for resnet18-infer).
+    /// Batch size (default: 128 for mlp-train, 64 for lenet-train, 1 for resnet18-infer,
+    /// 8 for resnet18-train).
     #[arg(long, value_parser = at_least_one)]
     batch: Option<usize>,
     /// Writes a Chrome trace of the engine's operations to this file (as
@@ -176,11 +179,17 @@ fn workload(args: &Args) -> Result<()> {
         )),
         "mlp-train" => {
             let batch = args.batch.unwrap_or(128);
-            train::run(args, &train::mlp()?, &[batch, 784], 10)
+            train::run(args, &train::mlp()?, &[batch, 784], 10, None)
         }
         "lenet-train" => {
             let batch = args.batch.unwrap_or(64);
-            train::run(args, &kiln::models::get("lenet")?, &[batch, 1, 28, 28], 10)
+            let net = kiln::models::get("lenet")?;
+            train::run(args, &net, &[batch, 1, 28, 28], 10, None)
+        }
+        "resnet18-train" => {
+            let batch = args.batch.unwrap_or(8);
+            let net = kiln::models::get("resnet18_v1")?;
+            train::run(args, &net, &[batch, 3, 224, 224], 1000, Some(0.9))
         }
         "resnet18-infer" => infer::run(args),
         "image-train" => image_train::run(args),
@@ -192,7 +201,8 @@ fn workload(args: &Args) -> Result<()> {
         "dist" => dist::run(args),
         other => Err(Error::Input(format!(
             "unknown workload `{other}` (known: engine, elementwise, gemm, jit, mlp-train, \
-             lenet-train, resnet18-infer, image-train, dist, gpu-elementwise, gpu-resnet50)"
+             lenet-train, resnet18-infer, resnet18-train, image-train, dist, gpu-elementwise, \
+             gpu-resnet50)"
         ))),
     }
 }

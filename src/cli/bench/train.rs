@@ -1,9 +1,13 @@
-//! Training steps (W2 `mlp-train`, W3 `lenet-train`): forward in training mode, backward,
-//! and an SGD update of every parameter (lr 0.1, gradients rescaled by 1/batch as MXNet's
-//! Module does), all pushed to the engine; a run is one whole step, waited for, and the
-//! variants take turns run by run, so a noisy minute of the machine weighs on all. The
-//! updates run as their gradients complete (`kiln`), or together after backward (the
-//! ablation). With `--module`, the same step through kiln-train's `Module`
+//! Training steps (W2 `mlp-train`, W3 `lenet-train`, W6 `resnet18-train`): forward in
+//! training mode, backward, and an SGD update of every parameter (lr 0.1, gradients
+//! rescaled by 1/batch as MXNet's Module does), all pushed to the engine; a run is one
+//! whole step, waited for, and the variants take turns run by run, so a noisy minute of
+//! the machine weighs on all. W2 and W3: plain SGD, the updates run as their gradients
+//! complete (`kiln`), or together after backward (the ablation). W6: MXNet's SGD with
+//! momentum 0.9 through the Module (what compare.sh reports) and through the executor
+//! and kiln-train's optimizer (`kiln`), whose ablation computes a strided convolution's
+//! data gradient as one product over every input position instead of through columns
+//! (the `expand_backward` pass off). With `--module`, the same step through kiln-train's `Module`
 //! (`forward_backward` and `update` of a batch, the optimizer MXNet's SGD), whose cost
 //! over the executor's is the module's; `host_us` is, for every variant, the time the
 //! step's calls take before the wait, so the Module's minus the executor's is the module's
@@ -15,8 +19,8 @@ use super::{report, Args};
 use kiln::compiler::autodiff::GradReq;
 use kiln::io::{DataBatch, DataDesc};
 use kiln::runtime::optim::Sgd;
-use kiln::runtime::{random, Device, Engine, Executor, GradReqs, NDArray, Operator};
-use kiln::train::Module;
+use kiln::runtime::{random, Config, Device, Engine, Executor, GradReqs, NDArray, Operator};
+use kiln::train::{Module, Optimizer};
 use kiln::{DType, Error, Result, Symbol};
 use serde_json::json;
 use std::sync::Arc;
@@ -49,22 +53,24 @@ pub fn mlp() -> Result<Symbol> {
 }
 
 /// Times one training step of `net` on random data of `data` shape with random labels in
-/// `0..classes`.
-pub fn run(args: &Args, net: &Symbol, data: &[usize], classes: usize) -> Result<()> {
+/// `0..classes`. With a `momentum` (W6), the updates are MXNet's SGD with it, through the
+/// Module and through an executor and kiln-train's optimizer, with the ablation on the
+/// latter (the executor's update operations are plain SGD).
+pub fn run(
+    args: &Args,
+    net: &Symbol,
+    data: &[usize],
+    classes: usize,
+    momentum: Option<f64>,
+) -> Result<()> {
     let batch = data[0];
     let params: Vec<String> = net
         .list_arguments()
         .into_iter()
         .filter(|n| n != "data" && n != "softmax_label")
         .collect();
-    // Gradients of the parameters only, as MXNet's Module (and the peers) bind.
-    let reqs = params.iter().map(|n| (n.clone(), GradReq::Write)).collect();
-    let exe = Executor::simple_bind(
-        net,
-        Device::Cpu,
-        &[("data", data), ("softmax_label", &[batch])],
-        GradReqs::Each(reqs),
-    )?;
+    let config = Config::global().clone();
+    let exe = bind(net, data, &params, &config)?;
     let args_by_name = exe.arg_dict();
     random::seed(7);
     for name in &params {
@@ -76,30 +82,43 @@ pub fn run(args: &Args, net: &Symbol, data: &[usize], classes: usize) -> Result<
     args_by_name["data"].copy_from(&random::uniform(0.0, 1.0, data, DType::F32)?)?;
     let labels: Vec<f32> = (0..batch).map(|i| ((i * 7) % classes) as f32).collect();
     args_by_name["softmax_label"].copy_from(&NDArray::from_slice(&labels, &[batch])?)?;
-    let sgd = Sgd {
-        lr: 0.1,
-        wd: 0.0,
-        rescale_grad: 1.0 / batch as f64,
-    };
-    let grads = exe.grad_dict();
-    let updates = params
-        .iter()
-        .map(|n| sgd.operator(&args_by_name[n], &grads[n]))
-        .collect::<Result<Vec<_>>>()?;
-    // Each parameter's update is pushed with a higher priority, so it runs as soon as its
-    // gradient is complete, while backward goes on; the ablation updates every parameter
-    // in one operation after backward.
-    let at_end = Engine::global().new_segment("sgd_update (all)", updates.clone());
-    let mut variants: Vec<(&str, Step)> = vec![
-        ("kiln", executor_step(&exe, &updates, 1)),
-        (
+    let mut variants: Vec<(&str, Step)> = Vec::new();
+    if let Some(momentum) = momentum {
+        let step = module_step(net, &exe, &params, data, momentum)?;
+        variants.push(("kiln Module (forward_backward + update)", step));
+        variants.push(("kiln", optimizer_step(&exe, &params, momentum)?));
+        // The ablation: a strided convolution's data gradient as one product over every
+        // input position (`_backward_Convolution` not expanded into columns and col2im).
+        let unexpanded = bind(net, data, &params, &config.disable_pass("expand_backward"))?;
+        for (name, a) in unexpanded.arg_dict() {
+            a.copy_from(&args_by_name[&name])?;
+        }
+        let step = optimizer_step(&unexpanded, &params, momentum)?;
+        variants.push(("kiln, strided data gradients as one product", step));
+    } else {
+        let sgd = Sgd {
+            lr: 0.1,
+            wd: 0.0,
+            rescale_grad: 1.0 / batch as f64,
+        };
+        let grads = exe.grad_dict();
+        let updates = params
+            .iter()
+            .map(|n| sgd.operator(&args_by_name[n], &grads[n]))
+            .collect::<Result<Vec<_>>>()?;
+        // Each parameter's update is pushed with a higher priority, so it runs as soon as
+        // its gradient is complete, while backward goes on; the ablation updates every
+        // parameter in one operation after backward.
+        let at_end = Engine::global().new_segment("sgd_update (all)", updates.clone());
+        if args.module {
+            let step = module_step(net, &exe, &params, data, 0.0)?;
+            variants.push(("kiln Module (forward_backward + update)", step));
+        }
+        variants.push(("kiln", executor_step(&exe, updates, 1)));
+        variants.push((
             "kiln, one update after backward",
-            executor_step(&exe, std::slice::from_ref(&at_end), 0),
-        ),
-    ];
-    if args.module {
-        let step = module_step(net, &exe, &params, data, batch)?;
-        variants.insert(0, ("kiln Module (forward_backward + update)", step));
+            executor_step(&exe, vec![at_end], 0),
+        ));
     }
     let units = exe.backend().1;
     for (variant, times) in interleaved(args.runs, &mut variants)? {
@@ -124,17 +143,70 @@ pub fn run(args: &Args, net: &Symbol, data: &[usize], classes: usize) -> Result<
 /// where it has one.
 type Step<'a> = Box<dyn FnMut() -> Result<Option<f64>> + 'a>;
 
+/// `net` bound for training at `data`'s shape under `config`, with gradients of `params`
+/// only, as MXNet's Module (and the peers) bind.
+fn bind(net: &Symbol, data: &[usize], params: &[String], config: &Config) -> Result<Executor> {
+    let reqs = params.iter().map(|n| (n.clone(), GradReq::Write)).collect();
+    Executor::simple_bind_with(
+        config,
+        net,
+        Device::Cpu,
+        &[("data", data), ("softmax_label", &[data[0]])],
+        GradReqs::Each(reqs),
+    )
+}
+
 /// The step through the executor: forward, backward, and `updates` pushed at `priority`.
-fn executor_step<'a>(exe: &Executor, updates: &'a [Arc<Operator>], priority: i32) -> Step<'a> {
+fn executor_step<'a>(exe: &Executor, updates: Vec<Arc<Operator>>, priority: i32) -> Step<'a> {
     let exe = exe.clone();
     Box::new(move || {
         exe.forward(true);
         exe.backward(&[])?;
-        for u in updates {
+        for u in &updates {
             Engine::global().push(u, priority);
         }
         Ok(None)
     })
+}
+
+/// The step through the executor and kiln-train's optimizer: MXNet's SGD with the
+/// Module variant's learning rate, rescaling and `momentum`, every parameter in one call
+/// after backward, as the Module's `update` makes it.
+fn optimizer_step<'a>(exe: &Executor, params: &[String], momentum: f64) -> Result<Step<'a>> {
+    let train_err = |e: kiln::train::Error| Error::Input(e.to_string());
+    let batch = exe.arg_dict()["data"].shape()[0];
+    let mut optimizer = Optimizer::create(
+        "sgd",
+        &sgd_kwargs(batch, momentum)
+            .each_ref()
+            .map(|(k, v)| (*k, v.as_str())),
+    )
+    .map_err(train_err)?;
+    let (weights, grads) = (exe.arg_dict(), exe.grad_dict());
+    let pairs: Vec<(NDArray, NDArray)> = (params.iter())
+        .map(|n| (weights[n].clone(), grads[n].clone()))
+        .collect();
+    let exe = exe.clone();
+    Ok(Box::new(move || {
+        exe.forward(true);
+        exe.backward(&[])?;
+        let update = Instant::now();
+        let list: Vec<_> = (pairs.iter().enumerate())
+            .map(|(i, (w, g))| (i, w, g))
+            .collect();
+        optimizer.update_multi(&list).map_err(train_err)?;
+        Ok(Some(update.elapsed().as_secs_f64()))
+    }))
+}
+
+/// MXNet's SGD arguments of every variant: learning rate 0.1, gradients rescaled by
+/// 1/batch, and `momentum`.
+fn sgd_kwargs(batch: usize, momentum: f64) -> [(&'static str, String); 3] {
+    [
+        ("learning_rate", "0.1".into()),
+        ("rescale_grad", format!("{}", 1.0 / batch as f64)),
+        ("momentum", format!("{momentum}")),
+    ]
 }
 
 /// What the runs of one variant measured.
@@ -195,14 +267,15 @@ fn thread_cpu_s() -> f64 {
 }
 
 /// The step through `Module`: the executor's parameters and batch copied in, SGD with the
-/// executor variant's learning rate and rescaling.
+/// executor variant's learning rate and rescaling, and `momentum`.
 fn module_step<'a>(
     net: &Symbol,
     exe: &Executor,
     params: &[String],
     data: &[usize],
-    batch: usize,
+    momentum: f64,
 ) -> Result<Step<'a>> {
+    let batch = data[0];
     let train_err = |e: kiln::train::Error| Error::Input(e.to_string());
     let mut module =
         Module::new(net, &["data"], &["softmax_label"], &[Device::Cpu]).map_err(train_err)?;
@@ -222,10 +295,13 @@ fn module_step<'a>(
     module
         .set_params(&initial, &exe.aux_dict(), false, false)
         .map_err(train_err)?;
-    let rescale = format!("{}", 1.0 / batch as f64);
-    let kwargs = [("learning_rate", "0.1"), ("rescale_grad", rescale.as_str())];
+    let kwargs = sgd_kwargs(batch, momentum);
     module
-        .init_optimizer_by_name(None, "sgd", &kwargs)
+        .init_optimizer_by_name(
+            None,
+            "sgd",
+            &kwargs.each_ref().map(|(k, v)| (*k, v.as_str())),
+        )
         .map_err(train_err)?;
     let step = DataBatch {
         data: vec![args_by_name["data"].copy_to(Device::Cpu)?],
