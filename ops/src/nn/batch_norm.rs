@@ -347,6 +347,38 @@ fn scratch(a: &Attrs, shapes: &[Shape], data: usize) -> usize {
     channel_axis(a, shape).map_or(0, |axis| 2 * shape[axis])
 }
 
+/// Accumulators per sum of [`channel_sums`]: consecutive elements add into different
+/// ones, so the additions do not wait for one another.
+const LANES: usize = 8;
+
+/// `K` sums over channel `ch` of an `outer × c × inner` buffer: of `f(i)` for each of the
+/// channel's linear indices `i`.
+fn channel_sums<const K: usize>(
+    [outer, c, inner]: [usize; 3],
+    ch: usize,
+    f: impl Fn(usize) -> [f64; K],
+) -> [f64; K] {
+    let mut lanes = [[0.0; K]; LANES];
+    let add = |lane: &mut [f64; K], v: [f64; K]| {
+        for (sum, v) in lane.iter_mut().zip(v) {
+            *sum += v;
+        }
+    };
+    for o in 0..outer {
+        let (start, end) = ((o * c + ch) * inner, (o * c + ch + 1) * inner);
+        let whole = start + (end - start) / LANES * LANES;
+        for block in (start..whole).step_by(LANES) {
+            for (j, lane) in lanes.iter_mut().enumerate() {
+                add(lane, f(block + j));
+            }
+        }
+        for i in whole..end {
+            add(&mut lanes[0], f(i));
+        }
+    }
+    std::array::from_fn(|k| lanes.iter().map(|lane| lane[k]).sum())
+}
+
 /// Tasks a call splits into at least (where there are as many channels or planes).
 const TASKS: usize = 16;
 
@@ -411,13 +443,12 @@ fn bn_forward<T: Real>(
     let fix_gamma = a.bool("fix_gamma");
     let (outer, c, inner) = split_at_axis(shape, channel_axis(a, shape)?);
     let m = (outer * inner) as f64;
-    // The elements of channel `ch`, by linear index.
-    let channel =
-        |ch: usize| (0..outer).flat_map(move |o| (0..inner).map(move |i| (o * c + ch) * inner + i));
+    let dims = [outer, c, inner];
     let statistics = |ch| {
         if batch_stats {
-            let mean = channel(ch).map(|i| x[i].to_f64()).sum::<f64>() / m;
-            let sq: f64 = channel(ch).map(|i| (x[i].to_f64() - mean).powi(2)).sum();
+            let [sum] = channel_sums(dims, ch, |i| [x[i].to_f64()]);
+            let mean = sum / m;
+            let [sq] = channel_sums(dims, ch, |i| [(x[i].to_f64() - mean).powi(2)]);
             // MXNet avoids 1/0 for a constant channel without eps.
             let invstd = if sq == 0.0 && eps == 0.0 {
                 0.0
@@ -566,30 +597,29 @@ fn bn_backward<T: Real>(
     let fix_gamma = a.bool("fix_gamma");
     let (outer, c, inner) = split_at_axis(shape, channel_axis(a, shape)?);
     let m = (outer * inner) as f64;
-    let channel =
-        |ch: usize| (0..outer).flat_map(move |o| (0..inner).map(move |i| (o * c + ch) * inner + i));
-    let xhat = |ch: usize, i: usize| (x[i].to_f64() - mean[ch].to_f64()) * invstd[ch].to_f64();
-    // Σ dy and Σ dy·x̂ of each channel.
-    let sums = |ch| {
-        let sum_dy: f64 = channel(ch).map(|i| og[i].to_f64()).sum();
-        let sum_dy_xhat: f64 = channel(ch).map(|i| og[i].to_f64() * xhat(ch, i)).sum();
-        [sum_dy, sum_dy_xhat]
+    // Σ dy and Σ dy·x̂ of each channel, in one pass over its planes.
+    let sums = |ch: usize| {
+        let mu = mean[ch].to_f64();
+        let [sum_dy, sum_dy_x] = channel_sums([outer, c, inner], ch, |i| {
+            let dy = og[i].to_f64();
+            [dy, dy * (x[i].to_f64() - mu)]
+        });
+        [sum_dy, sum_dy_x * invstd[ch].to_f64()]
     };
     let sums = per_channel(c, parallel, sums, scratch)?;
     per_plane(dx, c, inner, parallel, |ch, start, plane| {
         let g = if fix_gamma { 1.0 } else { gamma[ch].to_f64() };
-        let s = invstd[ch].to_f64();
+        let (mu, s) = (mean[ch].to_f64(), invstd[ch].to_f64());
         let [sum_dy, sum_dy_xhat] = sums[ch];
-        for (k, d) in plane.iter_mut().enumerate() {
-            let i = start + k;
-            let direct = og[i].to_f64();
-            // Through the batch mean and variance: −mean(dy) − x̂·mean(dy·x̂).
-            let through_stats = if batch_stats {
-                -sum_dy / m - xhat(ch, i) * sum_dy_xhat / m
-            } else {
-                0.0
-            };
-            *d = T::from_f64(g * s * (direct + through_stats));
+        // Through the batch mean and variance: −mean(dy) − x̂·mean(dy·x̂).
+        let (shift, slope) = match batch_stats {
+            true => (-sum_dy / m, -sum_dy_xhat / m),
+            false => (0.0, 0.0),
+        };
+        let end = start + plane.len();
+        for ((d, &dy), &xv) in plane.iter_mut().zip(&og[start..end]).zip(&x[start..end]) {
+            let xhat = (xv.to_f64() - mu) * s;
+            *d = T::from_f64(g * s * (dy.to_f64() + shift + xhat * slope));
         }
     });
     for ((dg, db), &[sum_dy, sum_dy_xhat]) in dgamma.iter_mut().zip(dbeta).zip(sums) {

@@ -318,16 +318,24 @@ fn for_each_window(
     };
     let (xd, od) = (dims3(&x_shape[2..], 1), dims3(&o_shape[2..], 1));
     let (k, s, p) = (dims3(&kernel, 1), dims3(&w.stride, 1), dims3(&w.pad, 0));
-    let o_plane = od.iter().product::<usize>();
+    // Nested loops over the output's axes: each window bound is computed once per row, and
+    // no output index is divided back into coordinates.
     for plane in planes {
-        for o in 0..o_plane {
-            let pos = [o / (od[1] * od[2]), o / od[2] % od[1], o % od[2]];
-            let win: [_; 3] = std::array::from_fn(|i| window(pos[i], k[i], s[i], p[i], xd[i]));
-            let taps = Taps {
-                ranges: win.map(|(lo, hi, _)| (lo, hi)),
-                xd,
-            };
-            f(plane, o, taps, win.iter().map(|w| w.2).product());
+        let mut o = 0;
+        for oz in 0..od[0] {
+            let wz = window(oz, k[0], s[0], p[0], xd[0]);
+            for oy in 0..od[1] {
+                let wy = window(oy, k[1], s[1], p[1], xd[1]);
+                for ox in 0..od[2] {
+                    let wx = window(ox, k[2], s[2], p[2], xd[2]);
+                    let taps = Taps {
+                        ranges: [(wz.0, wz.1), (wy.0, wy.1), (wx.0, wx.1)],
+                        xd,
+                    };
+                    f(plane, o, taps, wz.2 * wy.2 * wx.2);
+                    o += 1;
+                }
+            }
         }
     }
 }
@@ -537,8 +545,24 @@ fn pool_backward<T: Real>(
             match kind {
                 // The first input equal to the maximum takes it all; MXNet falls back to
                 // the window's last input when none is (NaN).
+                // Every tap is compared, the first equal one kept by a select: where the
+                // maximum sits varies from window to window, so a loop that stops at it
+                // mispredicts its exit about once a window.
                 Kind::Max => {
-                    let hit = taps.find(|t| x[at(t)].to_f64() == yv).or(taps.last());
+                    let mut first = usize::MAX;
+                    taps.for_each(|t| {
+                        let equal = x[at(t)].to_f64() == yv;
+                        first = if equal && first == usize::MAX {
+                            t
+                        } else {
+                            first
+                        };
+                    });
+                    let hit = if first == usize::MAX {
+                        taps.last()
+                    } else {
+                        Some(first)
+                    };
                     if let Some(t) = hit {
                         add(t, gv);
                     }
