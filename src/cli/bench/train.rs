@@ -7,11 +7,11 @@
 //! momentum 0.9 through the Module (what compare.sh reports) and through the executor
 //! and kiln-train's optimizer (`kiln`), whose ablation computes a strided convolution's
 //! data gradient as one product over every input position instead of through columns
-//! (the `expand_backward` pass off). With `--module`, the same step through kiln-train's `Module`
-//! (`forward_backward` and `update` of a batch, the optimizer MXNet's SGD), whose cost
-//! over the executor's is the module's; `host_us` is, for every variant, the time the
-//! step's calls take before the wait, so the Module's minus the executor's is the module's
-//! own work outside the kernels; `host_cpu_us` is the CPU time the calling thread spent in
+//! (the `expand_backward` pass off). With `--module`, W2 and W3 through kiln-train's
+//! `Module` too (`forward_backward` and `update` of a batch, the optimizer MXNet's SGD),
+//! whose cost over the executor's is the module's; `host_us` is, for every variant, the
+//! time the step's calls take before the wait, so the Module's minus the executor's is
+//! the module's own work outside the kernels; `host_cpu_us` is the CPU time the calling thread spent in
 //! them, which leaves out the time the kernels already running took the core from it
 //! (with as many engine workers as cores, the wall time counts both).
 
@@ -23,6 +23,7 @@ use kiln::runtime::{random, Config, Device, Engine, Executor, GradReqs, NDArray,
 use kiln::train::{Module, Optimizer};
 use kiln::{DType, Error, Result, Symbol};
 use serde_json::json;
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -83,6 +84,8 @@ pub fn run(
     let labels: Vec<f32> = (0..batch).map(|i| ((i * 7) % classes) as f32).collect();
     args_by_name["softmax_label"].copy_from(&NDArray::from_slice(&labels, &[batch])?)?;
     let mut variants: Vec<(&str, Step)> = Vec::new();
+    // What each variant's program runs, where it is not `exe`'s.
+    let mut units = HashMap::new();
     if let Some(momentum) = momentum {
         let step = module_step(net, &exe, &params, data, momentum)?;
         variants.push(("kiln Module (forward_backward + update)", step));
@@ -94,7 +97,9 @@ pub fn run(
             a.copy_from(&args_by_name[&name])?;
         }
         let step = optimizer_step(&unexpanded, &params, momentum)?;
-        variants.push(("kiln, strided data gradients as one product", step));
+        let ablation = "kiln, strided data gradients as one product";
+        units.insert(ablation, unexpanded.backend().1);
+        variants.push((ablation, step));
     } else {
         let sgd = Sgd {
             lr: 0.1,
@@ -120,8 +125,8 @@ pub fn run(
             executor_step(&exe, vec![at_end], 0),
         ));
     }
-    let units = exe.backend().1;
     for (variant, times) in interleaved(args.runs, &mut variants)? {
+        let units = units.get(variant).copied().unwrap_or(exe.backend().1);
         let rate = batch as f64 / times.wall.0;
         let mut row = json!({ "batch": batch, "samples_per_s": rate, "host_us": times.host_us,
             "host_cpu_us": times.host_cpu_us, "kernels": units.kernels,
