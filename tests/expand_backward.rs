@@ -1,8 +1,9 @@
-//! The backward expansion (`expand_backward`, on where kernels are compiled): a strided
-//! convolution's data gradient through columns and col2im gives the gradients the
-//! reference interpreter computes with `_backward_Convolution`'s one loop nest — for the
-//! data too, where the network's input is differentiated — and the expansion is gone with
-//! the pass switched off.
+//! The backward expansion (`expand_backward`, on where kernels are compiled): a
+//! convolution's data gradient through columns and col2im, where its input is larger than
+//! its output (strided, or unpadded), gives the gradients the reference interpreter
+//! computes with `_backward_Convolution`'s one loop nest — for the data too, where the
+//! network's input is differentiated — and the expansion is gone with the pass switched
+//! off.
 
 use kiln::compiler::autodiff::GradReq;
 use kiln::compiler::program::{compile, Mode};
@@ -29,12 +30,16 @@ fn conv(x: &Symbol, name: &str, attrs: &[(&str, &str)]) -> Symbol {
     c.build().unwrap()
 }
 
-/// Strided convolutions: 3x3/2 padded with bias, 1x1/2 without, grouped 3x3 with a stride
-/// along one axis only; then a softmax loss.
+/// Convolutions: 3x3 unpadded, 3x3 padded (its output as large as its input: not
+/// expanded), 3x3/2 padded with bias, 1x1/2 without, grouped 3x3 with a stride along one
+/// axis only; then a softmax loss.
 fn net() -> Symbol {
     let x = Symbol::var("data");
+    let s = conv(&x, "s", &[("kernel", "(3, 3)"), ("num_filter", "3")]);
+    let same = [("kernel", "(3, 3)"), ("pad", "(1, 1)"), ("num_filter", "3")];
+    let d = conv(&s, "d", &same);
     let a = conv(
-        &x,
+        &d,
         "a",
         &[
             ("kernel", "(3, 3)"),
@@ -136,11 +141,11 @@ fn col2im_nodes(net: &Symbol, config: &Config) -> usize {
 }
 
 #[test]
-fn strided_data_gradients_through_columns_match_the_interpreter() {
+fn data_gradients_through_columns_match_the_interpreter() {
     let net = net();
     let jit = Config::new().backend(Backend::Jit);
     let unexpanded = jit.clone().disable_pass("expand_backward");
-    assert_eq!(col2im_nodes(&net, &jit), 3, "one per strided convolution");
+    assert_eq!(col2im_nodes(&net, &jit), 4, "one per convolution but `d`");
     assert_eq!(col2im_nodes(&net, &unexpanded), 0);
     let want = grads(&net, &Config::new().backend(Backend::Interpreter));
     for (what, config) in [("expanded", &jit), ("not expanded", &unexpanded)] {

@@ -3,8 +3,8 @@
 //! scale and shift) are replaced by it, so fusion and the kernel IR see operators they
 //! can compile. Where an expansion declines (an option it does not cover, a mode, an
 //! unknown shape), the node stays. A training graph's backward operators expand too, after
-//! differentiation (`_backward_Convolution` with a stride: its data gradient through
-//! columns).
+//! differentiation (`_backward_Convolution`: its data gradient through columns where the
+//! input is larger than the output).
 
 use super::{Pass, PassOutput, Rebuild};
 use crate::autodiff::Builder;

@@ -10,8 +10,9 @@
 //!    identities, then simplify, constant folding, CSE and pruning; each switchable by
 //!    name ([`Spec::disabled_passes`]);
 //! 3. **differentiation** in training ([`crate::autodiff`]), then, where the target
-//!    compiles kernels, expansion of the backward operators (a strided convolution's data
-//!    gradient through columns; `expand_backward` to switch it off), and recomputation in
+//!    compiles kernels, expansion of the backward operators (a convolution's data
+//!    gradient through columns where its input is larger than its output;
+//!    `expand_backward` to switch it off), and recomputation in
 //!    backward of the cheap forward values it reads ([`passes::mirror`]; `mirror` to
 //!    switch it off);
 //! 4. **shape and dtype inference** of the final graph;

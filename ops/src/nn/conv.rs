@@ -1,8 +1,9 @@
 //! Convolution (1-D, 2-D, 3-D; grouped, dilated, padded; channel-first or channel-last).
 //!
 //! Its gradient is one backward operator, `_backward_Convolution` (as MXNet), which runs
-//! the forward's loop nest once and accumulates the data, weight and bias gradients; with
-//! a stride, compiled code computes its data gradient through columns (`conv_cols.rs`).
+//! the forward's loop nest once and accumulates the data, weight and bias gradients;
+//! where the input is larger than the output (a stride, little padding), compiled code
+//! computes its data gradient through columns (`conv_cols.rs`).
 
 use super::common::{
     all_grads, channel_last, channels_first, channels_last, dims3, elems, flops, from_ncx,

@@ -1,15 +1,18 @@
-//! The data gradient of a strided convolution in two steps, as MXNet's CPU convolution
-//! computes it: the columns `Wᵀ·dY` (one product, no window) and their scatter back onto
-//! the input (`col2im`).
+//! A convolution's data gradient in two steps, as MXNet's CPU convolution computes it:
+//! the columns `Wᵀ·dY` (one product, no window) and their scatter back onto the input
+//! (`col2im`).
 //!
 //! `_backward_Convolution` computes the data gradient as one contraction over filters and
-//! taps, reading the output gradient through the transposed window; where the stride is
-//! s > 1 along an axis, only one tap in s reads inside it, so the product it lowers to
-//! multiplies zeros for (s₁·s₂·…−1) of every s₁·s₂·… terms (3 in 4 for a 2-D stride of 2).
-//! The columns take exactly the forward's multiply-adds, and col2im only adds.
-//! `_backward_Convolution` expands to them (with itself for the weight and bias gradients)
-//! for channel-first layouts with a stride above 1, where the compiler expands the
-//! backward pass; the reference interpreter keeps the one operator.
+//! taps for every input position, reading the output gradient through the transposed
+//! window: the product it lowers to has as many rows as the input has positions, and
+//! multiplies zeros wherever a tap reads outside the output gradient. Where the input is
+//! larger than the output — a stride s > 1 (only one tap in s reads inside: 3 in 4 terms
+//! are zeros for a 2-D stride of 2), or less padding than the kernel's reach (LeNet's
+//! unpadded 5x5 on 12x12: 144 rows for 64 outputs) — the columns take exactly the
+//! forward's multiply-adds, and col2im only adds. `_backward_Convolution` expands to them
+//! (with itself for the weight and bias gradients) there, for channel-first layouts,
+//! where the compiler expands the backward pass; the reference interpreter keeps the one
+//! operator.
 
 use super::common::{dims3, elems, flops, rank_error};
 use super::conv::{sum_of, transposed_window, Geometry};
@@ -25,7 +28,9 @@ const COLS: &str = "_backward_Convolution_cols";
 const COL2IM: &str = "_backward_Convolution_col2im";
 
 /// `_backward_Convolution` (ograd, data, weight) with its data gradient through columns;
-/// declines without a stride or for channel-last layouts.
+/// declines for channel-last layouts, and unless the input is larger than the output
+/// along some axis and smaller along none (the one product then multiplies no zeros, or
+/// columns would multiply more).
 pub(super) fn expand_backward(
     g: &mut dyn GradGraph,
     a: &Attrs,
@@ -33,8 +38,14 @@ pub(super) fn expand_backward(
     _: &ExpandCtx,
 ) -> Result<Vec<Handle>, OpError> {
     let geometry = Geometry::parse(a, "Convolution")?;
-    if geometry.last || geometry.stride.iter().all(|&s| s == 1) {
-        return invalid("_backward_Convolution: no stride, or channel-last; kept");
+    // Along axis d, with stride 1, the output is the input plus twice the padding less
+    // the kernel's reach.
+    let reach = |d: usize| geometry.dilate[d] * (geometry.kernel[d] - 1);
+    let shrinks = |d: usize| geometry.stride[d] > 1 || reach(d) > 2 * geometry.pad[d];
+    let grows = |d: usize| geometry.stride[d] == 1 && reach(d) < 2 * geometry.pad[d];
+    let axes = 0..geometry.kernel.len();
+    if geometry.last || !axes.clone().any(shrinks) || axes.clone().any(grows) {
+        return invalid("_backward_Convolution: the input is not larger than the output; kept");
     }
     let owned: Vec<(&str, String)> = a
         .iter()
@@ -330,8 +341,8 @@ mod tests {
 
     /// `_backward_Convolution`'s expansion against its reference (which loops over every
     /// (input, weight, output) triple), strided in every dimension count, padded, dilated,
-    /// grouped, with and without bias; each step's contraction against its reference; and
-    /// the expansion declined without a stride.
+    /// grouped, with and without bias, and unpadded with stride 1; each step's contraction
+    /// against its reference; and the expansion declined where the output is as large.
     #[test]
     fn the_expansion_gives_the_convolution_gradients() {
         type Case = (&'static [usize], &'static [(&'static str, &'static str)]);
@@ -381,6 +392,8 @@ mod tests {
                     ("num_filter", "2"),
                 ],
             ),
+            // Unpadded, stride 1 (LeNet's second convolution, smaller).
+            (&[2, 3, 8, 7], &[("kernel", "(5, 5)"), ("num_filter", "4")]),
         ];
         let backward = op("_backward_Convolution");
         let expand = backward.expand.expect("_backward_Convolution expands");
@@ -414,8 +427,13 @@ mod tests {
             is_train: true,
         };
         let handles: Vec<_> = (1..=3).map(|i| g.add(randn(&[1, 1, 3, 3], i))).collect();
-        let unstrided = [("kernel", "(1, 1)"), ("num_filter", "1")];
-        let declined = expand(&mut g, &attrs(backward, &unstrided), &handles, &ctx);
-        assert!(declined.is_err() && g.values.len() == 3);
+        // The output as large as the input, or larger along one axis: kept.
+        let same = [("kernel", "(3, 3)"), ("pad", "(1, 1)"), ("num_filter", "1")];
+        let grows = [("kernel", "(3, 3)"), ("pad", "(2, 0)"), ("num_filter", "1")];
+        let pointwise = [("kernel", "(1, 1)"), ("num_filter", "1")];
+        for kv in [&same[..], &grows, &pointwise] {
+            let declined = expand(&mut g, &attrs(backward, kv), &handles, &ctx);
+            assert!(declined.is_err() && g.values.len() == 3, "{kv:?}");
+        }
     }
 }

@@ -3,17 +3,18 @@
 //! rescaled by 1/batch as MXNet's Module does), all pushed to the engine; a run is one
 //! whole step, waited for, and the variants take turns run by run, so a noisy minute of
 //! the machine weighs on all. W2 and W3: plain SGD, the updates run as their gradients
-//! complete (`kiln`), or together after backward (the ablation). W6: MXNet's SGD with
+//! complete (`kiln`), or together after backward (an ablation). W6: MXNet's SGD with
 //! momentum 0.9 through the Module (what compare.sh reports) and through the executor
-//! and kiln-train's optimizer (`kiln`), whose ablation computes a strided convolution's
-//! data gradient as one product over every input position instead of through columns
-//! (the `expand_backward` pass off). With `--module`, W2 and W3 through kiln-train's
-//! `Module` too (`forward_backward` and `update` of a batch, the optimizer MXNet's SGD),
-//! whose cost over the executor's is the module's; `host_us` is, for every variant, the
-//! time the step's calls take before the wait, so the Module's minus the executor's is
-//! the module's own work outside the kernels; `host_cpu_us` is the CPU time the calling thread spent in
-//! them, which leaves out the time the kernels already running took the core from it
-//! (with as many engine workers as cores, the wall time counts both).
+//! and kiln-train's optimizer (`kiln`). Where the program computes a convolution's data
+//! gradient through columns (W3, W6), an ablation computes it as one product over every
+//! input position (the `expand_backward` pass off). With `--module`, W2 and W3 through
+//! kiln-train's `Module` too (`forward_backward` and `update` of a batch, the optimizer
+//! MXNet's SGD), whose cost over the executor's is the module's; `host_us` is, for every
+//! variant, the time the step's calls take before the wait, so the Module's minus the
+//! executor's is the module's own work outside the kernels; `host_cpu_us` is the CPU time
+//! the calling thread spent in them, which leaves out the time the kernels already
+//! running took the core from it (with as many engine workers as cores, the wall time
+//! counts both).
 
 use super::{report, Args};
 use kiln::compiler::autodiff::GradReq;
@@ -23,7 +24,6 @@ use kiln::runtime::{random, Config, Device, Engine, Executor, GradReqs, NDArray,
 use kiln::train::{Module, Optimizer};
 use kiln::{DType, Error, Result, Symbol};
 use serde_json::json;
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -83,34 +83,38 @@ pub fn run(
     args_by_name["data"].copy_from(&random::uniform(0.0, 1.0, data, DType::F32)?)?;
     let labels: Vec<f32> = (0..batch).map(|i| ((i * 7) % classes) as f32).collect();
     args_by_name["softmax_label"].copy_from(&NDArray::from_slice(&labels, &[batch])?)?;
+    // The ablation: a convolution's data gradient as one product over every input position
+    // (`_backward_Convolution` not expanded into columns and col2im), where the program
+    // expands one.
+    let unexpanded = bind(net, data, &params, &config.disable_pass("expand_backward"))?;
+    let ablation = (unexpanded.backend().1 != exe.backend().1).then(|| {
+        let name = "kiln, data gradients as one product";
+        (name, unexpanded.backend().1)
+    });
+    for (name, a) in unexpanded.arg_dict() {
+        a.copy_from(&args_by_name[&name])?;
+    }
     let mut variants: Vec<(&str, Step)> = Vec::new();
-    // What each variant's program runs, where it is not `exe`'s.
-    let mut units = HashMap::new();
     if let Some(momentum) = momentum {
         let step = module_step(net, &exe, &params, data, momentum)?;
         variants.push(("kiln Module (forward_backward + update)", step));
         variants.push(("kiln", optimizer_step(&exe, &params, momentum)?));
-        // The ablation: a strided convolution's data gradient as one product over every
-        // input position (`_backward_Convolution` not expanded into columns and col2im).
-        let unexpanded = bind(net, data, &params, &config.disable_pass("expand_backward"))?;
-        for (name, a) in unexpanded.arg_dict() {
-            a.copy_from(&args_by_name[&name])?;
+        if let Some((name, _)) = ablation {
+            variants.push((name, optimizer_step(&unexpanded, &params, momentum)?));
         }
-        let step = optimizer_step(&unexpanded, &params, momentum)?;
-        let ablation = "kiln, strided data gradients as one product";
-        units.insert(ablation, unexpanded.backend().1);
-        variants.push((ablation, step));
     } else {
         let sgd = Sgd {
             lr: 0.1,
             wd: 0.0,
             rescale_grad: 1.0 / batch as f64,
         };
-        let grads = exe.grad_dict();
-        let updates = params
-            .iter()
-            .map(|n| sgd.operator(&args_by_name[n], &grads[n]))
-            .collect::<Result<Vec<_>>>()?;
+        let updates_of = |exe: &Executor| {
+            let (weights, grads) = (exe.arg_dict(), exe.grad_dict());
+            (params.iter())
+                .map(|n| sgd.operator(&weights[n], &grads[n]))
+                .collect::<Result<Vec<_>>>()
+        };
+        let updates = updates_of(&exe)?;
         // Each parameter's update is pushed with a higher priority, so it runs as soon as
         // its gradient is complete, while backward goes on; the ablation updates every
         // parameter in one operation after backward.
@@ -124,9 +128,18 @@ pub fn run(
             "kiln, one update after backward",
             executor_step(&exe, vec![at_end], 0),
         ));
+        if let Some((name, _)) = ablation {
+            variants.push((
+                name,
+                executor_step(&unexpanded, updates_of(&unexpanded)?, 1),
+            ));
+        }
     }
     for (variant, times) in interleaved(args.runs, &mut variants)? {
-        let units = units.get(variant).copied().unwrap_or(exe.backend().1);
+        let units = match ablation {
+            Some((name, units)) if name == variant => units,
+            _ => exe.backend().1,
+        };
         let rate = batch as f64 / times.wall.0;
         let mut row = json!({ "batch": batch, "samples_per_s": rate, "host_us": times.host_us,
             "host_cpu_us": times.host_cpu_us, "kernels": units.kernels,
