@@ -174,7 +174,9 @@ pub(super) fn steps(
                     // Streamed, a product packing its whole reduction (a weight gradient)
                     // sums over its outermost reduction axis instead, one index at a time,
                     // where an index's product is deep enough to pay for adding into the
-                    // output.
+                    // output, and large enough to split over the threads (smaller ones
+                    // would run one after another on one: LeNet's first convolution's
+                    // weight gradient, 20 × 25 × 576 an image).
                     let summing = target.streams.is_some()
                         && winograd.is_none()
                         && product.split_loop().is_none()
@@ -185,6 +187,7 @@ pub(super) fn steps(
                         .flatten()
                         .filter(|s| {
                             s.k >= matmul::LEAST_SUMMED_DEPTH
+                                && s.m * s.n * s.k >= matmul::PARALLEL_FLOPS
                                 && s.packs_by_index(Along::Sum)
                                     .is_some_and(|b| b.contains(&true))
                         })
