@@ -258,7 +258,14 @@ fn conv_cost(a: &Attrs, ins: &[Shape], outs: &[Shape]) -> u64 {
 
 /// Input coordinate of output position `o` and kernel tap `k` along one axis, `None` in the
 /// zero padding.
-fn tap(o: usize, k: usize, stride: usize, dilate: usize, pad: usize, len: usize) -> Option<usize> {
+pub(super) fn tap(
+    o: usize,
+    k: usize,
+    stride: usize,
+    dilate: usize,
+    pad: usize,
+    len: usize,
+) -> Option<usize> {
     (o * stride + k * dilate)
         .checked_sub(pad)
         .filter(|&i| i < len)

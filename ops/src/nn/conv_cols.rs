@@ -15,7 +15,7 @@
 //! operator.
 
 use super::common::{dims3, elems, flops, rank_error};
-use super::conv::{sum_of, transposed_window, Geometry};
+use super::conv::{sum_of, tap, transposed_window, Geometry};
 use crate::contraction::{Contraction, Read};
 use crate::shape::{fmt_shape, invalid, set_out, OpError, Shape};
 use crate::{x, Combiner, IndexExpr};
@@ -247,12 +247,7 @@ fn col2im_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> 
     let (dl, p) = (dims3(&g.dilate, 1), dims3(&g.pad, 0));
     let (x_plane, o_plane) = (xd.iter().product::<usize>(), od.iter().product::<usize>());
     let taps = k.iter().product::<usize>();
-    // Input coordinate of output position `o` and tap `t` along axis `d`, if inside.
-    let at = |d: usize, o: usize, t: usize| {
-        (o * s[d] + t * dl[d])
-            .checked_sub(p[d])
-            .filter(|&i| i < xd[d])
-    };
+    let at = |d: usize, o: usize, t: usize| tap(o, t, s[d], dl[d], p[d], xd[d]);
     let mut dx = vec![0.0; data.data.len()];
     for plane in 0..data.shape[0] * data.shape[1] {
         for t in 0..taps {
