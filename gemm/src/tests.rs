@@ -40,6 +40,22 @@ fn variants<T>(
     forms
 }
 
+/// The f32 forms this machine runs.
+fn f32_forms() -> Vec<Variant<f32>> {
+    #[cfg(target_arch = "x86_64")]
+    return variants(f32_baseline, f32_avx2, f32_avx512);
+    #[cfg(not(target_arch = "x86_64"))]
+    return vec![("baseline", f32_baseline)];
+}
+
+/// The f64 forms this machine runs.
+fn f64_forms() -> Vec<Variant<f64>> {
+    #[cfg(target_arch = "x86_64")]
+    return variants(f64_baseline, f64_avx2, f64_avx512);
+    #[cfg(not(target_arch = "x86_64"))]
+    return vec![("baseline", f64_baseline)];
+}
+
 /// Runs `m × n × k` products with each compiled form, in every layout of A, B and C, with
 /// and without accumulation, against the f64 sum of the products (C starts at a known
 /// value).
@@ -151,10 +167,7 @@ const SHAPES: [(usize, usize, usize); 14] = [
 
 #[test]
 fn products_in_f32_match_the_f64_sum() {
-    #[cfg(target_arch = "x86_64")]
-    let forms = variants(f32_baseline, f32_avx2, f32_avx512);
-    #[cfg(not(target_arch = "x86_64"))]
-    let forms: Vec<Variant<f32>> = vec![("baseline", f32_baseline)];
+    let forms = f32_forms();
     for shape in SHAPES {
         check::<f32>(&forms, shape, 1e-5);
     }
@@ -164,10 +177,7 @@ fn products_in_f32_match_the_f64_sum() {
 /// crosses several depth, row and column blocks, each tile size's edge included.
 #[test]
 fn products_in_small_blocks_match_the_f64_sum() {
-    #[cfg(target_arch = "x86_64")]
-    let forms = variants(f32_baseline, f32_avx2, f32_avx512);
-    #[cfg(not(target_arch = "x86_64"))]
-    let forms: Vec<Variant<f32>> = vec![("baseline", f32_baseline)];
+    let forms = f32_forms();
     let small = Blocking {
         kc: 16,
         mc: 13,
@@ -182,10 +192,7 @@ fn products_in_small_blocks_match_the_f64_sum() {
 
 #[test]
 fn products_in_f64_match_the_f64_sum() {
-    #[cfg(target_arch = "x86_64")]
-    let forms = variants(f64_baseline, f64_avx2, f64_avx512);
-    #[cfg(not(target_arch = "x86_64"))]
-    let forms: Vec<Variant<f64>> = vec![("baseline", f64_baseline)];
+    let forms = f64_forms();
     for shape in SHAPES {
         check::<f64>(&forms, shape, 1e-12);
     }
