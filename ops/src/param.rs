@@ -361,6 +361,14 @@ impl Attrs {
         self.schema.iter().zip(&self.values)
     }
 
+    /// Every parameter as MXNet writes it into symbol JSON: what an operator built from
+    /// these parameters (an expansion's) is given.
+    pub fn to_mxnet_strings(&self) -> Vec<(&'static str, String)> {
+        self.iter()
+            .map(|(p, v)| (p.name, v.to_mxnet_string()))
+            .collect()
+    }
+
     /// The value of a declared parameter. Asking for an undeclared name is a bug in the
     /// operator definition, caught by the registry's own tests.
     pub fn get(&self, name: &str) -> &Value {

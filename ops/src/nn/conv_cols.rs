@@ -47,10 +47,7 @@ pub(super) fn expand_backward(
     if geometry.last || !axes.clone().any(shrinks) || axes.clone().any(grows) {
         return invalid("_backward_Convolution: the input is not larger than the output; kept");
     }
-    let owned: Vec<(&str, String)> = a
-        .iter()
-        .map(|(p, v)| (p.name, v.to_mxnet_string()))
-        .collect();
+    let owned = a.to_mxnet_strings();
     let kv: Vec<(&str, &str)> = owned.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let [ograd, data, weight] = [ins[0], ins[1], ins[2]];
     let mut grads = g.op("_backward_Convolution", &[ograd, data, weight], &kv)?;
