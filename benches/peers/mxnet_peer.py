@@ -34,15 +34,13 @@ def lenet():
     return mx.sym.SoftmaxOutput(x, name="softmax")
 
 
-def w3():
-    batch = 64
-    mod = mx.mod.Module(lenet(), context=mx.cpu())
-    mod.bind(data_shapes=[("data", (batch, 1, 28, 28))],
-             label_shapes=[("softmax_label", (batch,))])
+def module_step(symbol, x, y, optimizer_params):
+    """One training step of `symbol` through mx.mod.Module on the batch (x, y), with SGD
+    (Xavier-initialized weights; the Module rescales gradients by 1/batch)."""
+    mod = mx.mod.Module(symbol, context=mx.cpu())
+    mod.bind(data_shapes=[("data", x.shape)], label_shapes=[("softmax_label", y.shape)])
     mod.init_params(mx.init.Xavier())
-    mod.init_optimizer(optimizer="sgd", optimizer_params={"learning_rate": 0.1})
-    x = mx.nd.array(np.random.rand(batch, 1, 28, 28))
-    y = mx.nd.array(np.arange(batch) * 7 % 10)
+    mod.init_optimizer(optimizer="sgd", optimizer_params=optimizer_params)
     db = mx.io.DataBatch(data=[x], label=[y])
 
     def step():
@@ -51,6 +49,14 @@ def w3():
         mod.update()
         mx.nd.waitall()
 
+    return step
+
+
+def w3():
+    batch = 64
+    x = mx.nd.array(np.random.rand(batch, 1, 28, 28))
+    y = mx.nd.array(np.arange(batch) * 7 % 10)
+    step = module_step(lenet(), x, y, {"learning_rate": 0.1})
     measure("lenet-train", "mxnet Module", step, RUNS, batch=batch)
 
 
@@ -76,24 +82,11 @@ def w6():
     batch = 8
     x = mx.nd.array(np.random.rand(batch, 3, 224, 224))
     y = mx.nd.array(np.arange(batch) * 7 % 1000)
-    sgd = {"learning_rate": 0.1, "momentum": 0.9, "rescale_grad": 1.0 / batch}
-
     net = vision.resnet18_v1(pretrained=False)
     net.hybridize(static_alloc=True, static_shape=True)
     symbol = mx.sym.SoftmaxOutput(net(mx.sym.var("data")), name="softmax")
-    mod = mx.mod.Module(symbol, context=mx.cpu())
-    mod.bind(data_shapes=[("data", x.shape)], label_shapes=[("softmax_label", y.shape)])
-    mod.init_params(mx.init.Xavier())
-    mod.init_optimizer(optimizer="sgd", optimizer_params=sgd)
-    db = mx.io.DataBatch(data=[x], label=[y])
-
-    def module_step():
-        mod.forward(db, is_train=True)
-        mod.backward()
-        mod.update()
-        mx.nd.waitall()
-
-    measure("resnet18-train", "mxnet Module", module_step, RUNS, batch=batch)
+    step = module_step(symbol, x, y, {"learning_rate": 0.1, "momentum": 0.9})
+    measure("resnet18-train", "mxnet Module", step, RUNS, batch=batch)
 
     net.initialize(mx.init.Xavier())
     loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
