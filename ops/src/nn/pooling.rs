@@ -587,6 +587,64 @@ fn pool_backward<T: Real>(
     });
 }
 
+/// Max pooling's gradient where the windows tile the input without overlap or padding
+/// (LeNet's 2×2 windows with stride 2): each input element belongs to one window at most,
+/// so every window stores its gradient at its first maximum (or its last input where none
+/// equals the maximum: NaN, as MXNet) into the zeroed gradient, from a loop over the
+/// window's rows with no per-window bounds or closures; `None` where the windows are not
+/// such (then [`pool_backward`] walks them).
+fn max_backward_disjoint(
+    w: &Window,
+    [o_shape, x_shape]: [&[usize]; 2],
+    [og, x, y]: [&[f32]; 3],
+    dx: &mut [f32],
+    parallel: ParallelFor,
+) -> Option<()> {
+    let (xd, od) = (dims3(&x_shape[2..], 1), dims3(&o_shape[2..], 1));
+    let (k, s, p) = (dims3(&w.kernel, 1), dims3(&w.stride, 1), dims3(&w.pad, 0));
+    let tiles = !w.kernel.is_empty()
+        && k[0] == 1
+        && k == s
+        && p == [0, 0, 0]
+        && (0..3).all(|i| od[i] * k[i] <= xd[i]);
+    let ([_, kh, kw], [_, xh, xw], [_, oh, ow]) = (k, xd, od);
+    let (x_plane, o_plane) = (xd[0] * xh * xw, od[0] * oh * ow);
+    if !tiles || o_plane == 0 {
+        return None;
+    }
+    let planes = x_shape[0] * x_shape[1];
+    let per_task = planes.div_ceil(16).max(1);
+    for_blocks(dx, per_task * x_plane, parallel, &|b, dx| {
+        dx.fill(0.0);
+        for (local, dx) in dx.chunks_exact_mut(x_plane).enumerate() {
+            let plane = b * per_task + local;
+            let x = &x[plane * x_plane..][..x_plane];
+            // A plane's depth (3-D pooling with a window one deep) in rows of windows.
+            for (row, (og, y)) in (og[plane * o_plane..][..o_plane].chunks_exact(ow))
+                .zip(y[plane * o_plane..][..o_plane].chunks_exact(ow))
+                .enumerate()
+            {
+                let (z, oy) = (row / oh, row % oh);
+                let top = (z * xh + oy * kh) * xw;
+                for (ox, (&g, &m)) in og.iter().zip(y).enumerate() {
+                    let corner = top + ox * kw;
+                    // Taps from last to first, each equal one taking the place: the
+                    // first equal remains, and the last tap where none is.
+                    let mut hit = corner + (kh - 1) * xw + kw - 1;
+                    for ty in (0..kh).rev() {
+                        let line = corner + ty * xw;
+                        for t in (line..line + kw).rev() {
+                            hit = if x[t] == m { t } else { hit };
+                        }
+                    }
+                    dx[hit] = g;
+                }
+            }
+        }
+    });
+    Some(())
+}
+
 /// The native kernel: channel-first layouts.
 const POOL_BACKWARD_NATIVE: Native = Native {
     supports: |a, shapes| {
@@ -597,7 +655,13 @@ const POOL_BACKWARD_NATIVE: Native = Native {
         let w = Window::new(ctx.attrs, io.in_shapes[1].len())?;
         let shapes = [io.in_shapes[0].as_slice(), &io.in_shapes[1]];
         let ins = [io.inputs[0], io.inputs[1], io.inputs[2]];
-        pool_backward(&w, kind(ctx.attrs), shapes, ins, io.outputs[0], io.parallel);
+        let kind = kind(ctx.attrs);
+        let disjoint = (kind == Kind::Max)
+            .then(|| max_backward_disjoint(&w, shapes, ins, io.outputs[0], io.parallel))
+            .flatten();
+        if disjoint.is_none() {
+            pool_backward(&w, kind, shapes, ins, io.outputs[0], io.parallel);
+        }
         Ok(())
     },
 };
@@ -909,8 +973,19 @@ mod tests {
     #[test]
     fn the_native_backward_computes_what_the_reference_computes() {
         type Case<'a> = (&'a [(&'a str, &'a str)], &'a [usize]);
-        let cases: [Case; 5] = [
+        // Windows that tile the input (the disjoint kernel): whole, with rows and columns
+        // no window covers, in 1-D, and in 3-D one deep.
+        let cases: [Case; 8] = [
             (&[("kernel", "(2, 2)"), ("stride", "(2, 2)")], &[2, 3, 8, 6]),
+            (
+                &[("kernel", "(2, 3)"), ("stride", "(2, 3)")],
+                &[2, 17, 7, 8],
+            ),
+            (&[("kernel", "(3,)"), ("stride", "(3,)")], &[2, 2, 10]),
+            (
+                &[("kernel", "(1, 2, 2)"), ("stride", "(1, 2, 2)")],
+                &[1, 2, 3, 4, 6],
+            ),
             (
                 &[
                     ("kernel", "(3, 3)"),
@@ -937,13 +1012,31 @@ mod tests {
         for (kv, shape) in cases {
             let x = randn(shape, 11);
             let y = run(POOL, kv, &[&x], false).unwrap().remove(0);
-            // Ties: a window of equal values routes its gradient to the first.
+            // Ties (values rounded to integers: most windows hold their maximum twice or
+            // more) route the gradient to the first.
             let mut tied = x.clone();
-            tied.data.iter_mut().step_by(3).for_each(|v| *v = 0.5);
+            tied.data.iter_mut().for_each(|v| *v = v.round());
             let y_tied = run(POOL, kv, &[&tied], false).unwrap().remove(0);
+            // NaN: a window of NaNs routes its gradient to its last input (the first half
+            // of the input all NaN), one with some NaNs to its first maximum.
+            let mut nan = x.clone();
+            let half = nan.data.len() / 2;
+            nan.data[..half].fill(f64::NAN);
+            nan.data[half..]
+                .iter_mut()
+                .step_by(3)
+                .for_each(|v| *v = f64::NAN);
+            let y_nan = run(POOL, kv, &[&nan], false).unwrap().remove(0);
             let og = randn(&y.shape, 12);
             check_native("_backward_Pooling", kv, &[og.clone(), x, y], false, 1e-6);
-            check_native("_backward_Pooling", kv, &[og, tied, y_tied], false, 1e-6);
+            check_native(
+                "_backward_Pooling",
+                kv,
+                &[og.clone(), tied, y_tied],
+                false,
+                1e-6,
+            );
+            check_native("_backward_Pooling", kv, &[og, nan, y_nan], false, 1e-6);
         }
     }
 }
