@@ -2,7 +2,9 @@
 //! so a CPU backend runs it on its arrays in place — no conversion to f64 tensors, no
 //! allocation of whole tensors per call — while it stays the one definition of what the
 //! operator computes (the reference kernel calls the same code at f64). The registry test
-//! checks each native kernel against its reference.
+//! checks each native kernel against its reference. A backend that runs native kernels
+//! prefers one to compiling the operator's contraction: an operator has both only where
+//! the native kernel is the faster (col2im), while a GPU compiles the contraction.
 
 use crate::shape::{OpError, Shape};
 use crate::{Attrs, KernelCtx};

@@ -58,6 +58,6 @@ pub use generalize::{generalize, instantiate};
 pub use group::{contraction_of, from_group, Lowered};
 pub use ir::{lower, BitOp, Buffer, Idx, Kernel, LoopKind, LoopNest, Schedule, Stmt, Val};
 pub use parse::{parse_kernel, parse_kernels, parse_nest, ParseError, MAX_DEPTH};
-pub use parts::{parts, Part, Unlowered};
+pub use parts::{parts, runs_native, Part, Unlowered};
 pub use simplify::simplify;
 pub use winograd::{winograd_plan, Conv3x3, WinogradPlan, TILE};

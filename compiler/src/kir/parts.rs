@@ -11,8 +11,8 @@ use std::collections::BTreeSet;
 
 /// One piece of work.
 pub enum Part {
-    /// A library call without a contraction for every output, on its own kernel (native
-    /// or reference).
+    /// A library call on its own kernel: its native one, or where it has no contraction
+    /// for every output, its reference one.
     Node(NodeId),
     /// Nodes that did not lower together, each then on its own kernel.
     Unlowered(Unlowered),
@@ -34,11 +34,41 @@ pub struct Unlowered {
     pub reason: KirError,
 }
 
+/// Whether node `id` can run on its operator's native f32 kernel: the kernel covers its
+/// attributes and input shapes, and every input and output is f32.
+pub fn runs_native(g: &Graph, inferred: &Inferred, id: NodeId) -> bool {
+    let n = g.node(id);
+    let f32 = |e: Entry| inferred.dtype(e) == Some(kiln_ops::DType::F32);
+    let outputs = 0..inferred.shapes[id.index()].len();
+    match (n.op.and_then(|op| op.native), &n.params) {
+        (Some(native), Some(attrs)) => {
+            let shapes: Vec<Vec<usize>> = (n.inputs.iter())
+                .map(|&e| inferred.shape(e).to_vec())
+                .collect();
+            (native.supports)(attrs, &shapes)
+                && n.inputs.iter().all(|&e| f32(e))
+                && outputs
+                    .into_iter()
+                    .all(|index| f32(Entry { node: id, index }))
+        }
+        _ => false,
+    }
+}
+
 /// The parts of `g`'s fusion groups (`fusion`), in group order: within a group, library nodes alone,
 /// the rest split by (forward or backward — ids from `forward_nodes` on are backward —,
 /// after a library node of the group or not), so each part's kernel needs only values
-/// computed before it starts.
-pub fn parts(g: &Graph, inferred: &Inferred, fusion: &Fusion, forward_nodes: usize) -> Vec<Part> {
+/// computed before it starts. Where `native` (the target runs native kernels), a library
+/// node that [`runs_native`] is one of them even where it has a contraction: an operator
+/// has a native kernel where that beats the compiled contraction (col2im's adds along
+/// rows against a gather per input element).
+pub fn parts(
+    g: &Graph,
+    inferred: &Inferred,
+    fusion: &Fusion,
+    forward_nodes: usize,
+    native: bool,
+) -> Vec<Part> {
     let mut out = Vec::new();
     for (gi, group) in fusion.groups.iter().enumerate() {
         let mut keyed: Vec<((bool, bool), Vec<NodeId>)> = Vec::new();
@@ -49,9 +79,10 @@ pub fn parts(g: &Graph, inferred: &Inferred, fusion: &Fusion, forward_nodes: usi
             let n = g.node(id);
             let library = n.op.is_some_and(|op| {
                 matches!(op.compute, kiln_ops::Compute::Library { .. })
-                    && (0..inferred.shapes[id.index()].len()).any(|index| {
-                        contraction_of(g, inferred, Entry { node: id, index }).is_err()
-                    })
+                    && ((native && runs_native(g, inferred, id))
+                        || (0..inferred.shapes[id.index()].len()).any(|index| {
+                            contraction_of(g, inferred, Entry { node: id, index }).is_err()
+                        }))
             });
             if library {
                 after_library.insert(id);
@@ -127,7 +158,7 @@ mod tests {
                 .map(|id| (!g.node(id).is_variable()).then_some(0))
                 .collect(),
         };
-        let parts = parts(&g, &inferred, &fusion, g.node_ids().len());
+        let parts = parts(&g, &inferred, &fusion, g.node_ids().len(), true);
         let [Part::Unlowered(u)] = parts.as_slice() else {
             panic!("one unlowered part expected");
         };

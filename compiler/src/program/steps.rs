@@ -35,24 +35,8 @@ fn node_step(
     target: &Target,
 ) -> Step {
     let n = g.node(id);
-    let f32s = |entries: &[Entry]| {
-        entries
-            .iter()
-            .all(|&e| inferred.dtype(e) == Some(kiln_ops::DType::F32))
-    };
+    let native = target.native && kir::runs_native(g, inferred, id);
     let outputs = node_outputs(id, inferred);
-    let native = target.native
-        && match (n.op.and_then(|op| op.native), &n.params) {
-            (Some(native), Some(attrs)) => {
-                let shapes: Vec<Vec<usize>> = n
-                    .inputs
-                    .iter()
-                    .map(|&e| inferred.shape(e).to_vec())
-                    .collect();
-                (native.supports)(attrs, &shapes) && f32s(&n.inputs) && f32s(&outputs)
-            }
-            _ => false,
-        };
     Step {
         name: n.name.clone(),
         kind: if native {
@@ -119,7 +103,7 @@ pub(super) fn steps(
     }
     let mut steps = Vec::new();
     let mut unlowered = Vec::new();
-    for part in kir::parts(g, inferred, fusion, forward_nodes) {
+    for part in kir::parts(g, inferred, fusion, forward_nodes, target.native) {
         let (name, nodes, lowered) = match part {
             Part::Node(id) => {
                 steps.push(node_step(g, inferred, id, forward_nodes, target));

@@ -17,6 +17,7 @@
 use super::common::{dims3, elems, flops, rank_error};
 use super::conv::{sum_of, tap, transposed_window, Geometry};
 use crate::contraction::{Contraction, Read};
+use crate::native::{for_blocks, no_scratch, Native};
 use crate::shape::{fmt_shape, invalid, set_out, OpError, Shape};
 use crate::{x, Combiner, IndexExpr};
 use crate::{
@@ -270,6 +271,75 @@ fn col2im_ref(ctx: &KernelCtx, ins: &[&Tensor]) -> Result<Vec<Tensor>, OpError> 
     }])
 }
 
+/// The native col2im: for each (image, channel) plane, every column (a tap) added row by
+/// row onto the zeroed plane — contiguous adds along a row for stride 1 — where the
+/// compiled contraction gathers a tap at a time for each input element, dividing its
+/// index back into coordinates.
+const COL2IM_NATIVE: Native = Native {
+    supports: |a, shapes| {
+        let spatial = geometry(a, COL2IM).map_or(0, |g| g.kernel.len());
+        (1..=3).contains(&spatial)
+            && shapes.len() == 2
+            && shapes[0].len() == 2 + 2 * spatial
+            && shapes[1].len() == 2 + spatial
+    },
+    scratch: no_scratch,
+    run: |ctx, io| {
+        let g = geometry(ctx.attrs, COL2IM)?;
+        let spatial = g.kernel.len();
+        let (cols, data) = (&io.in_shapes[0], &io.in_shapes[1]);
+        let (xd, od) = (dims3(&data[2..], 1), dims3(&cols[2 + spatial..], 1));
+        let (k, s) = (dims3(&g.kernel, 1), dims3(&g.stride, 1));
+        let (dl, p) = (dims3(&g.dilate, 1), dims3(&g.pad, 0));
+        let (x_plane, o_plane) = (xd.iter().product::<usize>(), od.iter().product::<usize>());
+        let taps = k.iter().product::<usize>();
+        let cols = io.inputs[0];
+        // Along the last axis, the outputs a tap reads inside the input: `ox` from `lo` to
+        // `hi` reads input column ox·s + kx·dl − p.
+        let inside = |kx: usize| {
+            let start = kx * dl[2];
+            let lo = p[2].saturating_sub(start).div_ceil(s[2]);
+            let hi = (xd[2] + p[2])
+                .saturating_sub(start)
+                .div_ceil(s[2])
+                .min(od[2]);
+            (lo, hi.max(lo))
+        };
+        for_blocks(io.outputs[0], x_plane.max(1), io.parallel, &|plane, dx| {
+            dx.fill(0.0);
+            for t in 0..taps {
+                let [kz, ky, kx] = [t / (k[1] * k[2]), t / k[2] % k[1], t % k[2]];
+                let column = &cols[(plane * taps + t) * o_plane..][..o_plane];
+                let (lo, hi) = inside(kx);
+                if lo == hi {
+                    continue;
+                }
+                for oz in 0..od[0] {
+                    let z = tap(oz, kz, s[0], dl[0], p[0], xd[0]);
+                    for oy in 0..od[1] {
+                        let column = &column[(oz * od[1] + oy) * od[2]..][..od[2]];
+                        let (Some(z), Some(y)) = (z, tap(oy, ky, s[1], dl[1], p[1], xd[1])) else {
+                            continue;
+                        };
+                        let line = &mut dx[(z * xd[1] + y) * xd[2]..][..xd[2]];
+                        let first = lo * s[2] + kx * dl[2] - p[2];
+                        if s[2] == 1 {
+                            let line = &mut line[first..first + hi - lo];
+                            line.iter_mut()
+                                .zip(&column[lo..hi])
+                                .for_each(|(d, c)| *d += c);
+                        } else {
+                            let line = line[first..].iter_mut().step_by(s[2]);
+                            line.zip(&column[lo..hi]).for_each(|(d, c)| *d += c);
+                        }
+                    }
+                }
+            }
+        });
+        Ok(())
+    },
+};
+
 static COLUMNS: OpDef = OpDef {
     doc: "The columns of a strided convolution's data gradient: from ograd (n, F, o...) and \
           weight (F, C/num_group, k...), cols (n, C, k..., o...) = weightᵀ·ograd within each \
@@ -307,6 +377,7 @@ static COL2IM_OP: OpDef = OpDef {
         visible: 1,
     },
     infer_shape: col2im_shape,
+    native: Some(COL2IM_NATIVE),
     inplace: &[],
     cost: col2im_cost,
     grad: Grad::NotDifferentiable,
@@ -412,7 +483,18 @@ mod tests {
             }
             let cols = run("_backward_Convolution_cols", kv, &[&ograd, &weight], true).unwrap();
             check_contraction("_backward_Convolution_cols", kv, &[ograd, weight]);
-            check_contraction("_backward_Convolution_col2im", kv, &[cols[0].clone(), data]);
+            check_contraction(
+                "_backward_Convolution_col2im",
+                kv,
+                &[cols[0].clone(), data.clone()],
+            );
+            check_native(
+                "_backward_Convolution_col2im",
+                kv,
+                &[cols[0].clone(), data],
+                true,
+                1e-6,
+            );
         }
         let mut g = Eager {
             values: vec![],
