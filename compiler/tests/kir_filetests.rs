@@ -21,6 +21,8 @@
 //! Steps (`test <step>`):
 //!
 //! - `lower`: the kernel lowered under the CPU schedule (`Schedule::cpu`), as a loop nest.
+//! - `collapse`: each kernel's CPU loop nest (as `lower`) with its nested loops collapsed
+//!   where they walk memory as one (`kir::collapse`).
 //! - `simplify`: the kernel with its indices simplified by value ranges (`kir::simplify`).
 //! - `matmul`: the matrix product `kir::matmul::recognize` finds (sizes, operand strides,
 //!   loops, split, packed operands and epilogue as kernels), or `no product`; `matmul
@@ -35,7 +37,8 @@
 
 use kiln_compiler::kir::matmul::{recognize, recognize_blas, MatMul};
 use kiln_compiler::kir::{
-    generalize, lower, parse_kernel, parse_kernels, parse_nest, simplify, Kernel, Schedule,
+    collapse, generalize, lower, parse_kernel, parse_kernels, parse_nest, simplify, Kernel,
+    Schedule,
 };
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -103,6 +106,17 @@ fn run(t: &FileTest) -> Result<String, String> {
             // What the step prints reads back too.
             parse_nest(&text).map_err(|e| format!("the output does not parse: {e}"))?;
             Ok(text)
+        }
+        ["collapse"] => {
+            let kernels = parse_kernels(&t.input).map_err(|e| format!("input: {e}"))?;
+            let mut out = String::new();
+            for k in kernels {
+                let nest = lower(&k, &Schedule::cpu(&k)).map_err(|e| e.to_string())?;
+                let text = collapse(&nest).to_string();
+                parse_nest(&text).map_err(|e| format!("the output does not parse: {e}"))?;
+                out += &text;
+            }
+            Ok(out)
         }
         ["simplify"] => Ok(simplify(&one_kernel(&t.input)?).to_string()),
         ["matmul"] | ["matmul", "blas"] => {

@@ -43,7 +43,7 @@ use inkwell::targets::{
 };
 use inkwell::OptimizationLevel;
 use kiln_compiler::formats::atomic::AtomicFile;
-use kiln_compiler::kir::{interp, math, Idx, LoopNest, Stmt, Val};
+use kiln_compiler::kir::{self, interp, Idx, LoopNest, Stmt, Val};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -298,6 +298,7 @@ impl Jit {
         let key = fnv1a(&[
             env!("CARGO_PKG_VERSION").as_bytes(),
             RENDERER.as_bytes(),
+            kir::FOR_CPU_SOURCE.as_bytes(),
             host.cpu.as_bytes(),
             host.features.as_bytes(),
             &host.vector_bits.to_le_bytes(),
@@ -398,7 +399,7 @@ fn compile_object(
         features: &host.features,
         vector_bits: host.vector_bits,
     };
-    let module = llvm::render(&context, &math::expand(nest), &target).map_err(failed)?;
+    let module = llvm::render(&context, &kir::for_cpu(nest), &target).map_err(failed)?;
     let f = (module.get_function(llvm::ENTRY))
         .ok_or_else(|| failed("the rendered module has no kernel function".into()))?;
     f.as_global_value().set_name(entry);

@@ -31,12 +31,14 @@
 //! depend on (a row maximum runs once per row).
 //!
 //! Around the core: [`math`] turns exp and tanh into polynomials with stated error bounds
-//! (so f32 kernels vectorize), and [`generalize`] finds one kernel over a symbolic batch
-//! size from lowerings at several, so a new batch size needs no new kernel.
+//! (so f32 kernels vectorize), [`collapse`] merges nested loops that walk memory as one
+//! (so short spatial loops vectorize), and [`generalize`] finds one kernel over a symbolic
+//! batch size from lowerings at several, so a new batch size needs no new kernel.
 //!
 //! Failures are [`KirError`]s naming the group's node or the kernel, and for a run the
 //! block, thread and element where it happened ([`Fault`]: what went wrong there).
 
+mod collapse;
 pub mod cuda;
 mod error;
 mod generalize;
@@ -53,6 +55,7 @@ mod simplify;
 pub mod simt;
 mod winograd;
 
+pub use collapse::collapse;
 pub use error::{Fault, KirError};
 pub use generalize::{generalize, instantiate};
 pub use group::{contraction_of, from_group, Lowered};
@@ -61,3 +64,13 @@ pub use parse::{parse_kernel, parse_kernels, parse_nest, ParseError, MAX_DEPTH};
 pub use parts::{parts, runs_native, Part, Unlowered};
 pub use simplify::simplify;
 pub use winograd::{winograd_plan, Conv3x3, WinogradPlan, TILE};
+
+/// What the CPU JIT compiles of `nest`: its math functions as polynomials
+/// ([`math::expand`]), then its loops collapsed ([`collapse`]).
+pub fn for_cpu(nest: &LoopNest) -> LoopNest {
+    collapse(&math::expand(nest))
+}
+
+/// The source of [`for_cpu`]'s passes: a compiled kernel cached on disk is stale once it
+/// changes.
+pub const FOR_CPU_SOURCE: &str = concat!(include_str!("math.rs"), include_str!("collapse.rs"));

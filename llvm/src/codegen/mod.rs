@@ -12,8 +12,9 @@
 //! bf16 by bit arithmetic (round to nearest even, NaN kept quiet), integers through
 //! saturating conversions (Rust's `as`). Functions that LLVM has no instruction for (exp,
 //! tanh, erf, pow, ...) call [`unary_shim`] and [`binary_shim`], which evaluate
-//! `kiln_ops::expr` in f64 exactly as the oracle does; their polynomial forms, which would
-//! vectorize, are still to come.
+//! `kiln_ops::expr` in f64 exactly as the oracle does; the JIT hands this renderer f32
+//! nests with exp, tanh, log and erf already as polynomials (`kir::for_cpu`), which
+//! vectorize, so the shims serve f64 and the rest.
 //!
 //! A select whose arms load branches rather than compute both (an arm may load out of
 //! bounds where the guard is false: concatenation); one whose arms only compute is an LLVM

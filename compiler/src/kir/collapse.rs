@@ -1,0 +1,292 @@
+//! Loop collapsing for the CPU renderers: a serial loop whose whole body is one serial
+//! loop becomes one loop over both where every index inside walks them as one axis
+//! (the outer coordinate's coefficient is the inner one's times the inner extent), so
+//! `for y in 0..8 { for x in 0..8 { out[y*8 + x] = .. } }` runs as one loop of 64.
+//!
+//! Why: LLVM's loop vectorizer leaves loops of fewer than 16 iterations scalar, and the
+//! spatial loops of small feature maps are that short (LeNet's 8×8 and 4×4, ResNet's 7×7):
+//! an epilogue of `tanh(x + bias)` over 8×8 planes ran at 7 ns an element against 0.7 ns
+//! over rows of 3200. Collapsed, the loop is long enough to vectorize.
+//!
+//! The outermost loops are kept as they are (a kernel's caller splits its outermost loop
+//! into ranges), and so are loops of other kinds.
+
+use super::ir::{Idx, LoopKind, LoopNest, Stmt, Val};
+
+/// `nest` with every collapsible pair of nested serial loops merged, innermost first.
+pub fn collapse(nest: &LoopNest) -> LoopNest {
+    let body = nest
+        .body
+        .iter()
+        .map(|s| match s {
+            Stmt::Loop {
+                axis,
+                extent,
+                kind,
+                body,
+            } => Stmt::Loop {
+                axis: *axis,
+                extent: extent.clone(),
+                kind: *kind,
+                body: body.iter().map(collapsed).collect(),
+            },
+            other => other.clone(),
+        })
+        .collect();
+    LoopNest {
+        body,
+        ..nest.clone()
+    }
+}
+
+/// `s` with its loops collapsed where they can be, innermost first.
+fn collapsed(s: &Stmt) -> Stmt {
+    let Stmt::Loop {
+        axis,
+        extent,
+        kind,
+        body,
+    } = s
+    else {
+        return s.clone();
+    };
+    let body: Vec<Stmt> = body.iter().map(collapsed).collect();
+    if let ([inner], LoopKind::Serial) = (body.as_slice(), kind) {
+        if let Some(merged) = merge(*axis, extent, inner) {
+            return merged;
+        }
+    }
+    Stmt::Loop {
+        axis: *axis,
+        extent: extent.clone(),
+        kind: *kind,
+        body,
+    }
+}
+
+/// The loop over `outer` (of `extent`) around `inner` as one loop, if `inner` is a serial
+/// loop of constant extent through which every index moves with `outer` as one axis.
+fn merge(outer: usize, extent: &Idx, inner: &Stmt) -> Option<Stmt> {
+    let Stmt::Loop {
+        axis,
+        extent: Idx::Const(inner_extent),
+        kind: LoopKind::Serial,
+        body,
+    } = inner
+    else {
+        return None;
+    };
+    let one_axis = |i: &Idx| match (coefficient(i, outer), coefficient(i, *axis)) {
+        (Some(o), Some(c)) => c.checked_mul(*inner_extent) == Some(o),
+        _ => false,
+    };
+    if !body.iter().all(|s| stmt_indices(s, &one_axis)) {
+        return None;
+    }
+    // With c_outer = c_inner · E, c_outer·o + c_inner·i = c_inner·(o·E + i): the inner
+    // coordinate, over o·E + i, takes both.
+    Some(Stmt::Loop {
+        axis: *axis,
+        extent: extent.clone() * Idx::Const(*inner_extent),
+        kind: LoopKind::Serial,
+        body: body.iter().map(|s| without_stmt(s, outer)).collect(),
+    })
+}
+
+/// The constant coefficient of coordinate `axis` in `i` where `i` is affine in it with a
+/// constant coefficient (0 where it does not use it), else `None`.
+fn coefficient(i: &Idx, axis: usize) -> Option<i64> {
+    match i {
+        Idx::Const(_) | Idx::Dim(_) | Idx::Red(_) => Some(0),
+        Idx::Coord(a) => Some(i64::from(*a == axis)),
+        Idx::Add(p, q) => coefficient(p, axis)?.checked_add(coefficient(q, axis)?),
+        Idx::Mul(p, q) => match (coefficient(p, axis)?, coefficient(q, axis)?) {
+            (0, 0) => Some(0),
+            (c, 0) => c.checked_mul(constant(q)?),
+            (0, c) => c.checked_mul(constant(p)?),
+            _ => None,
+        },
+        Idx::Div(..) | Idx::Mod(..) => (!uses(i, axis)).then_some(0),
+    }
+}
+
+/// The value of `i` where it is a constant.
+fn constant(i: &Idx) -> Option<i64> {
+    match i {
+        Idx::Const(c) => Some(*c),
+        Idx::Add(p, q) => constant(p)?.checked_add(constant(q)?),
+        Idx::Mul(p, q) => constant(p)?.checked_mul(constant(q)?),
+        _ => None,
+    }
+}
+
+/// Whether `i` reads coordinate `axis`.
+fn uses(i: &Idx, axis: usize) -> bool {
+    match i {
+        Idx::Coord(a) => *a == axis,
+        Idx::Const(_) | Idx::Dim(_) | Idx::Red(_) => false,
+        Idx::Add(p, q) | Idx::Mul(p, q) | Idx::Div(p, q) | Idx::Mod(p, q) => {
+            uses(p, axis) || uses(q, axis)
+        }
+    }
+}
+
+/// Whether `ok` holds for every index in `s`.
+fn stmt_indices(s: &Stmt, ok: &dyn Fn(&Idx) -> bool) -> bool {
+    match s {
+        Stmt::Loop { extent, body, .. } => ok(extent) && body.iter().all(|s| stmt_indices(s, ok)),
+        Stmt::Let { value, .. } => val_indices(value, ok),
+        Stmt::Store { index, value, .. } => ok(index) && val_indices(value, ok),
+    }
+}
+
+fn val_indices(v: &Val, ok: &dyn Fn(&Idx) -> bool) -> bool {
+    match v {
+        Val::Const(_) | Val::Temp(_) | Val::Local(_) => true,
+        Val::Load { index, .. } => ok(index),
+        Val::Index(i) | Val::Shared(i) => ok(i),
+        Val::Unary(_, a) | Val::Bits(_, a) => val_indices(a, ok),
+        Val::Binary(_, a, b) => val_indices(a, ok) && val_indices(b, ok),
+        Val::Select(c, a, b) => val_indices(c, ok) && val_indices(a, ok) && val_indices(b, ok),
+        Val::Reduce {
+            extents,
+            locals,
+            body,
+            ..
+        } => {
+            extents.iter().all(ok)
+                && locals.iter().all(|l| val_indices(l, ok))
+                && val_indices(body, ok)
+        }
+    }
+}
+
+/// `s` with coordinate `axis` read as 0.
+fn without_stmt(s: &Stmt, axis: usize) -> Stmt {
+    match s {
+        Stmt::Loop {
+            axis: a,
+            extent,
+            kind,
+            body,
+        } => Stmt::Loop {
+            axis: *a,
+            extent: without(extent, axis),
+            kind: *kind,
+            body: body.iter().map(|s| without_stmt(s, axis)).collect(),
+        },
+        Stmt::Let { temp, value } => Stmt::Let {
+            temp: *temp,
+            value: without_val(value, axis),
+        },
+        Stmt::Store {
+            output,
+            index,
+            value,
+        } => Stmt::Store {
+            output: *output,
+            index: without(index, axis),
+            value: without_val(value, axis),
+        },
+    }
+}
+
+fn without_val(v: &Val, axis: usize) -> Val {
+    let val = |v: &Val| Box::new(without_val(v, axis));
+    match v {
+        Val::Const(_) | Val::Temp(_) | Val::Local(_) => v.clone(),
+        Val::Load { buffer, index } => Val::Load {
+            buffer: *buffer,
+            index: without(index, axis),
+        },
+        Val::Index(i) => Val::Index(without(i, axis)),
+        Val::Shared(i) => Val::Shared(without(i, axis)),
+        Val::Unary(op, a) => Val::Unary(*op, val(a)),
+        Val::Bits(op, a) => Val::Bits(*op, val(a)),
+        Val::Binary(op, a, b) => Val::Binary(*op, val(a), val(b)),
+        Val::Select(c, a, b) => Val::Select(val(c), val(a), val(b)),
+        Val::Reduce {
+            combiner,
+            extents,
+            locals,
+            body,
+        } => Val::Reduce {
+            combiner: *combiner,
+            extents: extents.iter().map(|e| without(e, axis)).collect(),
+            locals: locals.iter().map(|l| without_val(l, axis)).collect(),
+            body: val(body),
+        },
+    }
+}
+
+/// `i` with coordinate `axis` read as 0, its constants folded again.
+fn without(i: &Idx, axis: usize) -> Idx {
+    match i {
+        Idx::Coord(a) if *a == axis => Idx::Const(0),
+        Idx::Const(_) | Idx::Coord(_) | Idx::Dim(_) | Idx::Red(_) => i.clone(),
+        Idx::Add(p, q) => without(p, axis) + without(q, axis),
+        Idx::Mul(p, q) => without(p, axis) * without(q, axis),
+        Idx::Div(p, q) => without(p, axis) / without(q, axis),
+        Idx::Mod(p, q) => without(p, axis) % without(q, axis),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kir::{interp, lower, parse_kernel, Schedule};
+    use kiln_ops::{DType, Tensor};
+
+    /// Collapsed nests compute what they computed: an element-wise kernel whose inner loops
+    /// all merge, one with a per-channel operand (two of three merge), a reduction with a
+    /// window inside (none), at a symbolic batch of 3.
+    #[test]
+    fn collapsed_nests_compute_the_same_values() {
+        let kernels = [
+            "kernel k(x: float32[D0*60]) -> (y: float32[D0*60]) compute float32 {
+               domain [D0, 3, 4, 5]
+               out0 = mul(in0[(((i0*3 + i1)*4 + i2)*5 + i3)], 2.0)
+             }",
+            "kernel k(x: float32[D0*60], b: float32[3]) -> (y: float32[D0*60]) compute float32 {
+               domain [D0, 3, 4, 5]
+               t0 = in1[i1]
+               out0 = tanh(add(in0[(((i0*3 + i1)*4 + i2)*5 + i3)], t0))
+             }",
+            "kernel k(x: float32[D0*64]) -> (y: float32[D0*16]) compute float32 {
+               domain [D0, 4, 4]
+               out0 = reduce_sum(r0 < 2, r1 < 2: in0[(((i0*8 + (i1*2 + r0))*8) + (i2*2 + r1))])
+             }",
+        ];
+        let loops = |s: &[Stmt]| -> usize {
+            fn count(s: &[Stmt]) -> usize {
+                s.iter()
+                    .map(|s| match s {
+                        Stmt::Loop { body, .. } => 1 + count(body),
+                        _ => 0,
+                    })
+                    .sum()
+            }
+            count(s)
+        };
+        // At D0 = 3: each input's length, the output's, and the loops left.
+        let sizes: [(&[usize], usize, usize); 3] =
+            [(&[180], 180, 2), (&[180, 3], 180, 3), (&[192], 48, 3)];
+        for (text, (lens, out_len, loops_after)) in kernels.iter().zip(sizes) {
+            let k = parse_kernel(text).unwrap();
+            let nest = lower(&k, &Schedule::cpu(&k)).unwrap();
+            let merged = collapse(&nest);
+            assert_eq!(loops(&merged.body), loops_after, "{merged}");
+            let inputs: Vec<Tensor> = (lens.iter())
+                .map(|&len| {
+                    let data = (0..len).map(|i| (i as f64 * 0.37).sin()).collect();
+                    Tensor::new(DType::F32, vec![len], data)
+                })
+                .collect();
+            let refs: Vec<&Tensor> = inputs.iter().collect();
+            let shapes = [vec![out_len]];
+            let want = interp::run(&nest, &refs, &[3], &shapes).unwrap();
+            let got = interp::run(&merged, &refs, &[3], &shapes).unwrap();
+            assert_eq!(got[0].data, want[0].data, "{merged}");
+        }
+    }
+}
