@@ -39,6 +39,24 @@ pub fn tasks(mm: &MatMul) -> usize {
     (2 * pool::global().threads()).min(mm.split_extent as usize)
 }
 
+/// Depth blocks of [`LEAST_PART_DEPTH`] at least that a part of a split product's depth
+/// has (a few of gemm's own depth blocks, so each part's tiles run long).
+const LEAST_PART_DEPTH: i64 = 2048;
+
+/// The parts a product's depth splits into over the pool, or 1: where its output is too
+/// small to give every thread whole register tiles (`tile`: rows × columns) and its depth
+/// is long — a weight gradient summed over a batch's positions, LeNet's first convolution
+/// 20 × 25 deep 36,864: split by columns, each task ran 6 columns of a 64-wide tile.
+fn depth_parts(mm: &MatMul, tile: (usize, usize)) -> usize {
+    let threads = pool::global().threads();
+    let plain = mm.loops.is_empty() && mm.sums.is_empty();
+    let small = (mm.m * mm.n) < (threads * tile.0 * tile.1) as i64;
+    if !plain || !small || threads < 2 || mm.flops() < PARALLEL_FLOPS {
+        return 1;
+    }
+    threads.min((mm.k / LEAST_PART_DEPTH) as usize).max(1)
+}
+
 /// Runs `mm`: `inputs` are its kernel's input buffers, `out` its output. Where the split
 /// is aligned with the epilogue's outer loop, `epilogue(Some((lo, hi)))` runs after the
 /// products of block `[lo, hi)` are stored; else `epilogue(None)` runs once at the end.
@@ -75,6 +93,20 @@ pub unsafe fn run_adding(mm: &MatMul, a: *const u8, b: *const u8, out: *mut u8, 
 }
 
 unsafe fn run_buffers(mm: &MatMul, bufs: &Buffers, epilogue: &(dyn Fn(Option<(i64, i64)>) + Sync)) {
+    let parts = match mm.dtype {
+        DType::F64 => depth_parts(mm, <f64 as Real>::tile()),
+        _ => depth_parts(mm, <f32 as Real>::tile()),
+    };
+    if parts > 1 {
+        // SAFETY: as the caller promised.
+        unsafe {
+            match mm.dtype {
+                DType::F64 => by_depth::<f64>(mm, bufs, parts),
+                _ => by_depth::<f32>(mm, bufs, parts),
+            }
+        }
+        return epilogue(None);
+    }
     let tasks = tasks(mm);
     let extent = mm.split_extent;
     let in_blocks = mm.split_aligned && tasks > 1;
@@ -119,6 +151,107 @@ pub unsafe fn run_here(mm: &MatMul, a: *const u8, b: *const u8, out: *mut u8) {
             _ => block::<f32>(mm, &bufs, 0, mm.split_extent),
         }
     }
+}
+
+thread_local! {
+    /// The calling thread's space for the partial products of a split depth (reserved
+    /// capacity, in f64s; its length stays 0), so warm steps allocate nothing.
+    static PARTIALS: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A plain product (no loops) with its depth in `parts` parts over the pool: the first
+/// into the output (added where `bufs.add`), each other into a dense partial product of
+/// its own, which are then added into the output in order.
+///
+/// # Safety
+/// As [`run`]; `mm` has no outer or summed loops.
+unsafe fn by_depth<T: Real>(mm: &MatMul, bufs: &Buffers, parts: usize) {
+    let (m, n) = (mm.m as usize, mm.n as usize);
+    let per_part = m * n;
+    let words = ((parts - 1) * per_part * size_of::<T>()).div_ceil(size_of::<f64>());
+    let partials = PARTIALS.with(|p| {
+        let mut p = p.borrow_mut();
+        p.reserve(words);
+        p.as_mut_ptr() as *mut T
+    });
+    let shared = Partials(partials);
+    // SAFETY: as the caller promised; each task writes the output or its own partial.
+    pool::global().run(parts, &|t| unsafe {
+        depth_part(mm, bufs, &shared, (t, parts))
+    });
+    let out = bufs.out as *mut T;
+    for part in 1..parts {
+        for i in 0..m {
+            for j in 0..n {
+                // SAFETY: (i, j) is inside the output and inside part `part`'s partial product.
+                unsafe {
+                    let at = out.offset(
+                        i as isize * mm.out_rows as isize + j as isize * mm.out_cols as isize,
+                    );
+                    *at = *at + *partials.add((part - 1) * per_part + i * n + j);
+                }
+            }
+        }
+    }
+}
+
+/// The partial products of a split depth, one after another (`m × n` each, dense).
+struct Partials<T>(*mut T);
+// SAFETY: each task writes its own partial product only.
+unsafe impl<T> Sync for Partials<T> {}
+
+/// Part `t` of `parts` of a plain product's depth: into the output for the first, else
+/// into its partial product.
+///
+/// # Safety
+/// As [`by_depth`], `partials` holding `parts - 1` partial products.
+unsafe fn depth_part<T: Real>(
+    mm: &MatMul,
+    bufs: &Buffers,
+    partials: &Partials<T>,
+    (t, parts): (usize, usize),
+) {
+    let (m, n, k) = (mm.m as usize, mm.n as usize, mm.k as usize);
+    let (k0, k1) = (k * t / parts, k * (t + 1) / parts);
+    let (c, c_rs, c_cs, accumulate) = match t {
+        0 => (
+            bufs.out as *mut T,
+            mm.out_rows as isize,
+            mm.out_cols as isize,
+            bufs.add,
+        ),
+        // SAFETY: part t ≥ 1 has its own m × n elements of the partials.
+        _ => (
+            unsafe { partials.0.add((t - 1) * m * n) },
+            n as isize,
+            1,
+            false,
+        ),
+    };
+    let (a, b) = (bufs.a as *const T, bufs.b as *const T);
+    // SAFETY: the depth range k0..k1 lies inside both operands (the kernel's own index
+    // ranges), and C is the output (part 0) or this part's partial product.
+    unsafe {
+        gemm::run(&Product {
+            m,
+            n,
+            k: k1 - k0,
+            a: Strided {
+                ptr: a.offset((mm.a.offset + k0 as i64 * mm.a.depth) as isize),
+                rs: mm.a.stride as isize,
+                cs: mm.a.depth as isize,
+            },
+            b: Strided {
+                ptr: b.offset((mm.b.offset + k0 as i64 * mm.b.depth) as isize),
+                rs: mm.b.depth as isize,
+                cs: mm.b.stride as isize,
+            },
+            c,
+            c_rs,
+            c_cs,
+            accumulate,
+        })
+    };
 }
 
 /// The products of block `[lo, hi)` of the split axis.
@@ -197,6 +330,80 @@ unsafe fn block<T: Real>(mm: &MatMul, bufs: &Buffers, lo: i64, hi: i64) {
                 break;
             }
             index[d] = loops[d].1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kiln_compiler::kir::matmul::Operand;
+
+    /// A product's depth in parts, each into the output or a partial product added after,
+    /// against the sum over the depth in f64: A depth-major and B row-major as a weight
+    /// gradient's packs are, the output column-major and added to.
+    #[test]
+    fn a_split_depth_sums_to_the_whole_product() {
+        let (m, n, k) = (20usize, 25usize, 5000usize);
+        let a: Vec<f32> = (0..m * k)
+            .map(|i| ((i * 7 % 13) as f32 - 6.0) * 0.1)
+            .collect();
+        let b: Vec<f32> = (0..k * n)
+            .map(|i| ((i * 5 % 11) as f32 - 5.0) * 0.1)
+            .collect();
+        let mm = MatMul {
+            m: m as i64,
+            n: n as i64,
+            k: k as i64,
+            a: Operand {
+                input: 0,
+                offset: 0,
+                stride: 1,
+                depth: m as i64,
+            },
+            b: Operand {
+                input: 1,
+                offset: 0,
+                stride: 1,
+                depth: n as i64,
+            },
+            out_rows: 1,
+            out_cols: m as i64,
+            loops: vec![],
+            sums: vec![],
+            split: Split::None,
+            split_extent: 1,
+            split_aligned: false,
+            split_axis: None,
+            dtype: DType::F32,
+            packs: vec![],
+            epilogue: None,
+        };
+        let before: Vec<f32> = (0..m * n).map(|i| i as f32).collect();
+        for parts in [2, 3] {
+            let mut out = before.clone();
+            let bufs = Buffers {
+                a: a.as_ptr() as *const u8,
+                b: b.as_ptr() as *const u8,
+                out: out.as_mut_ptr() as *mut u8,
+                add: true,
+            };
+            // SAFETY: the buffers hold the product's operands and output as `mm` addresses
+            // them.
+            unsafe { by_depth::<f32>(&mm, &bufs, parts) };
+            for i in 0..m {
+                for j in 0..n {
+                    let sum: f64 = (0..k)
+                        .map(|d| a[d * m + i] as f64 * b[d * n + j] as f64)
+                        .sum();
+                    let want = before[j * m + i] as f64 + sum;
+                    let got = out[j * m + i] as f64;
+                    assert!(
+                        (got - want).abs() <= 1e-3,
+                        "{parts} parts: ({i}, {j}) {got} against {want}"
+                    );
+                }
+            }
         }
     }
 }
