@@ -7,7 +7,7 @@
 
 use super::common::{
     all_grads, channel_last, channels_first, channels_last, dims3, elems, flops, from_ncx,
-    positive, rank_error, spatial, strings, to_ncx, weight_bias_inputs, Through, LAYOUTS,
+    positive, rank_error, spatial, strings, to_ncx, weight_bias_inputs, Dims, Through, LAYOUTS,
     MAX_WINDOW,
 };
 use crate::contraction::{Contraction, Read};
@@ -128,10 +128,10 @@ fn conv_out_channel_axis(a: &Attrs) -> &'static [i64] {
 /// The validated parameters of one convolution (Deconvolution runs the same loop nest with
 /// its roles of data and output swapped).
 pub(super) struct Geometry {
-    pub kernel: Vec<usize>,
-    pub stride: Vec<usize>,
-    pub dilate: Vec<usize>,
-    pub pad: Vec<usize>,
+    pub kernel: Dims,
+    pub stride: Dims,
+    pub dilate: Dims,
+    pub pad: Dims,
     /// Output channels of the convolution.
     pub filters: usize,
     pub groups: usize,
@@ -154,11 +154,15 @@ impl Geometry {
             ));
         }
         let n = k.len();
+        let mut kernel = Dims::filled(n, 0);
+        for (slot, &x) in kernel.iter_mut().zip(k) {
+            *slot = x as usize;
+        }
         let g = Geometry {
-            kernel: k.iter().map(|&x| x as usize).collect(),
-            stride: spatial(a, op, "stride", n, 1, 1)?.to_vec(),
-            dilate: spatial(a, op, "dilate", n, 1, 1)?.to_vec(),
-            pad: spatial(a, op, "pad", n, 0, 0)?.to_vec(),
+            kernel,
+            stride: spatial(a, op, "stride", n, 1, 1)?,
+            dilate: spatial(a, op, "dilate", n, 1, 1)?,
+            pad: spatial(a, op, "pad", n, 0, 0)?,
             filters: positive(a, op, "num_filter")?,
             groups: positive(a, op, "num_group")?,
             last: channel_last(a, op, n)?,

@@ -217,7 +217,7 @@ fn col2im_contraction(
         .collect();
     Ok(Contraction {
         combiner: Combiner::Sum,
-        extents: g.kernel.clone(),
+        extents: g.kernel.to_vec(),
         reads: vec![Read {
             input: 0,
             coords,

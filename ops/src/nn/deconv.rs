@@ -15,7 +15,7 @@
 
 use super::common::{
     all_grads, channels_first, channels_last, elems, flops, from_ncx, rank_error, spatial, to_ncx,
-    weight_bias_inputs, Through,
+    weight_bias_inputs, Dims, Through,
 };
 use super::conv::{for_each_tap, sum_of, transposed_window, window, ChannelFirst, Geometry};
 use crate::contraction::{Contraction, Read};
@@ -175,7 +175,7 @@ impl Deconv {
     /// unknown), for input spatial sizes `input` (0 = unknown).
     fn resolve(&self, input: &[usize]) -> Result<(Vec<usize>, Vec<usize>), OpError> {
         let g = &self.g;
-        let (mut pad, mut adj, mut out) = (g.pad.clone(), self.adj.clone(), vec![0; input.len()]);
+        let (mut pad, mut adj, mut out) = (g.pad.to_vec(), self.adj.clone(), vec![0; input.len()]);
         for (i, &len) in input.iter().enumerate() {
             if len == 0 {
                 continue;
@@ -220,10 +220,10 @@ impl Deconv {
 /// channels: its output channels are the deconvolution's input channels.
 fn transposed(g: &Geometry, pad: &[usize], c: usize) -> Geometry {
     Geometry {
-        kernel: g.kernel.clone(),
-        stride: g.stride.clone(),
-        dilate: g.dilate.clone(),
-        pad: pad.to_vec(),
+        kernel: g.kernel,
+        stride: g.stride,
+        dilate: g.dilate,
+        pad: Dims::from_slice(pad),
         filters: c,
         groups: g.groups,
         last: false,

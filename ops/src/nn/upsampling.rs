@@ -13,7 +13,7 @@
 //! blocks of the head gradient); bilinear through `_backward_Deconvolution` with the
 //! derived parameters, so the weight gets its gradient too.
 
-use super::common::{elems, flops, positive, rank_error, strings, Through};
+use super::common::{elems, flops, positive, rank_error, strings, Dims, Through};
 use super::conv::Geometry;
 use super::deconv::deconvolve;
 use crate::def::PerSample;
@@ -219,10 +219,10 @@ fn up_cost(a: &Attrs, _: &[Shape], outs: &[Shape]) -> u64 {
 fn bilinear_geometry(s: usize, c: usize) -> Geometry {
     let (k, stride, pad) = bilinear_window(s);
     Geometry {
-        kernel: vec![k, k],
-        stride: vec![stride, stride],
-        dilate: vec![1, 1],
-        pad: vec![pad, pad],
+        kernel: Dims::filled(2, k),
+        stride: Dims::filled(2, stride),
+        dilate: Dims::filled(2, 1),
+        pad: Dims::filled(2, pad),
         filters: c,
         groups: c,
         last: false,

@@ -159,6 +159,18 @@ thread_local! {
     static PARTIALS: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
+/// Reserves the calling thread's space for the partial products of any split depth
+/// ([`depth_parts`] splits only outputs under `threads` register tiles, into at most
+/// `threads` parts). The engine's CPU workers call it as they start, so which worker runs
+/// a product never makes a training step allocate.
+pub fn reserve_partials() {
+    let threads = pool::global().threads();
+    let tile_bytes = |(rows, cols): (usize, usize), size: usize| rows * cols * size;
+    let tile = tile_bytes(<f32 as Real>::tile(), 4).max(tile_bytes(<f64 as Real>::tile(), 8));
+    let bytes = threads.saturating_sub(1) * threads * tile;
+    PARTIALS.with(|p| p.borrow_mut().reserve(bytes.div_ceil(size_of::<f64>())));
+}
+
 /// A plain product (no loops) with its depth in `parts` parts over the pool: the first
 /// into the output (added where `bufs.add`), each other into a dense partial product of
 /// its own, which are then added into the output in order.

@@ -339,6 +339,7 @@ impl Signal {
 fn worker(engine: std::sync::Weak<Inner>, lane: usize, started: &Barrier) {
     // CPU operations run matrix products on this thread too (as the pool's caller).
     crate::cpu::gemm::reserve_workspace();
+    crate::cpu::matmul::reserve_partials();
     started.wait();
     while let Some(inner) = engine.upgrade() {
         let next = {
