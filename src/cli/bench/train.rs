@@ -9,7 +9,9 @@
 //! gradient through columns (W3, W6), an ablation computes it as one product over every
 //! input position (the `expand_backward` pass off). With `--module`, W2 and W3 through
 //! kiln-train's `Module` too (`forward_backward` and `update` of a batch, the optimizer
-//! MXNet's SGD), whose cost over the executor's is the module's; `host_us` is, for every
+//! MXNet's SGD), and through the executor doing the Module's work without it (the batch
+//! copied into its inputs, kiln-train's SGD after backward): the Module's cost over that
+//! is the module's own, over `kiln` also the batch's copy and MXNet's rule; `host_us` is, for every
 //! variant, the time the step's calls take before the wait, so the Module's minus the
 //! executor's is the module's own work outside the kernels; `host_cpu_us` is the CPU time
 //! the calling thread spent in them, which leaves out the time the kernels already
@@ -98,9 +100,9 @@ pub fn run(
     if let Some(momentum) = momentum {
         let step = module_step(net, &exe, &params, data, momentum)?;
         variants.push(("kiln Module (forward_backward + update)", step));
-        variants.push(("kiln", optimizer_step(&exe, &params, momentum)?));
+        variants.push(("kiln", optimizer_step(&exe, &params, momentum, false)?));
         if let Some((name, _)) = ablation {
-            variants.push((name, optimizer_step(&unexpanded, &params, momentum)?));
+            variants.push((name, optimizer_step(&unexpanded, &params, momentum, false)?));
         }
     } else {
         let sgd = Sgd {
@@ -122,6 +124,8 @@ pub fn run(
         if args.module {
             let step = module_step(net, &exe, &params, data, 0.0)?;
             variants.push(("kiln Module (forward_backward + update)", step));
+            let step = optimizer_step(&exe, &params, 0.0, true)?;
+            variants.push(("kiln, batch copied in, kiln-train's SGD", step));
         }
         variants.push(("kiln", executor_step(&exe, updates, 1)));
         variants.push((
@@ -189,8 +193,15 @@ fn executor_step<'a>(exe: &Executor, updates: Vec<Arc<Operator>>, priority: i32)
 
 /// The step through the executor and kiln-train's optimizer: MXNet's SGD with the
 /// Module variant's learning rate, rescaling and `momentum`, every parameter in one call
-/// after backward, as the Module's `update` makes it.
-fn optimizer_step<'a>(exe: &Executor, params: &[String], momentum: f64) -> Result<Step<'a>> {
+/// after backward, as the Module's `update` makes it; where `load`, the batch (a copy of
+/// the executor's) copied into the executor's inputs first, as the Module's `forward`
+/// does: the Module's work without the Module.
+fn optimizer_step<'a>(
+    exe: &Executor,
+    params: &[String],
+    momentum: f64,
+    load: bool,
+) -> Result<Step<'a>> {
     let train_err = |e: kiln::train::Error| Error::Input(e.to_string());
     let batch = exe.arg_dict()["data"].shape()[0];
     let mut optimizer = Optimizer::create(
@@ -204,8 +215,18 @@ fn optimizer_step<'a>(exe: &Executor, params: &[String], momentum: f64) -> Resul
     let pairs: Vec<(NDArray, NDArray)> = (params.iter())
         .map(|n| (weights[n].clone(), grads[n].clone()))
         .collect();
+    let args = exe.arg_dict();
+    let inputs: Vec<(NDArray, NDArray)> = match load {
+        true => (["data", "softmax_label"].iter())
+            .map(|n| Ok((args[*n].clone(), args[*n].copy_to(Device::Cpu)?)))
+            .collect::<Result<_>>()?,
+        false => vec![],
+    };
     let exe = exe.clone();
     Ok(Box::new(move || {
+        for (input, batch) in &inputs {
+            input.copy_from(batch)?;
+        }
         exe.forward(true);
         exe.backward(&[])?;
         let update = Instant::now();
