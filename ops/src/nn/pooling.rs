@@ -587,13 +587,12 @@ fn pool_backward<T: Real>(
     });
 }
 
-/// Max pooling's gradient where the windows tile the input without overlap or padding
-/// (LeNet's 2×2 windows with stride 2): each input element belongs to one window at most,
-/// so every window stores its gradient at its first maximum (or its last input where none
-/// equals the maximum: NaN, as MXNet) into the zeroed gradient, from a loop over the
-/// window's rows with no per-window bounds or closures; `None` where the windows are not
-/// such (then [`pool_backward`] walks them).
-fn max_backward_disjoint(
+/// Max pooling's gradient over at most two spatial dims (or 3-D windows one deep along
+/// the first): each window adds its gradient at its first maximum (or its last input where
+/// none equals the maximum: NaN, as MXNet), from loops over the window's rows with its
+/// bounds clipped once per row and column — no closures or f64 conversions per tap, as
+/// [`pool_backward`]'s walk of every kind has. `None` where the windows are not such.
+fn max_backward_2d(
     w: &Window,
     [o_shape, x_shape]: [&[usize]; 2],
     [og, x, y]: [&[f32]; 3],
@@ -601,15 +600,15 @@ fn max_backward_disjoint(
     parallel: ParallelFor,
 ) -> Option<()> {
     let (xd, od) = (dims3(&x_shape[2..], 1), dims3(&o_shape[2..], 1));
-    let (k, s, p) = (dims3(&w.kernel, 1), dims3(&w.stride, 1), dims3(&w.pad, 0));
-    let tiles = !w.kernel.is_empty()
-        && k[0] == 1
-        && k == s
-        && p == [0, 0, 0]
-        && (0..3).all(|i| od[i] * k[i] <= xd[i]);
-    let ([_, kh, kw], [_, xh, xw], [_, oh, ow]) = (k, xd, od);
+    let kernel = match w.kernel.is_empty() {
+        true => xd, // global: the whole input
+        false => dims3(&w.kernel, 1),
+    };
+    let (k, s, p) = (kernel, dims3(&w.stride, 1), dims3(&w.pad, 0));
+    let one_deep = k[0] == 1 && s[0] == 1 && p[0] == 0 && od[0] == xd[0];
+    let ([_, xh, xw], [_, oh, ow]) = (xd, od);
     let (x_plane, o_plane) = (xd[0] * xh * xw, od[0] * oh * ow);
-    if !tiles || o_plane == 0 {
+    if !one_deep || o_plane == 0 {
         return None;
     }
     let planes = x_shape[0] * x_shape[1];
@@ -619,25 +618,29 @@ fn max_backward_disjoint(
         for (local, dx) in dx.chunks_exact_mut(x_plane).enumerate() {
             let plane = b * per_task + local;
             let x = &x[plane * x_plane..][..x_plane];
-            // A plane's depth (3-D pooling with a window one deep) in rows of windows.
-            for (row, (og, y)) in (og[plane * o_plane..][..o_plane].chunks_exact(ow))
-                .zip(y[plane * o_plane..][..o_plane].chunks_exact(ow))
-                .enumerate()
-            {
+            let (og, y) = (
+                &og[plane * o_plane..][..o_plane],
+                &y[plane * o_plane..][..o_plane],
+            );
+            for (row, (og, y)) in og.chunks_exact(ow).zip(y.chunks_exact(ow)).enumerate() {
                 let (z, oy) = (row / oh, row % oh);
-                let top = (z * xh + oy * kh) * xw;
+                let (y0, y1, _) = window(oy, k[1], s[1], p[1], xh);
                 for (ox, (&g, &m)) in og.iter().zip(y).enumerate() {
-                    let corner = top + ox * kw;
+                    let (x0, x1, _) = window(ox, k[2], s[2], p[2], xw);
+                    if y0 == y1 || x0 == x1 {
+                        continue;
+                    }
+                    let plane_row = |r: usize| (z * xh + r) * xw;
                     // Taps from last to first, each equal one taking the place: the
                     // first equal remains, and the last tap where none is.
-                    let mut hit = corner + (kh - 1) * xw + kw - 1;
-                    for ty in (0..kh).rev() {
-                        let line = corner + ty * xw;
-                        for t in (line..line + kw).rev() {
+                    let mut hit = plane_row(y1 - 1) + x1 - 1;
+                    for r in (y0..y1).rev() {
+                        let line = plane_row(r);
+                        for t in (line + x0..line + x1).rev() {
                             hit = if x[t] == m { t } else { hit };
                         }
                     }
-                    dx[hit] = g;
+                    dx[hit] += g;
                 }
             }
         }
@@ -656,10 +659,10 @@ const POOL_BACKWARD_NATIVE: Native = Native {
         let shapes = [io.in_shapes[0].as_slice(), &io.in_shapes[1]];
         let ins = [io.inputs[0], io.inputs[1], io.inputs[2]];
         let kind = kind(ctx.attrs);
-        let disjoint = (kind == Kind::Max)
-            .then(|| max_backward_disjoint(&w, shapes, ins, io.outputs[0], io.parallel))
+        let fast = (kind == Kind::Max)
+            .then(|| max_backward_2d(&w, shapes, ins, io.outputs[0], io.parallel))
             .flatten();
-        if disjoint.is_none() {
+        if fast.is_none() {
             pool_backward(&w, kind, shapes, ins, io.outputs[0], io.parallel);
         }
         Ok(())
@@ -973,9 +976,26 @@ mod tests {
     #[test]
     fn the_native_backward_computes_what_the_reference_computes() {
         type Case<'a> = (&'a [(&'a str, &'a str)], &'a [usize]);
-        // Windows that tile the input (the disjoint kernel): whole, with rows and columns
-        // no window covers, in 1-D, and in 3-D one deep.
-        let cases: [Case; 8] = [
+        // Max windows (the 2-D kernel) that tile the input: whole, with rows and columns
+        // no window covers, in 1-D, and in 3-D one deep; overlapping and clipped (full
+        // convention); global.
+        let cases: [Case; 10] = [
+            (
+                &[
+                    ("kernel", "(3, 3)"),
+                    ("stride", "(2, 2)"),
+                    ("pooling_convention", "full"),
+                ],
+                &[1, 3, 8, 7],
+            ),
+            (
+                &[
+                    ("global_pool", "True"),
+                    ("kernel", "(1, 1)"),
+                    ("pool_type", "max"),
+                ],
+                &[2, 3, 4, 5],
+            ),
             (&[("kernel", "(2, 2)"), ("stride", "(2, 2)")], &[2, 3, 8, 6]),
             (
                 &[("kernel", "(2, 3)"), ("stride", "(2, 3)")],
