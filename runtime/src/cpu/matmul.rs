@@ -1,5 +1,6 @@
 //! Matrix products ([`MatMul`], recognized in the kernel IR) on kiln's [`gemm`], split over
-//! the kernels' pool (along an outer loop, or the larger operand's side), each block's
+//! the kernels' pool (along an outer loop, or the larger operand's side; a small output
+//! with a long depth along the depth, its partial products then added), each block's
 //! epilogue applied right after its products are stored where the split follows the
 //! epilogue's outer loop, else once after all of them.
 
@@ -39,8 +40,8 @@ pub fn tasks(mm: &MatMul) -> usize {
     (2 * pool::global().threads()).min(mm.split_extent as usize)
 }
 
-/// Depth blocks of [`LEAST_PART_DEPTH`] at least that a part of a split product's depth
-/// has (a few of gemm's own depth blocks, so each part's tiles run long).
+/// The least depth a part of a split depth gets: a few of gemm's own depth blocks, so each
+/// part's tiles run long.
 const LEAST_PART_DEPTH: i64 = 2048;
 
 /// The parts a product's depth splits into over the pool, or 1: where its output is too
