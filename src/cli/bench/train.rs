@@ -11,12 +11,12 @@
 //! kiln-train's `Module` too (`forward_backward` and `update` of a batch, the optimizer
 //! MXNet's SGD), and through the executor doing the Module's work without it (the batch
 //! copied into its inputs, kiln-train's SGD after backward): the Module's cost over that
-//! is the module's own, over `kiln` also the batch's copy and MXNet's rule; `host_us` is, for every
-//! variant, the time the step's calls take before the wait, so the Module's minus the
-//! executor's is the module's own work outside the kernels; `host_cpu_us` is the CPU time
-//! the calling thread spent in them, which leaves out the time the kernels already
-//! running took the core from it (with as many engine workers as cores, the wall time
-//! counts both).
+//! is the module's own, over `kiln` also the batch's copy and MXNet's rule; `host_us` is,
+//! for every variant, the time the step's calls take before the wait, so the Module's
+//! minus the executor's is the module's own work outside the kernels; `host_cpu_us` is
+//! the CPU time the calling thread spent in them, which leaves out the time the kernels
+//! already running took the core from it (with as many engine workers as cores, the wall
+//! time counts both).
 
 use super::{report, Args};
 use kiln::compiler::autodiff::GradReq;
@@ -215,10 +215,9 @@ fn optimizer_step<'a>(
     let pairs: Vec<(NDArray, NDArray)> = (params.iter())
         .map(|n| (weights[n].clone(), grads[n].clone()))
         .collect();
-    let args = exe.arg_dict();
     let inputs: Vec<(NDArray, NDArray)> = match load {
         true => (["data", "softmax_label"].iter())
-            .map(|n| Ok((args[*n].clone(), args[*n].copy_to(Device::Cpu)?)))
+            .map(|n| Ok((weights[*n].clone(), weights[*n].copy_to(Device::Cpu)?)))
             .collect::<Result<_>>()?,
         false => vec![],
     };
