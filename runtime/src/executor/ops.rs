@@ -274,7 +274,8 @@ pub(super) fn matmul_operator(
         packs,
         epilogue,
         by_index,
-        phases: ["pack0", "pack1", "gemm", "epilogue"].map(|p| Arc::from(format!("{name}/{p}"))),
+        phases: ["pack0", "pack1", "gemm", "epilogue", "product"]
+            .map(|p| Arc::from(format!("{name}/{p}"))),
         operands,
         pack_buffers,
         epilogue_buffers,
@@ -542,8 +543,9 @@ struct ProductCall {
     epilogue: Option<Compiled>,
     /// Where the product runs index by index.
     by_index: Option<ByIndex>,
-    /// Profile names of the packs and of the products with their epilogues.
-    phases: [Arc<str>; 4],
+    /// Profile names of the packs, of the products with their epilogues, of the
+    /// epilogue, and of one index's products where the product streams.
+    phases: [Arc<str>; 5],
     /// The product's operands: the inputs, then the packed operands.
     operands: Vec<*const u8>,
     /// Each pack kernel's buffers: the inputs, then its workspace buffer.
@@ -568,9 +570,17 @@ impl ProductCall {
 
     /// Each task's block of the split loop, one index at a time, chunk by chunk: its
     /// packs into the task's slots, its products (into the task's product slot where an
-    /// epilogue follows); then the epilogue of that index. Profiled as one phase.
+    /// epilogue follows); then the epilogue of that index. Profiled as one phase (`gemm`),
+    /// and each index's packs, products and epilogue as their own (`pack0`, `product`,
+    /// `epilogue`) on the thread that ran them.
     fn run_by_index(&self, s: &ByIndex) -> Result<(), BackendError> {
         let start = crate::profiler::enabled().then(std::time::Instant::now);
+        let now = || start.map(|_| std::time::Instant::now());
+        let done = |name: &Arc<str>, from: Option<std::time::Instant>| {
+            if let Some(from) = from {
+                crate::profiler::record(name, from, 0);
+            }
+        };
         self.run_whole_packs(s)?;
         let size = self.product.dtype.size();
         let extent = s.outer.extent;
@@ -585,6 +595,7 @@ impl ProductCall {
                     |p: *const u8, stride: i64| p.wrapping_add((i * stride) as usize * size);
                 for chunk in &s.chunks {
                     let [first, chunk_rows] = chunk.rows_at;
+                    let packing = now();
                     // SAFETY: each task packs into its own slots, which hold one chunk's
                     // block; the operands, the output and the chunk's products are the
                     // held buffers at that index and chunk (the kernels' own index
@@ -608,14 +619,19 @@ impl ProductCall {
                         let out = s.product_slots[t]
                             .unwrap_or_else(|| offset(self.dst, s.outer.out) as *mut u8)
                             .wrapping_add(chunk.out as usize * size);
+                        done(&self.phases[0], packing);
+                        let multiplying = now();
                         crate::cpu::matmul::run_here(&chunk.product, a, b, out);
+                        done(&self.phases[4], multiplying);
                     }
                 }
                 if let Some((kernel, dims)) = &self.epilogue {
+                    let applying = now();
                     // SAFETY: the epilogue reads the task's product slot (or the output)
                     // at this index, which its products have written, and writes the
                     // output there.
                     unsafe { kernel.run_range(epilogue_buffers, dims, i, i + 1) };
+                    done(&self.phases[3], applying);
                 }
             }
         });
