@@ -15,32 +15,15 @@ use super::ir::{Idx, LoopKind, LoopNest, Stmt, Val};
 
 /// `nest` with every collapsible pair of nested serial loops merged, innermost first.
 pub fn collapse(nest: &LoopNest) -> LoopNest {
-    let body = nest
-        .body
-        .iter()
-        .map(|s| match s {
-            Stmt::Loop {
-                axis,
-                extent,
-                kind,
-                body,
-            } => Stmt::Loop {
-                axis: *axis,
-                extent: extent.clone(),
-                kind: *kind,
-                body: body.iter().map(collapsed).collect(),
-            },
-            other => other.clone(),
-        })
-        .collect();
     LoopNest {
-        body,
+        body: nest.body.iter().map(|s| collapsed(s, true)).collect(),
         ..nest.clone()
     }
 }
 
-/// `s` with its loops collapsed where they can be, innermost first.
-fn collapsed(s: &Stmt) -> Stmt {
+/// `s` with its loops collapsed where they can be, innermost first; an `outermost` loop
+/// keeps itself (its caller splits it into ranges) and collapses inside.
+fn collapsed(s: &Stmt, outermost: bool) -> Stmt {
     let Stmt::Loop {
         axis,
         extent,
@@ -50,8 +33,8 @@ fn collapsed(s: &Stmt) -> Stmt {
     else {
         return s.clone();
     };
-    let body: Vec<Stmt> = body.iter().map(collapsed).collect();
-    if let ([inner], LoopKind::Serial) = (body.as_slice(), kind) {
+    let body: Vec<Stmt> = body.iter().map(|s| collapsed(s, false)).collect();
+    if let ([inner], LoopKind::Serial, false) = (body.as_slice(), kind, outermost) {
         if let Some(merged) = merge(*axis, extent, inner) {
             return merged;
         }
@@ -80,16 +63,21 @@ fn merge(outer: usize, extent: &Idx, inner: &Stmt) -> Option<Stmt> {
         (Some(o), Some(c)) => c.checked_mul(*inner_extent) == Some(o),
         _ => false,
     };
-    if !body.iter().all(|s| stmt_indices(s, &one_axis)) {
+    if !body.iter().all(|s| all_indices(s, &one_axis)) {
         return None;
     }
     // With c_outer = c_inner · E, c_outer·o + c_inner·i = c_inner·(o·E + i): the inner
-    // coordinate, over o·E + i, takes both.
+    // coordinate, over o·E + i, takes both, and the outer one reads as 0.
+    let coord = |a: usize| match a == outer {
+        true => Idx::Const(0),
+        false => Idx::Coord(a),
+    };
+    let without_outer = |i: &Idx| i.substitute(&coord, &Idx::Red);
     Some(Stmt::Loop {
         axis: *axis,
         extent: extent.clone() * Idx::Const(*inner_extent),
         kind: LoopKind::Serial,
-        body: body.iter().map(|s| without_stmt(s, outer)).collect(),
+        body: body.iter().map(|s| s.map_idx(&without_outer)).collect(),
     })
 }
 
@@ -131,103 +119,20 @@ fn uses(i: &Idx, axis: usize) -> bool {
     }
 }
 
-/// Whether `ok` holds for every index in `s`.
-fn stmt_indices(s: &Stmt, ok: &dyn Fn(&Idx) -> bool) -> bool {
+/// Whether `ok` holds for every index in `s` (loop extents, stored positions, and in its
+/// values loads, indices, shared slots and reduction extents).
+fn all_indices(s: &Stmt, ok: &dyn Fn(&Idx) -> bool) -> bool {
+    let values_ok = |v: &Val| {
+        !v.any(&mut |v| match v {
+            Val::Load { index: i, .. } | Val::Index(i) | Val::Shared(i) => !ok(i),
+            Val::Reduce { extents, .. } => !extents.iter().all(ok),
+            _ => false,
+        })
+    };
     match s {
-        Stmt::Loop { extent, body, .. } => ok(extent) && body.iter().all(|s| stmt_indices(s, ok)),
-        Stmt::Let { value, .. } => val_indices(value, ok),
-        Stmt::Store { index, value, .. } => ok(index) && val_indices(value, ok),
-    }
-}
-
-fn val_indices(v: &Val, ok: &dyn Fn(&Idx) -> bool) -> bool {
-    match v {
-        Val::Const(_) | Val::Temp(_) | Val::Local(_) => true,
-        Val::Load { index, .. } => ok(index),
-        Val::Index(i) | Val::Shared(i) => ok(i),
-        Val::Unary(_, a) | Val::Bits(_, a) => val_indices(a, ok),
-        Val::Binary(_, a, b) => val_indices(a, ok) && val_indices(b, ok),
-        Val::Select(c, a, b) => val_indices(c, ok) && val_indices(a, ok) && val_indices(b, ok),
-        Val::Reduce {
-            extents,
-            locals,
-            body,
-            ..
-        } => {
-            extents.iter().all(ok)
-                && locals.iter().all(|l| val_indices(l, ok))
-                && val_indices(body, ok)
-        }
-    }
-}
-
-/// `s` with coordinate `axis` read as 0.
-fn without_stmt(s: &Stmt, axis: usize) -> Stmt {
-    match s {
-        Stmt::Loop {
-            axis: a,
-            extent,
-            kind,
-            body,
-        } => Stmt::Loop {
-            axis: *a,
-            extent: without(extent, axis),
-            kind: *kind,
-            body: body.iter().map(|s| without_stmt(s, axis)).collect(),
-        },
-        Stmt::Let { temp, value } => Stmt::Let {
-            temp: *temp,
-            value: without_val(value, axis),
-        },
-        Stmt::Store {
-            output,
-            index,
-            value,
-        } => Stmt::Store {
-            output: *output,
-            index: without(index, axis),
-            value: without_val(value, axis),
-        },
-    }
-}
-
-fn without_val(v: &Val, axis: usize) -> Val {
-    let val = |v: &Val| Box::new(without_val(v, axis));
-    match v {
-        Val::Const(_) | Val::Temp(_) | Val::Local(_) => v.clone(),
-        Val::Load { buffer, index } => Val::Load {
-            buffer: *buffer,
-            index: without(index, axis),
-        },
-        Val::Index(i) => Val::Index(without(i, axis)),
-        Val::Shared(i) => Val::Shared(without(i, axis)),
-        Val::Unary(op, a) => Val::Unary(*op, val(a)),
-        Val::Bits(op, a) => Val::Bits(*op, val(a)),
-        Val::Binary(op, a, b) => Val::Binary(*op, val(a), val(b)),
-        Val::Select(c, a, b) => Val::Select(val(c), val(a), val(b)),
-        Val::Reduce {
-            combiner,
-            extents,
-            locals,
-            body,
-        } => Val::Reduce {
-            combiner: *combiner,
-            extents: extents.iter().map(|e| without(e, axis)).collect(),
-            locals: locals.iter().map(|l| without_val(l, axis)).collect(),
-            body: val(body),
-        },
-    }
-}
-
-/// `i` with coordinate `axis` read as 0, its constants folded again.
-fn without(i: &Idx, axis: usize) -> Idx {
-    match i {
-        Idx::Coord(a) if *a == axis => Idx::Const(0),
-        Idx::Const(_) | Idx::Coord(_) | Idx::Dim(_) | Idx::Red(_) => i.clone(),
-        Idx::Add(p, q) => without(p, axis) + without(q, axis),
-        Idx::Mul(p, q) => without(p, axis) * without(q, axis),
-        Idx::Div(p, q) => without(p, axis) / without(q, axis),
-        Idx::Mod(p, q) => without(p, axis) % without(q, axis),
+        Stmt::Loop { extent, body, .. } => ok(extent) && body.iter().all(|s| all_indices(s, ok)),
+        Stmt::Let { value, .. } => values_ok(value),
+        Stmt::Store { index, value, .. } => ok(index) && values_ok(value),
     }
 }
 

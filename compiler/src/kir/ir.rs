@@ -459,6 +459,39 @@ pub enum Stmt {
     },
 }
 
+impl Stmt {
+    /// The statement with every index expression in it (loop extents, stored positions,
+    /// and its values' indices, [`Val::map_idx`]) replaced by `f` of it.
+    pub fn map_idx(&self, f: &dyn Fn(&Idx) -> Idx) -> Stmt {
+        match self {
+            Stmt::Loop {
+                axis,
+                extent,
+                kind,
+                body,
+            } => Stmt::Loop {
+                axis: *axis,
+                extent: f(extent),
+                kind: *kind,
+                body: body.iter().map(|s| s.map_idx(f)).collect(),
+            },
+            Stmt::Let { temp, value } => Stmt::Let {
+                temp: *temp,
+                value: value.map_idx(f),
+            },
+            Stmt::Store {
+                output,
+                index,
+                value,
+            } => Stmt::Store {
+                output: *output,
+                index: f(index),
+                value: value.map_idx(f),
+            },
+        }
+    }
+}
+
 /// A kernel lowered under a schedule: buffers and a statement tree.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LoopNest {
