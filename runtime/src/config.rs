@@ -16,6 +16,7 @@
 //! | `KILN_DISABLE_PASSES` | [`Config::disable_pass`], comma-separated names | none |
 //! | `KILN_DUMP` | [`Config::dump_pass`]: print the graph after these passes (`all`) | none |
 //! | `KILN_WINOGRAD` | [`Config::winograd`] (`0` off) | on |
+//! | `KILN_WINOGRAD_BANDS` | [`Config::winograd_bands`] (`0` off) | on |
 //! | `KILN_FUSED_EPILOGUES` | [`Config::fused_epilogues`] (`0` off) | on |
 //! | `KILN_BATCH_PARTS` | [`Config::batch_parts`]: inference's per-sample prefix in parts of the batch (`0` off) | on |
 //! | `KILN_LAZY` | [`Config::lazy`]: fuse imperative element-wise chains (`0` off) | on |
@@ -52,6 +53,9 @@ pub struct Config {
     /// Passes after which the graph is printed (`all`: every pass).
     pub dumped_passes: HashSet<String>,
     pub winograd: bool,
+    /// Winograd convolutions in bands of tiles where that pays
+    /// ([`kiln_compiler::program::Target::winograd_bands`]).
+    pub winograd_bands: bool,
     /// Inference runs its per-sample prefix a few samples at a time (as many as the
     /// pool has threads), so its values take a part's memory instead of the batch's
     /// ([`kiln_compiler::program::parts`]).
@@ -102,6 +106,7 @@ impl Config {
             disabled_passes: HashSet::new(),
             dumped_passes: HashSet::new(),
             winograd: true,
+            winograd_bands: true,
             batch_parts: true,
             fused_epilogues: true,
             lazy: true,
@@ -157,6 +162,7 @@ impl Config {
         c.disabled_passes = names("KILN_DISABLE_PASSES");
         c.dumped_passes = names("KILN_DUMP");
         c.winograd = flag("KILN_WINOGRAD", c.winograd)?;
+        c.winograd_bands = flag("KILN_WINOGRAD_BANDS", c.winograd_bands)?;
         c.batch_parts = flag("KILN_BATCH_PARTS", c.batch_parts)?;
         c.fused_epilogues = flag("KILN_FUSED_EPILOGUES", c.fused_epilogues)?;
         c.lazy = flag("KILN_LAZY", c.lazy)?;
@@ -253,6 +259,11 @@ impl Config {
         self
     }
 
+    pub fn winograd_bands(mut self, on: bool) -> Config {
+        self.winograd_bands = on;
+        self
+    }
+
     pub fn batch_parts(mut self, on: bool) -> Config {
         self.batch_parts = on;
         self
@@ -327,6 +338,7 @@ impl Config {
         let target = self.backend.target();
         Target {
             winograd: target.winograd && self.winograd,
+            winograd_bands: target.winograd_bands && self.winograd_bands,
             fused_epilogues: target.fused_epilogues && self.fused_epilogues,
             // Products run index by index on the threads the kernels' pool has.
             streams: target.kernels.then(|| self.pool_threads()),
@@ -372,6 +384,7 @@ mod tests {
             ("KILN_BACKEND", "interp"),
             ("KILN_DISABLE_PASSES", "cse, simplify"),
             ("KILN_WINOGRAD", "0"),
+            ("KILN_WINOGRAD_BANDS", "0"),
             ("KILN_BATCH_PARTS", "0"),
             ("KILN_LAZY", "off"),
             ("KILN_CPU_THREADS", "3"),
@@ -389,6 +402,7 @@ mod tests {
             .disable_pass("cse")
             .disable_pass("simplify")
             .winograd(false)
+            .winograd_bands(false)
             .batch_parts(false)
             .lazy(false)
             .threads(3)

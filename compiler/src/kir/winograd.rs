@@ -80,6 +80,9 @@ pub struct WinogradPlan {
     /// weight variable changes): where the weight is a variable the program does not
     /// train. Otherwise they are remade on every run in the step's workspace.
     pub keep_weights: bool,
+    /// Whether a run may take bands of tiles through all three phases where that pays
+    /// (kiln-runtime's `Winograd::run`), else each phase over the whole layer in turn.
+    pub in_bands: bool,
 }
 
 /// The Winograd plan of a part's one kernel `l`: where the part holds one Convolution
@@ -92,6 +95,7 @@ pub fn winograd_plan(
     inferred: &Inferred,
     nodes: &[NodeId],
     l: &Lowered,
+    in_bands: bool,
 ) -> Option<WinogradPlan> {
     let is_conv =
         |id: &&NodeId| (g.node(**id).op).is_some_and(|op| op.convolution == Some(ConvKind::Direct));
@@ -165,5 +169,6 @@ pub fn winograd_plan(
         data,
         weight,
         keep_weights: g.node(n.inputs[1].node).is_variable(),
+        in_bands,
     })
 }

@@ -98,6 +98,10 @@ pub struct Target {
     pub blas: bool,
     /// 3x3 convolutions by Winograd's algorithm where it pays.
     pub winograd: bool,
+    /// A Winograd convolution takes bands of tiles through all three of its phases, each
+    /// band on one thread, where that pays; off, each phase runs over the whole layer in
+    /// turn (an ablation).
+    pub winograd_bands: bool,
     /// A product's epilogue runs on each block of its output right after the block's
     /// products, while it is in cache, where the split allows; off, it is a second pass
     /// over the whole output (an ablation).
@@ -136,6 +140,7 @@ impl Target {
             least_product: Some(LEAST_PRODUCT),
             blas: false,
             winograd: true,
+            winograd_bands: true,
             fused_epilogues: true,
             native: true,
             symbolic_batch: true,
@@ -153,6 +158,7 @@ impl Target {
             least_product: None,
             blas: false,
             winograd: false,
+            winograd_bands: false,
             fused_epilogues: false,
             native: false,
             symbolic_batch: false,

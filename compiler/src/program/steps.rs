@@ -150,7 +150,7 @@ pub(super) fn steps(
                 Some(mut product) => {
                     let eligible = kernels == 1 && product.dtype == kiln_ops::DType::F32;
                     let winograd = (eligible && target.winograd)
-                        .then(|| kir::winograd_plan(g, inferred, &nodes, &l))
+                        .then(|| kir::winograd_plan(g, inferred, &nodes, &l, target.winograd_bands))
                         .flatten();
                     if winograd.is_some() {
                         product.packs.clear();

@@ -13,10 +13,11 @@
 //! larger F(4x4, 3x3) loses about two digits in f32).
 
 use super::gemm::{self, Product, Strided};
-use super::pool;
 use super::scratch::Scratch;
+use super::{cache, pool};
 pub use kiln_compiler::kir::Conv3x3;
 use kiln_compiler::kir::TILE;
+use std::ops::Range;
 /// Transform lanes processed together (tiles along a row, or channels).
 const LANES: usize = 16;
 
@@ -31,6 +32,9 @@ pub trait Winograd {
     /// split over the kernels' pool, with `scratch` (of [`Conv3x3::scratch_len`]) for the
     /// transformed inputs and the products.
     fn run(&self, data: &[f32], u: &[f32], out: &mut [f32], scratch: &mut [f32]);
+    /// As [`Winograd::run`], each phase over the whole layer in turn, never in bands of
+    /// tiles (an ablation).
+    fn run_whole(&self, data: &[f32], u: &[f32], out: &mut [f32], scratch: &mut [f32]);
 }
 
 /// Filters per strip of the transformed weights: each matrix `U[e]` is stored as strips
@@ -61,85 +65,179 @@ impl WeightLayout for Conv3x3 {
     }
 }
 
-/// The phases of [`Winograd::run`].
+/// The tiles a run's transformed inputs `V` and products `M` hold: `count` tiles from
+/// `first` (over the batch, row by row within an image), as 16 matrices each — channels ×
+/// tiles and filters × tiles (channel-first), or tiles × channels and tiles × filters.
+#[derive(Clone, Copy)]
+struct Span {
+    first: usize,
+    count: usize,
+}
+
+/// Tile rows `rows` of image `image`.
+#[derive(Clone)]
+struct Band {
+    image: usize,
+    rows: Range<usize>,
+}
+
+/// The phases of [`Winograd::run`], each writing or reading a [`Span`]'s `V` and `M`.
 trait Phases {
+    fn run_in(
+        &self,
+        data: &[f32],
+        u: &[f32],
+        out: &mut [f32],
+        scratch: &mut [f32],
+        band_rows: Option<usize>,
+    );
     fn for_tasks(&self, units: usize, work: &(dyn Fn(usize, usize) + Sync));
+    /// Tile rows per band where a run takes bands through all three phases.
+    fn band_rows(&self) -> Option<usize>;
+    unsafe fn transform_weights_of(&self, weight: &[f32], u: *mut f32, lo: usize, hi: usize);
     fn input_units(&self) -> usize;
     fn output_units(&self) -> usize;
-    unsafe fn transform_inputs(&self, data: &[f32], v: *mut f32, lo: usize, hi: usize);
-    unsafe fn product(&self, e: usize, u: &[f32], v: *const f32, m: *mut f32);
-    unsafe fn transform_outputs(&self, m: *const f32, out: *mut f32, lo: usize, hi: usize);
+    unsafe fn transform_inputs(&self, data: &[f32], v: *mut f32, span: Span, lo: usize, hi: usize);
+    unsafe fn input_band(&self, data: &[f32], v: *mut f32, span: Span, band: Band, c: Range<usize>);
+    unsafe fn product(&self, e: usize, u: &[f32], v: *const f32, m: *mut f32, span: Span);
+    unsafe fn transform_outputs(
+        &self,
+        m: *const f32,
+        out: *mut f32,
+        span: Span,
+        lo: usize,
+        hi: usize,
+    );
+    unsafe fn output_band(
+        &self,
+        m: *const f32,
+        out: *mut f32,
+        span: Span,
+        band: Band,
+        f: Range<usize>,
+    );
+    unsafe fn all_phases(
+        &self,
+        data: &[f32],
+        u: &[f32],
+        out: *mut f32,
+        space: *mut f32,
+        band: Band,
+    );
 }
 
 impl Winograd for Conv3x3 {
     /// `U = G g Gᵀ` of every (filter, channel) pair into `u` (16 matrices in strips of
     /// filters), split over the kernels' pool.
     fn transform_weights(&self, weight: &[f32], u: &mut [f32]) {
-        let (f_n, c_n) = (self.filters, self.channels);
-        let plane = f_n * c_n;
-        assert!(weight.len() >= 9 * plane && u.len() >= self.weights_len());
+        assert!(weight.len() >= 9 * self.filters * self.channels && u.len() >= self.weights_len());
         let u = Shared::new(u.as_mut_ptr());
+        let code = compiled();
         // By channel: a channel's row of each matrix is contiguous, the task's alone.
-        self.for_tasks(c_n, &|lo, hi| {
-            let mut g = [[0f32; LANES]; 9];
-            for c in lo..hi {
-                for f0 in (0..f_n).step_by(LANES) {
-                    let lanes = LANES.min(f_n - f0);
-                    for (k, row) in g.iter_mut().enumerate() {
-                        for (l, slot) in row.iter_mut().enumerate().take(lanes) {
-                            let f = f0 + l;
-                            *slot = weight[if self.channel_last {
-                                (f * 9 + k) * c_n + c
-                            } else {
-                                (f * c_n + c) * 9 + k
-                            }];
-                        }
-                    }
-                    let at = self.weight_at(f0, c);
-                    // SAFETY: channel c's rows are this task's alone; in bounds (above).
-                    unsafe { store(&weight_tile(&g), u.get(), plane, at, lanes) };
-                }
-            }
+        // SAFETY: channels lo..hi are this task's; `weight` and `u` hold every channel's
+        // (lengths checked above).
+        self.for_tasks(self.channels, &|lo, hi| unsafe {
+            (code.weights)(self, weight, u.get(), lo, hi)
         });
     }
 
+    /// Bands of tiles through all three phases where [`Phases::band_rows`] says they pay,
+    /// else each phase over the whole layer in turn.
     fn run(&self, data: &[f32], u: &[f32], out: &mut [f32], scratch: &mut [f32]) {
+        self.run_in(data, u, out, scratch, self.band_rows())
+    }
+
+    fn run_whole(&self, data: &[f32], u: &[f32], out: &mut [f32], scratch: &mut [f32]) {
+        self.run_in(data, u, out, scratch, None)
+    }
+}
+
+impl Phases for Conv3x3 {
+    /// The run in bands of `band_rows` tile rows (at most a pool thread's share of the
+    /// rows), or each phase over the whole layer.
+    fn run_in(
+        &self,
+        data: &[f32],
+        u: &[f32],
+        out: &mut [f32],
+        scratch: &mut [f32],
+        band_rows: Option<usize>,
+    ) {
         let [ho, wo] = self.out_dims();
-        let (f_n, c_n, p) = (self.filters, self.channels, self.tiles());
+        let [ty_n, tx_n] = self.tile_dims();
+        let (f_n, c_n) = (self.filters, self.channels);
         assert!(
             data.len() >= self.batch * c_n * self.height * self.width
                 && u.len() >= self.weights_len()
                 && out.len() >= self.batch * f_n * ho * wo
                 && scratch.len() >= self.scratch_len()
         );
-        let (v, m) = scratch.split_at_mut(TILE * c_n * p);
+        let code = compiled();
+        let out = Shared::new(out.as_mut_ptr());
+        if let Some(rows) = band_rows {
+            let bands = ty_n.div_ceil(rows);
+            let blocks = self.batch * bands;
+            let tasks = pool::global().threads().min(blocks);
+            let space = TILE * (c_n + f_n) * rows * tx_n;
+            assert!(
+                tasks * space <= scratch.len(),
+                "{rows} tile rows per band on {tasks} threads"
+            );
+            let scratch = Shared::new(scratch.as_mut_ptr());
+            pool::global().run(tasks, &|t| {
+                for b in (t * blocks / tasks)..((t + 1) * blocks / tasks) {
+                    let first = b % bands * rows;
+                    let band = Band {
+                        image: b / bands,
+                        rows: first..(first + rows).min(ty_n),
+                    };
+                    // SAFETY: each task's space is its own part of `scratch` (tasks × space
+                    // within it, checked above), its bands' 2x2 tiles disjoint parts of
+                    // `out`; lengths checked above.
+                    unsafe {
+                        (code.all_phases)(
+                            self,
+                            data,
+                            u,
+                            out.get(),
+                            scratch.get().add(t * space),
+                            band,
+                        )
+                    };
+                }
+            });
+            return;
+        }
+        let span = Span {
+            first: 0,
+            count: self.tiles(),
+        };
+        let (v, m) = scratch.split_at_mut(TILE * c_n * span.count);
         let v = Shared::new(v.as_mut_ptr());
         let m = Shared::new(m.as_mut_ptr());
-        let out = Shared::new(out.as_mut_ptr());
-        // The three phases run one after another; each task writes its own disjoint part of
-        // `v`, `m` or `out`, whose lengths the geometry fixes (checked above).
+        // The three phases run one after another over the whole layer; each task writes its
+        // own disjoint part of `v`, `m` or `out`, whose lengths the geometry fixes (checked
+        // above).
         // SAFETY: units lo..hi are this task's; `data` is a slice and `v` holds the
         // transforms of all units (scratch length checked above).
         self.for_tasks(self.input_units(), &|lo, hi| unsafe {
-            self.transform_inputs(data, v.get(), lo, hi)
+            (code.inputs)(self, data, v.get(), span, lo, hi)
         });
         let tasks = (2 * pool::global().threads()).min(TILE);
         pool::global().run(tasks, &|t| {
             for e in (t * TILE / tasks)..((t + 1) * TILE / tasks) {
                 // SAFETY: element e < TILE is this task's alone (the ranges split 0..TILE);
                 // `u` and `v` are complete, and `m` holds TILE products (lengths checked above).
-                unsafe { self.product(e, u, v.get(), m.get()) };
+                unsafe { self.product(e, u, v.get(), m.get(), span) };
             }
         });
         // SAFETY: units lo..hi are this task's, their 2x2 tiles disjoint parts of `out`
         // (length checked above); `m` is complete (the products ran before).
         self.for_tasks(self.output_units(), &|lo, hi| unsafe {
-            self.transform_outputs(m.get(), out.get(), lo, hi)
+            (code.outputs)(self, m.get(), out.get(), span, lo, hi)
         });
     }
-}
 
-impl Phases for Conv3x3 {
     /// Runs `work(lo, hi)` over blocks of `0..units` on the pool.
     fn for_tasks(&self, units: usize, work: &(dyn Fn(usize, usize) + Sync)) {
         let size = self.batch * self.channels.max(self.filters) * self.height * self.width;
@@ -149,6 +247,67 @@ impl Phases for Conv3x3 {
             (4 * pool::global().threads()).min(units)
         };
         pool::global().run(tasks, &|t| work(t * units / tasks, (t + 1) * units / tasks));
+    }
+
+    /// Tile rows per band where a run takes bands of tiles through all three phases, each
+    /// band on one thread: a band's transformed inputs `V` about fill the core's L2 cache,
+    /// so the products read them from there right after the transform wrote them, and
+    /// each product (one sixteenth of the band) stays wide. `None` where the whole layer's
+    /// `V` and `M` going through the outer caches (written, then read) cost no more than
+    /// every band reading the transformed weights `U` again (from L2 only where they fit
+    /// there beside a band's `V`), or where each thread would not have a band.
+    fn band_rows(&self) -> Option<usize> {
+        let [ty_n, tx_n] = self.tile_dims();
+        let (l2, threads) = (cache::l2_bytes(), pool::global().threads());
+        let v_row = 4 * TILE * self.channels * tx_n;
+        // At most a thread's share of the rows, so every task's V and M fit in the scratch
+        // sized for the whole layer's; then evened out over an image's bands, so the
+        // threads get about equal work.
+        let rows = (l2 / v_row)
+            .max(1)
+            .min(ty_n)
+            .min(self.batch * ty_n / threads);
+        if rows == 0 {
+            return None;
+        }
+        let rows = ty_n.div_ceil(ty_n.div_ceil(rows));
+        let u_bytes = 4 * TILE * self.filters * self.channels;
+        let u_reads = if u_bytes + rows * v_row <= l2 {
+            threads
+        } else {
+            self.batch * ty_n.div_ceil(rows)
+        };
+        let whole_bytes = 4 * TILE * (self.channels + self.filters) * self.tiles();
+        let whole = if whole_bytes <= l2 {
+            0
+        } else {
+            2 * whole_bytes
+        };
+        (u_reads * u_bytes < whole).then_some(rows)
+    }
+
+    /// `U` of channels `lo..hi` into `u` (16 matrices in strips of filters).
+    #[inline(always)]
+    unsafe fn transform_weights_of(&self, weight: &[f32], u: *mut f32, lo: usize, hi: usize) {
+        let (f_n, c_n) = (self.filters, self.channels);
+        let mut g = [[0f32; LANES]; 9];
+        for c in lo..hi {
+            for f0 in (0..f_n).step_by(LANES) {
+                let lanes = LANES.min(f_n - f0);
+                for (k, row) in g.iter_mut().enumerate() {
+                    for (l, slot) in row.iter_mut().enumerate().take(lanes) {
+                        let f = f0 + l;
+                        *slot = weight[if self.channel_last {
+                            (f * 9 + k) * c_n + c
+                        } else {
+                            (f * c_n + c) * 9 + k
+                        }];
+                    }
+                }
+                let at = self.weight_at(f0, c);
+                store(&weight_tile(&g), u, f_n * c_n, at, lanes);
+            }
+        }
     }
 
     /// Work units of the input transform: (image, channel) planes, or tiles.
@@ -169,65 +328,106 @@ impl Phases for Conv3x3 {
         }
     }
 
-    /// `V = Bᵀ d B` for units `[lo, hi)`: V is 16 matrices channels × tiles (channel-first)
-    /// or tiles × channels (channel-last), each block of lanes contiguous.
-    unsafe fn transform_inputs(&self, data: &[f32], v: *mut f32, lo: usize, hi: usize) {
+    /// `V = Bᵀ d B` of the span's tiles for units `[lo, hi)`: (image, channel) planes
+    /// (channel-first) or tiles (channel-last), each block of lanes contiguous.
+    #[inline(always)]
+    unsafe fn transform_inputs(&self, data: &[f32], v: *mut f32, span: Span, lo: usize, hi: usize) {
         let [ty_n, tx_n] = self.tile_dims();
-        let (h, w, c_n, p_n) = (self.height, self.width, self.channels, self.tiles());
-        let [py, px] = self.pad;
-        let plane = c_n * p_n;
-        let mut d = [[0f32; LANES]; TILE];
-        if self.channel_last {
-            for unit in lo..hi {
-                let (n, rest) = (unit / (ty_n * tx_n), unit % (ty_n * tx_n));
-                let (y0, x0) = (2 * (rest / tx_n), 2 * (rest % tx_n));
-                for c0 in (0..c_n).step_by(LANES) {
-                    let lanes = LANES.min(c_n - c0);
-                    for (ij, row) in d.iter_mut().enumerate() {
-                        // Padded coordinates: inside where they are at least the padding.
-                        let (y, x) = (y0 + ij / 4, x0 + ij % 4);
-                        if (py..h + py).contains(&y) && (px..w + px).contains(&x) {
-                            let at = ((n * h + y - py) * w + x - px) * c_n + c0;
-                            row[..lanes].copy_from_slice(&data[at..at + lanes]);
-                        } else {
-                            row.fill(0.0);
-                        }
-                    }
-                    store(&input_tile(&d), v, plane, unit * c_n + c0, lanes);
-                }
+        let (h, w, c_n) = (self.height, self.width, self.channels);
+        if !self.channel_last {
+            let mut unit = lo;
+            while unit < hi {
+                let (n, c) = (unit / c_n, unit % c_n);
+                let end = hi.min((n + 1) * c_n);
+                let band = Band {
+                    image: n,
+                    rows: 0..ty_n,
+                };
+                self.input_band(data, v, span, band, c..end - n * c_n);
+                unit = end;
             }
             return;
         }
-        // Channel-first: each plane copied into a zero-padded one first, wide enough for
-        // whole blocks of lanes, so the tiles are read without bounds checks.
-        let (ph, pw) = (2 * ty_n + 2, 2 * tx_n + 2 * LANES + 2);
+        let [py, px] = self.pad;
+        let plane = c_n * span.count;
+        let mut d = [[0f32; LANES]; TILE];
+        for unit in lo..hi {
+            let (n, rest) = (unit / (ty_n * tx_n), unit % (ty_n * tx_n));
+            let (y0, x0) = (2 * (rest / tx_n), 2 * (rest % tx_n));
+            for c0 in (0..c_n).step_by(LANES) {
+                let lanes = LANES.min(c_n - c0);
+                for (ij, row) in d.iter_mut().enumerate() {
+                    // Padded coordinates: inside where they are at least the padding.
+                    let (y, x) = (y0 + ij / 4, x0 + ij % 4);
+                    if (py..h + py).contains(&y) && (px..w + px).contains(&x) {
+                        let at = ((n * h + y - py) * w + x - px) * c_n + c0;
+                        row[..lanes].copy_from_slice(&data[at..at + lanes]);
+                    } else {
+                        row.fill(0.0);
+                    }
+                }
+                store(
+                    &input_tile(&d),
+                    v,
+                    plane,
+                    (unit - span.first) * c_n + c0,
+                    lanes,
+                );
+            }
+        }
+    }
+
+    /// `V` of a band's tiles for channels `c` (all channels, channel-last). Channel-first,
+    /// each plane's rows are copied into a zero-padded band first, wide enough for whole
+    /// blocks of lanes, so the tiles are read without bounds checks.
+    #[inline(always)]
+    unsafe fn input_band(
+        &self,
+        data: &[f32],
+        v: *mut f32,
+        span: Span,
+        band: Band,
+        c: Range<usize>,
+    ) {
+        let [ty_n, tx_n] = self.tile_dims();
+        let first = (band.image * ty_n + band.rows.start) * tx_n;
+        if self.channel_last {
+            let last = first + band.rows.len() * tx_n;
+            return self.transform_inputs(data, v, span, first, last);
+        }
+        let (h, w, c_n) = (self.height, self.width, self.channels);
+        let [py, px] = self.pad;
+        let (ph, pw) = (2 * band.rows.len() + 2, 2 * tx_n + 2 * LANES + 2);
         let mut padded = Scratch::take(ph * pw * 4);
         let padded = std::slice::from_raw_parts_mut(padded.as_mut_ptr() as *mut f32, ph * pw);
         padded.fill(0.0);
-        for unit in lo..hi {
-            let src = &data[unit * h * w..(unit + 1) * h * w];
-            for (y, row) in src.chunks_exact(w).enumerate().take(ph - py) {
-                let at = (y + py) * pw + px;
-                let len = w.min(pw - 2 * LANES - px);
-                padded[at..at + len].copy_from_slice(&row[..len]);
+        // Row r of the band is row y0 + r of the zero-padded image.
+        let y0 = 2 * band.rows.start;
+        let len = w.min(pw - 2 * LANES - px);
+        let mut d = [[0f32; LANES]; TILE];
+        for c in c {
+            let src = &data[(band.image * c_n + c) * h * w..][..h * w];
+            for y in y0.max(py)..(y0 + ph).min(h + py) {
+                let at = (y - y0) * pw + px;
+                padded[at..at + len].copy_from_slice(&src[(y - py) * w..][..len]);
             }
-            let (n, c) = (unit / c_n, unit % c_n);
-            for ty in 0..ty_n {
+            for (r, _) in band.rows.clone().enumerate() {
                 for tx0 in (0..tx_n).step_by(LANES) {
                     for (ij, row) in d.iter_mut().enumerate() {
-                        let at = (2 * ty + ij / 4) * pw + 2 * tx0 + ij % 4;
+                        let at = (2 * r + ij / 4) * pw + 2 * tx0 + ij % 4;
                         let src = &padded[at..at + 2 * LANES];
                         for (l, slot) in row.iter_mut().enumerate() {
                             *slot = src[2 * l];
                         }
                     }
-                    let tile = (n * ty_n + ty) * tx_n + tx0;
+                    let tile = first + r * tx_n + tx0 - span.first;
+                    let lanes = LANES.min(tx_n - tx0);
                     store(
                         &input_tile(&d),
                         v,
-                        plane,
-                        c * p_n + tile,
-                        LANES.min(tx_n - tx0),
+                        c_n * span.count,
+                        c * span.count + tile,
+                        lanes,
                     );
                 }
             }
@@ -236,8 +436,8 @@ impl Phases for Conv3x3 {
 
     /// `M[e] = U[e] · V[e]` for element `e` of the tile: filters × tiles (channel-first) or
     /// tiles × filters (channel-last).
-    unsafe fn product(&self, e: usize, u: &[f32], v: *const f32, m: *mut f32) {
-        let (f_n, c_n, p_n) = (self.filters, self.channels, self.tiles());
+    unsafe fn product(&self, e: usize, u: &[f32], v: *const f32, m: *mut f32, span: Span) {
+        let (f_n, c_n, p_n) = (self.filters, self.channels, span.count);
         // Strides (row, column) of V (channels × tiles) and M (filters × tiles).
         let (v_rs, v_cs, m_rs, m_cs) = if self.channel_last {
             (1, c_n, 1, f_n)
@@ -269,42 +469,80 @@ impl Phases for Conv3x3 {
         }
     }
 
-    /// `Aᵀ m A` for units `[lo, hi)`, each 2x2 tile written where it lies in the output.
-    unsafe fn transform_outputs(&self, m: *const f32, out: *mut f32, lo: usize, hi: usize) {
+    /// `Aᵀ m A` of the span's tiles for units `[lo, hi)`: (image, filter) planes
+    /// (channel-first) or tiles (channel-last), each 2x2 tile written where it lies in the
+    /// output.
+    #[inline(always)]
+    unsafe fn transform_outputs(
+        &self,
+        m: *const f32,
+        out: *mut f32,
+        span: Span,
+        lo: usize,
+        hi: usize,
+    ) {
         let [ty_n, tx_n] = self.tile_dims();
         let [ho, wo] = self.out_dims();
-        let (f_n, p_n) = (self.filters, self.tiles());
-        let plane = f_n * p_n;
+        let f_n = self.filters;
+        if !self.channel_last {
+            let mut unit = lo;
+            while unit < hi {
+                let (n, f) = (unit / f_n, unit % f_n);
+                let end = hi.min((n + 1) * f_n);
+                let band = Band {
+                    image: n,
+                    rows: 0..ty_n,
+                };
+                self.output_band(m, out, span, band, f..end - n * f_n);
+                unit = end;
+            }
+            return;
+        }
+        let plane = f_n * span.count;
         let mut t = [[0f32; LANES]; TILE];
         for unit in lo..hi {
-            if self.channel_last {
-                let (n, rest) = (unit / (ty_n * tx_n), unit % (ty_n * tx_n));
-                let (y0, x0) = (2 * (rest / tx_n), 2 * (rest % tx_n));
-                for f0 in (0..f_n).step_by(LANES) {
-                    let lanes = LANES.min(f_n - f0);
-                    load(&mut t, m, plane, unit * f_n + f0, lanes);
-                    for (ij, row) in output_tile(&t).iter().enumerate() {
-                        let (y, x) = (y0 + ij / 2, x0 + ij % 2);
-                        if y < ho && x < wo {
-                            let at = ((n * ho + y) * wo + x) * f_n + f0;
-                            std::ptr::copy_nonoverlapping(row.as_ptr(), out.add(at), lanes);
-                        }
+            let (n, rest) = (unit / (ty_n * tx_n), unit % (ty_n * tx_n));
+            let (y0, x0) = (2 * (rest / tx_n), 2 * (rest % tx_n));
+            for f0 in (0..f_n).step_by(LANES) {
+                let lanes = LANES.min(f_n - f0);
+                load(&mut t, m, plane, (unit - span.first) * f_n + f0, lanes);
+                for (ij, row) in output_tile(&t).iter().enumerate() {
+                    let (y, x) = (y0 + ij / 2, x0 + ij % 2);
+                    if y < ho && x < wo {
+                        let at = ((n * ho + y) * wo + x) * f_n + f0;
+                        std::ptr::copy_nonoverlapping(row.as_ptr(), out.add(at), lanes);
                     }
                 }
-                continue;
             }
-            let (n, f) = (unit / f_n, unit % f_n);
-            let base = (n * f_n + f) * ho * wo;
-            for ty in 0..ty_n {
+        }
+    }
+
+    /// The output of a band's tiles for filters `f` (all filters, channel-last).
+    #[inline(always)]
+    unsafe fn output_band(
+        &self,
+        m: *const f32,
+        out: *mut f32,
+        span: Span,
+        band: Band,
+        f: Range<usize>,
+    ) {
+        let [ty_n, tx_n] = self.tile_dims();
+        let [ho, wo] = self.out_dims();
+        let f_n = self.filters;
+        let first = (band.image * ty_n + band.rows.start) * tx_n;
+        if self.channel_last {
+            let last = first + band.rows.len() * tx_n;
+            return self.transform_outputs(m, out, span, first, last);
+        }
+        let mut t = [[0f32; LANES]; TILE];
+        for f in f {
+            let base = (band.image * f_n + f) * ho * wo;
+            for (r, ty) in band.rows.clone().enumerate() {
                 for tx0 in (0..tx_n).step_by(LANES) {
                     let lanes = LANES.min(tx_n - tx0);
-                    load(
-                        &mut t,
-                        m,
-                        plane,
-                        f * p_n + (n * ty_n + ty) * tx_n + tx0,
-                        lanes,
-                    );
+                    let tile = first + r * tx_n + tx0 - span.first;
+                    load(&mut t, m, f_n * span.count, f * span.count + tile, lanes);
                     for (ij, row) in output_tile(&t).iter().enumerate() {
                         let (y, j) = (2 * ty + ij / 2, ij % 2);
                         // Lanes whose column 2·(tx0 + l) + j lies inside the output.
@@ -320,6 +558,84 @@ impl Phases for Conv3x3 {
             }
         }
     }
+
+    /// A band through all three phases on the calling thread, its `V` and `M` in `space`.
+    #[inline(always)]
+    unsafe fn all_phases(
+        &self,
+        data: &[f32],
+        u: &[f32],
+        out: *mut f32,
+        space: *mut f32,
+        band: Band,
+    ) {
+        let [ty_n, tx_n] = self.tile_dims();
+        let span = Span {
+            first: (band.image * ty_n + band.rows.start) * tx_n,
+            count: band.rows.len() * tx_n,
+        };
+        let (v, m) = (space, space.add(TILE * self.channels * span.count));
+        self.input_band(data, v, span, band.clone(), 0..self.channels);
+        for e in 0..TILE {
+            self.product(e, u, v, m, span);
+        }
+        self.output_band(m, out, span, band, 0..self.filters);
+    }
+}
+
+/// The phases' loops compiled for one instruction set. They are plain loops over lanes
+/// that the compiler vectorizes, so each is compiled for every set the products use
+/// (baseline x86-64 would run them four lanes at a time).
+struct Compiled {
+    weights: unsafe fn(&Conv3x3, &[f32], *mut f32, usize, usize),
+    inputs: unsafe fn(&Conv3x3, &[f32], *mut f32, Span, usize, usize),
+    outputs: unsafe fn(&Conv3x3, *const f32, *mut f32, Span, usize, usize),
+    all_phases: unsafe fn(&Conv3x3, &[f32], &[f32], *mut f32, *mut f32, Band),
+}
+
+/// [`Compiled`] with the target features `$features` (none: baseline).
+macro_rules! compiled_for {
+    ($($features:literal)?) => {{
+        $(#[target_feature(enable = $features)])?
+        unsafe fn weights(c: &Conv3x3, w: &[f32], u: *mut f32, lo: usize, hi: usize) {
+            // SAFETY: the caller's, as `transform_weights_of` requires.
+            unsafe { c.transform_weights_of(w, u, lo, hi) }
+        }
+        $(#[target_feature(enable = $features)])?
+        unsafe fn inputs(c: &Conv3x3, d: &[f32], v: *mut f32, s: Span, lo: usize, hi: usize) {
+            // SAFETY: the caller's, as `transform_inputs` requires.
+            unsafe { c.transform_inputs(d, v, s, lo, hi) }
+        }
+        $(#[target_feature(enable = $features)])?
+        unsafe fn outputs(c: &Conv3x3, m: *const f32, o: *mut f32, s: Span, lo: usize, hi: usize) {
+            // SAFETY: the caller's, as `transform_outputs` requires.
+            unsafe { c.transform_outputs(m, o, s, lo, hi) }
+        }
+        $(#[target_feature(enable = $features)])?
+        unsafe fn all_phases(c: &Conv3x3, d: &[f32], u: &[f32], o: *mut f32, s: *mut f32, b: Band) {
+            // SAFETY: the caller's, as `all_phases` requires.
+            unsafe { c.all_phases(d, u, o, s, b) }
+        }
+        Compiled { weights, inputs, outputs, all_phases }
+    }};
+}
+
+/// The phases compiled for the widest instruction set the products use.
+fn compiled() -> &'static Compiled {
+    static BASELINE: Compiled = compiled_for!();
+    #[cfg(target_arch = "x86_64")]
+    {
+        static AVX512: Compiled = compiled_for!("avx512f,fma");
+        static AVX2: Compiled = compiled_for!("avx2,fma");
+        // `isa()` says Avx512 only where avx512f and fma were detected, Avx2 only where avx2
+        // and fma were: only then are those forms called.
+        match gemm::isa() {
+            gemm::Isa::Avx512 => return &AVX512,
+            gemm::Isa::Avx2 => return &AVX2,
+            gemm::Isa::Baseline => {}
+        }
+    }
+    &BASELINE
 }
 
 /// Stores lanes `..lanes` of every element `e` of `t` at `dst[e·plane + at + l]`.
@@ -335,7 +651,13 @@ unsafe fn store<const N: usize>(
     lanes: usize,
 ) {
     for (e, row) in t.iter().enumerate() {
-        std::ptr::copy_nonoverlapping(row.as_ptr(), dst.add(e * plane + at), lanes);
+        let to = dst.add(e * plane + at);
+        // Whole rows as one vector move: a copy of a run-time length is a call per row.
+        if lanes == LANES {
+            to.cast::<[f32; LANES]>().write_unaligned(*row);
+        } else {
+            std::ptr::copy_nonoverlapping(row.as_ptr(), to, lanes);
+        }
     }
 }
 
@@ -352,7 +674,12 @@ unsafe fn load(
     lanes: usize,
 ) {
     for (e, row) in t.iter_mut().enumerate() {
-        std::ptr::copy_nonoverlapping(src.add(e * plane + at), row.as_mut_ptr(), lanes);
+        let from = src.add(e * plane + at);
+        if lanes == LANES {
+            *row = from.cast::<[f32; LANES]>().read_unaligned();
+        } else {
+            std::ptr::copy_nonoverlapping(from, row.as_mut_ptr(), lanes);
+        }
     }
 }
 
@@ -413,16 +740,19 @@ fn at_col([a, b, c, d]: [f32; 4]) -> [f32; 2] {
 }
 
 /// `G g Gᵀ` of LANES 3x3 filters (element `3i + j` is row i, column j) into 4x4 tiles.
+#[inline(always)]
 fn weight_tile(g: &[[f32; LANES]; 9]) -> [[f32; LANES]; TILE] {
     separable::<3, 3, 4, 9, 16>(g, g_col, g_col)
 }
 
 /// `Bᵀ d B` of LANES 4x4 tiles (element `4i + j` of `d` is row i, column j).
+#[inline(always)]
 fn input_tile(d: &[[f32; LANES]; TILE]) -> [[f32; LANES]; TILE] {
     separable::<4, 4, 4, 16, 16>(d, bt_col, bt_col)
 }
 
 /// `Aᵀ m A` of LANES 4x4 tiles into 2x2 ones (element `2i + j` is row i, column j).
+#[inline(always)]
 fn output_tile(m: &[[f32; LANES]; TILE]) -> [[f32; LANES]; 4] {
     separable::<4, 4, 2, 16, 4>(m, at_col, at_col)
 }
@@ -520,6 +850,7 @@ mod tests {
             (1, 4, 3, 40, 5, [2, 0]),
             (3, 20, 6, 6, 33, [1, 1]),
             (1, 5, 4, 6, 2 * STRIP, [1, 0]),
+            (2, 24, 13, 11, 20, [1, 1]),
         ] {
             for channel_last in [false, true] {
                 let c = Conv3x3 {
@@ -538,12 +869,22 @@ mod tests {
                 let mut u = vec![0.0; c.weights_len()];
                 c.transform_weights(&w, &mut u);
                 let [ho, wo] = c.out_dims();
-                let mut out = vec![f32::NAN; batch * filters * ho * wo];
-                c.run(&x, &u, &mut out, &mut vec![f32::NAN; c.scratch_len()]);
                 let want = direct(&c, &x, &w);
                 let bound = 1e-5 * compare::scale(&want).max(1.0);
-                if let Err(e) = compare::within(&out, &want, |_| bound) {
-                    panic!("{c:?}: {e}");
+                // The model's choice, the whole layer, bands of one tile row and bands of
+                // two (where a thread's share of the rows holds two).
+                let [ty_n, _] = c.tile_dims();
+                let threads = pool::global().threads();
+                let bands = [c.band_rows(), None, Some(1), Some(2)];
+                for rows in bands
+                    .into_iter()
+                    .filter(|r| r.is_none_or(|r| r * threads <= batch * ty_n))
+                {
+                    let mut out = vec![f32::NAN; batch * filters * ho * wo];
+                    c.run_in(&x, &u, &mut out, &mut vec![f32::NAN; c.scratch_len()], rows);
+                    if let Err(e) = compare::within(&out, &want, |_| bound) {
+                        panic!("{c:?} in bands of {rows:?} tile rows: {e}");
+                    }
                 }
             }
         }

@@ -241,6 +241,7 @@ pub(super) fn matmul_operator(
         scratch: spaces[packs.len()] as *mut f32,
         block: product.stream.as_ref().map(|s| s.block),
         slot: product.stream.is_some() && epilogue.is_some(),
+        in_bands: plan.in_bands,
     });
     let kept = match &winograd {
         Some(
@@ -308,6 +309,8 @@ struct WinogradCall {
     block: Option<usize>,
     /// Whether a streamed block goes to a slot of its own (an epilogue follows).
     slot: bool,
+    /// Whether a run may take bands of tiles through all three phases.
+    in_bands: bool,
 }
 
 /// Transformed weights and the (variable id, version) of the weight they were made from.
@@ -382,7 +385,10 @@ impl WinogradCall {
             };
             let out = std::slice::from_raw_parts_mut(out, part.batch * image_out);
             let scratch = std::slice::from_raw_parts_mut(self.scratch, part.scratch_len());
-            part.run(data, u, out, scratch);
+            match self.in_bands {
+                true => part.run(data, u, out, scratch),
+                false => part.run_whole(data, u, out, scratch),
+            }
             after_block(lo as i64, hi as i64)?;
         }
         Ok(())

@@ -19,17 +19,20 @@ pub fn run(args: &Args) -> Result<()> {
         summary::summarize(&g, &inferred, &HashSet::from(["data".to_string()])).flops as f64;
     // The ablations: each product's epilogue (bias, batch norm, ReLU, residual add) as a
     // second pass over its whole output instead of on each block while it is in cache;
-    // 3x3 convolutions on im2col and gemm instead of Winograd's algorithm.
+    // Winograd's phases each over the whole layer instead of in bands of tiles; 3x3
+    // convolutions on im2col and gemm instead of Winograd's algorithm.
     let variants = [
-        ("kiln", true, true),
-        ("kiln, epilogues as a second pass", false, true),
-        ("kiln, 3x3 convolutions on im2col + gemm", true, false),
+        ("kiln", true, true, true),
+        ("kiln, epilogues as a second pass", false, true, true),
+        ("kiln, Winograd's phases layer by layer", true, true, false),
+        ("kiln, 3x3 convolutions on im2col + gemm", true, false, true),
     ];
-    for (variant, fused, winograd) in variants {
+    for (variant, fused, winograd, bands) in variants {
         let config = (Config::global().clone())
             .backend(Backend::Jit)
             .fused_epilogues(fused)
-            .winograd(winograd);
+            .winograd(winograd)
+            .winograd_bands(bands);
         let exe = bind(&net, &data, &config)?;
         let units = exe.inference_units()?;
         let mut failed = None;
