@@ -483,7 +483,7 @@ impl Gen<'_> {
         let c = &plan.conv;
         let (batch, channels, height, width, filters) =
             (c.batch, c.channels, c.height, c.width, c.filters);
-        let ([py, px], last) = (c.pad, c.channel_last);
+        let ([py, px], last, data_gradient) = (c.pad, c.channel_last, c.data_gradient);
         let (data, weight) = (read(ins[plan.data]), read(ins[plan.weight]));
         let (out, scratch) = (write(dst)?, write(scratch)?);
         let run = match remade {
@@ -515,6 +515,7 @@ impl Gen<'_> {
                 let conv = ::kiln::compiler::kir::Conv3x3 {
                     batch: #batch, channels: #channels, height: #height, width: #width,
                     filters: #filters, pad: [#py, #px], channel_last: #last,
+                    data_gradient: #data_gradient,
                 };
                 #run
                 epilogue(::std::option::Option::None);

@@ -8,6 +8,9 @@ use crate::graph::{Entry, Graph, NodeId};
 use crate::infer::Inferred;
 use kiln_ops::{ConvKind, Pattern};
 
+/// The operator whose data gradient a plan may compute (see [`winograd_plan`]).
+const CONVOLUTION_BACKWARD: &str = "_backward_Convolution";
+
 /// Elements of a transformed tile.
 pub const TILE: usize = 16;
 
@@ -24,6 +27,10 @@ pub struct Conv3x3 {
     /// NHWC data and output, (filter, 3, 3, channel) weights; else NCHW and (filter,
     /// channel, 3, 3).
     pub channel_last: bool,
+    /// The data gradient of a forward convolution: the weight is the forward's, whose
+    /// filters are this convolution's channels and channels its filters, read with its
+    /// taps reversed; the data is the forward's output gradient.
+    pub data_gradient: bool,
 }
 
 impl Conv3x3 {
@@ -90,6 +97,11 @@ pub struct WinogradPlan {
 /// directly, and whatever consumes the convolution's value in the part is element-wise or
 /// broadcast to the convolution's shape — so the product `l` stores at each point is the
 /// convolution's output there, in its layout.
+///
+/// Or the part holds one `_backward_Convolution` and `l` computes its data gradient
+/// alone: for stride 1 that is a convolution too, of the output gradient by the forward's
+/// weight with its taps reversed and its filters and channels swapped, padded by 2 − p
+/// where the forward pads by p.
 pub fn winograd_plan(
     g: &Graph,
     inferred: &Inferred,
@@ -97,13 +109,24 @@ pub fn winograd_plan(
     l: &Lowered,
     in_bands: bool,
 ) -> Option<WinogradPlan> {
-    let is_conv =
-        |id: &&NodeId| (g.node(**id).op).is_some_and(|op| op.convolution == Some(ConvKind::Direct));
+    let is_conv = |id: &&NodeId| {
+        (g.node(**id).op).is_some_and(|op| {
+            op.convolution == Some(ConvKind::Direct) || op.name == CONVOLUTION_BACKWARD
+        })
+    };
     let mut convs = nodes.iter().filter(is_conv);
     let (&id, None) = (convs.next()?, convs.next()) else {
         return None;
     };
     let n = g.node(id);
+    let data_gradient = n.op.is_some_and(|op| op.name == CONVOLUTION_BACKWARD);
+    // Of the backward operator, `l` computes the data gradient and nothing else of it.
+    if data_gradient
+        && (!l.outputs.contains(&Entry { node: id, index: 0 })
+            || l.outputs.iter().any(|e| e.node == id && e.index != 0))
+    {
+        return None;
+    }
     let a = n.params.as_ref()?;
     let all = |name: &str, v: i64| a.shape(name).iter().all(|&x| x == v);
     let geometry_fits = a.shape("kernel") == [3, 3]
@@ -136,39 +159,48 @@ pub fn winograd_plan(
             downstream.push(m);
         }
     }
+    // The backward operator's inputs: the output gradient, the data, the weight.
+    let weight_entry = n.inputs[if data_gradient { 2 } else { 1 }];
     let input = |e: Entry| l.inputs.iter().position(|&i| i == e);
-    let (data, weight) = (input(n.inputs[0])?, input(n.inputs[1])?);
+    let (data, weight) = (input(n.inputs[0])?, input(weight_entry)?);
     let x = inferred.shape(n.inputs[0]).as_slice();
-    let w = inferred.shape(n.inputs[1]).as_slice();
-    let ([batch, channels, height, width], [filters, ..]) = (
-        match (channel_last, x) {
-            (false, [b, c, h, w]) => [b, c, h, w],
-            (true, [b, h, w, c]) => [b, c, h, w],
-            _ => return None,
-        },
-        w,
-    ) else {
-        return None;
+    let w = inferred.shape(weight_entry).as_slice();
+    let [batch, channels, height, width] = match (channel_last, x) {
+        (false, &[b, c, h, w]) => [b, c, h, w],
+        (true, &[b, h, w, c]) => [b, c, h, w],
+        _ => return None,
+    };
+    // The forward's channels: the weight's last axis channel-last, else its second.
+    let filters = match (data_gradient, channel_last, w) {
+        (false, _, &[f, ..]) => f,
+        (true, false, &[_, c, ..]) => c,
+        (true, true, &[.., c]) => c,
+        _ => return None,
     };
     let pad = match a.shape("pad") {
         [] => [0, 0],
         &[py, px] => [py as usize, px as usize],
         _ => return None,
     };
+    let pad = match data_gradient {
+        false => pad,
+        true => [2usize.checked_sub(pad[0])?, 2usize.checked_sub(pad[1])?],
+    };
     let conv = Conv3x3 {
-        batch: *batch,
-        channels: *channels,
-        height: *height,
-        width: *width,
-        filters: *filters,
+        batch,
+        channels,
+        height,
+        width,
+        filters,
         pad,
         channel_last,
+        data_gradient,
     };
     conv.pays().then(|| WinogradPlan {
         conv,
         data,
         weight,
-        keep_weights: g.node(n.inputs[1].node).is_variable(),
+        keep_weights: g.node(weight_entry.node).is_variable(),
         in_bands,
     })
 }

@@ -148,10 +148,13 @@ pub(super) fn steps(
                 .and_then(|least| recognize(&l.kernel).filter(|mm| mm.m * mm.n * mm.k >= least));
             let kind = match product {
                 Some(mut product) => {
-                    let eligible = kernels == 1 && product.dtype == kiln_ops::DType::F32;
-                    let winograd = (eligible && target.winograd)
+                    let eligible = product.dtype == kiln_ops::DType::F32 && target.winograd;
+                    // A convolution as its part's one kernel; a data gradient beside the
+                    // weight gradient (and bias gradient) that its operator also computes.
+                    let winograd = eligible
                         .then(|| kir::winograd_plan(g, inferred, &nodes, &l, target.winograd_bands))
-                        .flatten();
+                        .flatten()
+                        .filter(|w| kernels == 1 || w.conv.data_gradient);
                     if winograd.is_some() {
                         product.packs.clear();
                     }

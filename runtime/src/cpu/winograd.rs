@@ -297,10 +297,12 @@ impl Phases for Conv3x3 {
                 for (k, row) in g.iter_mut().enumerate() {
                     for (l, slot) in row.iter_mut().enumerate().take(lanes) {
                         let f = f0 + l;
-                        *slot = weight[if self.channel_last {
-                            (f * 9 + k) * c_n + c
-                        } else {
-                            (f * c_n + c) * 9 + k
+                        *slot = weight[match (self.data_gradient, self.channel_last) {
+                            (false, true) => (f * 9 + k) * c_n + c,
+                            (false, false) => (f * c_n + c) * 9 + k,
+                            // The forward's weight: filter c, channel f, taps reversed.
+                            (true, true) => (c * 9 + 8 - k) * f_n + f,
+                            (true, false) => (c * f_n + f) * 9 + 8 - k,
                         }];
                     }
                 }
@@ -784,6 +786,8 @@ mod tests {
     fn direct(c: &Conv3x3, x: &[f32], w: &[f32]) -> Vec<f64> {
         let [ho, wo] = c.out_dims();
         let (cn, fn_) = (c.channels, c.filters);
+        // Channels of the weight as stored.
+        let w_channels = if c.data_gradient { fn_ } else { cn };
         let mut out = vec![0.0; c.batch * fn_ * ho * wo];
         for n in 0..c.batch {
             for f in 0..fn_ {
@@ -805,16 +809,21 @@ mod tests {
                                         continue;
                                     }
                                     let (iy, ix) = (iy as usize, ix as usize);
-                                    let (xi, wi) = if c.channel_last {
-                                        (
-                                            ((n * c.height + iy) * c.width + ix) * cn + ch,
-                                            ((f * 3 + ky) * 3 + kx) * cn + ch,
-                                        )
+                                    let xi = if c.channel_last {
+                                        ((n * c.height + iy) * c.width + ix) * cn + ch
                                     } else {
-                                        (
-                                            ((n * cn + ch) * c.height + iy) * c.width + ix,
-                                            (f * cn + ch) * 9 + ky * 3 + kx,
-                                        )
+                                        ((n * cn + ch) * c.height + iy) * c.width + ix
+                                    };
+                                    // A data gradient's weight is the forward's: filter
+                                    // ch, channel f, taps reversed.
+                                    let (rf, rc, ry, rx) = match c.data_gradient {
+                                        false => (f, ch, ky, kx),
+                                        true => (ch, f, 2 - ky, 2 - kx),
+                                    };
+                                    let wi = if c.channel_last {
+                                        ((rf * 3 + ry) * 3 + rx) * w_channels + rc
+                                    } else {
+                                        (rf * w_channels + rc) * 9 + ry * 3 + rx
                                     };
                                     acc += x[xi] as f64 * w[wi] as f64;
                                 }
@@ -834,7 +843,7 @@ mod tests {
     }
 
     #[test]
-    fn matches_the_direct_sum_in_both_layouts() {
+    fn matches_the_direct_sum_in_both_layouts_forward_and_as_data_gradients() {
         let mut seed = 7u64;
         let mut rand = move || {
             seed = seed
@@ -852,7 +861,9 @@ mod tests {
             (1, 5, 4, 6, 2 * STRIP, [1, 0]),
             (2, 24, 13, 11, 20, [1, 1]),
         ] {
-            for channel_last in [false, true] {
+            for (channel_last, data_gradient) in
+                [(false, false), (true, false), (false, true), (true, true)]
+            {
                 let c = Conv3x3 {
                     batch,
                     channels,
@@ -861,6 +872,7 @@ mod tests {
                     filters,
                     pad,
                     channel_last,
+                    data_gradient,
                 };
                 let x: Vec<f32> = (0..batch * channels * height * width)
                     .map(|_| rand())
