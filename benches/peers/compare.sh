@@ -36,20 +36,27 @@ print(json.dumps({"run": run}))' \
 kiln() { target/release/kiln bench "$@" --json --runs "$RUNS" >> "$out"; }
 # A peer's warnings stay out of the log; its errors are shown when it fails.
 peer() {
-    if ! "$PEERS/$1/bin/python" "benches/peers/$2" >> "$out" 2> "$out.err"; then
+    if ! "$PEERS/$1/bin/python" "benches/peers/$2" "$3" >> "$out" 2> "$out.err"; then
         cat "$out.err" >&2
-        echo "compare: the $2 peers failed" >&2
+        echo "compare: the $2 peers of $3 failed" >&2
         exit 1
     fi
 }
+# Each workload in kiln, then right away in its peers: this VM's speed drifts over
+# minutes, and kiln's runs all first would meet a slow stretch the peers do not.
 kiln elementwise
+peer modern modern.py w1
 kiln mlp-train
+peer modern modern.py w2
 kiln lenet-train
+peer mxnet mxnet_peer.py w3
 kiln resnet18-infer --batch 1
 kiln resnet18-infer --batch 8
+peer modern modern.py w4
+peer mxnet mxnet_peer.py w4
 kiln resnet18-train
-peer modern modern.py
-peer mxnet mxnet_peer.py
+peer modern modern.py w6
+peer mxnet mxnet_peer.py w6
 python3 benches/peers/table.py "$out" > "$md"
 mv "$out" "$log"
 mv "$md" "$table"
