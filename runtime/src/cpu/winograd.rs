@@ -11,6 +11,13 @@
 //! channels) and in the strides of the products. F(2x2, 3x3)'s transforms are exact in
 //! binary up to halvings, so the result stays within a few ulps of the direct sum (the
 //! larger F(4x4, 3x3) loses about two digits in f32).
+//!
+//! A run takes bands of tile rows through all three phases, each band on one thread
+//! while its `V` is in that core's L2 cache, where a model of the cache says that pays
+//! ([`Phases::band_rows`]); else each phase runs over the whole layer in turn. The
+//! transforms are loops over lanes the compiler vectorizes, compiled for each instruction
+//! set the products may use. A data gradient ([`Conv3x3::data_gradient`]) is the same
+//! algorithm on the forward's weight read with its taps reversed.
 
 use super::gemm::{self, Product, Strided};
 use super::scratch::Scratch;
@@ -337,16 +344,12 @@ impl Phases for Conv3x3 {
         let [ty_n, tx_n] = self.tile_dims();
         let (h, w, c_n) = (self.height, self.width, self.channels);
         if !self.channel_last {
-            let mut unit = lo;
-            while unit < hi {
-                let (n, c) = (unit / c_n, unit % c_n);
-                let end = hi.min((n + 1) * c_n);
+            for (image, c) in by_image(lo..hi, c_n) {
                 let band = Band {
-                    image: n,
+                    image,
                     rows: 0..ty_n,
                 };
-                self.input_band(data, v, span, band, c..end - n * c_n);
-                unit = end;
+                self.input_band(data, v, span, band, c);
             }
             return;
         }
@@ -413,7 +416,7 @@ impl Phases for Conv3x3 {
                 let at = (y - y0) * pw + px;
                 padded[at..at + len].copy_from_slice(&src[(y - py) * w..][..len]);
             }
-            for (r, _) in band.rows.clone().enumerate() {
+            for r in 0..band.rows.len() {
                 for tx0 in (0..tx_n).step_by(LANES) {
                     for (ij, row) in d.iter_mut().enumerate() {
                         let at = (2 * r + ij / 4) * pw + 2 * tx0 + ij % 4;
@@ -487,16 +490,12 @@ impl Phases for Conv3x3 {
         let [ho, wo] = self.out_dims();
         let f_n = self.filters;
         if !self.channel_last {
-            let mut unit = lo;
-            while unit < hi {
-                let (n, f) = (unit / f_n, unit % f_n);
-                let end = hi.min((n + 1) * f_n);
+            for (image, f) in by_image(lo..hi, f_n) {
                 let band = Band {
-                    image: n,
+                    image,
                     rows: 0..ty_n,
                 };
-                self.output_band(m, out, span, band, f..end - n * f_n);
-                unit = end;
+                self.output_band(m, out, span, band, f);
             }
             return;
         }
@@ -583,6 +582,19 @@ impl Phases for Conv3x3 {
         }
         self.output_band(m, out, span, band, 0..self.filters);
     }
+}
+
+/// Units `units` of (image, plane) pairs, `planes` per image, as (image, its planes) for
+/// each image they touch.
+#[inline(always)]
+fn by_image(units: Range<usize>, planes: usize) -> impl Iterator<Item = (usize, Range<usize>)> {
+    (units.start / planes..units.end.div_ceil(planes)).map(move |image| {
+        let first = image * planes;
+        (
+            image,
+            units.start.max(first) - first..units.end.min(first + planes) - first,
+        )
+    })
 }
 
 /// The phases' loops compiled for one instruction set. They are plain loops over lanes
