@@ -145,6 +145,20 @@ fn networks(s: usize) -> Vec<Network> {
         vec![("x", vec![2, 4 * s, 5, 4])],
     ));
     nets.push((
+        "padded 3x3 deconvolution of stride 1 with bias",
+        call(
+            "Deconvolution",
+            &[&x, &w, &b],
+            &[
+                ("kernel", "(3,3)"),
+                ("pad", "(1,1)"),
+                ("num_filter", &n(3)),
+                ("no_bias", "False"),
+            ],
+        ),
+        vec![("x", vec![2, 4 * s, 7, 6])],
+    ));
+    nets.push((
         "3x3 convolution without padding: a sum of shifted products",
         conv(&[("kernel", "(3,3)")]),
         vec![("x", vec![1, 2 * s, 6, 6])],
@@ -564,9 +578,10 @@ fn executors_run_products_on_gemm_as_the_interpreter_computes_them() {
     }
     assert!(products >= 40, "only {products} products ran on gemm");
     // The 3x3 convolutions of stride 1 and one group: padded channel-first (on 2 and 6
-    // images) and channel-last, and unpadded; and the data gradients of the padded three
-    // (the unpadded one's input is larger than its output: columns and col2im).
-    assert_eq!(winograd, 7, "Winograd convolutions");
+    // images) and channel-last, and unpadded; the data gradients of the padded three (the
+    // unpadded one's input is larger than its output: columns and col2im); the stride-1
+    // deconvolution.
+    assert_eq!(winograd, 8, "Winograd convolutions");
     // Products split along the batch run image by image: the convolutions and their data
     // gradients, the 6 images' Winograd convolution in blocks of images.
     assert!(streamed >= 10, "only {streamed} products streamed");

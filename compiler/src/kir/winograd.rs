@@ -27,9 +27,10 @@ pub struct Conv3x3 {
     /// NHWC data and output, (filter, 3, 3, channel) weights; else NCHW and (filter,
     /// channel, 3, 3).
     pub channel_last: bool,
-    /// The data gradient of a forward convolution: the weight is the forward's, whose
-    /// filters are this convolution's channels and channels its filters, read with its
-    /// taps reversed; the data is the forward's output gradient.
+    /// The data gradient of a forward convolution (or a deconvolution, which is one): the
+    /// weight is the forward's, whose filters are this convolution's channels and
+    /// channels its filters, read with its taps reversed; the data is the forward's
+    /// output gradient.
     pub data_gradient: bool,
 }
 
@@ -101,7 +102,8 @@ pub struct WinogradPlan {
 /// Or the part holds one `_backward_Convolution` and `l` computes its data gradient
 /// alone: for stride 1 that is a convolution too, of the output gradient by the forward's
 /// weight with its taps reversed and its filters and channels swapped, padded by 2 − p
-/// where the forward pads by p.
+/// where the forward pads by p. A stride-1 Deconvolution (channel-first, no output
+/// adjustment or target shape) is that same data gradient of its data.
 pub fn winograd_plan(
     g: &Graph,
     inferred: &Inferred,
@@ -110,18 +112,20 @@ pub fn winograd_plan(
     in_bands: bool,
 ) -> Option<WinogradPlan> {
     let is_conv = |id: &&NodeId| {
-        (g.node(**id).op).is_some_and(|op| {
-            op.convolution == Some(ConvKind::Direct) || op.name == CONVOLUTION_BACKWARD
-        })
+        (g.node(**id).op)
+            .is_some_and(|op| op.convolution.is_some() || op.name == CONVOLUTION_BACKWARD)
     };
     let mut convs = nodes.iter().filter(is_conv);
     let (&id, None) = (convs.next()?, convs.next()) else {
         return None;
     };
     let n = g.node(id);
-    let data_gradient = n.op.is_some_and(|op| op.name == CONVOLUTION_BACKWARD);
+    let backward = n.op.is_some_and(|op| op.name == CONVOLUTION_BACKWARD);
+    let deconvolution =
+        n.op.is_some_and(|op| op.convolution == Some(ConvKind::Transposed));
+    let data_gradient = backward || deconvolution;
     // Of the backward operator, `l` computes the data gradient and nothing else of it.
-    if data_gradient
+    if backward
         && (!l.outputs.contains(&Entry { node: id, index: 0 })
             || l.outputs.iter().any(|e| e.node == id && e.index != 0))
     {
@@ -134,7 +138,11 @@ pub fn winograd_plan(
         && all("dilate", 1)
         && a.int("num_group") == 1
         && matches!(a.str("layout"), "None" | "NCHW" | "NHWC");
-    if !geometry_fits {
+    // A deconvolution's output size is its own only without these (and its channel-last
+    // weight is laid out otherwise).
+    let plain_deconvolution =
+        || all("adj", 0) && all("target_shape", 0) && matches!(a.str("layout"), "None" | "NCHW");
+    if !geometry_fits || (deconvolution && !plain_deconvolution()) {
         return None;
     }
     let channel_last = a.str("layout") == "NHWC";
@@ -160,7 +168,7 @@ pub fn winograd_plan(
         }
     }
     // The backward operator's inputs: the output gradient, the data, the weight.
-    let weight_entry = n.inputs[if data_gradient { 2 } else { 1 }];
+    let weight_entry = n.inputs[if backward { 2 } else { 1 }];
     let input = |e: Entry| l.inputs.iter().position(|&i| i == e);
     let (data, weight) = (input(n.inputs[0])?, input(weight_entry)?);
     let x = inferred.shape(n.inputs[0]).as_slice();
