@@ -66,6 +66,50 @@ impl Conv3x3 {
         TILE * (self.channels + self.filters) * self.tiles()
     }
 
+    /// Tile rows per band where a run takes bands of tiles through all three phases, each
+    /// band on one thread: a band's transformed inputs `V` about fill the core's L2 cache (`l2` bytes),
+    /// so the products read them from there right after the transform wrote them, and
+    /// each product (one sixteenth of the band) stays wide. `None` where the whole layer's
+    /// `V` and `M` going through the outer caches (written, then read) cost no more than
+    /// every band reading the transformed weights `U` again (from L2 only where they fit
+    /// there beside a band's `V`), or where each of `threads` would not have a band.
+    pub fn band_rows(&self, l2: usize, threads: usize) -> Option<usize> {
+        let [ty_n, tx_n] = self.tile_dims();
+        let v_row = 4 * TILE * self.channels * tx_n;
+        // At most a thread's share of the rows, so every task's V and M fit in the scratch
+        // sized for the whole layer's; then evened out over an image's bands, so the
+        // threads get about equal work.
+        let rows = (l2 / v_row)
+            .max(1)
+            .min(ty_n)
+            .min(self.batch * ty_n / threads);
+        if rows == 0 {
+            return None;
+        }
+        let rows = ty_n.div_ceil(ty_n.div_ceil(rows));
+        let u_bytes = 4 * TILE * self.filters * self.channels;
+        let u_reads = if u_bytes + rows * v_row <= l2 {
+            threads
+        } else {
+            self.batch * ty_n.div_ceil(rows)
+        };
+        let whole_bytes = 4 * TILE * (self.channels + self.filters) * self.tiles();
+        let whole = if whole_bytes <= l2 {
+            0
+        } else {
+            2 * whole_bytes
+        };
+        (u_reads * u_bytes < whole).then_some(rows)
+    }
+
+    /// Length of the working space a run in `bands` takes: each task's transformed inputs
+    /// and products of one band.
+    pub fn band_scratch_len(&self, bands: Bands) -> usize {
+        let [ty_n, tx_n] = self.tile_dims();
+        let tasks = bands.threads.min(self.batch * ty_n.div_ceil(bands.rows));
+        tasks * TILE * (self.channels + self.filters) * bands.rows * tx_n
+    }
+
     /// Whether Winograd beats im2col and gemm here: enough channels and filters to
     /// amortize the transforms, and a valid geometry.
     pub fn pays(&self) -> bool {
@@ -88,9 +132,32 @@ pub struct WinogradPlan {
     /// weight variable changes): where the weight is a variable the program does not
     /// train. Otherwise they are remade on every run in the step's workspace.
     pub keep_weights: bool,
-    /// Whether a run may take bands of tiles through all three phases where that pays
-    /// (kiln-runtime's `Winograd::run`), else each phase over the whole layer in turn.
-    pub in_bands: bool,
+    /// The bands of tile rows a run takes through all three phases, each band on one
+    /// thread ([`Conv3x3::band_rows`] for the images a run takes, set where the program's
+    /// steps are made); `None`: each phase over the whole layer in turn.
+    pub bands: Option<Bands>,
+}
+
+/// Bands of `rows` tile rows, on at most `threads` threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bands {
+    pub rows: usize,
+    pub threads: usize,
+}
+
+impl WinogradPlan {
+    /// Length of the working space a run over `images` images takes: in bands, each
+    /// task's band; else the whole layer's transformed inputs and products.
+    pub fn scratch_len(&self, images: usize) -> usize {
+        let conv = Conv3x3 {
+            batch: images,
+            ..self.conv
+        };
+        match self.bands {
+            Some(bands) => conv.band_scratch_len(bands),
+            None => conv.scratch_len(),
+        }
+    }
 }
 
 /// The Winograd plan of a part's one kernel `l`: where the part holds one Convolution
@@ -109,7 +176,6 @@ pub fn winograd_plan(
     inferred: &Inferred,
     nodes: &[NodeId],
     l: &Lowered,
-    in_bands: bool,
 ) -> Option<WinogradPlan> {
     let is_conv = |id: &&NodeId| {
         (g.node(**id).op)
@@ -209,6 +275,6 @@ pub fn winograd_plan(
         data,
         weight,
         keep_weights: g.node(weight_entry.node).is_variable(),
-        in_bands,
+        bands: None,
     })
 }

@@ -896,11 +896,7 @@ fn workspace(step: &Step, inferred: &Inferred) -> Vec<usize> {
             Some(_) => block,
             None => w.conv.batch,
         };
-        let conv = crate::kir::Conv3x3 {
-            batch: images,
-            ..w.conv
-        };
-        out.push(aligned(conv.scratch_len() * 4));
+        out.push(aligned(w.scratch_len(images) * 4));
         if !w.keep_weights {
             out.push(aligned(w.conv.weights_len() * 4));
         }

@@ -152,7 +152,7 @@ pub(super) fn steps(
                     // A convolution as its part's one kernel; a data gradient beside the
                     // weight gradient (and bias gradient) that its operator also computes.
                     let winograd = eligible
-                        .then(|| kir::winograd_plan(g, inferred, &nodes, &l, target.winograd_bands))
+                        .then(|| kir::winograd_plan(g, inferred, &nodes, &l))
                         .flatten()
                         .filter(|w| kernels == 1 || w.conv.data_gradient);
                     if winograd.is_some() {
@@ -209,6 +209,21 @@ pub(super) fn steps(
                             (packs, epilogue, None)
                         }
                     };
+                    // Bands for the images a run takes, on the threads the products stream on.
+                    let winograd = winograd.map(|w| {
+                        let images = stream.as_ref().map_or(w.conv.batch, |s| s.block);
+                        let run = Conv3x3 {
+                            batch: images,
+                            ..w.conv
+                        };
+                        let bands = (target.pack_bytes.zip(target.streams))
+                            .filter(|_| target.winograd_bands)
+                            .and_then(|(l2, threads)| {
+                                let rows = run.band_rows(l2, threads)?;
+                                Some(kir::Bands { rows, threads })
+                            });
+                        WinogradPlan { bands, ..w }
+                    });
                     StepKind::Product(Box::new(Product {
                         matmul: product,
                         packs,

@@ -14,7 +14,7 @@
 //!
 //! A run takes bands of tile rows through all three phases, each band on one thread
 //! while its `V` is in that core's L2 cache, where a model of the cache says that pays
-//! ([`Phases::band_rows`]); else each phase runs over the whole layer in turn. The
+//! ([`Conv3x3::band_rows`]); else each phase runs over the whole layer in turn. The
 //! transforms are loops over lanes the compiler vectorizes, compiled for each instruction
 //! set the products may use. A data gradient ([`Conv3x3::data_gradient`]) is the same
 //! algorithm on the forward's weight read with its taps reversed.
@@ -22,8 +22,8 @@
 use super::gemm::{self, Product, Strided};
 use super::scratch::Scratch;
 use super::{cache, pool};
-pub use kiln_compiler::kir::Conv3x3;
 use kiln_compiler::kir::TILE;
+pub use kiln_compiler::kir::{Bands, Conv3x3};
 use std::ops::Range;
 /// Transform lanes processed together (tiles along a row, or channels).
 const LANES: usize = 16;
@@ -39,9 +39,16 @@ pub trait Winograd {
     /// split over the kernels' pool, with `scratch` (of [`Conv3x3::scratch_len`]) for the
     /// transformed inputs and the products.
     fn run(&self, data: &[f32], u: &[f32], out: &mut [f32], scratch: &mut [f32]);
-    /// As [`Winograd::run`], each phase over the whole layer in turn, never in bands of
-    /// tiles (an ablation).
-    fn run_whole(&self, data: &[f32], u: &[f32], out: &mut [f32], scratch: &mut [f32]);
+    /// As [`Winograd::run`], in the given bands of tile rows (`scratch` of
+    /// [`Conv3x3::band_scratch_len`] at least), or each phase over the whole layer in turn.
+    fn run_in(
+        &self,
+        data: &[f32],
+        u: &[f32],
+        out: &mut [f32],
+        scratch: &mut [f32],
+        bands: Option<Bands>,
+    );
 }
 
 /// Filters per strip of the transformed weights: each matrix `U[e]` is stored as strips
@@ -90,17 +97,7 @@ struct Band {
 
 /// The phases of [`Winograd::run`], each writing or reading a [`Span`]'s `V` and `M`.
 trait Phases {
-    fn run_in(
-        &self,
-        data: &[f32],
-        u: &[f32],
-        out: &mut [f32],
-        scratch: &mut [f32],
-        band_rows: Option<usize>,
-    );
     fn for_tasks(&self, units: usize, work: &(dyn Fn(usize, usize) + Sync));
-    /// Tile rows per band where a run takes bands through all three phases.
-    fn band_rows(&self) -> Option<usize>;
     unsafe fn transform_weights_of(&self, weight: &[f32], u: *mut f32, lo: usize, hi: usize);
     fn input_units(&self) -> usize;
     fn output_units(&self) -> usize;
@@ -148,27 +145,23 @@ impl Winograd for Conv3x3 {
         });
     }
 
-    /// Bands of tiles through all three phases where [`Phases::band_rows`] says they pay,
-    /// else each phase over the whole layer in turn.
+    /// Bands of tiles through all three phases where [`Conv3x3::band_rows`] says they pay
+    /// on this machine's L2 cache and the kernels' pool, else each phase over the whole
+    /// layer in turn.
     fn run(&self, data: &[f32], u: &[f32], out: &mut [f32], scratch: &mut [f32]) {
-        self.run_in(data, u, out, scratch, self.band_rows())
+        let threads = pool::global().threads();
+        let bands =
+            (self.band_rows(cache::l2_bytes(), threads)).map(|rows| Bands { rows, threads });
+        self.run_in(data, u, out, scratch, bands)
     }
 
-    fn run_whole(&self, data: &[f32], u: &[f32], out: &mut [f32], scratch: &mut [f32]) {
-        self.run_in(data, u, out, scratch, None)
-    }
-}
-
-impl Phases for Conv3x3 {
-    /// The run in bands of `band_rows` tile rows (at most a pool thread's share of the
-    /// rows), or each phase over the whole layer.
     fn run_in(
         &self,
         data: &[f32],
         u: &[f32],
         out: &mut [f32],
         scratch: &mut [f32],
-        band_rows: Option<usize>,
+        bands: Option<Bands>,
     ) {
         let [ho, wo] = self.out_dims();
         let [ty_n, tx_n] = self.tile_dims();
@@ -177,14 +170,13 @@ impl Phases for Conv3x3 {
             data.len() >= self.batch * c_n * self.height * self.width
                 && u.len() >= self.weights_len()
                 && out.len() >= self.batch * f_n * ho * wo
-                && scratch.len() >= self.scratch_len()
         );
         let code = compiled();
         let out = Shared::new(out.as_mut_ptr());
-        if let Some(rows) = band_rows {
+        if let Some(Bands { rows, threads }) = bands {
             let bands = ty_n.div_ceil(rows);
             let blocks = self.batch * bands;
-            let tasks = pool::global().threads().min(blocks);
+            let tasks = pool::global().threads().min(threads).min(blocks);
             let space = TILE * (c_n + f_n) * rows * tx_n;
             assert!(
                 tasks * space <= scratch.len(),
@@ -215,6 +207,7 @@ impl Phases for Conv3x3 {
             });
             return;
         }
+        assert!(scratch.len() >= self.scratch_len());
         let span = Span {
             first: 0,
             count: self.tiles(),
@@ -244,7 +237,9 @@ impl Phases for Conv3x3 {
             (code.outputs)(self, m.get(), out.get(), span, lo, hi)
         });
     }
+}
 
+impl Phases for Conv3x3 {
     /// Runs `work(lo, hi)` over blocks of `0..units` on the pool.
     fn for_tasks(&self, units: usize, work: &(dyn Fn(usize, usize) + Sync)) {
         let size = self.batch * self.channels.max(self.filters) * self.height * self.width;
@@ -254,43 +249,6 @@ impl Phases for Conv3x3 {
             (4 * pool::global().threads()).min(units)
         };
         pool::global().run(tasks, &|t| work(t * units / tasks, (t + 1) * units / tasks));
-    }
-
-    /// Tile rows per band where a run takes bands of tiles through all three phases, each
-    /// band on one thread: a band's transformed inputs `V` about fill the core's L2 cache,
-    /// so the products read them from there right after the transform wrote them, and
-    /// each product (one sixteenth of the band) stays wide. `None` where the whole layer's
-    /// `V` and `M` going through the outer caches (written, then read) cost no more than
-    /// every band reading the transformed weights `U` again (from L2 only where they fit
-    /// there beside a band's `V`), or where each thread would not have a band.
-    fn band_rows(&self) -> Option<usize> {
-        let [ty_n, tx_n] = self.tile_dims();
-        let (l2, threads) = (cache::l2_bytes(), pool::global().threads());
-        let v_row = 4 * TILE * self.channels * tx_n;
-        // At most a thread's share of the rows, so every task's V and M fit in the scratch
-        // sized for the whole layer's; then evened out over an image's bands, so the
-        // threads get about equal work.
-        let rows = (l2 / v_row)
-            .max(1)
-            .min(ty_n)
-            .min(self.batch * ty_n / threads);
-        if rows == 0 {
-            return None;
-        }
-        let rows = ty_n.div_ceil(ty_n.div_ceil(rows));
-        let u_bytes = 4 * TILE * self.filters * self.channels;
-        let u_reads = if u_bytes + rows * v_row <= l2 {
-            threads
-        } else {
-            self.batch * ty_n.div_ceil(rows)
-        };
-        let whole_bytes = 4 * TILE * (self.channels + self.filters) * self.tiles();
-        let whole = if whole_bytes <= l2 {
-            0
-        } else {
-            2 * whole_bytes
-        };
-        (u_reads * u_bytes < whole).then_some(rows)
     }
 
     /// `U` of channels `lo..hi` into `u` (16 matrices in strips of filters).
@@ -895,19 +853,23 @@ mod tests {
                 let [ho, wo] = c.out_dims();
                 let want = direct(&c, &x, &w);
                 let bound = 1e-5 * compare::scale(&want).max(1.0);
-                // The model's choice, the whole layer, bands of one tile row and bands of
-                // two (where a thread's share of the rows holds two).
-                let [ty_n, _] = c.tile_dims();
+                // The model's choice on this machine, the whole layer, bands of one and two
+                // tile rows on the pool's threads and of three on one; each in working
+                // space of the length it asks for, no more.
+                let mut out = vec![f32::NAN; batch * filters * ho * wo];
+                c.run(&x, &u, &mut out, &mut vec![f32::NAN; c.scratch_len()]);
+                if let Err(e) = compare::within(&out, &want, |_| bound) {
+                    panic!("{c:?} as the model chooses: {e}");
+                }
                 let threads = pool::global().threads();
-                let bands = [c.band_rows(), None, Some(1), Some(2)];
-                for rows in bands
-                    .into_iter()
-                    .filter(|r| r.is_none_or(|r| r * threads <= batch * ty_n))
-                {
+                let bands = [(1, threads), (2, threads), (3, 1)];
+                let bands = bands.map(|(rows, threads)| Some(Bands { rows, threads }));
+                for bands in [None].into_iter().chain(bands) {
+                    let len = bands.map_or(c.scratch_len(), |b| c.band_scratch_len(b));
                     let mut out = vec![f32::NAN; batch * filters * ho * wo];
-                    c.run_in(&x, &u, &mut out, &mut vec![f32::NAN; c.scratch_len()], rows);
+                    c.run_in(&x, &u, &mut out, &mut vec![f32::NAN; len], bands);
                     if let Err(e) = compare::within(&out, &want, |_| bound) {
-                        panic!("{c:?} in bands of {rows:?} tile rows: {e}");
+                        panic!("{c:?} in {bands:?}: {e}");
                     }
                 }
             }

@@ -7,7 +7,7 @@ use crate::ndarray::NDArray;
 use crate::{Error, Result};
 use kiln_compiler::infer::Inferred;
 use kiln_compiler::kir::matmul::{Along, MatMul, OuterLoop};
-use kiln_compiler::kir::Conv3x3;
+use kiln_compiler::kir::{Conv3x3, WinogradPlan};
 use kiln_compiler::program::Stream;
 use kiln_compiler::{Graph, NodeId};
 use kiln_ops::shape::fmt_shape;
@@ -228,9 +228,7 @@ pub(super) fn matmul_operator(
     epilogue_buffers.insert(n, dst);
     epilogue_buffers.truncate(n + 2);
     let winograd = product.winograd.as_ref().map(|plan| WinogradCall {
-        conv: plan.conv,
-        data: plan.data,
-        weight: plan.weight,
+        plan: *plan,
         transformed: match plan.keep_weights {
             true => Transformed::Kept {
                 weight: inputs[plan.weight].var().clone(),
@@ -241,7 +239,6 @@ pub(super) fn matmul_operator(
         scratch: spaces[packs.len()] as *mut f32,
         block: product.stream.as_ref().map(|s| s.block),
         slot: product.stream.is_some() && epilogue.is_some(),
-        in_bands: plan.in_bands,
     });
     let kept = match &winograd {
         Some(
@@ -249,7 +246,7 @@ pub(super) fn matmul_operator(
                 transformed: Transformed::Kept { .. },
                 ..
             },
-        ) => w.conv.weights_len() * std::mem::size_of::<f32>(),
+        ) => w.plan.conv.weights_len() * std::mem::size_of::<f32>(),
         _ => 0,
     };
     let packs: Vec<Compiled> = (packs.iter().cloned())
@@ -299,9 +296,7 @@ pub(super) type ProductKernels<'a> = (&'a [Arc<dyn HostKernel>], Option<&'a Arc<
 /// A product run as a Winograd convolution: the geometry, which operands are the data
 /// and the weight, and where its transformed weights are.
 struct WinogradCall {
-    conv: Conv3x3,
-    data: usize,
-    weight: usize,
+    plan: WinogradPlan,
     transformed: Transformed,
     /// Its working space (the workspace buffer after the packs).
     scratch: *mut f32,
@@ -309,8 +304,6 @@ struct WinogradCall {
     block: Option<usize>,
     /// Whether a streamed block goes to a slot of its own (an epilogue follows).
     slot: bool,
-    /// Whether a run may take bands of tiles through all three phases.
-    in_bands: bool,
 }
 
 /// Transformed weights and the (variable id, version) of the weight they were made from.
@@ -345,11 +338,11 @@ impl WinogradCall {
         after_block: &dyn Fn(i64, i64) -> Result<(), BackendError>,
     ) -> Result<(), BackendError> {
         use crate::cpu::winograd::Winograd;
-        let c = &self.conv;
+        let c = &self.plan.conv;
         let [ho, wo] = c.out_dims();
         let (image_in, image_out) = (c.channels * c.height * c.width, c.filters * ho * wo);
         let weight = std::slice::from_raw_parts(
-            operands[self.weight] as *const f32,
+            operands[self.plan.weight] as *const f32,
             c.filters * c.channels * 9,
         );
         let mut kept;
@@ -377,18 +370,16 @@ impl WinogradCall {
                 batch: hi - lo,
                 ..*c
             };
-            let data = (operands[self.data] as *const f32).add(lo * image_in);
+            let data = (operands[self.plan.data] as *const f32).add(lo * image_in);
             let data = std::slice::from_raw_parts(data, part.batch * image_in);
             let out = match self.slot {
                 true => dst as *mut f32,
                 false => (dst as *mut f32).add(lo * image_out),
             };
             let out = std::slice::from_raw_parts_mut(out, part.batch * image_out);
-            let scratch = std::slice::from_raw_parts_mut(self.scratch, part.scratch_len());
-            match self.in_bands {
-                true => part.run(data, u, out, scratch),
-                false => part.run_whole(data, u, out, scratch),
-            }
+            let scratch = self.plan.scratch_len(part.batch);
+            let scratch = std::slice::from_raw_parts_mut(self.scratch, scratch);
+            part.run_in(data, u, out, scratch, self.plan.bands);
             after_block(lo as i64, hi as i64)?;
         }
         Ok(())
