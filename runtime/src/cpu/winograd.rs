@@ -95,6 +95,43 @@ struct Band {
     rows: Range<usize>,
 }
 
+impl Band {
+    /// Its tiles, over the batch, for a layer of `[ty_n, tx_n]` tiles an image.
+    fn tiles(&self, [ty_n, tx_n]: [usize; 2]) -> Range<usize> {
+        let first = (self.image * ty_n + self.rows.start) * tx_n;
+        first..first + self.rows.len() * tx_n
+    }
+}
+
+/// Units `units` of (image, plane) pairs, `planes` per image, as (the image's band of all
+/// `tile_rows`, its planes) for each image they touch.
+#[inline(always)]
+fn whole_images(
+    units: Range<usize>,
+    planes: usize,
+    tile_rows: usize,
+) -> impl Iterator<Item = (Band, Range<usize>)> {
+    (units.start / planes..units.end.div_ceil(planes)).map(move |image| {
+        let first = image * planes;
+        let band = Band {
+            image,
+            rows: 0..tile_rows,
+        };
+        (
+            band,
+            units.start.max(first) - first..units.end.min(first + planes) - first,
+        )
+    })
+}
+
+/// Image and top-left output coordinates (y, x) of tile `unit` (over the batch) for a
+/// layer of `[ty_n, tx_n]` tiles an image.
+#[inline(always)]
+fn tile_origin(unit: usize, [ty_n, tx_n]: [usize; 2]) -> (usize, usize, usize) {
+    let (n, rest) = (unit / (ty_n * tx_n), unit % (ty_n * tx_n));
+    (n, 2 * (rest / tx_n), 2 * (rest % tx_n))
+}
+
 /// The phases of [`Winograd::run`], each writing or reading a [`Span`]'s `V` and `M`.
 trait Phases {
     fn for_tasks(&self, units: usize, work: &(dyn Fn(usize, usize) + Sync));
@@ -302,11 +339,7 @@ impl Phases for Conv3x3 {
         let [ty_n, tx_n] = self.tile_dims();
         let (h, w, c_n) = (self.height, self.width, self.channels);
         if !self.channel_last {
-            for (image, c) in by_image(lo..hi, c_n) {
-                let band = Band {
-                    image,
-                    rows: 0..ty_n,
-                };
+            for (band, c) in whole_images(lo..hi, c_n, ty_n) {
                 self.input_band(data, v, span, band, c);
             }
             return;
@@ -315,8 +348,7 @@ impl Phases for Conv3x3 {
         let plane = c_n * span.count;
         let mut d = [[0f32; LANES]; TILE];
         for unit in lo..hi {
-            let (n, rest) = (unit / (ty_n * tx_n), unit % (ty_n * tx_n));
-            let (y0, x0) = (2 * (rest / tx_n), 2 * (rest % tx_n));
+            let (n, y0, x0) = tile_origin(unit, [ty_n, tx_n]);
             for c0 in (0..c_n).step_by(LANES) {
                 let lanes = LANES.min(c_n - c0);
                 for (ij, row) in d.iter_mut().enumerate() {
@@ -352,11 +384,10 @@ impl Phases for Conv3x3 {
         band: Band,
         c: Range<usize>,
     ) {
-        let [ty_n, tx_n] = self.tile_dims();
-        let first = (band.image * ty_n + band.rows.start) * tx_n;
+        let [_, tx_n] = self.tile_dims();
+        let tiles = band.tiles(self.tile_dims());
         if self.channel_last {
-            let last = first + band.rows.len() * tx_n;
-            return self.transform_inputs(data, v, span, first, last);
+            return self.transform_inputs(data, v, span, tiles.start, tiles.end);
         }
         let (h, w, c_n) = (self.height, self.width, self.channels);
         let [py, px] = self.pad;
@@ -383,7 +414,7 @@ impl Phases for Conv3x3 {
                             *slot = src[2 * l];
                         }
                     }
-                    let tile = first + r * tx_n + tx0 - span.first;
+                    let tile = tiles.start + r * tx_n + tx0 - span.first;
                     let lanes = LANES.min(tx_n - tx0);
                     store(
                         &input_tile(&d),
@@ -448,11 +479,7 @@ impl Phases for Conv3x3 {
         let [ho, wo] = self.out_dims();
         let f_n = self.filters;
         if !self.channel_last {
-            for (image, f) in by_image(lo..hi, f_n) {
-                let band = Band {
-                    image,
-                    rows: 0..ty_n,
-                };
+            for (band, f) in whole_images(lo..hi, f_n, ty_n) {
                 self.output_band(m, out, span, band, f);
             }
             return;
@@ -460,8 +487,7 @@ impl Phases for Conv3x3 {
         let plane = f_n * span.count;
         let mut t = [[0f32; LANES]; TILE];
         for unit in lo..hi {
-            let (n, rest) = (unit / (ty_n * tx_n), unit % (ty_n * tx_n));
-            let (y0, x0) = (2 * (rest / tx_n), 2 * (rest % tx_n));
+            let (n, y0, x0) = tile_origin(unit, [ty_n, tx_n]);
             for f0 in (0..f_n).step_by(LANES) {
                 let lanes = LANES.min(f_n - f0);
                 load(&mut t, m, plane, (unit - span.first) * f_n + f0, lanes);
@@ -486,13 +512,12 @@ impl Phases for Conv3x3 {
         band: Band,
         f: Range<usize>,
     ) {
-        let [ty_n, tx_n] = self.tile_dims();
+        let [_, tx_n] = self.tile_dims();
         let [ho, wo] = self.out_dims();
         let f_n = self.filters;
-        let first = (band.image * ty_n + band.rows.start) * tx_n;
+        let tiles = band.tiles(self.tile_dims());
         if self.channel_last {
-            let last = first + band.rows.len() * tx_n;
-            return self.transform_outputs(m, out, span, first, last);
+            return self.transform_outputs(m, out, span, tiles.start, tiles.end);
         }
         let mut t = [[0f32; LANES]; TILE];
         for f in f {
@@ -500,7 +525,7 @@ impl Phases for Conv3x3 {
             for (r, ty) in band.rows.clone().enumerate() {
                 for tx0 in (0..tx_n).step_by(LANES) {
                     let lanes = LANES.min(tx_n - tx0);
-                    let tile = first + r * tx_n + tx0 - span.first;
+                    let tile = tiles.start + r * tx_n + tx0 - span.first;
                     load(&mut t, m, f_n * span.count, f * span.count + tile, lanes);
                     for (ij, row) in output_tile(&t).iter().enumerate() {
                         let (y, j) = (2 * ty + ij / 2, ij % 2);
@@ -528,10 +553,10 @@ impl Phases for Conv3x3 {
         space: *mut f32,
         band: Band,
     ) {
-        let [ty_n, tx_n] = self.tile_dims();
+        let tiles = band.tiles(self.tile_dims());
         let span = Span {
-            first: (band.image * ty_n + band.rows.start) * tx_n,
-            count: band.rows.len() * tx_n,
+            first: tiles.start,
+            count: tiles.len(),
         };
         let (v, m) = (space, space.add(TILE * self.channels * span.count));
         self.input_band(data, v, span, band.clone(), 0..self.channels);
@@ -540,19 +565,6 @@ impl Phases for Conv3x3 {
         }
         self.output_band(m, out, span, band, 0..self.filters);
     }
-}
-
-/// Units `units` of (image, plane) pairs, `planes` per image, as (image, its planes) for
-/// each image they touch.
-#[inline(always)]
-fn by_image(units: Range<usize>, planes: usize) -> impl Iterator<Item = (usize, Range<usize>)> {
-    (units.start / planes..units.end.div_ceil(planes)).map(move |image| {
-        let first = image * planes;
-        (
-            image,
-            units.start.max(first) - first..units.end.min(first + planes) - first,
-        )
-    })
 }
 
 /// The phases' loops compiled for one instruction set. They are plain loops over lanes
