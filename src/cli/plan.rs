@@ -1,6 +1,6 @@
-//! `kiln plan MODEL-symbol.json --shape data=32,3,224,224 [--train] [--json] [--steps]
-//! [--timings] [--kernels loops|rust|cuda]`: the program an executor runs for the model
-//! (the same compile step: passes, steps, order, layout), its step counts, and its memory
+//! `kiln plan MODEL --shape data=32,3,224,224 [--train] [--json] [--steps]
+//! [--timings] [--kernels loops|rust|cuda]`: the program an executor runs for the model (a
+//! symbol file, or a model of the zoo by name) (the same compile step: passes, steps, order, layout), its step counts, and its memory
 //! next to MXNet's heuristics on the same graph and the lower bound; then an executor is
 //! bound and the memory it allocated is printed beside the plan (`executed`).
 //!
@@ -18,12 +18,11 @@ use kiln::runtime::{Device, Executor, GradReqs};
 use kiln::{Result, Symbol};
 use serde_json::json;
 use std::collections::HashMap;
-use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The symbol file.
-    model: PathBuf,
+    /// The network: a symbol file, or a model of the zoo by name.
+    model: String,
     /// An input's shape, e.g. `data=32,3,224,224` (repeatable).
     #[arg(long = "shape", value_parser = parse_shape_arg)]
     shapes: Vec<(String, Vec<usize>)>,
@@ -80,7 +79,7 @@ fn executed_bytes(sym: &Symbol, shapes: &[(String, Vec<usize>)], mode: &Mode) ->
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let sym = Symbol::load(&args.model)?;
+    let sym = super::train::load_model(&args.model)?;
     let shapes: HashMap<String, Vec<usize>> = args.shapes.iter().cloned().collect();
     let mode = if args.train {
         Mode::train_parameters(&sym)
@@ -131,7 +130,7 @@ pub fn run(args: Args) -> Result<()> {
     }
     println!(
         "{}: {} nodes after passes, {} steps ({counts})",
-        args.model.display(),
+        args.model,
         p.programs().iter().map(|p| p.graph().len()).sum::<usize>(),
         p.programs().iter().map(|p| p.steps.len()).sum::<usize>()
     );
