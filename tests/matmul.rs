@@ -501,6 +501,117 @@ fn chunks_pack_and_multiply_what_an_index_does() {
 }
 
 #[test]
+fn depth_chunks_add_up_to_what_an_index_does() {
+    // A summed index packed and multiplied by chunks of its packs' outermost rows: each
+    // chunk's rows, packed alone and stored where the whole pack stores them (NaN
+    // elsewhere), hold every depth its product reads, and the chunks' products add up
+    // to the index's.
+    let mut checked = 0;
+    for Recognized {
+        what, kernel, ins, ..
+    } in recognized_products()
+    {
+        let refs: Vec<&Tensor> = ins.iter().collect();
+        let Some(mm) = recognize_summing(&kernel) else {
+            continue;
+        };
+        let Some(by_index) = mm.packs_by_index(Along::Sum) else {
+            continue;
+        };
+        // So small that every product that can chunks, a row at a time.
+        let Some(rows) = Chunks::depth_rows(&mm, &by_index, 1) else {
+            continue;
+        };
+        let run = |k: &Kernel, dims: &[i64], len: i64| {
+            let nest = lower(k, &Schedule::cpu(k)).unwrap();
+            (kir::interp::run(&nest, &refs, dims, &[vec![len as usize]]).unwrap())
+                .remove(0)
+                .data
+        };
+        let len = |k: &Kernel| kir::interp::extent(&k.outputs[0].len, &[]).unwrap();
+        let outer = mm.loop_along(Along::Sum).unwrap();
+        let inputs = refs.len();
+        for i in 0..outer.extent {
+            // The index's product: the kernel's inputs read at the index, the packs of
+            // the index (whole packs as they are).
+            let mut per_index = mm.per_index(Along::Sum).unwrap();
+            if per_index.a.input < inputs {
+                per_index.a.offset += i * outer.a;
+            }
+            if per_index.b.input < inputs {
+                per_index.b.offset += i * outer.b;
+            }
+            let packs: Vec<Vec<f64>> = (mm.packs.iter().zip(&by_index))
+                .map(|(p, &one)| match one {
+                    true => {
+                        let p = pack_per_index(p).unwrap();
+                        run(&p, &[i], len(&p))
+                    }
+                    false => run(p, &[], len(p)),
+                })
+                .collect();
+            let operands = |packs: &[Vec<f64>]| -> Vec<Vec<f64>> {
+                (refs.iter().map(|t| t.data.clone()))
+                    .chain(packs.iter().cloned())
+                    .collect()
+            };
+            let want = naive(&per_index, &operands(&packs));
+            let extent = mm.packs[by_index.iter().position(|&one| one).unwrap()].domain[1].clone();
+            let extent = kir::interp::extent(&extent, &[]).unwrap();
+            let per_row = per_index.k / extent;
+            let mut got = vec![0.0; want.len()];
+            for first in (0..extent).step_by(rows as usize) {
+                let last = (first + rows).min(extent);
+                let chunk_packs: Vec<Vec<f64>> = (mm.packs.iter().zip(&by_index))
+                    .zip(&packs)
+                    .map(|((p, &one), whole)| {
+                        if !one {
+                            return whole.clone();
+                        }
+                        let row_len = whole.len() as i64 / extent;
+                        let chunk = Chunks {
+                            pack: 0,
+                            axis: 1,
+                            extent,
+                            rows: last - first,
+                        };
+                        let packed = run(
+                            &chunk.pack(p).unwrap(),
+                            &[i, first, last - first],
+                            (last - first) * row_len,
+                        );
+                        let mut slot = vec![f64::NAN; whole.len()];
+                        slot[(first * row_len) as usize..][..packed.len()].copy_from_slice(&packed);
+                        slot
+                    })
+                    .collect();
+                let mut depths = per_index.clone();
+                depths.k = (last - first) * per_row;
+                depths.a.offset += first * per_row * depths.a.depth;
+                depths.b.offset += first * per_row * depths.b.depth;
+                let part = naive(&depths, &operands(&chunk_packs));
+                for (g, p) in got.iter_mut().zip(part) {
+                    *g += p;
+                }
+            }
+            for (at, (g, w)) in got.iter().zip(&want).enumerate() {
+                let close = (w.is_nan() && g.is_nan()) || (g - w).abs() <= 1e-9 * w.abs().max(1.0);
+                assert!(
+                    close,
+                    "{what}: index {i} in chunks of {rows} rows: {g} at {at}, not {w}"
+                );
+            }
+        }
+        checked += 1;
+    }
+    // The weight gradients of the padded, strided and dilated convolutions.
+    assert!(
+        checked >= 4,
+        "only {checked} products checked by chunks of depth"
+    );
+}
+
+#[test]
 fn a_padded_convolution_packs_its_windows() {
     // Its reads of the data are guarded (zero outside the image): they are packed into
     // a (rows, window) matrix first, im2col; the weight is read where it is.
@@ -585,6 +696,63 @@ fn executors_run_products_on_gemm_as_the_interpreter_computes_them() {
     // Products split along the batch run image by image: the convolutions and their data
     // gradients, the 6 images' Winograd convolution in blocks of images.
     assert!(streamed >= 10, "only {streamed} products streamed");
+}
+
+/// A weight gradient whose images are shared among two tasks, each image in chunks of
+/// depth (its columns, 64 rows of 64 × 144 a image, exceed a core's L2 cache): as the
+/// interpreter computes it.
+#[cfg(feature = "llvm")]
+#[test]
+fn a_weight_gradient_shared_among_tasks_sums_what_the_interpreter_does() {
+    use kiln::compiler::program::{compile, Mode, StepKind};
+    use kiln_runtime::{Backend, Config, Device, Executor, GradReqs, NDArray};
+    let conv = call(
+        "Convolution",
+        &[&Symbol::var("data"), &Symbol::var("w")],
+        &[
+            ("num_filter", "16"),
+            ("kernel", "(3, 3)"),
+            ("pad", "(1, 1)"),
+            ("no_bias", "True"),
+        ],
+    );
+    let loss = call(
+        "MakeLoss",
+        &[&call("sum", &[&call("tanh", &[&conv], &[])], &[])],
+        &[],
+    );
+    let data = vec![4, 16, 64, 64];
+    let config = Config::new().threads(2).winograd(false);
+    let mode = Mode::train_parameters(&loss);
+    let spec = config.spec(HashMap::from([("data".to_string(), data.clone())]), mode);
+    let program = compile(&loss, &spec).unwrap();
+    let shared = (program.steps.iter()).find_map(|s| match &s.kind {
+        StepKind::Product(p) => p.stream.as_ref().filter(|s| s.along == Along::Sum),
+        _ => None,
+    });
+    let shared = shared.expect("the weight gradient sums image by image");
+    assert_eq!(shared.tasks, 2, "{shared:?}");
+    assert!(shared.depth_rows.is_some_and(|r| r < 64), "{shared:?}");
+    let reqs = GradReqs::Each(HashMap::from([("w".to_string(), GradReq::Write)]));
+    let exe = Executor::simple_bind_with(&config, &loss, Device::Cpu, &[("data", &data)], reqs)
+        .unwrap()
+        .rebind(Backend::Jit)
+        .unwrap();
+    for (i, a) in exe.arg_arrays().iter().enumerate() {
+        let t = tensor(DType::F32, a.shape(), i as f64 + 0.5);
+        a.copy_from(&NDArray::from_tensor(&t, Device::Cpu).unwrap())
+            .unwrap();
+    }
+    let reference = exe.rebind(Backend::Interpreter).unwrap();
+    let grads: Vec<Tensor> = [&exe, &reference]
+        .map(|e| {
+            e.forward(true);
+            e.backward(&[]).unwrap();
+            e.grad_dict()["w"].to_tensor().unwrap()
+        })
+        .into();
+    compare::close_to_scale(&grads[0].data, &grads[1].data, 1e-4)
+        .unwrap_or_else(|e| panic!("the weight gradient: {e}, against the interpreter"));
 }
 
 /// Streams over the batch run only where they keep the pool's threads busy and their

@@ -305,6 +305,39 @@ impl Chunks {
         })
     }
 
+    /// Along `mm`'s first summed loop, with per-index packs `by_index`: rows of those
+    /// packs' first axis (their outermost loop) to pack and multiply at a time so that a
+    /// chunk's packed operands take at most `bytes` (at least one row). Each pack must
+    /// hold its operand with the depth outermost, a row holding a range of depths and
+    /// every gemm row (column) of them, all packs the same rows — so the products of a
+    /// chunk's depths add up to the index's. `None` where one chunk would do or a pack
+    /// is laid out otherwise.
+    pub fn depth_rows(mm: &MatMul, by_index: &[bool], bytes: usize) -> Option<i64> {
+        let per_index = mm.per_index(Along::Sum)?;
+        if !per_index.loops.is_empty() || !per_index.sums.is_empty() {
+            return None;
+        }
+        let (mut rows, mut row_bytes) = (None, 0);
+        for (j, p) in mm.packs.iter().enumerate().filter(|&(j, _)| by_index[j]) {
+            let extents: Vec<i64> = p.domain[1..].iter().map(constant).collect::<Option<_>>()?;
+            let (&r, rest) = extents.split_first()?;
+            if *rows.get_or_insert(r) != r || r <= 0 || per_index.k % r != 0 {
+                return None;
+            }
+            let row_len: i64 = rest.iter().product();
+            let (operand, length) = Chunks::operand(&per_index, p.inputs.len() + j)?;
+            let fits = operand.offset == 0
+                && operand.depth * (per_index.k / r) == row_len
+                && operand.stride * (length - 1) < operand.depth;
+            if !fits {
+                return None;
+            }
+            row_bytes += row_len as usize * mm.dtype.size();
+        }
+        let chunk = (bytes / row_bytes.max(1)).max(1) as i64;
+        (chunk < rows?).then_some(chunk)
+    }
+
     /// The operand `input` of `mm` and the length of its gemm axis.
     fn operand(mm: &MatMul, input: usize) -> Option<(&Operand, i64)> {
         match input {

@@ -119,7 +119,8 @@ pub struct Target {
     /// (code whose threads are not known when it is compiled).
     pub streams: Option<usize>,
     /// A streamed product packs and multiplies an index's operand in chunks of at most
-    /// this many bytes where its layout allows ([`Stream::chunks`]): a core's cache, so
+    /// this many bytes where its layout allows ([`Stream::chunks`],
+    /// [`Stream::depth_rows`]): a core's cache, so
     /// its gemm reads a chunk where it was just written, and the workspace holds a
     /// chunk, not an image; `None`: a whole index at once.
     pub pack_bytes: Option<usize>,
@@ -227,7 +228,9 @@ pub struct Product {
 /// thread; a Winograd convolution blocks of images one after another, each on every
 /// thread, large enough that its products keep their width ([`WINOGRAD_TILES`]). Along
 /// the first summed loop (a weight gradient's sum over the images), one index after
-/// another, each packed and multiplied on every thread, into the whole product.
+/// another, each packed and multiplied on every thread, into the whole product; or, on
+/// `tasks` tasks, each its share of the indices into a partial product of its own, added
+/// into the product at the end.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Stream {
     pub along: Along,
@@ -242,6 +245,11 @@ pub struct Stream {
     /// multiplied in chunks, each a block of the gemm's rows (columns) and a slot that
     /// holds a chunk; `None`: an index at once.
     pub chunks: Option<Chunks>,
+    /// Along a sum shared among tasks: rows of the per-index packs' outermost loop a task
+    /// packs and multiplies at a time, each a range of the product's depth
+    /// ([`crate::kir::matmul::Chunks::depth_rows`]), so the gemm reads a chunk from the
+    /// core's cache right after packing it; `None`: an index at once.
+    pub depth_rows: Option<i64>,
 }
 
 /// Tiles a streamed Winograd convolution transforms at once at least (the width of its
@@ -872,7 +880,8 @@ fn stores(t: &TrainingGraph, places: &HashMap<Entry, Place>) -> Vec<Step> {
 /// Bytes of workspace each buffer of `step` needs while it runs: its packed operands (a
 /// Winograd convolution's working space and, where they are not kept, its transformed
 /// weights, instead), then, where an epilogue follows, the product (a streamed product's:
-/// one slot per task of one index each).
+/// one slot per task of one index each), then a shared sum's partial products (one per
+/// task after the first).
 fn workspace(step: &Step, inferred: &Inferred) -> Vec<usize> {
     let StepKind::Product(p) = &step.kind else {
         return vec![];
@@ -901,14 +910,18 @@ fn workspace(step: &Step, inferred: &Inferred) -> Vec<usize> {
             out.push(aligned(w.conv.weights_len() * 4));
         }
     }
+    let whole = entry_bytes(inferred, step.outputs[0]);
     if p.epilogue.is_some() {
-        let whole = entry_bytes(inferred, step.outputs[0]);
         out.push(
             match (p.stream.as_ref().map(|s| s.along), mm.split_loop()) {
                 (Some(Along::Split), Some(l)) => tasks * aligned(whole / l.extent as usize * block),
                 _ => whole,
             },
         );
+    }
+    // A sum shared among tasks: every task but the first sums into a partial product.
+    if p.stream.as_ref().is_some_and(|s| s.along == Along::Sum) && tasks > 1 {
+        out.push((tasks - 1) * whole);
     }
     out
 }
@@ -1114,9 +1127,12 @@ impl fmt::Display for Program {
                                 s.along,
                                 s.block,
                                 s.tasks,
-                                match s.chunks {
-                                    Some(c) => format!(", in chunks of {} rows", c.rows),
-                                    None => String::new(),
+                                match (s.chunks, s.depth_rows) {
+                                    (Some(c), _) => format!(", in chunks of {} rows", c.rows),
+                                    (None, Some(rows)) => {
+                                        format!(", in chunks of {rows} rows of depth")
+                                    }
+                                    (None, None) => String::new(),
                                 }
                             ),
                             None => String::new(),

@@ -134,22 +134,53 @@ unsafe fn run_buffers(mm: &MatMul, bufs: &Buffers, epilogue: &(dyn Fn(Option<(i6
 
 /// Runs all of `mm` on the calling thread (a streamed product's one index,
 /// [`MatMul::per_index`]), its operands at `a` and `b` and its output at `out`, each
-/// addressed by `mm`'s offsets and strides.
+/// addressed by `mm`'s offsets and strides, added to what `out` holds where `add`.
 ///
 /// # Safety
 /// As [`run`], for the buffers these addresses start.
-pub unsafe fn run_here(mm: &MatMul, a: *const u8, b: *const u8, out: *mut u8) {
-    let bufs = Buffers {
-        a,
-        b,
-        out,
-        add: false,
-    };
+pub unsafe fn run_here(mm: &MatMul, a: *const u8, b: *const u8, out: *mut u8, add: bool) {
+    let bufs = Buffers { a, b, out, add };
     // SAFETY: as the caller promised.
     unsafe {
         match mm.dtype {
             DType::F64 => block::<f64>(mm, &bufs, 0, mm.split_extent),
             _ => block::<f32>(mm, &bufs, 0, mm.split_extent),
+        }
+    }
+}
+
+/// Adds the partial products at `partials`, each laid out as `mm`'s output, into its
+/// output at `out` (a summed loop's indices shared among tasks), in order.
+///
+/// # Safety
+/// `mm` has no outer loops; `out` and every partial hold its `m × n` outputs at its
+/// output strides.
+pub unsafe fn add_partials(mm: &MatMul, out: *mut u8, partials: &[*mut u8]) {
+    // SAFETY: as the caller promised.
+    unsafe {
+        match mm.dtype {
+            DType::F64 => add_partials_of::<f64>(mm, out, partials),
+            _ => add_partials_of::<f32>(mm, out, partials),
+        }
+    }
+}
+
+/// [`add_partials`] in the product's dtype.
+///
+/// # Safety
+/// As [`add_partials`].
+unsafe fn add_partials_of<T: Real>(mm: &MatMul, out: *mut u8, partials: &[*mut u8]) {
+    for i in 0..mm.m {
+        for j in 0..mm.n {
+            let at = (i * mm.out_rows + j * mm.out_cols) as usize;
+            // SAFETY: (i, j) lies inside the output and every partial (the caller's
+            // contract).
+            unsafe {
+                let sum = (out as *mut T).add(at);
+                for &p in partials {
+                    *sum = *sum + *(p as *const T).add(at);
+                }
+            }
         }
     }
 }

@@ -405,6 +405,51 @@ struct ByIndex {
     product_slots: Vec<Option<*mut u8>>,
     /// Per task: the epilogue's buffers (the inputs, the task's product slot, the output).
     epilogue_buffers: Vec<Vec<*mut u8>>,
+    /// Along a sum shared among tasks: the partial product of each task after the first,
+    /// laid out as the product.
+    partials: Vec<*mut u8>,
+    /// Along a sum shared among tasks: the chunks of depth of an index, in order.
+    depth_chunks: Vec<DepthChunk>,
+}
+
+/// A range of depths of a summed index's product ([`Stream::depth_rows`]): the rows of
+/// each pack that hold them (none of a whole operand's), and their product, whose
+/// operands are addressed as the index's (every pack keeps its whole layout).
+struct DepthChunk {
+    rows: Vec<[i64; 2]>,
+    product: MatMul,
+}
+
+impl DepthChunk {
+    /// A summed index, packed and multiplied whole (`index`: its product and each pack's
+    /// rows), as chunks of `depth_rows` rows of its packs at a time (one chunk: `None`).
+    fn of_index(index: &Chunk, depth_rows: Option<i64>) -> Vec<DepthChunk> {
+        let whole = || DepthChunk {
+            rows: index.pack_rows.iter().map(|&r| [0, r]).collect(),
+            product: index.product.clone(),
+        };
+        let Some(rows) = depth_rows.filter(|&r| r > 0) else {
+            return vec![whole()];
+        };
+        let extent = index.pack_rows.iter().copied().max().unwrap_or(0);
+        let per_row = index.product.k / extent.max(1);
+        (0..extent)
+            .step_by(rows as usize)
+            .map(|first| {
+                let last = (first + rows).min(extent);
+                let mut product = index.product.clone();
+                product.k = (last - first) * per_row;
+                product.a.offset += first * per_row * product.a.depth;
+                product.b.offset += first * per_row * product.b.depth;
+                DepthChunk {
+                    rows: (index.pack_rows.iter())
+                        .map(|&r| if r > 0 { [first, last] } else { [0, 0] })
+                        .collect(),
+                    product,
+                }
+            })
+            .collect()
+    }
 }
 
 impl ByIndex {
@@ -431,12 +476,23 @@ impl ByIndex {
         };
         // Along a sum, the products of every index add up in the whole product.
         let epilogue = spaces.len() > packs.len() && stream.along == Along::Split;
+        let partials = match (stream.along, spaces.last(), sizes.last()) {
+            (Along::Sum, Some(&space), Some(&size)) if tasks > 1 => (1..tasks)
+                .map(|t| space.wrapping_add(size / (tasks - 1) * (t - 1)))
+                .collect(),
+            _ => vec![],
+        };
+        let chunks = Chunk::of_index(mm, stream, packs)?;
+        let depth_chunks = match partials.is_empty() {
+            true => vec![],
+            false => DepthChunk::of_index(&chunks[0], stream.depth_rows),
+        };
         Ok(ByIndex {
             packs_by_index: stream.packs_by_index.clone(),
             along: stream.along,
             tasks,
             outer: mm.loop_along(stream.along).ok_or_else(unsplit)?,
-            chunks: Chunk::of_index(mm, stream, packs)?,
+            chunks,
             pack_buffers: (0..tasks)
                 .map(|t| {
                     (0..packs.len())
@@ -465,6 +521,8 @@ impl ByIndex {
                     buffers
                 })
                 .collect(),
+            partials,
+            depth_chunks,
         })
     }
 }
@@ -618,7 +676,7 @@ impl ProductCall {
                             .wrapping_add(chunk.out as usize * size);
                         done(&self.phases[0], packing);
                         let multiplying = now();
-                        crate::cpu::matmul::run_here(&chunk.product, a, b, out);
+                        crate::cpu::matmul::run_here(&chunk.product, a, b, out, false);
                         done(&self.phases[4], multiplying);
                     }
                 }
@@ -639,11 +697,74 @@ impl ProductCall {
     }
 
     /// The summed loop one index after another: its packs into the slots, then its
-    /// products added into the product, each split over the pool; the epilogue once at
-    /// the end. Profiled as one phase.
+    /// products added into the product, each split over the pool (or each task its
+    /// share of the indices on its own thread, [`ProductCall::run_shared_sum`]); the
+    /// epilogue once at the end. Profiled as one phase.
     fn run_by_sum(&self, s: &ByIndex) -> Result<(), BackendError> {
         let start = crate::profiler::enabled().then(std::time::Instant::now);
         self.run_whole_packs(s)?;
+        match s.tasks {
+            1 => self.run_sum_in_turn(s)?,
+            _ => self.run_shared_sum(s),
+        }
+        if let Some((kernel, dims)) = &self.epilogue {
+            // SAFETY: the epilogue's buffers are the held arrays and the product.
+            unsafe { backend::run(&**kernel, &self.epilogue_buffers, dims)? };
+        }
+        if let Some(start) = start {
+            crate::profiler::record(&self.phases[2], start, 0);
+        }
+        Ok(())
+    }
+
+    /// Each task its share of the summed indices, packed into its slots and multiplied
+    /// on its own thread into its partial product (the first task's is the product), an
+    /// index chunk of depth by chunk; then the partials added into the product.
+    fn run_shared_sum(&self, s: &ByIndex) {
+        let size = self.product.dtype.size();
+        let extent = s.outer.extent;
+        let product = &s.chunks[0].product;
+        crate::cpu::pool::global().run(s.tasks, &|t| {
+            let (lo, hi) = (
+                extent * t as i64 / s.tasks as i64,
+                extent * (t as i64 + 1) / s.tasks as i64,
+            );
+            let out = match t {
+                0 => self.dst,
+                _ => s.partials[t - 1],
+            };
+            let [a_slot, b_slot] = s.operand_slots[t];
+            for i in lo..hi {
+                let offset =
+                    |p: *const u8, stride: i64| p.wrapping_add((i * stride) as usize * size);
+                // SAFETY: each task packs into its own slots, which hold one index's
+                // block, and sums into its own partial product (the first, the product);
+                // the operands are the held buffers at that index.
+                unsafe {
+                    let a = a_slot
+                        .unwrap_or_else(|| offset(self.operands[self.product.a.input], s.outer.a));
+                    let b = b_slot
+                        .unwrap_or_else(|| offset(self.operands[self.product.b.input], s.outer.b));
+                    for (c, chunk) in s.depth_chunks.iter().enumerate() {
+                        let packs = (self.packs.iter()).zip(&s.pack_buffers[t]);
+                        for (((kernel, _), buffers), &[first, last]) in packs.zip(&chunk.rows) {
+                            if last > first {
+                                kernel.run_range(buffers, &[i], first, last);
+                            }
+                        }
+                        crate::cpu::matmul::run_here(&chunk.product, a, b, out, i > lo || c > 0);
+                    }
+                }
+            }
+        });
+        // SAFETY: the product and the partials are laid out alike, each written by its
+        // task above.
+        unsafe { crate::cpu::matmul::add_partials(product, self.dst, &s.partials) };
+    }
+
+    /// The summed loop one index after another, each index's packs and product split
+    /// over the pool.
+    fn run_sum_in_turn(&self, s: &ByIndex) -> Result<(), BackendError> {
         let size = self.product.dtype.size();
         let [a_slot, b_slot] = s.operand_slots[0];
         for i in 0..s.outer.extent {
@@ -665,13 +786,6 @@ impl ProductCall {
                     .unwrap_or_else(|| offset(self.operands[self.product.b.input], s.outer.b));
                 crate::cpu::matmul::run_adding(&s.chunks[0].product, a, b, self.dst, i > 0);
             }
-        }
-        if let Some((kernel, dims)) = &self.epilogue {
-            // SAFETY: the epilogue's buffers are the held arrays and the product.
-            unsafe { backend::run(&**kernel, &self.epilogue_buffers, dims)? };
-        }
-        if let Some(start) = start {
-            crate::profiler::record(&self.phases[2], start, 0);
         }
         Ok(())
     }
