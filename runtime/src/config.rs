@@ -17,6 +17,7 @@
 //! | `KILN_DUMP` | [`Config::dump_pass`]: print the graph after these passes (`all`) | none |
 //! | `KILN_WINOGRAD` | [`Config::winograd`] (`0` off) | on |
 //! | `KILN_WINOGRAD_BANDS` | [`Config::winograd_bands`] (`0` off) | on |
+//! | `KILN_SHARED_SUMS` | [`Config::shared_sums`] (`0` off) | on |
 //! | `KILN_FUSED_EPILOGUES` | [`Config::fused_epilogues`] (`0` off) | on |
 //! | `KILN_BATCH_PARTS` | [`Config::batch_parts`]: inference's per-sample prefix in parts of the batch (`0` off) | on |
 //! | `KILN_LAZY` | [`Config::lazy`]: fuse imperative element-wise chains (`0` off) | on |
@@ -56,6 +57,9 @@ pub struct Config {
     /// Winograd convolutions in bands of tiles where that pays
     /// ([`kiln_compiler::program::Target::winograd_bands`]).
     pub winograd_bands: bool,
+    /// Weight gradients share their images among the pool's threads where that pays
+    /// ([`kiln_compiler::program::Target::shared_sums`]).
+    pub shared_sums: bool,
     /// Inference runs its per-sample prefix a few samples at a time (as many as the
     /// pool has threads), so its values take a part's memory instead of the batch's
     /// ([`kiln_compiler::program::parts`]).
@@ -107,6 +111,7 @@ impl Config {
             dumped_passes: HashSet::new(),
             winograd: true,
             winograd_bands: true,
+            shared_sums: true,
             batch_parts: true,
             fused_epilogues: true,
             lazy: true,
@@ -163,6 +168,7 @@ impl Config {
         c.dumped_passes = names("KILN_DUMP");
         c.winograd = flag("KILN_WINOGRAD", c.winograd)?;
         c.winograd_bands = flag("KILN_WINOGRAD_BANDS", c.winograd_bands)?;
+        c.shared_sums = flag("KILN_SHARED_SUMS", c.shared_sums)?;
         c.batch_parts = flag("KILN_BATCH_PARTS", c.batch_parts)?;
         c.fused_epilogues = flag("KILN_FUSED_EPILOGUES", c.fused_epilogues)?;
         c.lazy = flag("KILN_LAZY", c.lazy)?;
@@ -264,6 +270,11 @@ impl Config {
         self
     }
 
+    pub fn shared_sums(mut self, on: bool) -> Config {
+        self.shared_sums = on;
+        self
+    }
+
     pub fn batch_parts(mut self, on: bool) -> Config {
         self.batch_parts = on;
         self
@@ -339,6 +350,7 @@ impl Config {
         Target {
             winograd: target.winograd && self.winograd,
             winograd_bands: target.winograd_bands && self.winograd_bands,
+            shared_sums: target.shared_sums && self.shared_sums,
             fused_epilogues: target.fused_epilogues && self.fused_epilogues,
             // Products run index by index on the threads the kernels' pool has.
             streams: target.kernels.then(|| self.pool_threads()),
@@ -385,6 +397,7 @@ mod tests {
             ("KILN_DISABLE_PASSES", "cse, simplify"),
             ("KILN_WINOGRAD", "0"),
             ("KILN_WINOGRAD_BANDS", "0"),
+            ("KILN_SHARED_SUMS", "0"),
             ("KILN_BATCH_PARTS", "0"),
             ("KILN_LAZY", "off"),
             ("KILN_CPU_THREADS", "3"),
@@ -403,6 +416,7 @@ mod tests {
             .disable_pass("simplify")
             .winograd(false)
             .winograd_bands(false)
+            .shared_sums(false)
             .batch_parts(false)
             .lazy(false)
             .threads(3)

@@ -102,6 +102,10 @@ pub struct Target {
     /// band on one thread, where that pays; off, each phase runs over the whole layer in
     /// turn (an ablation).
     pub winograd_bands: bool,
+    /// A weight gradient's images are shared among the threads, each summing its own
+    /// into a partial product, where that pays ([`Stream::tasks`]); off, they run one
+    /// after another, each split over the threads (an ablation).
+    pub shared_sums: bool,
     /// A product's epilogue runs on each block of its output right after the block's
     /// products, while it is in cache, where the split allows; off, it is a second pass
     /// over the whole output (an ablation).
@@ -142,6 +146,7 @@ impl Target {
             blas: false,
             winograd: true,
             winograd_bands: true,
+            shared_sums: true,
             fused_epilogues: true,
             native: true,
             symbolic_batch: true,
@@ -160,6 +165,7 @@ impl Target {
             blas: false,
             winograd: false,
             winograd_bands: false,
+            shared_sums: false,
             fused_epilogues: false,
             native: false,
             symbolic_batch: false,

@@ -265,7 +265,7 @@ fn by_block(
 ) -> Option<(Vec<WithDims>, Option<WithDims>, Stream)> {
     let threads = target.streams?.max(1);
     if winograd.is_none() && product.split_loop().is_none() {
-        return by_sum(product, epilogue, threads, target.pack_bytes);
+        return by_sum(product, epilogue, target);
     }
     let (outer, axis) = (product.split_loop()?, product.split_axis?);
     let extent = outer.extent as usize;
@@ -342,17 +342,16 @@ fn by_block(
 ///
 /// The indices run one after another, each packed and multiplied on every thread, or —
 /// where there are enough of them and an index's product (`m × n`) is no larger than its
-/// packed operands — shared out among `threads` tasks, each packing its indices and
-/// summing their products on its own core into a partial product of its own (the first
-/// task's is the product), the partials added into the product at the end: a weight
-/// gradient's images then keep both cores busy (split, a 64-filter product has too few
-/// register tiles to share well) for one partial product's worth of working space more
-/// a thread.
+/// packed operands — shared out among the target's threads (where
+/// [`Target::shared_sums`]), each packing its indices and summing their products on its
+/// own core into a partial product of its own (the first task's is the product), the
+/// partials added into the product at the end: each image's packs and products stay on
+/// one core (split, a 64-filter product has few register tiles to share), for a partial
+/// product's working space more a thread.
 fn by_sum(
     product: &MatMul,
     epilogue: Option<&WithDims>,
-    threads: usize,
-    pack_bytes: Option<usize>,
+    target: &Target,
 ) -> Option<(Vec<WithDims>, Option<WithDims>, Stream)> {
     let by_index = product.packs_by_index(Along::Sum)?;
     if !by_index.contains(&true) {
@@ -364,6 +363,7 @@ fn by_sum(
         .map(|((k, _), _)| crate::kir::interp::extent(&k.outputs[0].len, &[]).unwrap_or(0))
         .sum();
     let images = product.loop_along(Along::Sum)?.extent;
+    let threads = target.streams.filter(|_| target.shared_sums).unwrap_or(1);
     let shared = threads > 1
         && images >= threads as i64
         && product.loops.is_empty()
@@ -371,7 +371,7 @@ fn by_sum(
         && product.m * product.n <= packed;
     // Chunks of depth, where every per-index pack runs its rows outermost.
     let outermost = |(k, _): &WithDims| Schedule::cpu(k).order.first().map(|&(a, _)| a) == Some(0);
-    let depth_rows = (pack_bytes.filter(|_| shared))
+    let depth_rows = (target.pack_bytes.filter(|_| shared))
         .and_then(|bytes| Chunks::depth_rows(product, &by_index, bytes))
         .filter(|_| (packs.iter().zip(&by_index)).all(|(p, &one)| !one || outermost(p)));
     let stream = Stream {

@@ -719,8 +719,17 @@ impl ProductCall {
 
     /// Each task its share of the summed indices, packed into its slots and multiplied
     /// on its own thread into its partial product (the first task's is the product), an
-    /// index chunk of depth by chunk; then the partials added into the product.
+    /// index chunk of depth by chunk; then the partials added into the product. Each
+    /// chunk's packs and products are profiled as phases of their own (`pack0`,
+    /// `product`) on the thread that ran them.
     fn run_shared_sum(&self, s: &ByIndex) {
+        let profiling = crate::profiler::enabled();
+        let now = || profiling.then(std::time::Instant::now);
+        let done = |name: &Arc<str>, from: Option<std::time::Instant>| {
+            if let Some(from) = from {
+                crate::profiler::record(name, from, 0);
+            }
+        };
         let size = self.product.dtype.size();
         let extent = s.outer.extent;
         let product = &s.chunks[0].product;
@@ -746,13 +755,17 @@ impl ProductCall {
                     let b = b_slot
                         .unwrap_or_else(|| offset(self.operands[self.product.b.input], s.outer.b));
                     for (c, chunk) in s.depth_chunks.iter().enumerate() {
+                        let packing = now();
                         let packs = (self.packs.iter()).zip(&s.pack_buffers[t]);
                         for (((kernel, _), buffers), &[first, last]) in packs.zip(&chunk.rows) {
                             if last > first {
                                 kernel.run_range(buffers, &[i], first, last);
                             }
                         }
+                        done(&self.phases[0], packing);
+                        let multiplying = now();
                         crate::cpu::matmul::run_here(&chunk.product, a, b, out, i > lo || c > 0);
+                        done(&self.phases[4], multiplying);
                     }
                 }
             }

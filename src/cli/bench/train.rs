@@ -7,11 +7,16 @@
 //! momentum 0.9 through the Module (what compare.sh reports) and through the executor
 //! and kiln-train's optimizer (`kiln`). Where the program computes a convolution's data
 //! gradient through columns (W3, W6), an ablation computes it as one product over every
-//! input position (the `expand_backward` pass off). With `--module`, W2 and W3 through
-//! kiln-train's `Module` too (`forward_backward` and `update` of a batch, the optimizer
-//! MXNet's SGD), and through the executor doing the Module's work without it (the batch
-//! copied into its inputs, kiln-train's SGD after backward): the Module's cost over that
-//! is the module's own, over `kiln` also the batch's copy and MXNet's rule; `host_us` is,
+//! input position (the `expand_backward` pass off); another runs a weight gradient's
+//! images one after another, each split over the threads (shared sums off). With
+//! `--module`, W2 and W3 through kiln-train's `Module` too (`forward_backward` and
+//! `update` of a batch, the optimizer MXNet's SGD), and through the executor doing the
+//! Module's work without it (the batch copied into its inputs, kiln-train's SGD after
+//! backward): the Module's cost over that is the module's own, over `kiln` also the
+//! batch's copy and MXNet's rule. Where a Module runs, the executor variants run on its
+//! executor, so that all read the same memory. Beside each variant's median, the median
+//! and quartiles of its step over the first variant's in the same round (paired, so the
+//! machine's slow minutes cancel out); `host_us` is,
 //! for every variant, the time the step's calls take before the wait, so the Module's
 //! minus the executor's is the module's own work outside the kernels; `host_cpu_us` is
 //! the CPU time the calling thread spent in them, which leaves out the time the kernels
@@ -88,19 +93,38 @@ pub fn run(
     // The ablation: a convolution's data gradient as one product over every input position
     // (`_backward_Convolution` not expanded into columns and col2im), where the program
     // expands one.
-    let unexpanded = bind(net, data, &params, &config.disable_pass("expand_backward"))?;
+    let unexpanded = bind(
+        net,
+        data,
+        &params,
+        &config.clone().disable_pass("expand_backward"),
+    )?;
     let ablation = (unexpanded.backend().1 != exe.backend().1).then(|| {
         let name = "kiln, data gradients as one product";
         (name, unexpanded.backend().1)
     });
-    for (name, a) in unexpanded.arg_dict() {
-        a.copy_from(&args_by_name[&name])?;
+    // The other: a weight gradient's images one after another, each split over the threads
+    // (not shared among them), for a network of images.
+    let unshared = (data.len() == 4)
+        .then(|| bind(net, data, &params, &config.shared_sums(false)))
+        .transpose()?;
+    const UNSHARED: &str = "kiln, weight gradients' images one after another";
+    for ablated in std::iter::once(&unexpanded).chain(&unshared) {
+        for (name, a) in ablated.arg_dict() {
+            a.copy_from(&args_by_name[&name])?;
+        }
     }
     let mut variants: Vec<(&str, Step)> = Vec::new();
     if let Some(momentum) = momentum {
-        let step = module_step(net, &exe, &params, data, momentum)?;
+        let (step, exe) = module_step(net, &exe, &params, data, momentum)?;
         variants.push(("kiln Module (forward_backward + update)", step));
         variants.push(("kiln", optimizer_step(&exe, &params, momentum, false)?));
+        if let Some(unshared) = &unshared {
+            variants.push((
+                UNSHARED,
+                optimizer_step(unshared, &params, momentum, false)?,
+            ));
+        }
         if let Some((name, _)) = ablation {
             variants.push((name, optimizer_step(&unexpanded, &params, momentum, false)?));
         }
@@ -116,22 +140,32 @@ pub fn run(
                 .map(|n| sgd.operator(&weights[n], &grads[n]))
                 .collect::<Result<Vec<_>>>()
         };
+        // With the Module, the executor variants run on its executor: every variant reads
+        // the same memory (another executor's, cold after the others' steps, cost a few
+        // percent).
+        let exe = match args.module {
+            true => {
+                let (step, exe) = module_step(net, &exe, &params, data, 0.0)?;
+                variants.push(("kiln Module (forward_backward + update)", step));
+                let step = optimizer_step(&exe, &params, 0.0, true)?;
+                variants.push(("kiln, batch copied in, kiln-train's SGD", step));
+                exe
+            }
+            false => exe.clone(),
+        };
         let updates = updates_of(&exe)?;
         // Each parameter's update is pushed with a higher priority, so it runs as soon as
         // its gradient is complete, while backward goes on; the ablation updates every
         // parameter in one operation after backward.
         let at_end = Engine::global().new_segment("sgd_update (all)", updates.clone());
-        if args.module {
-            let step = module_step(net, &exe, &params, data, 0.0)?;
-            variants.push(("kiln Module (forward_backward + update)", step));
-            let step = optimizer_step(&exe, &params, 0.0, true)?;
-            variants.push(("kiln, batch copied in, kiln-train's SGD", step));
-        }
         variants.push(("kiln", executor_step(&exe, updates, 1)));
         variants.push((
             "kiln, one update after backward",
             executor_step(&exe, vec![at_end], 0),
         ));
+        if let Some(unshared) = &unshared {
+            variants.push((UNSHARED, executor_step(unshared, updates_of(unshared)?, 1)));
+        }
         if let Some((name, _)) = ablation {
             variants.push((
                 name,
@@ -139,6 +173,7 @@ pub fn run(
             ));
         }
     }
+    let first = variants[0].0;
     for (variant, times) in interleaved(args.runs, &mut variants)? {
         let units = match ablation {
             Some((name, units)) if name == variant => units,
@@ -147,11 +182,16 @@ pub fn run(
         let rate = batch as f64 / times.wall.0;
         let mut row = json!({ "batch": batch, "samples_per_s": rate, "host_us": times.host_us,
             "host_cpu_us": times.host_cpu_us, "kernels": units.kernels,
-            "products": units.products, "reference_nodes": units.reference });
+            "products": units.products, "reference_nodes": units.reference,
+            "over_first_quartiles": times.paired });
         let mut text = format!(
             "{rate:8.0} samples/s, batch {batch}, {:.0} µs in its calls",
             times.host_us
         );
+        if variant != first {
+            let [q1, q2, q3] = times.paired;
+            text += &format!(", {q2:.3}× the first variant's step ({q1:.3}–{q3:.3})");
+        }
         if let Some(update_us) = times.update_us {
             row["update_us"] = json!(update_us);
             text += &format!(" ({update_us:.0} in update)");
@@ -251,6 +291,9 @@ fn sgd_kwargs(batch: usize, momentum: f64) -> [(&'static str, String); 3] {
 struct Times {
     /// Median and minimum seconds of a whole step, waited for.
     wall: (f64, f64),
+    /// Quartiles (first, median, third) of the step's time over the first variant's in
+    /// the same round.
+    paired: [f64; 3],
     host_us: f64,
     host_cpu_us: f64,
     update_us: Option<f64>,
@@ -278,10 +321,20 @@ fn interleaved<'v>(runs: usize, variants: &'v mut [(&str, Step)]) -> Result<Vec<
         v.sort_by(f64::total_cmp);
         v[v.len() / 2]
     };
+    // Each round's step over the first variant's in the same round: the machine's slow
+    // minutes cancel out of these ratios.
+    let first = samples
+        .first()
+        .map(|[wall, ..]| wall.clone())
+        .unwrap_or_default();
     Ok((variants.iter().zip(samples))
         .map(
             |((name, _), [mut wall, mut host, mut host_cpu, mut update])| {
+                let mut paired: Vec<f64> = wall.iter().zip(&first).map(|(w, f)| w / f).collect();
+                paired.sort_by(f64::total_cmp);
+                let quartile = |q: usize| paired[(paired.len() - 1) * q / 4];
                 let times = Times {
+                    paired: [quartile(1), quartile(2), quartile(3)],
                     wall: (median(&mut wall), wall[0]),
                     host_us: median(&mut host) * 1e6,
                     host_cpu_us: median(&mut host_cpu) * 1e6,
@@ -305,14 +358,15 @@ fn thread_cpu_s() -> f64 {
 }
 
 /// The step through `Module`: the executor's parameters and batch copied in, SGD with the
-/// executor variant's learning rate and rescaling, and `momentum`.
+/// executor variant's learning rate and rescaling, and `momentum`; and the Module's own
+/// executor, holding the same arguments.
 fn module_step<'a>(
     net: &Symbol,
     exe: &Executor,
     params: &[String],
     data: &[usize],
     momentum: f64,
-) -> Result<Step<'a>> {
+) -> Result<(Step<'a>, Executor)> {
     let batch = data[0];
     let train_err = |e: kiln::train::Error| Error::Input(e.to_string());
     let mut module =
@@ -346,10 +400,19 @@ fn module_step<'a>(
         label: vec![args_by_name["softmax_label"].copy_to(Device::Cpu)?],
         pad: 0,
     };
-    Ok(Box::new(move || {
+    let own = module.executors()[0].clone();
+    let own_args = own.arg_dict();
+    for (input, batch) in ["data", "softmax_label"]
+        .iter()
+        .zip(step.data.iter().chain(&step.label))
+    {
+        own_args[*input].copy_from(batch)?;
+    }
+    let step = Box::new(move || {
         module.forward_backward(&step).map_err(train_err)?;
         let update = Instant::now();
         module.update().map_err(train_err)?;
         Ok(Some(update.elapsed().as_secs_f64()))
-    }))
+    });
+    Ok((step, own))
 }

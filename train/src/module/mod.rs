@@ -195,6 +195,11 @@ impl Module {
     pub fn binded(&self) -> bool {
         self.bound.is_some()
     }
+    /// The executors bound, one per context (MXNet's `_exec_group.execs`); none before
+    /// `bind`.
+    pub fn executors(&self) -> &[Executor] {
+        self.bound.as_ref().map_or(&[], |b| &b.execs)
+    }
     pub fn params_initialized(&self) -> bool {
         self.params_initialized
     }
