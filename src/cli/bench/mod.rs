@@ -103,15 +103,31 @@ pub struct Args {
 /// Median and minimum of `runs` timed calls of `f` (in seconds), after one warm-up call.
 fn time(runs: usize, mut f: impl FnMut()) -> (f64, f64) {
     f();
-    let mut t: Vec<f64> = (0..runs.max(1))
+    let t: Vec<f64> = (0..runs.max(1))
         .map(|_| {
             let start = Instant::now();
             f();
             start.elapsed().as_secs_f64()
         })
         .collect();
+    median_and_min(&t)
+}
+
+/// The median and the minimum of `times`.
+fn median_and_min(times: &[f64]) -> (f64, f64) {
+    let mut t = times.to_vec();
     t.sort_by(f64::total_cmp);
     (t[t.len() / 2], t[0])
+}
+
+/// Quartiles (first, median, third) of `times` over `first`, run by run: variants that
+/// take turns run by run compared within each round, so the machine's slow minutes
+/// cancel out of the ratio.
+fn paired_quartiles(times: &[f64], first: &[f64]) -> [f64; 3] {
+    let mut ratios: Vec<f64> = times.iter().zip(first).map(|(t, f)| t / f).collect();
+    ratios.sort_by(f64::total_cmp);
+    let quartile = |q: usize| ratios[(ratios.len() - 1) * q / 4];
+    [quartile(1), quartile(2), quartile(3)]
 }
 
 /// A count of at least 1 (a batch or a number of runs of 0 measures nothing).

@@ -321,20 +321,14 @@ fn interleaved<'v>(runs: usize, variants: &'v mut [(&str, Step)]) -> Result<Vec<
         v.sort_by(f64::total_cmp);
         v[v.len() / 2]
     };
-    // Each round's step over the first variant's in the same round: the machine's slow
-    // minutes cancel out of these ratios.
-    let first = samples
-        .first()
+    let first = (samples.first())
         .map(|[wall, ..]| wall.clone())
         .unwrap_or_default();
     Ok((variants.iter().zip(samples))
         .map(
             |((name, _), [mut wall, mut host, mut host_cpu, mut update])| {
-                let mut paired: Vec<f64> = wall.iter().zip(&first).map(|(w, f)| w / f).collect();
-                paired.sort_by(f64::total_cmp);
-                let quartile = |q: usize| paired[(paired.len() - 1) * q / 4];
                 let times = Times {
-                    paired: [quartile(1), quartile(2), quartile(3)],
+                    paired: super::paired_quartiles(&wall, &first),
                     wall: (median(&mut wall), wall[0]),
                     host_us: median(&mut host) * 1e6,
                     host_cpu_us: median(&mut host_cpu) * 1e6,
