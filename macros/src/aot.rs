@@ -392,8 +392,11 @@ impl Gen<'_> {
                         .map(|at| Buf::Arena { at, len })
                         .ok_or_else(|| layout("a Winograd convolution without working space"))
                 };
-                let scratch = next(plan.conv.scratch_len())?;
-                let remade = match plan.keep_weights {
+                let scratch = match plan.conv.weight_gradient {
+                    true => next(plan.scratch_len(plan.conv.batch))?,
+                    false => next(plan.conv.scratch_len())?,
+                };
+                let remade = match plan.keep_weights || plan.conv.weight_gradient {
                     true => None,
                     false => Some(next(plan.conv.weights_len())?),
                 };
@@ -472,7 +475,7 @@ impl Gen<'_> {
     /// A convolution by Winograd's algorithm into `dst`, then the epilogue whole: its
     /// weights transformed into `remade` on every run where the program says so, else
     /// into the struct's `winograd` slot, once per change of the parameters where the
-    /// weight is one or a constant.
+    /// weight is one or a constant; or a weight gradient, which transforms no weight.
     fn winograd(
         &mut self,
         plan: &WinogradPlan,
@@ -484,9 +487,14 @@ impl Gen<'_> {
         let (batch, channels, height, width, filters) =
             (c.batch, c.channels, c.height, c.width, c.filters);
         let ([py, px], last, data_gradient) = (c.pad, c.channel_last, c.data_gradient);
+        let weight_gradient = c.weight_gradient;
         let (data, weight) = (read(ins[plan.data]), read(ins[plan.weight]));
         let (out, scratch) = (write(dst)?, write(scratch)?);
         let run = match remade {
+            // A weight gradient: the output gradient in the weight's place.
+            _ if weight_gradient => quote! {
+                conv.weight_gradient(#weight, #data, #out, #scratch);
+            },
             Some(remade) => {
                 let u = write(remade)?;
                 quote! {
@@ -515,7 +523,7 @@ impl Gen<'_> {
                 let conv = ::kiln::compiler::kir::Conv3x3 {
                     batch: #batch, channels: #channels, height: #height, width: #width,
                     filters: #filters, pad: [#py, #px], channel_last: #last,
-                    data_gradient: #data_gradient,
+                    data_gradient: #data_gradient, weight_gradient: #weight_gradient,
                 };
                 #run
                 epilogue(::std::option::Option::None);

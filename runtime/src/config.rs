@@ -18,6 +18,7 @@
 //! | `KILN_WINOGRAD` | [`Config::winograd`] (`0` off) | on |
 //! | `KILN_WINOGRAD_BANDS` | [`Config::winograd_bands`] (`0` off) | on |
 //! | `KILN_SHARED_SUMS` | [`Config::shared_sums`] (`0` off) | on |
+//! | `KILN_WINOGRAD_WEIGHT_GRADIENTS` | [`Config::winograd_weight_gradients`] (`0` off) | on |
 //! | `KILN_FUSED_EPILOGUES` | [`Config::fused_epilogues`] (`0` off) | on |
 //! | `KILN_BATCH_PARTS` | [`Config::batch_parts`]: inference's per-sample prefix in parts of the batch (`0` off) | on |
 //! | `KILN_LAZY` | [`Config::lazy`]: fuse imperative element-wise chains (`0` off) | on |
@@ -60,6 +61,9 @@ pub struct Config {
     /// Weight gradients share their images among the pool's threads where that pays
     /// ([`kiln_compiler::program::Target::shared_sums`]).
     pub shared_sums: bool,
+    /// Weight gradients of 3x3 convolutions by Winograd's algorithm where it pays
+    /// ([`kiln_compiler::program::Target::winograd_weight_gradients`]).
+    pub winograd_weight_gradients: bool,
     /// Inference runs its per-sample prefix a few samples at a time (as many as the
     /// pool has threads), so its values take a part's memory instead of the batch's
     /// ([`kiln_compiler::program::parts`]).
@@ -112,6 +116,7 @@ impl Config {
             winograd: true,
             winograd_bands: true,
             shared_sums: true,
+            winograd_weight_gradients: true,
             batch_parts: true,
             fused_epilogues: true,
             lazy: true,
@@ -169,6 +174,10 @@ impl Config {
         c.winograd = flag("KILN_WINOGRAD", c.winograd)?;
         c.winograd_bands = flag("KILN_WINOGRAD_BANDS", c.winograd_bands)?;
         c.shared_sums = flag("KILN_SHARED_SUMS", c.shared_sums)?;
+        c.winograd_weight_gradients = flag(
+            "KILN_WINOGRAD_WEIGHT_GRADIENTS",
+            c.winograd_weight_gradients,
+        )?;
         c.batch_parts = flag("KILN_BATCH_PARTS", c.batch_parts)?;
         c.fused_epilogues = flag("KILN_FUSED_EPILOGUES", c.fused_epilogues)?;
         c.lazy = flag("KILN_LAZY", c.lazy)?;
@@ -275,6 +284,11 @@ impl Config {
         self
     }
 
+    pub fn winograd_weight_gradients(mut self, on: bool) -> Config {
+        self.winograd_weight_gradients = on;
+        self
+    }
+
     pub fn batch_parts(mut self, on: bool) -> Config {
         self.batch_parts = on;
         self
@@ -351,6 +365,8 @@ impl Config {
             winograd: target.winograd && self.winograd,
             winograd_bands: target.winograd_bands && self.winograd_bands,
             shared_sums: target.shared_sums && self.shared_sums,
+            winograd_weight_gradients: target.winograd_weight_gradients
+                && self.winograd_weight_gradients,
             fused_epilogues: target.fused_epilogues && self.fused_epilogues,
             // Products run index by index on the threads the kernels' pool has.
             streams: target.kernels.then(|| self.pool_threads()),
@@ -398,6 +414,7 @@ mod tests {
             ("KILN_WINOGRAD", "0"),
             ("KILN_WINOGRAD_BANDS", "0"),
             ("KILN_SHARED_SUMS", "0"),
+            ("KILN_WINOGRAD_WEIGHT_GRADIENTS", "0"),
             ("KILN_BATCH_PARTS", "0"),
             ("KILN_LAZY", "off"),
             ("KILN_CPU_THREADS", "3"),
@@ -417,6 +434,7 @@ mod tests {
             .winograd(false)
             .winograd_bands(false)
             .shared_sums(false)
+            .winograd_weight_gradients(false)
             .batch_parts(false)
             .lazy(false)
             .threads(3)

@@ -32,7 +32,18 @@ pub struct Conv3x3 {
     /// channels its filters, read with its taps reversed; the data is the forward's
     /// output gradient.
     pub data_gradient: bool,
+    /// The weight gradient of this (forward, channel-first) convolution instead of its
+    /// output: `Gᵀ [Σ over the tiles (A dY Aᵀ) ⊙ (Bᵀ d B)] G` for each (filter, channel)
+    /// pair, from the output gradient `dY` and the data `d` — the transpose of the
+    /// forward's `Aᵀ [(G g Gᵀ) ⊙ (Bᵀ d B)] A` in the weight `g`.
+    pub weight_gradient: bool,
 }
+
+/// Output tiles of one image below which a weight gradient stays on im2col and gemm: its
+/// 16 products per image sum over the image's tiles, and shorter sums run gemm below its
+/// rate (at 224×224, ResNet's 14×14 and 7×7 layers have 49 and 16 tiles an image; its
+/// 56×56 and 28×28 ones 784 and 196).
+pub const WEIGHT_GRADIENT_TILES: usize = 64;
 
 impl Conv3x3 {
     /// Output height and width.
@@ -102,6 +113,16 @@ impl Conv3x3 {
         (u_reads * u_bytes < whole).then_some(rows)
     }
 
+    /// Length of the working space a weight gradient takes on `threads` threads: each
+    /// task's transformed data and output gradient of one image, and its sum of their
+    /// products over its images (16 matrices, filters × channels).
+    pub fn weight_gradient_scratch_len(&self, threads: usize) -> usize {
+        let [ty_n, tx_n] = self.tile_dims();
+        let tasks = threads.min(self.batch).max(1);
+        let per_task = (self.channels + self.filters) * ty_n * tx_n + self.filters * self.channels;
+        tasks * TILE * per_task
+    }
+
     /// Length of the working space a run in `bands` takes: each task's transformed inputs
     /// and products of one band.
     pub fn band_scratch_len(&self, bands: Bands) -> usize {
@@ -125,7 +146,8 @@ impl Conv3x3 {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WinogradPlan {
     pub conv: Conv3x3,
-    /// The kernel inputs holding the data and the weight.
+    /// The kernel inputs holding the data and the weight (a weight gradient's: the data
+    /// and the output gradient).
     pub data: usize,
     pub weight: usize,
     /// Whether the transformed weights are kept from run to run (remade only when the
@@ -134,7 +156,8 @@ pub struct WinogradPlan {
     pub keep_weights: bool,
     /// The bands of tile rows a run takes through all three phases, each band on one
     /// thread ([`Conv3x3::band_rows`] for the images a run takes, set where the program's
-    /// steps are made); `None`: each phase over the whole layer in turn.
+    /// steps are made); `None`: each phase over the whole layer in turn. A weight
+    /// gradient takes whole images, on at most `threads` threads.
     pub bands: Option<Bands>,
 }
 
@@ -154,6 +177,9 @@ impl WinogradPlan {
             ..self.conv
         };
         match self.bands {
+            _ if conv.weight_gradient => {
+                conv.weight_gradient_scratch_len(self.bands.map_or(1, |b| b.threads))
+            }
             Some(bands) => conv.band_scratch_len(bands),
             None => conv.scratch_len(),
         }
@@ -166,8 +192,9 @@ impl WinogradPlan {
 /// broadcast to the convolution's shape — so the product `l` stores at each point is the
 /// convolution's output there, in its layout.
 ///
-/// Or the part holds one `_backward_Convolution` and `l` computes its data gradient
-/// alone: for stride 1 that is a convolution too, of the output gradient by the forward's
+/// Or the part holds one `_backward_Convolution` and `l` computes its weight gradient
+/// alone ([`Conv3x3::weight_gradient`], channel-first, where an image has
+/// [`WEIGHT_GRADIENT_TILES`]), or its data gradient alone: for stride 1 that is a convolution too, of the output gradient by the forward's
 /// weight with its taps reversed and its filters and channels swapped, padded by 2 − p
 /// where the forward pads by p. A stride-1 Deconvolution (channel-first, no output
 /// adjustment or target shape) is that same data gradient of its data.
@@ -190,6 +217,9 @@ pub fn winograd_plan(
     let deconvolution =
         n.op.is_some_and(|op| op.convolution == Some(ConvKind::Transposed));
     let data_gradient = backward || deconvolution;
+    if backward && l.outputs == [Entry { node: id, index: 1 }] {
+        return weight_gradient_plan(g, inferred, id, l);
+    }
     // Of the backward operator, `l` computes the data gradient and nothing else of it.
     if backward
         && (!l.outputs.contains(&Entry { node: id, index: 0 })
@@ -269,12 +299,78 @@ pub fn winograd_plan(
         pad,
         channel_last,
         data_gradient,
+        weight_gradient: false,
     };
     conv.pays().then(|| WinogradPlan {
         conv,
         data,
         weight,
         keep_weights: g.node(weight_entry.node).is_variable(),
+        bands: None,
+    })
+}
+
+/// The plan of kernel `l`, which computes the weight gradient of `_backward_Convolution`
+/// node `id` alone: a 3x3, stride-1, undilated, ungrouped, channel-first convolution whose
+/// images have [`WEIGHT_GRADIENT_TILES`] tiles at least.
+fn weight_gradient_plan(
+    g: &Graph,
+    inferred: &Inferred,
+    id: NodeId,
+    l: &Lowered,
+) -> Option<WinogradPlan> {
+    let n = g.node(id);
+    let a = n.params.as_ref()?;
+    let all = |name: &str, v: i64| a.shape(name).iter().all(|&x| x == v);
+    let fits = a.shape("kernel") == [3, 3]
+        && all("stride", 1)
+        && all("dilate", 1)
+        && a.int("num_group") == 1
+        && matches!(a.str("layout"), "None" | "NCHW");
+    if !fits {
+        return None;
+    }
+    // The backward operator's inputs: the output gradient, the data, the weight.
+    let (dy, x, w) = (n.inputs[0], n.inputs[1], n.inputs[2]);
+    let [batch, channels, height, width] = *inferred.shape(x).as_slice() else {
+        return None;
+    };
+    let &[filters, ..] = inferred.shape(w).as_slice() else {
+        return None;
+    };
+    let extent = |d: &Idx| match d {
+        Idx::Const(v) => Some(*v),
+        _ => None,
+    };
+    let weight_shape = [filters, channels, 3, 3].map(|d| Some(d as i64));
+    if (l.kernel.domain.iter().map(extent)).ne(weight_shape) {
+        return None;
+    }
+    let pad = match a.shape("pad") {
+        [] => [0, 0],
+        &[py, px] => [py as usize, px as usize],
+        _ => return None,
+    };
+    let input = |e: Entry| l.inputs.iter().position(|&i| i == e);
+    let conv = Conv3x3 {
+        batch,
+        channels,
+        height,
+        width,
+        filters,
+        pad,
+        channel_last: false,
+        data_gradient: false,
+        weight_gradient: true,
+    };
+    let [ty_n, tx_n] = conv.tile_dims();
+    (conv.pays() && ty_n * tx_n >= WEIGHT_GRADIENT_TILES).then_some(WinogradPlan {
+        conv,
+        data: input(x)?,
+        // The output gradient, in the weight's place: what multiplies the data.
+        weight: input(dy)?,
+        // Its buffer holds the products' sum, the weight gradient's transform.
+        keep_weights: false,
         bands: None,
     })
 }

@@ -106,6 +106,9 @@ pub struct Target {
     /// into a partial product, where that pays ([`Stream::tasks`]); off, they run one
     /// after another, each split over the threads (an ablation).
     pub shared_sums: bool,
+    /// Weight gradients of 3x3 convolutions by Winograd's algorithm where it pays
+    /// ([`crate::kir::Conv3x3::weight_gradient`]); off, on im2col and gemm (an ablation).
+    pub winograd_weight_gradients: bool,
     /// A product's epilogue runs on each block of its output right after the block's
     /// products, while it is in cache, where the split allows; off, it is a second pass
     /// over the whole output (an ablation).
@@ -147,6 +150,7 @@ impl Target {
             winograd: true,
             winograd_bands: true,
             shared_sums: true,
+            winograd_weight_gradients: true,
             fused_epilogues: true,
             native: true,
             symbolic_batch: true,
@@ -166,6 +170,7 @@ impl Target {
             winograd: false,
             winograd_bands: false,
             shared_sums: false,
+            winograd_weight_gradients: false,
             fused_epilogues: false,
             native: false,
             symbolic_batch: false,
@@ -912,7 +917,7 @@ fn workspace(step: &Step, inferred: &Inferred) -> Vec<usize> {
             None => w.conv.batch,
         };
         out.push(aligned(w.scratch_len(images) * 4));
-        if !w.keep_weights {
+        if !w.keep_weights && !w.conv.weight_gradient {
             out.push(aligned(w.conv.weights_len() * 4));
         }
     }

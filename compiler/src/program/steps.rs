@@ -149,12 +149,19 @@ pub(super) fn steps(
             let kind = match product {
                 Some(mut product) => {
                     let eligible = product.dtype == kiln_ops::DType::F32 && target.winograd;
-                    // A convolution as its part's one kernel; a data gradient beside the
-                    // weight gradient (and bias gradient) that its operator also computes.
+                    // A convolution as its part's one kernel; a data or weight gradient
+                    // beside the other gradients its operator also computes (a weight
+                    // gradient stored as it is: Winograd writes the whole gradient).
                     let winograd = eligible
                         .then(|| kir::winograd_plan(g, inferred, &nodes, &l))
                         .flatten()
-                        .filter(|w| kernels == 1 || w.conv.data_gradient);
+                        .filter(|w| {
+                            kernels == 1
+                                || w.conv.data_gradient
+                                || (w.conv.weight_gradient
+                                    && target.winograd_weight_gradients
+                                    && product.epilogue.is_none())
+                        });
                     if winograd.is_some() {
                         product.packs.clear();
                     }
@@ -211,6 +218,12 @@ pub(super) fn steps(
                     };
                     // Bands for the images a run takes, on the threads the products stream on.
                     let winograd = winograd.map(|w| {
+                        if w.conv.weight_gradient {
+                            let threads = target.streams.unwrap_or(1);
+                            let rows = w.conv.tile_dims()[0];
+                            let bands = Some(kir::Bands { rows, threads });
+                            return WinogradPlan { bands, ..w };
+                        }
                         let images = stream.as_ref().map_or(w.conv.batch, |s| s.block);
                         let run = Conv3x3 {
                             batch: images,

@@ -229,13 +229,14 @@ pub(super) fn matmul_operator(
     epilogue_buffers.truncate(n + 2);
     let winograd = product.winograd.as_ref().map(|plan| WinogradCall {
         plan: *plan,
-        transformed: match plan.keep_weights {
+        // A weight gradient transforms no weight.
+        transformed: (!plan.conv.weight_gradient).then(|| match plan.keep_weights {
             true => Transformed::Kept {
                 weight: inputs[plan.weight].var().clone(),
                 made: std::sync::Mutex::new((vec![0.0; plan.conv.weights_len()], None)),
             },
             false => Transformed::Remade(spaces[packs.len() + 1] as *mut f32),
-        },
+        }),
         scratch: spaces[packs.len()] as *mut f32,
         block: product.stream.as_ref().map(|s| s.block),
         slot: product.stream.is_some() && epilogue.is_some(),
@@ -243,7 +244,7 @@ pub(super) fn matmul_operator(
     let kept = match &winograd {
         Some(
             w @ WinogradCall {
-                transformed: Transformed::Kept { .. },
+                transformed: Some(Transformed::Kept { .. }),
                 ..
             },
         ) => w.plan.conv.weights_len() * std::mem::size_of::<f32>(),
@@ -297,7 +298,8 @@ pub(super) type ProductKernels<'a> = (&'a [Arc<dyn HostKernel>], Option<&'a Arc<
 /// and the weight, and where its transformed weights are.
 struct WinogradCall {
     plan: WinogradPlan,
-    transformed: Transformed,
+    /// Where its transformed weights are (none for a weight gradient).
+    transformed: Option<Transformed>,
     /// Its working space (the workspace buffer after the packs).
     scratch: *mut f32,
     /// Images per block where it streams.
@@ -341,12 +343,24 @@ impl WinogradCall {
         let c = &self.plan.conv;
         let [ho, wo] = c.out_dims();
         let (image_in, image_out) = (c.channels * c.height * c.width, c.filters * ho * wo);
+        let scratch_of =
+            |images| std::slice::from_raw_parts_mut(self.scratch, self.plan.scratch_len(images));
+        let Some(transformed) = &self.transformed else {
+            // A weight gradient: the output gradient in the weight's place, into `dst`.
+            let dy = operands[self.plan.weight] as *const f32;
+            let dy = std::slice::from_raw_parts(dy, c.batch * image_out);
+            let data = operands[self.plan.data] as *const f32;
+            let data = std::slice::from_raw_parts(data, c.batch * image_in);
+            let dw = std::slice::from_raw_parts_mut(dst as *mut f32, c.filters * c.channels * 9);
+            c.weight_gradient(dy, data, dw, scratch_of(c.batch));
+            return Ok(());
+        };
         let weight = std::slice::from_raw_parts(
             operands[self.plan.weight] as *const f32,
             c.filters * c.channels * 9,
         );
         let mut kept;
-        let u: &[f32] = match &self.transformed {
+        let u: &[f32] = match transformed {
             Transformed::Kept { weight: var, made } => {
                 kept = made.lock().unwrap_or_else(|p| p.into_inner());
                 // The weights cannot change while this operation reads them.
@@ -377,9 +391,7 @@ impl WinogradCall {
                 false => (dst as *mut f32).add(lo * image_out),
             };
             let out = std::slice::from_raw_parts_mut(out, part.batch * image_out);
-            let scratch = self.plan.scratch_len(part.batch);
-            let scratch = std::slice::from_raw_parts_mut(self.scratch, scratch);
-            part.run_in(data, u, out, scratch, self.plan.bands);
+            part.run_in(data, u, out, scratch_of(part.batch), self.plan.bands);
             after_block(lo as i64, hi as i64)?;
         }
         Ok(())

@@ -90,28 +90,38 @@ pub fn run(
     args_by_name["data"].copy_from(&random::uniform(0.0, 1.0, data, DType::F32)?)?;
     let labels: Vec<f32> = (0..batch).map(|i| ((i * 7) % classes) as f32).collect();
     args_by_name["softmax_label"].copy_from(&NDArray::from_slice(&labels, &[batch])?)?;
-    // The ablation: a convolution's data gradient as one product over every input position
-    // (`_backward_Convolution` not expanded into columns and col2im), where the program
-    // expands one.
-    let unexpanded = bind(
-        net,
-        data,
-        &params,
-        &config.clone().disable_pass("expand_backward"),
-    )?;
-    let ablation = (unexpanded.backend().1 != exe.backend().1).then(|| {
-        let name = "kiln, data gradients as one product";
-        (name, unexpanded.backend().1)
-    });
-    // The other: a weight gradient's images one after another, each split over the threads
-    // (not shared among them), for a network of images.
-    let unshared = (data.len() == 4)
-        .then(|| bind(net, data, &params, &config.shared_sums(false)))
-        .transpose()?;
-    const UNSHARED: &str = "kiln, weight gradients' images one after another";
-    for ablated in std::iter::once(&unexpanded).chain(&unshared) {
-        for (name, a) in ablated.arg_dict() {
-            a.copy_from(&args_by_name[&name])?;
+    // The ablations, each bound under its configuration, where its program differs: a
+    // convolution's data gradient as one product over every input position
+    // (`_backward_Convolution` not expanded into columns and col2im); a 3x3 weight
+    // gradient on im2col and gemm instead of Winograd's algorithm; and, for a network of
+    // images, a weight gradient's images one after another, each split over the threads
+    // (not shared among them).
+    let images = data.len() == 4;
+    let configs = [
+        (
+            "kiln, data gradients as one product",
+            config.clone().disable_pass("expand_backward"),
+            false,
+        ),
+        (
+            "kiln, 3x3 weight gradients on im2col + gemm",
+            config.clone().winograd_weight_gradients(false),
+            false,
+        ),
+        (
+            "kiln, weight gradients' images one after another",
+            config.clone().shared_sums(false),
+            images,
+        ),
+    ];
+    let mut ablations: Vec<(&str, Executor)> = Vec::new();
+    for (name, config, always) in configs {
+        let ablated = bind(net, data, &params, &config)?;
+        if always || ablated.backend().1 != exe.backend().1 {
+            for (name, a) in ablated.arg_dict() {
+                a.copy_from(&args_by_name[&name])?;
+            }
+            ablations.push((name, ablated));
         }
     }
     let mut variants: Vec<(&str, Step)> = Vec::new();
@@ -119,14 +129,8 @@ pub fn run(
         let (step, exe) = module_step(net, &exe, &params, data, momentum)?;
         variants.push(("kiln Module (forward_backward + update)", step));
         variants.push(("kiln", optimizer_step(&exe, &params, momentum, false)?));
-        if let Some(unshared) = &unshared {
-            variants.push((
-                UNSHARED,
-                optimizer_step(unshared, &params, momentum, false)?,
-            ));
-        }
-        if let Some((name, _)) = ablation {
-            variants.push((name, optimizer_step(&unexpanded, &params, momentum, false)?));
+        for (name, ablated) in &ablations {
+            variants.push((name, optimizer_step(ablated, &params, momentum, false)?));
         }
     } else {
         let sgd = Sgd {
@@ -163,22 +167,15 @@ pub fn run(
             "kiln, one update after backward",
             executor_step(&exe, vec![at_end], 0),
         ));
-        if let Some(unshared) = &unshared {
-            variants.push((UNSHARED, executor_step(unshared, updates_of(unshared)?, 1)));
-        }
-        if let Some((name, _)) = ablation {
-            variants.push((
-                name,
-                executor_step(&unexpanded, updates_of(&unexpanded)?, 1),
-            ));
+        for (name, ablated) in &ablations {
+            variants.push((name, executor_step(ablated, updates_of(ablated)?, 1)));
         }
     }
     let first = variants[0].0;
     for (variant, times) in interleaved(args.runs, &mut variants)? {
-        let units = match ablation {
-            Some((name, units)) if name == variant => units,
-            _ => exe.backend().1,
-        };
+        let units = (ablations.iter())
+            .find(|(name, _)| *name == variant)
+            .map_or(exe.backend().1, |(_, ablated)| ablated.backend().1);
         let rate = batch as f64 / times.wall.0;
         let mut row = json!({ "batch": batch, "samples_per_s": rate, "host_us": times.host_us,
             "host_cpu_us": times.host_cpu_us, "kernels": units.kernels,

@@ -17,7 +17,10 @@
 //! ([`Conv3x3::band_rows`]); else each phase runs over the whole layer in turn. The
 //! transforms are loops over lanes the compiler vectorizes, compiled for each instruction
 //! set the products may use. A data gradient ([`Conv3x3::data_gradient`]) is the same
-//! algorithm on the forward's weight read with its taps reversed.
+//! algorithm on the forward's weight read with its taps reversed; a weight gradient
+//! ([`Conv3x3::weight_gradient`], `weight`) its transpose in the weight.
+
+mod weight;
 
 use super::gemm::{self, Product, Strided};
 use super::scratch::Scratch;
@@ -49,6 +52,11 @@ pub trait Winograd {
         scratch: &mut [f32],
         bands: Option<Bands>,
     );
+    /// The weight gradient `dw` (filters × channels × 3 × 3) of this forward convolution
+    /// (channel-first) from its output gradient `dy` and its data, with `scratch` of
+    /// [`Conv3x3::weight_gradient_scratch_len`] for as many threads as it holds (at most
+    /// the pool's, one an image), split over the kernels' pool.
+    fn weight_gradient(&self, dy: &[f32], data: &[f32], dw: &mut [f32], scratch: &mut [f32]);
 }
 
 /// Filters per strip of the transformed weights: each matrix `U[e]` is stored as strips
@@ -273,6 +281,10 @@ impl Winograd for Conv3x3 {
         self.for_tasks(self.output_units(), &|lo, hi| unsafe {
             (code.outputs)(self, m.get(), out.get(), span, lo, hi)
         });
+    }
+
+    fn weight_gradient(&self, dy: &[f32], data: &[f32], dw: &mut [f32], scratch: &mut [f32]) {
+        weight::weight_gradient(self, dy, data, dw, scratch)
     }
 }
 
@@ -575,6 +587,7 @@ struct Compiled {
     inputs: unsafe fn(&Conv3x3, &[f32], *mut f32, Span, usize, usize),
     outputs: unsafe fn(&Conv3x3, *const f32, *mut f32, Span, usize, usize),
     all_phases: unsafe fn(&Conv3x3, &[f32], &[f32], *mut f32, *mut f32, Band),
+    weight_image: unsafe fn(&Conv3x3, &[f32], &[f32], *mut f32, usize),
 }
 
 /// [`Compiled`] with the target features `$features` (none: baseline).
@@ -600,7 +613,12 @@ macro_rules! compiled_for {
             // SAFETY: the caller's, as `all_phases` requires.
             unsafe { c.all_phases(d, u, o, s, b) }
         }
-        Compiled { weights, inputs, outputs, all_phases }
+        $(#[target_feature(enable = $features)])?
+        unsafe fn weight_image(c: &Conv3x3, dy: &[f32], d: &[f32], v: *mut f32, image: usize) {
+            // SAFETY: the caller's, as `weight::image_transforms` requires.
+            unsafe { weight::image_transforms(c, dy, d, v, image) }
+        }
+        Compiled { weights, inputs, outputs, all_phases, weight_image }
     }};
 }
 
@@ -855,6 +873,7 @@ mod tests {
                     pad,
                     channel_last,
                     data_gradient,
+                    weight_gradient: false,
                 };
                 let x: Vec<f32> = (0..batch * channels * height * width)
                     .map(|_| rand())
@@ -883,6 +902,87 @@ mod tests {
                     if let Err(e) = compare::within(&out, &want, |_| bound) {
                         panic!("{c:?} in {bands:?}: {e}");
                     }
+                }
+            }
+        }
+    }
+
+    /// The weight gradient's direct sum, in f64: `Σ dY[n, f, y, x] · d[n, c, y + ky − p,
+    /// x + kx − p]`.
+    fn direct_weight_gradient(c: &Conv3x3, dy: &[f32], x: &[f32]) -> Vec<f64> {
+        let [ho, wo] = c.out_dims();
+        let (cn, fn_, h, w) = (c.channels, c.filters, c.height, c.width);
+        let mut dw = vec![0.0; fn_ * cn * 9];
+        for n in 0..c.batch {
+            for f in 0..fn_ {
+                for ch in 0..cn {
+                    for k in 0..9 {
+                        let (ky, kx) = (k / 3, k % 3);
+                        let mut acc = 0.0;
+                        for y in 0..ho {
+                            for xo in 0..wo {
+                                let (iy, ix) = (
+                                    (y + ky) as isize - c.pad[0] as isize,
+                                    (xo + kx) as isize - c.pad[1] as isize,
+                                );
+                                if iy < 0 || ix < 0 || iy >= h as isize || ix >= w as isize {
+                                    continue;
+                                }
+                                let xi = ((n * cn + ch) * h + iy as usize) * w + ix as usize;
+                                let gi = ((n * fn_ + f) * ho + y) * wo + xo;
+                                acc += dy[gi] as f64 * x[xi] as f64;
+                            }
+                        }
+                        dw[(f * cn + ch) * 9 + k] += acc;
+                    }
+                }
+            }
+        }
+        dw
+    }
+
+    #[test]
+    fn weight_gradients_match_the_direct_sum() {
+        let mut seed = 11u64;
+        let mut rand = move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((seed >> 33) as f64 / (1u64 << 31) as f64 - 0.5) as f32
+        };
+        // Odd and even sizes (a last tile half outside the output), each padding, more
+        // lanes than a block along a row and across the channels, batch > 1.
+        for (batch, channels, height, width, filters, pad) in [
+            (1, 3, 5, 5, 2, [1, 1]),
+            (2, 17, 7, 9, 19, [0, 2]),
+            (3, 20, 6, 40, 5, [2, 0]),
+            (3, 16, 8, 8, 33, [1, 1]),
+        ] {
+            let c = Conv3x3 {
+                batch,
+                channels,
+                height,
+                width,
+                filters,
+                pad,
+                channel_last: false,
+                data_gradient: false,
+                weight_gradient: true,
+            };
+            let [ho, wo] = c.out_dims();
+            let x: Vec<f32> = (0..batch * channels * height * width)
+                .map(|_| rand())
+                .collect();
+            let dy: Vec<f32> = (0..batch * filters * ho * wo).map(|_| rand()).collect();
+            let want = direct_weight_gradient(&c, &dy, &x);
+            let bound = 1e-5 * compare::scale(&want).max(1.0);
+            // On the pool's threads and on one, each in the working space it asks for.
+            for threads in [pool::global().threads(), 1] {
+                let mut dw = vec![f32::NAN; filters * channels * 9];
+                let len = c.weight_gradient_scratch_len(threads);
+                c.weight_gradient(&dy, &x, &mut dw, &mut vec![f32::NAN; len]);
+                if let Err(e) = compare::within(&dw, &want, |_| bound) {
+                    panic!("{c:?} on {threads} threads: {e}");
                 }
             }
         }
