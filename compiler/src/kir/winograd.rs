@@ -39,11 +39,18 @@ pub struct Conv3x3 {
     pub weight_gradient: bool,
 }
 
-/// Output tiles of one image below which a weight gradient stays on im2col and gemm: its
-/// 16 products per image sum over the image's tiles, and shorter sums run gemm below its
-/// rate (at 224×224, ResNet's 14×14 and 7×7 layers have 49 and 16 tiles an image; its
-/// 56×56 and 28×28 ones 784 and 196).
+/// Output tiles of one image from which a weight gradient takes whole images on each
+/// thread, each summing its own products over its images' tiles; below, shorter sums
+/// would run gemm below its rate, and the images are taken in chunks, each chunk's 16
+/// products (over its images' tiles) split over the threads (at 224×224, ResNet's
+/// 56×56 and 28×28 layers have 784 and 196 tiles an image, its 14×14 and 7×7 ones 49
+/// and 16).
 pub const WEIGHT_GRADIENT_TILES: usize = 64;
+
+/// Tiles a weight gradient's products sum over at least where it runs the whole layer:
+/// it takes the images in chunks of as many as that needs, so its working space holds a
+/// few images' transforms, not the batch's.
+pub const WEIGHT_GRADIENT_DEPTH: usize = 128;
 
 impl Conv3x3 {
     /// Output height and width.
@@ -113,14 +120,36 @@ impl Conv3x3 {
         (u_reads * u_bytes < whole).then_some(rows)
     }
 
-    /// Length of the working space a weight gradient takes on `threads` threads: each
-    /// task's transformed data and output gradient of one image, and its sum of their
-    /// products over its images (16 matrices, filters × channels).
+    /// Whether a weight gradient takes whole images on each thread
+    /// ([`WEIGHT_GRADIENT_TILES`]), else chunks of images, each chunk's products split
+    /// over the threads.
+    pub fn weight_gradient_by_images(&self) -> bool {
+        let [ty_n, tx_n] = self.tile_dims();
+        ty_n * tx_n >= WEIGHT_GRADIENT_TILES
+    }
+
+    /// Images a weight gradient's chunk holds where it does not run by images: enough
+    /// for [`WEIGHT_GRADIENT_DEPTH`] tiles, at most the batch.
+    pub fn weight_gradient_chunk(&self) -> usize {
+        let [ty_n, tx_n] = self.tile_dims();
+        WEIGHT_GRADIENT_DEPTH
+            .div_ceil((ty_n * tx_n).max(1))
+            .min(self.batch)
+            .max(1)
+    }
+
+    /// Length of the working space a weight gradient takes on `threads` threads: by
+    /// images, each task's transformed data and output gradient of one image and its sum
+    /// of their products (16 matrices, filters × channels); else a chunk's transforms
+    /// and one sum.
     pub fn weight_gradient_scratch_len(&self, threads: usize) -> usize {
         let [ty_n, tx_n] = self.tile_dims();
-        let tasks = threads.min(self.batch).max(1);
-        let per_task = (self.channels + self.filters) * ty_n * tx_n + self.filters * self.channels;
-        tasks * TILE * per_task
+        let (tiles, pairs) = (ty_n * tx_n, self.filters * self.channels);
+        let width = self.channels + self.filters;
+        match self.weight_gradient_by_images() {
+            true => threads.min(self.batch).max(1) * TILE * (width * tiles + pairs),
+            false => TILE * (width * self.weight_gradient_chunk() * tiles + pairs),
+        }
     }
 
     /// Length of the working space a run in `bands` takes: each task's transformed inputs
@@ -193,8 +222,7 @@ impl WinogradPlan {
 /// convolution's output there, in its layout.
 ///
 /// Or the part holds one `_backward_Convolution` and `l` computes its weight gradient
-/// alone ([`Conv3x3::weight_gradient`], channel-first, where an image has
-/// [`WEIGHT_GRADIENT_TILES`]), or its data gradient alone: for stride 1 that is a convolution too, of the output gradient by the forward's
+/// alone ([`Conv3x3::weight_gradient`], channel-first), or its data gradient alone: for stride 1 that is a convolution too, of the output gradient by the forward's
 /// weight with its taps reversed and its filters and channels swapped, padded by 2 − p
 /// where the forward pads by p. A stride-1 Deconvolution (channel-first, no output
 /// adjustment or target shape) is that same data gradient of its data.
@@ -311,8 +339,7 @@ pub fn winograd_plan(
 }
 
 /// The plan of kernel `l`, which computes the weight gradient of `_backward_Convolution`
-/// node `id` alone: a 3x3, stride-1, undilated, ungrouped, channel-first convolution whose
-/// images have [`WEIGHT_GRADIENT_TILES`] tiles at least.
+/// node `id` alone: a 3x3, stride-1, undilated, ungrouped, channel-first convolution.
 fn weight_gradient_plan(
     g: &Graph,
     inferred: &Inferred,
@@ -363,8 +390,7 @@ fn weight_gradient_plan(
         data_gradient: false,
         weight_gradient: true,
     };
-    let [ty_n, tx_n] = conv.tile_dims();
-    (conv.pays() && ty_n * tx_n >= WEIGHT_GRADIENT_TILES).then_some(WinogradPlan {
+    conv.pays().then_some(WinogradPlan {
         conv,
         data: input(x)?,
         // The output gradient, in the weight's place: what multiplies the data.

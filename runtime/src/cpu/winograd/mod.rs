@@ -587,8 +587,11 @@ struct Compiled {
     inputs: unsafe fn(&Conv3x3, &[f32], *mut f32, Span, usize, usize),
     outputs: unsafe fn(&Conv3x3, *const f32, *mut f32, Span, usize, usize),
     all_phases: unsafe fn(&Conv3x3, &[f32], &[f32], *mut f32, *mut f32, Band),
-    weight_image: unsafe fn(&Conv3x3, &[f32], &[f32], *mut f32, usize),
+    weight_image: WeightImage,
 }
+
+/// A weight gradient's transforms of one image's tiles (`weight::image_transforms`).
+type WeightImage = unsafe fn(&Conv3x3, &[f32], &[f32], [*mut f32; 2], Span, usize);
 
 /// [`Compiled`] with the target features `$features` (none: baseline).
 macro_rules! compiled_for {
@@ -614,9 +617,16 @@ macro_rules! compiled_for {
             unsafe { c.all_phases(d, u, o, s, b) }
         }
         $(#[target_feature(enable = $features)])?
-        unsafe fn weight_image(c: &Conv3x3, dy: &[f32], d: &[f32], v: *mut f32, image: usize) {
+        unsafe fn weight_image(
+            c: &Conv3x3,
+            dy: &[f32],
+            d: &[f32],
+            vy: [*mut f32; 2],
+            s: Span,
+            image: usize,
+        ) {
             // SAFETY: the caller's, as `weight::image_transforms` requires.
-            unsafe { weight::image_transforms(c, dy, d, v, image) }
+            unsafe { weight::image_transforms(c, dy, d, vy, s, image) }
         }
         Compiled { weights, inputs, outputs, all_phases, weight_image }
     }};
@@ -951,12 +961,17 @@ mod tests {
             ((seed >> 33) as f64 / (1u64 << 31) as f64 - 0.5) as f32
         };
         // Odd and even sizes (a last tile half outside the output), each padding, more
-        // lanes than a block along a row and across the channels, batch > 1.
+        // lanes than a block along a row and across the channels, batch > 1; in chunks
+        // of images (under 64 tiles an image; the last, 49 tiles an image, in two chunks of
+        // three and two) and by images (64 and 72).
         for (batch, channels, height, width, filters, pad) in [
             (1, 3, 5, 5, 2, [1, 1]),
             (2, 17, 7, 9, 19, [0, 2]),
             (3, 20, 6, 40, 5, [2, 0]),
             (3, 16, 8, 8, 33, [1, 1]),
+            (3, 17, 16, 16, 18, [1, 1]),
+            (2, 5, 17, 18, 3, [0, 1]),
+            (5, 16, 14, 14, 17, [1, 1]),
         ] {
             let c = Conv3x3 {
                 batch,

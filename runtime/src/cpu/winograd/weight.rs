@@ -6,8 +6,10 @@
 //! do 16 multiplications per tile and (filter, channel) pair where im2col's do 36, and
 //! read no im2col columns.
 //!
-//! Each thread takes whole images into its own sum of products; the sums are added as the
-//! last transform reads them.
+//! Where an image has enough tiles each thread takes whole images into its own sum of
+//! products, the sums added as the last transform reads them; else chunks of a few images
+//! are transformed in turn, each chunk's 16 products (over its images' tiles) split over
+//! the threads and added into one sum.
 
 use super::{compiled, pool, separable, store, Band, Conv3x3, Phases, Shared, Span, LANES};
 use super::{gemm, Product, Strided, TILE};
@@ -35,14 +37,10 @@ fn weight_tile(m: &[[f32; LANES]; TILE]) -> [[f32; LANES]; 9] {
     separable::<4, 4, 3, 16, 9>(m, gt_col, gt_col)
 }
 
-/// Length of one task's working space: an image's `V` and `Y`, and its sum of products.
-fn task_len(c: &Conv3x3) -> usize {
-    c.weight_gradient_scratch_len(1)
-}
-
 /// The weight gradient `dw` (filters × channels × 3 × 3) of convolution `c` from its
-/// output gradient `dy` and its data, on as many threads as `scratch` holds tasks'
-/// working space for ([`Conv3x3::weight_gradient_scratch_len`]), at most one an image.
+/// output gradient `dy` and its data: by images on as many threads as `scratch` holds
+/// tasks' working space for, at most one an image, or by chunks of images
+/// ([`Conv3x3::weight_gradient_by_images`], [`Conv3x3::weight_gradient_scratch_len`]).
 pub(super) fn weight_gradient(
     c: &Conv3x3,
     dy: &[f32],
@@ -51,21 +49,32 @@ pub(super) fn weight_gradient(
     scratch: &mut [f32],
 ) {
     let [ho, wo] = c.out_dims();
-    let [ty_n, tx_n] = c.tile_dims();
-    let (f_n, c_n, tiles) = (c.filters, c.channels, ty_n * tx_n);
-    let per_task = task_len(c);
-    let tasks = (pool::global().threads())
-        .min(c.batch)
-        .min(scratch.len() / per_task)
-        .max(1);
+    let (f_n, c_n) = (c.filters, c.channels);
     assert!(
         !c.channel_last
             && !c.data_gradient
             && dy.len() >= c.batch * f_n * ho * wo
             && data.len() >= c.batch * c_n * c.height * c.width
             && dw.len() >= f_n * c_n * 9
-            && scratch.len() >= tasks * per_task
     );
+    let dw = Shared::new(dw.as_mut_ptr());
+    match c.weight_gradient_by_images() {
+        true => by_images(c, dy, data, dw, scratch),
+        false => by_chunks(c, dy, data, dw, scratch),
+    }
+}
+
+/// Each task its images: their `V` and `Y` one image at a time, its 16 products summed
+/// over them into its own sum; then the sums added and transformed.
+fn by_images(c: &Conv3x3, dy: &[f32], data: &[f32], dw: Shared, scratch: &mut [f32]) {
+    let [ty_n, tx_n] = c.tile_dims();
+    let (f_n, c_n, tiles) = (c.filters, c.channels, ty_n * tx_n);
+    let per_task = c.weight_gradient_scratch_len(1);
+    let tasks = (pool::global().threads())
+        .min(c.batch)
+        .min(scratch.len() / per_task)
+        .max(1);
+    assert!(scratch.len() >= tasks * per_task);
     let code = compiled();
     let space = Shared::new(scratch.as_mut_ptr());
     pool::global().run(tasks, &|t| {
@@ -77,35 +86,113 @@ pub(super) fn weight_gradient(
             let sum = y.add(TILE * f_n * tiles);
             let (lo, hi) = (t * c.batch / tasks, (t + 1) * c.batch / tasks);
             for image in lo..hi {
-                (code.weight_image)(c, dy, data, v, image);
+                let span = Span {
+                    first: image * tiles,
+                    count: tiles,
+                };
+                (code.weight_image)(c, dy, data, [v, y], span, image);
                 for e in 0..TILE {
-                    gemm::run(&Product {
-                        m: f_n,
-                        n: c_n,
-                        k: tiles,
-                        a: Strided {
-                            ptr: y.add(e * f_n * tiles),
-                            rs: tiles as isize,
-                            cs: 1,
-                        },
-                        b: Strided {
-                            ptr: v.add(e * c_n * tiles),
-                            rs: 1,
-                            cs: tiles as isize,
-                        },
-                        c: sum.add(e * f_n * c_n),
-                        c_rs: c_n as isize,
-                        c_cs: 1,
-                        accumulate: image > lo,
-                    });
+                    products(c, e, [v, y, sum], tiles, image > lo);
                 }
             }
         }
     });
-    let dw = Shared::new(dw.as_mut_ptr());
     let sums = TILE * (c_n + f_n) * tiles;
-    // SAFETY: the tasks' sums are complete (the pool's run returned); each task writes
-    // the taps of its own filters.
+    // SAFETY: each task's sum lies `sums` into its working space.
+    let sums: Vec<*const f32> = (0..tasks)
+        .map(|t| unsafe { space.get().add(t * per_task + sums) } as *const f32)
+        .collect();
+    // SAFETY: the sums are complete (the pool's run returned), each 16 × filters ×
+    // channels; `dw` holds the gradient (checked by the caller).
+    unsafe { finish(c, &sums, dw) };
+}
+
+/// Chunks of images ([`Conv3x3::weight_gradient_chunk`]) one after another: a chunk's `V`
+/// and `Y` (its images over the threads), then its 16 products over the chunk's tiles,
+/// split over the threads by element, added into one sum.
+fn by_chunks(c: &Conv3x3, dy: &[f32], data: &[f32], dw: Shared, scratch: &mut [f32]) {
+    let [ty_n, tx_n] = c.tile_dims();
+    let (f_n, c_n, tiles) = (c.filters, c.channels, ty_n * tx_n);
+    let chunk = c.weight_gradient_chunk();
+    assert!(scratch.len() >= c.weight_gradient_scratch_len(1));
+    let code = compiled();
+    let v = Shared::new(scratch.as_mut_ptr());
+    // SAFETY: V, Y and the sum follow one another within `scratch` (length checked).
+    let (y, sum) = unsafe {
+        let y = v.get().add(TILE * c_n * chunk * tiles);
+        (
+            Shared::new(y),
+            Shared::new(y.add(TILE * f_n * chunk * tiles)),
+        )
+    };
+    for first in (0..c.batch).step_by(chunk) {
+        let images = first..(first + chunk).min(c.batch);
+        let span = Span {
+            first: first * tiles,
+            count: images.len() * tiles,
+        };
+        let tasks = pool::global().threads().min(images.len());
+        pool::global().run(tasks, &|t| {
+            let n = images.len();
+            for image in (first + t * n / tasks)..(first + (t + 1) * n / tasks) {
+                // SAFETY: each image's tiles are its own columns of the chunk's V and Y.
+                unsafe { (code.weight_image)(c, dy, data, [v.get(), y.get()], span, image) };
+            }
+        });
+        let tasks = (2 * pool::global().threads()).min(TILE);
+        pool::global().run(tasks, &|t| {
+            for e in (t * TILE / tasks)..((t + 1) * TILE / tasks) {
+                let buffers = [v.get(), y.get(), sum.get()];
+                // SAFETY: element e's product is this task's alone; V and Y are complete.
+                unsafe { products(c, e, buffers, span.count, first > 0) };
+            }
+        });
+    }
+    // SAFETY: the sum is complete; `dw` holds the gradient (checked by the caller).
+    unsafe { finish(c, &[sum.get() as *const f32], dw) };
+}
+
+/// Element `e`'s product `Y[e] · V[e]ᵀ` (filters × channels) over `tiles` tiles, into
+/// (added to, where `add`) its matrix of the sum.
+///
+/// # Safety
+/// `v`, `y` and `sum` must hold 16 matrices of channels × `tiles`, filters × `tiles` and
+/// filters × channels.
+unsafe fn products(c: &Conv3x3, e: usize, [v, y, sum]: [*mut f32; 3], tiles: usize, add: bool) {
+    let (f_n, c_n) = (c.filters, c.channels);
+    // SAFETY: the caller's.
+    unsafe {
+        gemm::run(&Product {
+            m: f_n,
+            n: c_n,
+            k: tiles,
+            a: Strided {
+                ptr: y.add(e * f_n * tiles),
+                rs: tiles as isize,
+                cs: 1,
+            },
+            b: Strided {
+                ptr: v.add(e * c_n * tiles),
+                rs: 1,
+                cs: tiles as isize,
+            },
+            c: sum.add(e * f_n * c_n),
+            c_rs: c_n as isize,
+            c_cs: 1,
+            accumulate: add,
+        })
+    };
+}
+
+/// `dw = Gᵀ (Σ sums) G` for every (filter, channel) pair, filters over the threads.
+///
+/// # Safety
+/// Every sum must hold 16 matrices of filters × channels; `dw` filters × channels × 9.
+unsafe fn finish(c: &Conv3x3, sums: &[*const f32], dw: Shared) {
+    let (f_n, c_n) = (c.filters, c.channels);
+    let sums: Vec<Shared> = sums.iter().map(|&p| Shared::new(p as *mut f32)).collect();
+    let tasks = pool::global().threads().min(f_n);
+    // SAFETY: the caller's; each task writes the taps of its own filters.
     pool::global().run(tasks, &|t| unsafe {
         let mut m = [[0f32; LANES]; TILE];
         for f in (t * f_n / tasks)..((t + 1) * f_n / tasks) {
@@ -114,10 +201,9 @@ pub(super) fn weight_gradient(
                 for row in m.iter_mut() {
                     row.fill(0.0);
                 }
-                for task in 0..tasks {
-                    let sum = space.get().add(task * per_task + sums);
+                for sum in &sums {
                     for (e, row) in m.iter_mut().enumerate() {
-                        let from = sum.add((e * f_n + f) * c_n + c0);
+                        let from = sum.get().add((e * f_n + f) * c_n + c0);
                         for (l, slot) in row.iter_mut().enumerate().take(lanes) {
                             *slot += *from.add(l);
                         }
@@ -133,35 +219,30 @@ pub(super) fn weight_gradient(
     });
 }
 
-/// The transformed data `V` (16 matrices, channels × tiles) and output gradient `Y` (16
-/// matrices, filters × tiles) of image `image`, one after the other from `v`.
+/// The transformed data `V` (16 matrices, channels × the span's tiles) and output
+/// gradient `Y` (16 matrices, filters × the span's tiles) of image `image`'s tiles.
 ///
 /// # Safety
-/// `v` must hold `16 · (channels + filters) · tiles` floats of an image; `dy` and `data`
-/// the convolution's whole output gradient and data.
+/// `v` and `y` must hold those matrices, the span covering the image's tiles; `dy` and
+/// `data` the convolution's whole output gradient and data.
 #[inline(always)]
 pub(super) unsafe fn image_transforms(
     c: &Conv3x3,
     dy: &[f32],
     data: &[f32],
-    v: *mut f32,
+    [v, y]: [*mut f32; 2],
+    span: Span,
     image: usize,
 ) {
     let [ho, wo] = c.out_dims();
     let [ty_n, tx_n] = c.tile_dims();
     let (f_n, tiles) = (c.filters, ty_n * tx_n);
-    let span = Span {
-        first: image * tiles,
-        count: tiles,
-    };
     let band = Band {
         image,
         rows: 0..ty_n,
     };
-    // SAFETY: `v` holds the image's V (the caller's contract); the data is whole.
+    // SAFETY: `v` holds the span's V (the caller's contract); the data is whole.
     unsafe { c.input_band(data, v, span, band, 0..c.channels) };
-    // SAFETY: Y follows V within the caller's space.
-    let y = unsafe { v.add(TILE * c.channels * tiles) };
     let mut d = [[0f32; LANES]; 4];
     for f in 0..f_n {
         let plane = &dy[(image * f_n + f) * ho * wo..][..ho * wo];
@@ -179,9 +260,10 @@ pub(super) unsafe fn image_transforms(
                         };
                     }
                 }
-                let at = f * tiles + ty * tx_n + tx0;
-                // SAFETY: element e's lanes lie in Y's matrix e (filters × tiles).
-                unsafe { store(&gradient_tile(&d), y, f_n * tiles, at, lanes) };
+                let at = f * span.count + image * tiles + ty * tx_n + tx0 - span.first;
+                // SAFETY: element e's lanes lie in Y's matrix e (filters × the span's
+                // tiles).
+                unsafe { store(&gradient_tile(&d), y, f_n * span.count, at, lanes) };
             }
         }
     }
