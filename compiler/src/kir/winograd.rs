@@ -47,7 +47,7 @@ pub struct Conv3x3 {
 /// and 16).
 pub const WEIGHT_GRADIENT_TILES: usize = 64;
 
-/// Tiles a weight gradient's products sum over at least where it runs the whole layer:
+/// Tiles a weight gradient's products sum over at least where it does not run by images:
 /// it takes the images in chunks of as many as that needs, so its working space holds a
 /// few images' transforms, not the batch's.
 pub const WEIGHT_GRADIENT_DEPTH: usize = 128;
@@ -186,7 +186,7 @@ pub struct WinogradPlan {
     /// The bands of tile rows a run takes through all three phases, each band on one
     /// thread ([`Conv3x3::band_rows`] for the images a run takes, set where the program's
     /// steps are made); `None`: each phase over the whole layer in turn. A weight
-    /// gradient takes whole images, on at most `threads` threads.
+    /// gradient's `threads` size its working space where it runs by images.
     pub bands: Option<Bands>,
 }
 
@@ -222,9 +222,10 @@ impl WinogradPlan {
 /// convolution's output there, in its layout.
 ///
 /// Or the part holds one `_backward_Convolution` and `l` computes its weight gradient
-/// alone ([`Conv3x3::weight_gradient`], channel-first), or its data gradient alone: for stride 1 that is a convolution too, of the output gradient by the forward's
-/// weight with its taps reversed and its filters and channels swapped, padded by 2 − p
-/// where the forward pads by p. A stride-1 Deconvolution (channel-first, no output
+/// alone ([`Conv3x3::weight_gradient`], channel-first), or its data gradient alone: for
+/// stride 1 that is a convolution too, of the output gradient by the forward's weight
+/// with its taps reversed and its filters and channels swapped, padded by 2 − p where
+/// the forward pads by p. A stride-1 Deconvolution (channel-first, no output
 /// adjustment or target shape) is that same data gradient of its data.
 pub fn winograd_plan(
     g: &Graph,
@@ -395,7 +396,7 @@ fn weight_gradient_plan(
         data: input(x)?,
         // The output gradient, in the weight's place: what multiplies the data.
         weight: input(dy)?,
-        // Its buffer holds the products' sum, the weight gradient's transform.
+        // Nothing transformed to keep: the weight is not read.
         keep_weights: false,
         bands: None,
     })

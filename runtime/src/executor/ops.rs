@@ -625,6 +625,20 @@ struct ProductCall {
 }
 
 impl ProductCall {
+    /// A streamed product's operands at index `i` for task `t`: the task's slot where an
+    /// operand is packed, else the input at the index (addresses only; nothing is read).
+    fn operands_at(&self, s: &ByIndex, t: usize, i: i64) -> [*const u8; 2] {
+        let size = self.product.dtype.size() as i64;
+        let at = |slot: Option<*const u8>, input: usize, stride: i64| {
+            slot.unwrap_or_else(|| self.operands[input].wrapping_add((i * stride * size) as usize))
+        };
+        let [a, b] = s.operand_slots[t];
+        [
+            at(a, self.product.a.input, s.outer.a),
+            at(b, self.product.b.input, s.outer.b),
+        ]
+    }
+
     /// The packs of whole operands, into their buffers, before a streamed product's loop.
     fn run_whole_packs(&self, s: &ByIndex) -> Result<(), BackendError> {
         let whole = (self.packs.iter().zip(&s.pack_buffers[0])).zip(&s.packs_by_index);
@@ -676,13 +690,7 @@ impl ProductCall {
                         {
                             kernel.run_range(buffers, &[i, first, chunk_rows], 0, rows);
                         }
-                        let [a_slot, b_slot] = s.operand_slots[t];
-                        let a = a_slot.unwrap_or_else(|| {
-                            offset(self.operands[self.product.a.input], s.outer.a)
-                        });
-                        let b = b_slot.unwrap_or_else(|| {
-                            offset(self.operands[self.product.b.input], s.outer.b)
-                        });
+                        let [a, b] = self.operands_at(s, t, i);
                         let out = s.product_slots[t]
                             .unwrap_or_else(|| offset(self.dst, s.outer.out) as *mut u8)
                             .wrapping_add(chunk.out as usize * size);
@@ -742,7 +750,6 @@ impl ProductCall {
                 crate::profiler::record(name, from, 0);
             }
         };
-        let size = self.product.dtype.size();
         let extent = s.outer.extent;
         let product = &s.chunks[0].product;
         crate::cpu::pool::global().run(s.tasks, &|t| {
@@ -754,18 +761,12 @@ impl ProductCall {
                 0 => self.dst,
                 _ => s.partials[t - 1],
             };
-            let [a_slot, b_slot] = s.operand_slots[t];
             for i in lo..hi {
-                let offset =
-                    |p: *const u8, stride: i64| p.wrapping_add((i * stride) as usize * size);
+                let [a, b] = self.operands_at(s, t, i);
                 // SAFETY: each task packs into its own slots, which hold one index's
                 // block, and sums into its own partial product (the first, the product);
                 // the operands are the held buffers at that index.
                 unsafe {
-                    let a = a_slot
-                        .unwrap_or_else(|| offset(self.operands[self.product.a.input], s.outer.a));
-                    let b = b_slot
-                        .unwrap_or_else(|| offset(self.operands[self.product.b.input], s.outer.b));
                     for (c, chunk) in s.depth_chunks.iter().enumerate() {
                         let packing = now();
                         let packs = (self.packs.iter()).zip(&s.pack_buffers[t]);
@@ -790,10 +791,7 @@ impl ProductCall {
     /// The summed loop one index after another, each index's packs and product split
     /// over the pool.
     fn run_sum_in_turn(&self, s: &ByIndex) -> Result<(), BackendError> {
-        let size = self.product.dtype.size();
-        let [a_slot, b_slot] = s.operand_slots[0];
         for i in 0..s.outer.extent {
-            let offset = |p: *const u8, stride: i64| p.wrapping_add((i * stride) as usize * size);
             // SAFETY: the packs write the slots, which hold one index's block; the
             // operands are the held buffers at that index, the product the held output
             // (or its workspace), which no operand overlaps.
@@ -805,10 +803,7 @@ impl ProductCall {
                 {
                     backend::run(&**kernel, buffers, &[i])?;
                 }
-                let a = a_slot
-                    .unwrap_or_else(|| offset(self.operands[self.product.a.input], s.outer.a));
-                let b = b_slot
-                    .unwrap_or_else(|| offset(self.operands[self.product.b.input], s.outer.b));
+                let [a, b] = self.operands_at(s, 0, i);
                 crate::cpu::matmul::run_adding(&s.chunks[0].product, a, b, self.dst, i > 0);
             }
         }
