@@ -6,7 +6,7 @@
 use super::{Idx, Lowered};
 use crate::graph::{Entry, Graph, NodeId};
 use crate::infer::Inferred;
-use kiln_ops::{ConvKind, Pattern};
+use kiln_ops::{Attrs, ConvKind, Pattern};
 
 /// The operator whose data gradient a plan may compute (see [`winograd_plan`]).
 const CONVOLUTION_BACKWARD: &str = "_backward_Convolution";
@@ -257,17 +257,13 @@ pub fn winograd_plan(
         return None;
     }
     let a = n.params.as_ref()?;
+    let pad = stride_one_3x3(a, &["None", "NCHW", "NHWC"])?;
     let all = |name: &str, v: i64| a.shape(name).iter().all(|&x| x == v);
-    let geometry_fits = a.shape("kernel") == [3, 3]
-        && all("stride", 1)
-        && all("dilate", 1)
-        && a.int("num_group") == 1
-        && matches!(a.str("layout"), "None" | "NCHW" | "NHWC");
     // A deconvolution's output size is its own only without these (and its channel-last
     // weight is laid out otherwise).
     let plain_deconvolution =
         || all("adj", 0) && all("target_shape", 0) && matches!(a.str("layout"), "None" | "NCHW");
-    if !geometry_fits || (deconvolution && !plain_deconvolution()) {
+    if deconvolution && !plain_deconvolution() {
         return None;
     }
     let channel_last = a.str("layout") == "NHWC";
@@ -310,11 +306,6 @@ pub fn winograd_plan(
         (true, true, &[.., c]) => c,
         _ => return None,
     };
-    let pad = match a.shape("pad") {
-        [] => [0, 0],
-        &[py, px] => [py as usize, px as usize],
-        _ => return None,
-    };
     let pad = match data_gradient {
         false => pad,
         true => [2usize.checked_sub(pad[0])?, 2usize.checked_sub(pad[1])?],
@@ -348,16 +339,7 @@ fn weight_gradient_plan(
     l: &Lowered,
 ) -> Option<WinogradPlan> {
     let n = g.node(id);
-    let a = n.params.as_ref()?;
-    let all = |name: &str, v: i64| a.shape(name).iter().all(|&x| x == v);
-    let fits = a.shape("kernel") == [3, 3]
-        && all("stride", 1)
-        && all("dilate", 1)
-        && a.int("num_group") == 1
-        && matches!(a.str("layout"), "None" | "NCHW");
-    if !fits {
-        return None;
-    }
+    let pad = stride_one_3x3(n.params.as_ref()?, &["None", "NCHW"])?;
     // The backward operator's inputs: the output gradient, the data, the weight.
     let (dy, x, w) = (n.inputs[0], n.inputs[1], n.inputs[2]);
     let [batch, channels, height, width] = *inferred.shape(x).as_slice() else {
@@ -374,11 +356,6 @@ fn weight_gradient_plan(
     if (l.kernel.domain.iter().map(extent)).ne(weight_shape) {
         return None;
     }
-    let pad = match a.shape("pad") {
-        [] => [0, 0],
-        &[py, px] => [py as usize, px as usize],
-        _ => return None,
-    };
     let input = |e: Entry| l.inputs.iter().position(|&i| i == e);
     let conv = Conv3x3 {
         batch,
@@ -400,4 +377,20 @@ fn weight_gradient_plan(
         keep_weights: false,
         bands: None,
     })
+}
+
+/// The padding `[y, x]` of a convolution whose parameters `a` make it 3x3, stride 1,
+/// undilated and ungrouped, in one of `layouts`; `None` otherwise.
+fn stride_one_3x3(a: &Attrs, layouts: &[&str]) -> Option<[usize; 2]> {
+    let all = |name: &str, v: i64| a.shape(name).iter().all(|&x| x == v);
+    let fits = a.shape("kernel") == [3, 3]
+        && all("stride", 1)
+        && all("dilate", 1)
+        && a.int("num_group") == 1
+        && layouts.contains(&a.str("layout"));
+    match (fits, a.shape("pad")) {
+        (true, []) => Some([0, 0]),
+        (true, &[py, px]) => Some([py as usize, px as usize]),
+        _ => None,
+    }
 }

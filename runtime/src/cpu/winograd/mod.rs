@@ -792,6 +792,16 @@ mod tests {
     use super::*;
     use kiln_ops::compare;
 
+    /// Values in [−½, ½) from a linear congruential stream started at `seed`.
+    fn randoms(mut seed: u64) -> impl FnMut() -> f32 {
+        move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((seed >> 33) as f64 / (1u64 << 31) as f64 - 0.5) as f32
+        }
+    }
+
     /// The direct sum, in f64.
     fn direct(c: &Conv3x3, x: &[f32], w: &[f32]) -> Vec<f64> {
         let [ho, wo] = c.out_dims();
@@ -854,13 +864,7 @@ mod tests {
 
     #[test]
     fn matches_the_direct_sum_in_both_layouts_forward_and_as_data_gradients() {
-        let mut seed = 7u64;
-        let mut rand = move || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((seed >> 33) as f64 / (1u64 << 31) as f64 - 0.5) as f32
-        };
+        let mut rand = randoms(7);
         // Odd and even sizes, each padding, more lanes than a block, batch > 1, weights
         // in two strips.
         for (batch, channels, height, width, filters, pad) in [
@@ -953,13 +957,7 @@ mod tests {
 
     #[test]
     fn weight_gradients_match_the_direct_sum() {
-        let mut seed = 11u64;
-        let mut rand = move || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((seed >> 33) as f64 / (1u64 << 31) as f64 - 0.5) as f32
-        };
+        let mut rand = randoms(11);
         // Odd and even sizes (a last tile half outside the output), each padding, more
         // lanes than a block along a row and across the channels, batch > 1; in chunks
         // of images (under 64 tiles an image; the last, 49 tiles an image, in two chunks of
