@@ -656,11 +656,8 @@ impl ProductCall {
     /// `epilogue`) on the thread that ran them.
     fn run_by_index(&self, s: &ByIndex) -> Result<(), BackendError> {
         let start = crate::profiler::enabled().then(std::time::Instant::now);
-        let now = || start.map(|_| std::time::Instant::now());
-        let done = |name: &Arc<str>, from: Option<std::time::Instant>| {
-            if let Some(from) = from {
-                crate::profiler::record(name, from, 0);
-            }
+        let clock = PhaseClock {
+            profiling: start.is_some(),
         };
         self.run_whole_packs(s)?;
         let size = self.product.dtype.size();
@@ -676,7 +673,7 @@ impl ProductCall {
                     |p: *const u8, stride: i64| p.wrapping_add((i * stride) as usize * size);
                 for chunk in &s.chunks {
                     let [first, chunk_rows] = chunk.rows_at;
-                    let packing = now();
+                    let packing = clock.now();
                     // SAFETY: each task packs into its own slots, which hold one chunk's
                     // block; the operands, the output and the chunk's products are the
                     // held buffers at that index and chunk (the kernels' own index
@@ -694,19 +691,19 @@ impl ProductCall {
                         let out = s.product_slots[t]
                             .unwrap_or_else(|| offset(self.dst, s.outer.out) as *mut u8)
                             .wrapping_add(chunk.out as usize * size);
-                        done(&self.phases[0], packing);
-                        let multiplying = now();
+                        clock.done(&self.phases[0], packing);
+                        let multiplying = clock.now();
                         crate::cpu::matmul::run_here(&chunk.product, a, b, out, false);
-                        done(&self.phases[4], multiplying);
+                        clock.done(&self.phases[4], multiplying);
                     }
                 }
                 if let Some((kernel, dims)) = &self.epilogue {
-                    let applying = now();
+                    let applying = clock.now();
                     // SAFETY: the epilogue reads the task's product slot (or the output)
                     // at this index, which its products have written, and writes the
                     // output there.
                     unsafe { kernel.run_range(epilogue_buffers, dims, i, i + 1) };
-                    done(&self.phases[3], applying);
+                    clock.done(&self.phases[3], applying);
                 }
             }
         });
@@ -743,12 +740,8 @@ impl ProductCall {
     /// chunk's packs and products are profiled as phases of their own (`pack0`,
     /// `product`) on the thread that ran them.
     fn run_shared_sum(&self, s: &ByIndex) {
-        let profiling = crate::profiler::enabled();
-        let now = || profiling.then(std::time::Instant::now);
-        let done = |name: &Arc<str>, from: Option<std::time::Instant>| {
-            if let Some(from) = from {
-                crate::profiler::record(name, from, 0);
-            }
+        let clock = PhaseClock {
+            profiling: crate::profiler::enabled(),
         };
         let extent = s.outer.extent;
         let product = &s.chunks[0].product;
@@ -768,17 +761,17 @@ impl ProductCall {
                 // the operands are the held buffers at that index.
                 unsafe {
                     for (c, chunk) in s.depth_chunks.iter().enumerate() {
-                        let packing = now();
+                        let packing = clock.now();
                         let packs = (self.packs.iter()).zip(&s.pack_buffers[t]);
                         for (((kernel, _), buffers), &[first, last]) in packs.zip(&chunk.rows) {
                             if last > first {
                                 kernel.run_range(buffers, &[i], first, last);
                             }
                         }
-                        done(&self.phases[0], packing);
-                        let multiplying = now();
+                        clock.done(&self.phases[0], packing);
+                        let multiplying = clock.now();
                         crate::cpu::matmul::run_here(&chunk.product, a, b, out, i > lo || c > 0);
-                        done(&self.phases[4], multiplying);
+                        clock.done(&self.phases[4], multiplying);
                     }
                 }
             }
@@ -882,6 +875,26 @@ impl ProductCall {
             crate::profiler::record(&self.phases[2], start, 0);
         }
         failed.into_inner().map_or(Ok(()), Err)
+    }
+}
+
+/// Times the phases a streamed product's tasks run, where the profiler runs.
+#[derive(Clone, Copy)]
+struct PhaseClock {
+    profiling: bool,
+}
+
+impl PhaseClock {
+    /// A phase's start (`None` where not profiling).
+    fn now(self) -> Option<std::time::Instant> {
+        self.profiling.then(std::time::Instant::now)
+    }
+
+    /// Records phase `name` from `from`.
+    fn done(self, name: &Arc<str>, from: Option<std::time::Instant>) {
+        if let Some(from) = from {
+            crate::profiler::record(name, from, 0);
+        }
     }
 }
 
