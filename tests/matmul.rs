@@ -645,7 +645,7 @@ fn a_padded_convolution_packs_its_windows() {
 #[test]
 fn executors_run_products_on_gemm_as_the_interpreter_computes_them() {
     use kiln_runtime::{Backend, Device, Executor, GradReqs, NDArray};
-    let (mut products, mut winograd, mut streamed) = (0, 0, 0);
+    let (mut products, mut winograd, mut large_tiles, mut streamed) = (0, 0, 0, 0);
     for (what, net, shapes) in networks(8) {
         let loss = call(
             "MakeLoss",
@@ -659,6 +659,7 @@ fn executors_run_products_on_gemm_as_the_interpreter_computes_them() {
             .unwrap();
         products += exe.backend().1.products;
         winograd += exe.backend().1.winograd;
+        large_tiles += exe.backend().1.large_tiles;
         streamed += exe.backend().1.streamed;
         for (i, a) in exe.arg_arrays().iter().enumerate() {
             let t = tensor(DType::F32, a.shape(), i as f64 + 0.5);
@@ -694,6 +695,8 @@ fn executors_run_products_on_gemm_as_the_interpreter_computes_them() {
     // gradients of the three channel-first ones (of 64 tiles an image: by images; the
     // others the whole layer at once); the stride-1 deconvolution.
     assert_eq!(winograd, 11, "Winograd convolutions");
+    // By F(4x4, 3x3): the 6 images' convolution (96 such tiles) and its data gradient.
+    assert_eq!(large_tiles, 2, "Winograd convolutions by F(4x4, 3x3)");
     // Products split along the batch run image by image: the convolutions and their data
     // gradients, the 6 images' Winograd convolution in blocks of images.
     assert!(streamed >= 10, "only {streamed} products streamed");

@@ -487,7 +487,7 @@ impl Gen<'_> {
         let (batch, channels, height, width, filters) =
             (c.batch, c.channels, c.height, c.width, c.filters);
         let ([py, px], last, data_gradient) = (c.pad, c.channel_last, c.data_gradient);
-        let weight_gradient = c.weight_gradient;
+        let (weight_gradient, output_tile) = (c.weight_gradient, c.output_tile);
         let (data, weight) = (read(ins[plan.data]), read(ins[plan.weight]));
         let (out, scratch) = (write(dst)?, write(scratch)?);
         let run = match remade {
@@ -524,6 +524,7 @@ impl Gen<'_> {
                     batch: #batch, channels: #channels, height: #height, width: #width,
                     filters: #filters, pad: [#py, #px], channel_last: #last,
                     data_gradient: #data_gradient, weight_gradient: #weight_gradient,
+                    output_tile: #output_tile,
                 };
                 #run
                 epilogue(::std::option::Option::None);

@@ -19,6 +19,7 @@
 //! | `KILN_WINOGRAD_BANDS` | [`Config::winograd_bands`] (`0` off) | on |
 //! | `KILN_SHARED_SUMS` | [`Config::shared_sums`] (`0` off) | on |
 //! | `KILN_WINOGRAD_WEIGHT_GRADIENTS` | [`Config::winograd_weight_gradients`] (`0` off) | on |
+//! | `KILN_WINOGRAD_LARGE_TILES` | [`Config::winograd_large_tiles`] (`0` off) | on |
 //! | `KILN_FUSED_EPILOGUES` | [`Config::fused_epilogues`] (`0` off) | on |
 //! | `KILN_BATCH_PARTS` | [`Config::batch_parts`]: inference's per-sample prefix in parts of the batch (`0` off) | on |
 //! | `KILN_LAZY` | [`Config::lazy`]: fuse imperative element-wise chains (`0` off) | on |
@@ -64,6 +65,9 @@ pub struct Config {
     /// Weight gradients of 3x3 convolutions by Winograd's algorithm where it pays
     /// ([`kiln_compiler::program::Target::winograd_weight_gradients`]).
     pub winograd_weight_gradients: bool,
+    /// Winograd's F(4x4, 3x3) where it pays
+    /// ([`kiln_compiler::program::Target::winograd_large_tiles`]).
+    pub winograd_large_tiles: bool,
     /// Inference runs its per-sample prefix a few samples at a time (as many as the
     /// pool has threads), so its values take a part's memory instead of the batch's
     /// ([`kiln_compiler::program::parts`]).
@@ -117,6 +121,7 @@ impl Config {
             winograd_bands: true,
             shared_sums: true,
             winograd_weight_gradients: true,
+            winograd_large_tiles: true,
             batch_parts: true,
             fused_epilogues: true,
             lazy: true,
@@ -178,6 +183,7 @@ impl Config {
             "KILN_WINOGRAD_WEIGHT_GRADIENTS",
             c.winograd_weight_gradients,
         )?;
+        c.winograd_large_tiles = flag("KILN_WINOGRAD_LARGE_TILES", c.winograd_large_tiles)?;
         c.batch_parts = flag("KILN_BATCH_PARTS", c.batch_parts)?;
         c.fused_epilogues = flag("KILN_FUSED_EPILOGUES", c.fused_epilogues)?;
         c.lazy = flag("KILN_LAZY", c.lazy)?;
@@ -289,6 +295,11 @@ impl Config {
         self
     }
 
+    pub fn winograd_large_tiles(mut self, on: bool) -> Config {
+        self.winograd_large_tiles = on;
+        self
+    }
+
     pub fn batch_parts(mut self, on: bool) -> Config {
         self.batch_parts = on;
         self
@@ -367,6 +378,7 @@ impl Config {
             shared_sums: target.shared_sums && self.shared_sums,
             winograd_weight_gradients: target.winograd_weight_gradients
                 && self.winograd_weight_gradients,
+            winograd_large_tiles: target.winograd_large_tiles && self.winograd_large_tiles,
             fused_epilogues: target.fused_epilogues && self.fused_epilogues,
             // Products run index by index on the threads the kernels' pool has.
             streams: target.kernels.then(|| self.pool_threads()),
@@ -415,6 +427,7 @@ mod tests {
             ("KILN_WINOGRAD_BANDS", "0"),
             ("KILN_SHARED_SUMS", "0"),
             ("KILN_WINOGRAD_WEIGHT_GRADIENTS", "0"),
+            ("KILN_WINOGRAD_LARGE_TILES", "0"),
             ("KILN_BATCH_PARTS", "0"),
             ("KILN_LAZY", "off"),
             ("KILN_CPU_THREADS", "3"),
@@ -435,6 +448,7 @@ mod tests {
             .winograd_bands(false)
             .shared_sums(false)
             .winograd_weight_gradients(false)
+            .winograd_large_tiles(false)
             .batch_parts(false)
             .lazy(false)
             .threads(3)

@@ -120,7 +120,7 @@ pub fn run(args: Args) -> Result<()> {
                 "groups": groups,
                 "steps": p.programs().iter().map(|p| p.steps.len()).sum::<usize>(),
                 "kernels": counts.kernels, "products": counts.products,
-                "winograd": counts.winograd, "native": counts.native,
+                "winograd": counts.winograd, "large_tiles": counts.large_tiles, "native": counts.native,
                 "reference": counts.reference,
                 "segments": p.segments.len(),
                 "memory_mb": memory, "passes": timings

@@ -1,7 +1,8 @@
-//! Winograd's F(2x2, 3x3) for a 3x3 convolution: the geometry (whose tiles and transforms
-//! the CPU backend runs, `kiln_runtime::cpu::winograd`) and the plan that picks it for a
-//! fused kernel's matrix product. Shared by the JIT executor and the macro's AOT code, so
-//! both decide alike.
+//! Winograd's F(2x2, 3x3) and F(4x4, 3x3) for a 3x3 convolution: the geometry (whose
+//! tiles and transforms the CPU backend runs, `kiln_runtime::cpu::winograd`) and the plan
+//! that picks it for a fused kernel's matrix product (the output tile set where the
+//! program's steps are made, [`Conv3x3::large_tiles_pay`]). Shared by the JIT executor
+//! and the macro's AOT code, so both decide alike.
 
 use super::{Idx, Lowered};
 use crate::graph::{Entry, Graph, NodeId};
@@ -11,8 +12,15 @@ use kiln_ops::{Attrs, ConvKind, Pattern};
 /// The operator whose data gradient a plan may compute (see [`winograd_plan`]).
 const CONVOLUTION_BACKWARD: &str = "_backward_Convolution";
 
-/// Elements of a transformed tile.
-pub const TILE: usize = 16;
+/// 4x4 output tiles a convolution has at least (over its batch) where F(4x4, 3x3) runs
+/// instead of F(2x2, 3x3). Its transformed weights are 2.25 times F(2x2, 3x3)'s, and
+/// each of its products multiplies them by that many tiles: with fewer, reading them
+/// (and in training, where the weights change every step, transforming them) costs more
+/// than the multiplications it saves. On AMD Zen 4, ResNet-18's 7×7 layers at batch 8
+/// (32 tiles) ran 1.4 times slower by F(4x4, 3x3) in a training step, its 28×28 ones at
+/// batch 1 (49 tiles) 1.2 times faster in inference. (At 224×224 and batch 1, ResNet's
+/// 56×56, 28×28, 14×14 and 7×7 layers have 196, 49, 16 and 4 such tiles.)
+pub const LARGE_TILES: usize = 48;
 
 /// One 3x3, stride-1, undilated, ungrouped 2-D convolution in f32.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,6 +40,10 @@ pub struct Conv3x3 {
     /// channels its filters, read with its taps reversed; the data is the forward's
     /// output gradient.
     pub data_gradient: bool,
+    /// Side of an output tile: 2, F(2x2, 3x3) on 4x4 input tiles (exact in binary up to
+    /// halvings), or 4, F(4x4, 3x3) on 6x6 ones (2.25 times fewer multiplications in the
+    /// products, about two digits fewer in f32). A weight gradient's is 2.
+    pub output_tile: usize,
     /// The weight gradient of this (forward, channel-first) convolution instead of its
     /// output: `Gᵀ [Σ over the tiles (A dY Aᵀ) ⊙ (Bᵀ d B)] G` for each (filter, channel)
     /// pair, from the output gradient `dY` and the data `d` — the transpose of the
@@ -63,10 +75,26 @@ impl Conv3x3 {
 
     /// Tiles along y and x.
     pub fn tile_dims(&self) -> [usize; 2] {
-        self.out_dims().map(|d| d.div_ceil(2))
+        self.out_dims().map(|d| d.div_ceil(self.output_tile))
     }
 
-    /// 2x2 output tiles over the batch.
+    /// Elements of a transformed tile (of an input tile, 2 wider than an output tile):
+    /// each is one matrix product.
+    pub fn elements(&self) -> usize {
+        (self.output_tile + 2).pow(2)
+    }
+
+    /// Whether F(4x4, 3x3) pays here: no weight gradient, and at least [`LARGE_TILES`]
+    /// 4x4 output tiles over the batch.
+    pub fn large_tiles_pay(&self) -> bool {
+        let large = Conv3x3 {
+            output_tile: 4,
+            ..*self
+        };
+        !self.weight_gradient && large.tiles() >= LARGE_TILES
+    }
+
+    /// Output tiles over the batch.
     pub fn tiles(&self) -> usize {
         let [ty, tx] = self.tile_dims();
         self.batch * ty * tx
@@ -74,26 +102,30 @@ impl Conv3x3 {
 
     /// Length of the transformed weights (kiln-runtime's `Winograd::transform_weights`).
     pub fn weights_len(&self) -> usize {
-        TILE * self.filters * self.channels
+        self.elements() * self.filters * self.channels
     }
 
     /// Length of the working space a run takes (kiln-runtime's `Winograd::run`): the
-    /// transformed inputs and the products, 16 matrices each (channels × tiles and
-    /// filters × tiles).
+    /// transformed inputs and the products, a matrix for each element of a transformed
+    /// tile (channels × tiles and filters × tiles).
     pub fn scratch_len(&self) -> usize {
-        TILE * (self.channels + self.filters) * self.tiles()
+        self.elements() * (self.channels + self.filters) * self.tiles()
     }
 
     /// Tile rows per band where a run takes bands of tiles through all three phases, each
-    /// band on one thread: a band's transformed inputs `V` about fill the core's L2 cache (`l2` bytes),
-    /// so the products read them from there right after the transform wrote them, and
-    /// each product (one sixteenth of the band) stays wide. `None` where the whole layer's
-    /// `V` and `M` going through the outer caches (written, then read) cost no more than
-    /// every band reading the transformed weights `U` again (from L2 only where they fit
-    /// there beside a band's `V`), or where each of `threads` would not have a band.
+    /// band on one thread: a band's transformed inputs `V` about fill the core's L2 cache
+    /// (`l2` bytes), so the products read them from there right after the transform
+    /// wrote them, and each product (one element's) stays wide. `None` where the whole
+    /// layer's `V` and `M` going through the outer caches (written, then read) cost no
+    /// more than every band reading the transformed weights `U` again (from L2 only where
+    /// they fit there beside a band's `V`), or where each of `threads` would not have two
+    /// bands: with one, each thread reads all of `U` where the whole layer's products
+    /// split it, and multiplies it by half as many tiles (on AMD Zen 4, ResNet-18's 56×56
+    /// layer by F(4x4, 3x3) and its 28×28 one by F(2x2, 3x3), each in two bands at batch
+    /// 1, ran 1.1 times slower than whole).
     pub fn band_rows(&self, l2: usize, threads: usize) -> Option<usize> {
         let [ty_n, tx_n] = self.tile_dims();
-        let v_row = 4 * TILE * self.channels * tx_n;
+        let v_row = 4 * self.elements() * self.channels * tx_n;
         // At most a thread's share of the rows, so every task's V and M fit in the scratch
         // sized for the whole layer's; then evened out over an image's bands, so the
         // threads get about equal work.
@@ -105,13 +137,16 @@ impl Conv3x3 {
             return None;
         }
         let rows = ty_n.div_ceil(ty_n.div_ceil(rows));
-        let u_bytes = 4 * TILE * self.filters * self.channels;
+        if self.batch * ty_n.div_ceil(rows) < 2 * threads {
+            return None;
+        }
+        let u_bytes = 4 * self.elements() * self.filters * self.channels;
         let u_reads = if u_bytes + rows * v_row <= l2 {
             threads
         } else {
             self.batch * ty_n.div_ceil(rows)
         };
-        let whole_bytes = 4 * TILE * (self.channels + self.filters) * self.tiles();
+        let whole_bytes = 4 * self.elements() * (self.channels + self.filters) * self.tiles();
         let whole = if whole_bytes <= l2 {
             0
         } else {
@@ -147,8 +182,8 @@ impl Conv3x3 {
         let (tiles, pairs) = (ty_n * tx_n, self.filters * self.channels);
         let width = self.channels + self.filters;
         match self.weight_gradient_by_images() {
-            true => threads.min(self.batch).max(1) * TILE * (width * tiles + pairs),
-            false => TILE * (width * self.weight_gradient_chunk() * tiles + pairs),
+            true => threads.min(self.batch).max(1) * self.elements() * (width * tiles + pairs),
+            false => self.elements() * (width * self.weight_gradient_chunk() * tiles + pairs),
         }
     }
 
@@ -157,7 +192,7 @@ impl Conv3x3 {
     pub fn band_scratch_len(&self, bands: Bands) -> usize {
         let [ty_n, tx_n] = self.tile_dims();
         let tasks = bands.threads.min(self.batch * ty_n.div_ceil(bands.rows));
-        tasks * TILE * (self.channels + self.filters) * bands.rows * tx_n
+        tasks * self.elements() * (self.channels + self.filters) * bands.rows * tx_n
     }
 
     /// Whether Winograd beats im2col and gemm here: enough channels and filters to
@@ -216,7 +251,7 @@ impl WinogradPlan {
 }
 
 /// The Winograd plan of a part's one kernel `l`: where the part holds one Convolution
-/// that Winograd's F(2x2, 3x3) computes and pays for, `l` reads its data and weight
+/// that Winograd's algorithm computes and pays for, `l` reads its data and weight
 /// directly, and whatever consumes the convolution's value in the part is element-wise or
 /// broadcast to the convolution's shape — so the product `l` stores at each point is the
 /// convolution's output there, in its layout.
@@ -320,6 +355,7 @@ pub fn winograd_plan(
         channel_last,
         data_gradient,
         weight_gradient: false,
+        output_tile: 2,
     };
     conv.pays().then(|| WinogradPlan {
         conv,
@@ -367,6 +403,7 @@ fn weight_gradient_plan(
         channel_last: false,
         data_gradient: false,
         weight_gradient: true,
+        output_tile: 2,
     };
     conv.pays().then_some(WinogradPlan {
         conv,

@@ -109,6 +109,9 @@ pub struct Target {
     /// Weight gradients of 3x3 convolutions by Winograd's algorithm where it pays
     /// ([`crate::kir::Conv3x3::weight_gradient`]); off, on im2col and gemm (an ablation).
     pub winograd_weight_gradients: bool,
+    /// Winograd convolutions by F(4x4, 3x3) where it pays
+    /// ([`crate::kir::Conv3x3::large_tiles_pay`]); off, all by F(2x2, 3x3) (an ablation).
+    pub winograd_large_tiles: bool,
     /// A product's epilogue runs on each block of its output right after the block's
     /// products, while it is in cache, where the split allows; off, it is a second pass
     /// over the whole output (an ablation).
@@ -151,6 +154,7 @@ impl Target {
             winograd_bands: true,
             shared_sums: true,
             winograd_weight_gradients: true,
+            winograd_large_tiles: true,
             fused_epilogues: true,
             native: true,
             symbolic_batch: true,
@@ -171,6 +175,7 @@ impl Target {
             winograd_bands: false,
             shared_sums: false,
             winograd_weight_gradients: false,
+            winograd_large_tiles: false,
             fused_epilogues: false,
             native: false,
             symbolic_batch: false,
@@ -237,7 +242,7 @@ pub struct Product {
 /// indices of their own and store a block's product in their own slot
 /// ([`crate::kir::matmul::epilogue_by_block`]): a gemm one index at a time on every
 /// thread; a Winograd convolution blocks of images one after another, each on every
-/// thread, large enough that its products keep their width ([`WINOGRAD_TILES`]). Along
+/// thread, large enough that its products keep their width ([`WINOGRAD_OUTPUTS`]). Along
 /// the first summed loop (a weight gradient's sum over the images), one index after
 /// another, each packed and multiplied on every thread, into the whole product; or, on
 /// `tasks` tasks, each its share of the indices into a partial product of its own, added
@@ -263,10 +268,14 @@ pub struct Stream {
     pub depth_rows: Option<i64>,
 }
 
-/// Tiles a streamed Winograd convolution transforms at once at least (the width of its
-/// 16 products, filters × channels by channels × tiles): below it the transformed
-/// weights, read whole for every block, would cost more than the products.
-pub const WINOGRAD_TILES: usize = 256;
+/// Output points a streamed Winograd convolution computes at once at least: its products
+/// (one per element of a transformed tile, filters × channels by channels × tiles) are
+/// 256 tiles of F(2x2, 3x3) wide, 64 of F(4x4, 3x3) — below, the transformed weights,
+/// read whole for every block, would cost more than the products. F(4x4, 3x3) takes a
+/// quarter as many tiles, not as many: its transforms are 2.25 times larger, and as
+/// many tiles would hold 9 times F(2x2, 3x3)'s transforms in the workspace (alexnet's
+/// training step 89 → 108 MB).
+pub const WINOGRAD_OUTPUTS: usize = 1024;
 
 /// An array a store writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -524,6 +533,7 @@ fn step_counts<'a>(steps: impl IntoIterator<Item = &'a Step>) -> StepCounts {
             StepKind::Product(p) => {
                 c.products += 1;
                 c.winograd += usize::from(p.winograd.is_some());
+                c.large_tiles += usize::from(p.winograd.is_some_and(|w| w.conv.output_tile == 4));
                 c.streamed += usize::from(p.stream.is_some());
             }
             StepKind::Store { .. } => {}
@@ -540,6 +550,8 @@ pub struct StepCounts {
     pub products: usize,
     /// Of the products, convolutions run with Winograd's algorithm.
     pub winograd: usize,
+    /// Of the Winograd convolutions, those by F(4x4, 3x3).
+    pub large_tiles: usize,
     /// Of the products, those run in blocks of their split loop ([`Stream`]).
     pub streamed: usize,
     pub native: usize,
@@ -550,9 +562,15 @@ impl fmt::Display for StepCounts {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} compiled kernels, {} gemm products ({} Winograd, {} by blocks of the batch), {} \
-             native nodes, {} reference nodes",
-            self.kernels, self.products, self.winograd, self.streamed, self.native, self.reference
+            "{} compiled kernels, {} gemm products ({} Winograd, {} of them F(4x4, 3x3), {} by \
+             blocks of the batch), {} native nodes, {} reference nodes",
+            self.kernels,
+            self.products,
+            self.winograd,
+            self.large_tiles,
+            self.streamed,
+            self.native,
+            self.reference
         )
     }
 }
@@ -1116,10 +1134,9 @@ impl fmt::Display for Program {
                 (StepKind::Kernel { .. }, _) => "kernel (symbolic batch)".to_string(),
                 (StepKind::Product(p), _) => {
                     let mm = &p.matmul;
-                    let how = if p.winograd.is_some() {
-                        "winograd"
-                    } else {
-                        "gemm"
+                    let how = match &p.winograd {
+                        Some(w) => format!("winograd F({0}x{0}, 3x3)", w.conv.output_tile),
+                        None => "gemm".to_string(),
                     };
                     format!(
                         "{how} {}x{}x{}, {} packs{}{}",

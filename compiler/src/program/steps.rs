@@ -3,7 +3,7 @@
 //! or reference kernel (with why, where its group did not lower), then put in an order
 //! that respects their data dependencies.
 
-use super::{Product, Step, StepKind, Stream, Target, WINOGRAD_TILES};
+use super::{Product, Step, StepKind, Stream, Target, WINOGRAD_OUTPUTS};
 use crate::error::{Error, Result};
 use crate::graph::{Entry, Graph, NodeId};
 use crate::infer::Inferred;
@@ -161,6 +161,11 @@ pub(super) fn steps(
                                 || (w.conv.weight_gradient
                                     && target.winograd_weight_gradients
                                     && product.epilogue.is_none())
+                        })
+                        .map(|mut w| {
+                            let large = target.winograd_large_tiles && w.conv.large_tiles_pay();
+                            w.conv.output_tile = if large { 4 } else { 2 };
+                            w
                         });
                     if winograd.is_some() {
                         product.packs.clear();
@@ -289,7 +294,8 @@ fn by_block(
         Some(w) => {
             // Blocks of images, one after another: the split loop is the batch.
             let image = Conv3x3 { batch: 1, ..w.conv };
-            let block = threads.max(WINOGRAD_TILES.div_ceil(image.tiles()));
+            let outputs = image.tiles() * image.output_tile.pow(2);
+            let block = threads.max(WINOGRAD_OUTPUTS.div_ceil(outputs));
             if axis != 0 || extent != w.conv.batch || block >= extent {
                 return None;
             }

@@ -20,21 +20,31 @@ pub fn run(args: &Args) -> Result<()> {
         summary::summarize(&g, &inferred, &HashSet::from(["data".to_string()])).flops as f64;
     // The ablations: each product's epilogue (bias, batch norm, ReLU, residual add) as a
     // second pass over its whole output instead of on each block while it is in cache;
-    // Winograd's phases each over the whole layer instead of in bands of tiles; 3x3
-    // convolutions on im2col and gemm instead of Winograd's algorithm.
+    // Winograd's phases each over the whole layer instead of in bands of tiles; every
+    // Winograd convolution by F(2x2, 3x3); 3x3 convolutions on im2col and gemm instead
+    // of Winograd's algorithm.
+    let config = Config::global().clone().backend(Backend::Jit);
     let variants = [
-        ("kiln", true, true, true),
-        ("kiln, epilogues as a second pass", false, true, true),
-        ("kiln, Winograd's phases layer by layer", true, true, false),
-        ("kiln, 3x3 convolutions on im2col + gemm", true, false, true),
+        ("kiln", config.clone()),
+        (
+            "kiln, epilogues as a second pass",
+            config.clone().fused_epilogues(false),
+        ),
+        (
+            "kiln, Winograd's phases layer by layer",
+            config.clone().winograd_bands(false),
+        ),
+        (
+            "kiln, Winograd by F(2x2, 3x3) only",
+            config.clone().winograd_large_tiles(false),
+        ),
+        (
+            "kiln, 3x3 convolutions on im2col + gemm",
+            config.clone().winograd(false),
+        ),
     ];
     let mut bound = Vec::new();
-    for (variant, fused, winograd, bands) in variants {
-        let config = (Config::global().clone())
-            .backend(Backend::Jit)
-            .fused_epilogues(fused)
-            .winograd(winograd)
-            .winograd_bands(bands);
+    for (variant, config) in variants {
         let exe = bind(&net, &data, &config)?;
         let units = exe.inference_units()?;
         bound.push((variant, exe, units));
@@ -68,7 +78,7 @@ pub fn run(args: &Args) -> Result<()> {
             timing,
             json!({ "batch": batch, "images_per_s": rate, "gflops": flops / timing.0 / 1e9,
                     "kernels": units.kernels, "products": units.products,
-                    "winograd": units.winograd, "reference_nodes": units.reference,
+                    "winograd": units.winograd, "large_tiles": units.large_tiles, "reference_nodes": units.reference,
                     "over_first_quartiles": [q1, q2, q3] }),
             &format!("{text} ({units})"),
         );

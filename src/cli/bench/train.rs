@@ -95,7 +95,7 @@ pub fn run(
     // (`_backward_Convolution` not expanded into columns and col2im); a 3x3 weight
     // gradient on im2col and gemm instead of Winograd's algorithm; and, for a network of
     // images, a weight gradient's images one after another, each split over the threads
-    // (not shared among them).
+    // (not shared among them); every Winograd convolution by F(2x2, 3x3).
     let images = data.len() == 4;
     let configs = [
         (
@@ -111,6 +111,11 @@ pub fn run(
         (
             "kiln, weight gradients' images one after another",
             config.clone().shared_sums(false),
+            images,
+        ),
+        (
+            "kiln, Winograd by F(2x2, 3x3) only",
+            config.clone().winograd_large_tiles(false),
             images,
         ),
     ];

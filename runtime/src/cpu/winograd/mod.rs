@@ -1,16 +1,19 @@
-//! Winograd's minimal filtering F(2x2, 3x3) for 3x3 convolutions of stride 1 (Lavin &
-//! Gray, 2015): each 2x2 output tile comes from a 4x4 input tile with 16 multiplications
-//! per (filter, channel) pair instead of im2col's 36, as 16 matrix products of
-//! transformed weights and transformed inputs on kiln's [`gemm`](super::gemm).
+//! Winograd's minimal filtering F(2x2, 3x3) and F(4x4, 3x3) for 3x3 convolutions of
+//! stride 1 (Lavin & Gray, 2015): each 2x2 output tile comes from a 4x4 input tile with
+//! 16 multiplications per (filter, channel) pair instead of im2col's 36, each 4x4 one
+//! from a 6x6 input tile with 36 instead of 144 — as 16 or 36 matrix products of
+//! transformed weights and transformed inputs on kiln's [`gemm`](super::gemm), one per
+//! element of a transformed tile.
 //!
-//! `U = G g Gᵀ` per (filter, channel) — 16 matrices in strips of filters, computed once per
-//! version of the weights by the caller's cache; `V = Bᵀ d B` per (channel, tile) —
-//! 16 matrices channels × tiles; `M = U · V` per element of the 4x4 tile; the output
-//! tile is `Aᵀ m A`. Channel-first and channel-last layouts share the transforms: they
-//! differ in which axis runs along the transforms' lanes (tiles along a row, or
-//! channels) and in the strides of the products. F(2x2, 3x3)'s transforms are exact in
-//! binary up to halvings, so the result stays within a few ulps of the direct sum (the
-//! larger F(4x4, 3x3) loses about two digits in f32).
+//! `U = G g Gᵀ` per (filter, channel) — a matrix per element in strips of filters,
+//! computed once per version of the weights by the caller's cache; `V = Bᵀ d B` per
+//! (channel, tile) — a matrix per element, channels × tiles; `M = U · V` per element;
+//! the output tile is `Aᵀ m A`. [`Conv3x3::output_tile`] picks the algorithm, each a
+//! `Tiling` the phases are generic over. Channel-first and channel-last layouts share
+//! the transforms: they differ in which axis runs along the transforms' lanes (tiles
+//! along a row, or channels) and in the strides of the products. F(2x2, 3x3)'s
+//! transforms are exact in binary up to halvings, so the result stays within a few ulps
+//! of the direct sum; F(4x4, 3x3)'s lose about two digits in f32.
 //!
 //! A run takes bands of tile rows through all three phases, each band on one thread
 //! while its `V` is in that core's L2 cache, where a model of the cache says that pays
@@ -25,7 +28,6 @@ mod weight;
 use super::gemm::{self, Product, Strided};
 use super::scratch::Scratch;
 use super::{cache, pool};
-use kiln_compiler::kir::TILE;
 pub use kiln_compiler::kir::{Bands, Conv3x3};
 use std::ops::Range;
 /// Transform lanes processed together (tiles along a row, or channels).
@@ -33,8 +35,8 @@ const LANES: usize = 16;
 
 /// The algorithm on a convolution's geometry.
 pub trait Winograd {
-    /// `U = G g Gᵀ` of every (filter, channel) pair into `u` (16 matrices, each in strips
-    /// of filters, channels × filters within a strip: filters contiguous, so a product
+    /// `U = G g Gᵀ` of every (filter, channel) pair into `u` (a matrix per element, each in
+    /// strips of filters, channels × filters within a strip: filters contiguous, so a product
     /// with few tiles, which runs with filters along its vectors, reads them in place and
     /// in order), split over the kernels' pool.
     fn transform_weights(&self, weight: &[f32], u: &mut [f32]);
@@ -88,7 +90,7 @@ impl WeightLayout for Conv3x3 {
 }
 
 /// The tiles a run's transformed inputs `V` and products `M` hold: `count` tiles from
-/// `first` (over the batch, row by row within an image), as 16 matrices each — channels ×
+/// `first` (over the batch, row by row within an image), as a matrix per element — channels ×
 /// tiles and filters × tiles (channel-first), or tiles × channels and tiles × filters.
 #[derive(Clone, Copy)]
 struct Span {
@@ -133,23 +135,43 @@ fn whole_images(
 }
 
 /// Image and top-left output coordinates (y, x) of tile `unit` (over the batch) for a
-/// layer of `[ty_n, tx_n]` tiles an image.
+/// layer of `[ty_n, tx_n]` tiles an image, each `side` outputs a side.
 #[inline(always)]
-fn tile_origin(unit: usize, [ty_n, tx_n]: [usize; 2]) -> (usize, usize, usize) {
+fn tile_origin(unit: usize, [ty_n, tx_n]: [usize; 2], side: usize) -> (usize, usize, usize) {
     let (n, rest) = (unit / (ty_n * tx_n), unit % (ty_n * tx_n));
-    (n, 2 * (rest / tx_n), 2 * (rest % tx_n))
+    (n, side * (rest / tx_n), side * (rest % tx_n))
 }
 
 /// The phases of [`Winograd::run`], each writing or reading a [`Span`]'s `V` and `M`.
 trait Phases {
     fn for_tasks(&self, units: usize, work: &(dyn Fn(usize, usize) + Sync));
-    unsafe fn transform_weights_of(&self, weight: &[f32], u: *mut f32, lo: usize, hi: usize);
+    unsafe fn transform_weights_of<T: Tiling>(
+        &self,
+        weight: &[f32],
+        u: *mut f32,
+        lo: usize,
+        hi: usize,
+    );
     fn input_units(&self) -> usize;
     fn output_units(&self) -> usize;
-    unsafe fn transform_inputs(&self, data: &[f32], v: *mut f32, span: Span, lo: usize, hi: usize);
-    unsafe fn input_band(&self, data: &[f32], v: *mut f32, span: Span, band: Band, c: Range<usize>);
+    unsafe fn transform_inputs<T: Tiling>(
+        &self,
+        data: &[f32],
+        v: *mut f32,
+        span: Span,
+        lo: usize,
+        hi: usize,
+    );
+    unsafe fn input_band<T: Tiling>(
+        &self,
+        data: &[f32],
+        v: *mut f32,
+        span: Span,
+        band: Band,
+        c: Range<usize>,
+    );
     unsafe fn product(&self, e: usize, u: &[f32], v: *const f32, m: *mut f32, span: Span);
-    unsafe fn transform_outputs(
+    unsafe fn transform_outputs<T: Tiling>(
         &self,
         m: *const f32,
         out: *mut f32,
@@ -157,7 +179,7 @@ trait Phases {
         lo: usize,
         hi: usize,
     );
-    unsafe fn output_band(
+    unsafe fn output_band<T: Tiling>(
         &self,
         m: *const f32,
         out: *mut f32,
@@ -165,7 +187,7 @@ trait Phases {
         band: Band,
         f: Range<usize>,
     );
-    unsafe fn all_phases(
+    unsafe fn all_phases<T: Tiling>(
         &self,
         data: &[f32],
         u: &[f32],
@@ -176,10 +198,14 @@ trait Phases {
 }
 
 impl Winograd for Conv3x3 {
-    /// `U = G g Gᵀ` of every (filter, channel) pair into `u` (16 matrices in strips of
-    /// filters), split over the kernels' pool.
+    /// `U = G g Gᵀ` of every (filter, channel) pair into `u` (a matrix per element, in
+    /// strips of filters), split over the kernels' pool.
     fn transform_weights(&self, weight: &[f32], u: &mut [f32]) {
-        assert!(weight.len() >= 9 * self.filters * self.channels && u.len() >= self.weights_len());
+        assert!(
+            matches!(self.output_tile, 2 | 4)
+                && weight.len() >= 9 * self.filters * self.channels
+                && u.len() >= self.weights_len()
+        );
         let u = Shared::new(u.as_mut_ptr());
         let code = compiled();
         // By channel: a channel's row of each matrix is contiguous, the task's alone.
@@ -212,7 +238,8 @@ impl Winograd for Conv3x3 {
         let [ty_n, tx_n] = self.tile_dims();
         let (f_n, c_n) = (self.filters, self.channels);
         assert!(
-            data.len() >= self.batch * c_n * self.height * self.width
+            matches!(self.output_tile, 2 | 4)
+                && data.len() >= self.batch * c_n * self.height * self.width
                 && u.len() >= self.weights_len()
                 && out.len() >= self.batch * f_n * ho * wo
         );
@@ -222,7 +249,7 @@ impl Winograd for Conv3x3 {
             let bands = ty_n.div_ceil(rows);
             let blocks = self.batch * bands;
             let tasks = pool::global().threads().min(threads).min(blocks);
-            let space = TILE * (c_n + f_n) * rows * tx_n;
+            let space = self.elements() * (c_n + f_n) * rows * tx_n;
             assert!(
                 tasks * space <= scratch.len(),
                 "{rows} tile rows per band on {tasks} threads"
@@ -236,7 +263,7 @@ impl Winograd for Conv3x3 {
                         rows: first..(first + rows).min(ty_n),
                     };
                     // SAFETY: each task's space is its own part of `scratch` (tasks × space
-                    // within it, checked above), its bands' 2x2 tiles disjoint parts of
+                    // within it, checked above), its bands' tiles disjoint parts of
                     // `out`; lengths checked above.
                     unsafe {
                         (code.all_phases)(
@@ -257,7 +284,8 @@ impl Winograd for Conv3x3 {
             first: 0,
             count: self.tiles(),
         };
-        let (v, m) = scratch.split_at_mut(TILE * c_n * span.count);
+        let elements = self.elements();
+        let (v, m) = scratch.split_at_mut(elements * c_n * span.count);
         let v = Shared::new(v.as_mut_ptr());
         let m = Shared::new(m.as_mut_ptr());
         // The three phases run one after another over the whole layer; each task writes its
@@ -268,15 +296,16 @@ impl Winograd for Conv3x3 {
         self.for_tasks(self.input_units(), &|lo, hi| unsafe {
             (code.inputs)(self, data, v.get(), span, lo, hi)
         });
-        let tasks = (2 * pool::global().threads()).min(TILE);
+        let tasks = (2 * pool::global().threads()).min(elements);
         pool::global().run(tasks, &|t| {
-            for e in (t * TILE / tasks)..((t + 1) * TILE / tasks) {
-                // SAFETY: element e < TILE is this task's alone (the ranges split 0..TILE);
-                // `u` and `v` are complete, and `m` holds TILE products (lengths checked above).
+            for e in (t * elements / tasks)..((t + 1) * elements / tasks) {
+                // SAFETY: element e is this task's alone (the ranges split the elements);
+                // `u` and `v` are complete, and `m` holds every element's product (lengths
+                // checked above).
                 unsafe { self.product(e, u, v.get(), m.get(), span) };
             }
         });
-        // SAFETY: units lo..hi are this task's, their 2x2 tiles disjoint parts of `out`
+        // SAFETY: units lo..hi are this task's, their tiles disjoint parts of `out`
         // (length checked above); `m` is complete (the products ran before).
         self.for_tasks(self.output_units(), &|lo, hi| unsafe {
             (code.outputs)(self, m.get(), out.get(), span, lo, hi)
@@ -300,9 +329,15 @@ impl Phases for Conv3x3 {
         pool::global().run(tasks, &|t| work(t * units / tasks, (t + 1) * units / tasks));
     }
 
-    /// `U` of channels `lo..hi` into `u` (16 matrices in strips of filters).
+    /// `U` of channels `lo..hi` into `u` (a matrix per element, in strips of filters).
     #[inline(always)]
-    unsafe fn transform_weights_of(&self, weight: &[f32], u: *mut f32, lo: usize, hi: usize) {
+    unsafe fn transform_weights_of<T: Tiling>(
+        &self,
+        weight: &[f32],
+        u: *mut f32,
+        lo: usize,
+        hi: usize,
+    ) {
         let (f_n, c_n) = (self.filters, self.channels);
         let mut g = [[0f32; LANES]; 9];
         for c in lo..hi {
@@ -321,7 +356,7 @@ impl Phases for Conv3x3 {
                     }
                 }
                 let at = self.weight_at(f0, c);
-                store(&weight_tile(&g), u, f_n * c_n, at, lanes);
+                store(T::weight_tile(&g).as_ref(), u, f_n * c_n, at, lanes);
             }
         }
     }
@@ -347,25 +382,32 @@ impl Phases for Conv3x3 {
     /// `V = Bᵀ d B` of the span's tiles for units `[lo, hi)`: (image, channel) planes
     /// (channel-first) or tiles (channel-last), each block of lanes contiguous.
     #[inline(always)]
-    unsafe fn transform_inputs(&self, data: &[f32], v: *mut f32, span: Span, lo: usize, hi: usize) {
+    unsafe fn transform_inputs<T: Tiling>(
+        &self,
+        data: &[f32],
+        v: *mut f32,
+        span: Span,
+        lo: usize,
+        hi: usize,
+    ) {
         let [ty_n, tx_n] = self.tile_dims();
         let (h, w, c_n) = (self.height, self.width, self.channels);
         if !self.channel_last {
             for (band, c) in whole_images(lo..hi, c_n, ty_n) {
-                self.input_band(data, v, span, band, c);
+                self.input_band::<T>(data, v, span, band, c);
             }
             return;
         }
         let [py, px] = self.pad;
         let plane = c_n * span.count;
-        let mut d = [[0f32; LANES]; TILE];
+        let mut d = T::zero();
         for unit in lo..hi {
-            let (n, y0, x0) = tile_origin(unit, [ty_n, tx_n]);
+            let (n, y0, x0) = tile_origin(unit, [ty_n, tx_n], T::OUT);
             for c0 in (0..c_n).step_by(LANES) {
                 let lanes = LANES.min(c_n - c0);
-                for (ij, row) in d.iter_mut().enumerate() {
+                for (ij, row) in d.as_mut().iter_mut().enumerate() {
                     // Padded coordinates: inside where they are at least the padding.
-                    let (y, x) = (y0 + ij / 4, x0 + ij % 4);
+                    let (y, x) = (y0 + ij / T::IN, x0 + ij % T::IN);
                     if (py..h + py).contains(&y) && (px..w + px).contains(&x) {
                         let at = ((n * h + y - py) * w + x - px) * c_n + c0;
                         row[..lanes].copy_from_slice(&data[at..at + lanes]);
@@ -374,7 +416,7 @@ impl Phases for Conv3x3 {
                     }
                 }
                 store(
-                    &input_tile(&d),
+                    T::input_tile(&d).as_ref(),
                     v,
                     plane,
                     (unit - span.first) * c_n + c0,
@@ -388,7 +430,7 @@ impl Phases for Conv3x3 {
     /// each plane's rows are copied into a zero-padded band first, wide enough for whole
     /// blocks of lanes, so the tiles are read without bounds checks.
     #[inline(always)]
-    unsafe fn input_band(
+    unsafe fn input_band<T: Tiling>(
         &self,
         data: &[f32],
         v: *mut f32,
@@ -399,18 +441,19 @@ impl Phases for Conv3x3 {
         let [_, tx_n] = self.tile_dims();
         let tiles = band.tiles(self.tile_dims());
         if self.channel_last {
-            return self.transform_inputs(data, v, span, tiles.start, tiles.end);
+            return self.transform_inputs::<T>(data, v, span, tiles.start, tiles.end);
         }
         let (h, w, c_n) = (self.height, self.width, self.channels);
         let [py, px] = self.pad;
-        let (ph, pw) = (2 * band.rows.len() + 2, 2 * tx_n + 2 * LANES + 2);
+        let side = T::OUT;
+        let (ph, pw) = (side * band.rows.len() + 2, side * (tx_n + LANES) + 2);
         let mut padded = Scratch::take(ph * pw * 4);
         let padded = std::slice::from_raw_parts_mut(padded.as_mut_ptr() as *mut f32, ph * pw);
         padded.fill(0.0);
         // Row r of the band is row y0 + r of the zero-padded image.
-        let y0 = 2 * band.rows.start;
-        let len = w.min(pw - 2 * LANES - px);
-        let mut d = [[0f32; LANES]; TILE];
+        let y0 = side * band.rows.start;
+        let len = w.min(pw - side * LANES - px);
+        let mut d = T::zero();
         for c in c {
             let src = &data[(band.image * c_n + c) * h * w..][..h * w];
             for y in y0.max(py)..(y0 + ph).min(h + py) {
@@ -419,17 +462,17 @@ impl Phases for Conv3x3 {
             }
             for r in 0..band.rows.len() {
                 for tx0 in (0..tx_n).step_by(LANES) {
-                    for (ij, row) in d.iter_mut().enumerate() {
-                        let at = (2 * r + ij / 4) * pw + 2 * tx0 + ij % 4;
-                        let src = &padded[at..at + 2 * LANES];
+                    for (ij, row) in d.as_mut().iter_mut().enumerate() {
+                        let at = (side * r + ij / T::IN) * pw + side * tx0 + ij % T::IN;
+                        let src = &padded[at..at + side * LANES];
                         for (l, slot) in row.iter_mut().enumerate() {
-                            *slot = src[2 * l];
+                            *slot = src[side * l];
                         }
                     }
                     let tile = tiles.start + r * tx_n + tx0 - span.first;
                     let lanes = LANES.min(tx_n - tx0);
                     store(
-                        &input_tile(&d),
+                        T::input_tile(&d).as_ref(),
                         v,
                         c_n * span.count,
                         c * span.count + tile,
@@ -476,10 +519,10 @@ impl Phases for Conv3x3 {
     }
 
     /// `Aᵀ m A` of the span's tiles for units `[lo, hi)`: (image, filter) planes
-    /// (channel-first) or tiles (channel-last), each 2x2 tile written where it lies in the
+    /// (channel-first) or tiles (channel-last), each tile written where it lies in the
     /// output.
     #[inline(always)]
-    unsafe fn transform_outputs(
+    unsafe fn transform_outputs<T: Tiling>(
         &self,
         m: *const f32,
         out: *mut f32,
@@ -492,22 +535,22 @@ impl Phases for Conv3x3 {
         let f_n = self.filters;
         if !self.channel_last {
             for (band, f) in whole_images(lo..hi, f_n, ty_n) {
-                self.output_band(m, out, span, band, f);
+                self.output_band::<T>(m, out, span, band, f);
             }
             return;
         }
         let plane = f_n * span.count;
-        let mut t = [[0f32; LANES]; TILE];
+        let mut t = T::zero();
         for unit in lo..hi {
-            let (n, y0, x0) = tile_origin(unit, [ty_n, tx_n]);
+            let (n, y0, x0) = tile_origin(unit, [ty_n, tx_n], T::OUT);
             for f0 in (0..f_n).step_by(LANES) {
                 let lanes = LANES.min(f_n - f0);
-                load(&mut t, m, plane, (unit - span.first) * f_n + f0, lanes);
-                for (ij, row) in output_tile(&t).iter().enumerate() {
-                    let (y, x) = (y0 + ij / 2, x0 + ij % 2);
+                load(t.as_mut(), m, plane, (unit - span.first) * f_n + f0, lanes);
+                for (ij, row) in T::output_tile(&t).as_ref().iter().enumerate() {
+                    let (y, x) = (y0 + ij / T::OUT, x0 + ij % T::OUT);
                     if y < ho && x < wo {
                         let at = ((n * ho + y) * wo + x) * f_n + f0;
-                        std::ptr::copy_nonoverlapping(row.as_ptr(), out.add(at), lanes);
+                        copy_short(row.as_ptr(), out.add(at), lanes);
                     }
                 }
             }
@@ -516,7 +559,7 @@ impl Phases for Conv3x3 {
 
     /// The output of a band's tiles for filters `f` (all filters, channel-last).
     #[inline(always)]
-    unsafe fn output_band(
+    unsafe fn output_band<T: Tiling>(
         &self,
         m: *const f32,
         out: *mut f32,
@@ -529,24 +572,33 @@ impl Phases for Conv3x3 {
         let f_n = self.filters;
         let tiles = band.tiles(self.tile_dims());
         if self.channel_last {
-            return self.transform_outputs(m, out, span, tiles.start, tiles.end);
+            return self.transform_outputs::<T>(m, out, span, tiles.start, tiles.end);
         }
-        let mut t = [[0f32; LANES]; TILE];
+        let side = T::OUT;
+        let mut t = T::zero();
         for f in f {
             let base = (band.image * f_n + f) * ho * wo;
             for (r, ty) in band.rows.clone().enumerate() {
                 for tx0 in (0..tx_n).step_by(LANES) {
                     let lanes = LANES.min(tx_n - tx0);
                     let tile = tiles.start + r * tx_n + tx0 - span.first;
-                    load(&mut t, m, f_n * span.count, f * span.count + tile, lanes);
-                    for (ij, row) in output_tile(&t).iter().enumerate() {
-                        let (y, j) = (2 * ty + ij / 2, ij % 2);
-                        // Lanes whose column 2·(tx0 + l) + j lies inside the output.
-                        let inside = ((wo - j).div_ceil(2)).saturating_sub(tx0).min(lanes);
+                    load(
+                        t.as_mut(),
+                        m,
+                        f_n * span.count,
+                        f * span.count + tile,
+                        lanes,
+                    );
+                    for (ij, row) in T::output_tile(&t).as_ref().iter().enumerate() {
+                        let (y, j) = (side * ty + ij / side, ij % side);
+                        // Lanes whose column side·(tx0 + l) + j lies inside the output.
+                        let inside = (wo.saturating_sub(j).div_ceil(side))
+                            .saturating_sub(tx0)
+                            .min(lanes);
                         if y < ho {
-                            let at = out.add(base + y * wo + 2 * tx0 + j);
+                            let at = out.add(base + y * wo + side * tx0 + j);
                             for (l, &x) in row.iter().enumerate().take(inside) {
-                                *at.add(2 * l) = x;
+                                *at.add(side * l) = x;
                             }
                         }
                     }
@@ -557,7 +609,7 @@ impl Phases for Conv3x3 {
 
     /// A band through all three phases on the calling thread, its `V` and `M` in `space`.
     #[inline(always)]
-    unsafe fn all_phases(
+    unsafe fn all_phases<T: Tiling>(
         &self,
         data: &[f32],
         u: &[f32],
@@ -570,12 +622,15 @@ impl Phases for Conv3x3 {
             first: tiles.start,
             count: tiles.len(),
         };
-        let (v, m) = (space, space.add(TILE * self.channels * span.count));
-        self.input_band(data, v, span, band.clone(), 0..self.channels);
-        for e in 0..TILE {
+        let (v, m) = (
+            space,
+            space.add(self.elements() * self.channels * span.count),
+        );
+        self.input_band::<T>(data, v, span, band.clone(), 0..self.channels);
+        for e in 0..self.elements() {
             self.product(e, u, v, m, span);
         }
-        self.output_band(m, out, span, band, 0..self.filters);
+        self.output_band::<T>(m, out, span, band, 0..self.filters);
     }
 }
 
@@ -593,28 +648,38 @@ struct Compiled {
 /// A weight gradient's transforms of one image's tiles (`weight::image_transforms`).
 type WeightImage = unsafe fn(&Conv3x3, &[f32], &[f32], [*mut f32; 2], Span, usize);
 
+/// `c.$phase::<T>($args)` for the convolution's tiling `T`.
+macro_rules! tiled {
+    ($c:ident.$phase:ident($($arg:expr),*)) => {
+        match $c.output_tile {
+            4 => $c.$phase::<F4x4>($($arg),*),
+            _ => $c.$phase::<F2x2>($($arg),*),
+        }
+    };
+}
+
 /// [`Compiled`] with the target features `$features` (none: baseline).
 macro_rules! compiled_for {
     ($($features:literal)?) => {{
         $(#[target_feature(enable = $features)])?
         unsafe fn weights(c: &Conv3x3, w: &[f32], u: *mut f32, lo: usize, hi: usize) {
             // SAFETY: the caller's, as `transform_weights_of` requires.
-            unsafe { c.transform_weights_of(w, u, lo, hi) }
+            unsafe { tiled!(c.transform_weights_of(w, u, lo, hi)) }
         }
         $(#[target_feature(enable = $features)])?
         unsafe fn inputs(c: &Conv3x3, d: &[f32], v: *mut f32, s: Span, lo: usize, hi: usize) {
             // SAFETY: the caller's, as `transform_inputs` requires.
-            unsafe { c.transform_inputs(d, v, s, lo, hi) }
+            unsafe { tiled!(c.transform_inputs(d, v, s, lo, hi)) }
         }
         $(#[target_feature(enable = $features)])?
         unsafe fn outputs(c: &Conv3x3, m: *const f32, o: *mut f32, s: Span, lo: usize, hi: usize) {
             // SAFETY: the caller's, as `transform_outputs` requires.
-            unsafe { c.transform_outputs(m, o, s, lo, hi) }
+            unsafe { tiled!(c.transform_outputs(m, o, s, lo, hi)) }
         }
         $(#[target_feature(enable = $features)])?
         unsafe fn all_phases(c: &Conv3x3, d: &[f32], u: &[f32], o: *mut f32, s: *mut f32, b: Band) {
             // SAFETY: the caller's, as `all_phases` requires.
-            unsafe { c.all_phases(d, u, o, s, b) }
+            unsafe { tiled!(c.all_phases(d, u, o, s, b)) }
         }
         $(#[target_feature(enable = $features)])?
         unsafe fn weight_image(
@@ -655,20 +720,14 @@ fn compiled() -> &'static Compiled {
 /// # Safety
 /// `dst` must hold those indices.
 #[inline(always)]
-unsafe fn store<const N: usize>(
-    t: &[[f32; LANES]; N],
-    dst: *mut f32,
-    plane: usize,
-    at: usize,
-    lanes: usize,
-) {
+unsafe fn store(t: &[[f32; LANES]], dst: *mut f32, plane: usize, at: usize, lanes: usize) {
     for (e, row) in t.iter().enumerate() {
         let to = dst.add(e * plane + at);
         // Whole rows as one vector move: a copy of a run-time length is a call per row.
         if lanes == LANES {
             to.cast::<[f32; LANES]>().write_unaligned(*row);
         } else {
-            std::ptr::copy_nonoverlapping(row.as_ptr(), to, lanes);
+            copy_short(row.as_ptr(), to, lanes);
         }
     }
 }
@@ -678,20 +737,49 @@ unsafe fn store<const N: usize>(
 /// # Safety
 /// `src` must hold those indices.
 #[inline(always)]
-unsafe fn load(
-    t: &mut [[f32; LANES]; TILE],
-    src: *const f32,
-    plane: usize,
-    at: usize,
-    lanes: usize,
-) {
+unsafe fn load(t: &mut [[f32; LANES]], src: *const f32, plane: usize, at: usize, lanes: usize) {
     for (e, row) in t.iter_mut().enumerate() {
         let from = src.add(e * plane + at);
         if lanes == LANES {
             *row = from.cast::<[f32; LANES]>().read_unaligned();
         } else {
-            std::ptr::copy_nonoverlapping(from, row.as_mut_ptr(), lanes);
+            copy_short(from, row.as_mut_ptr(), lanes);
         }
+    }
+}
+
+/// Copies `n ≤ LANES` values from `src` to `dst` as at most four moves of fixed sizes
+/// (16, 8, 4, 2 and 1 values, by the bits of `n`): a copy of a run-time length is a
+/// library call, and a layer's partial blocks of lanes all have one length.
+///
+/// # Safety
+/// `src` and `dst` must hold `n` values.
+#[inline(always)]
+unsafe fn copy_short(src: *const f32, dst: *mut f32, n: usize) {
+    #[inline(always)]
+    unsafe fn copy<const N: usize>(src: *const f32, dst: *mut f32) {
+        dst.cast::<[f32; N]>()
+            .write_unaligned(src.cast::<[f32; N]>().read_unaligned())
+    }
+    debug_assert!(n <= LANES);
+    if n == LANES {
+        return copy::<LANES>(src, dst);
+    }
+    let mut at = 0;
+    if n & 8 != 0 {
+        copy::<8>(src, dst);
+        at += 8;
+    }
+    if n & 4 != 0 {
+        copy::<4>(src.add(at), dst.add(at));
+        at += 4;
+    }
+    if n & 2 != 0 {
+        copy::<2>(src.add(at), dst.add(at));
+        at += 2;
+    }
+    if n & 1 != 0 {
+        copy::<1>(src.add(at), dst.add(at));
     }
 }
 
@@ -736,37 +824,128 @@ fn separable<const R: usize, const C: usize, const K: usize, const IN: usize, co
     out
 }
 
-/// `G x` for a column of 3: G's rows are (1, 0, 0), (½, ½, ½), (½, −½, ½), (0, 0, 1).
-fn g_col([a, b, c]: [f32; 3]) -> [f32; 4] {
-    [a, 0.5 * (a + b + c), 0.5 * (a - b + c), c]
+/// One of Winograd's minimal filtering algorithms F(m×m, 3×3): the sides of its tiles and
+/// its transforms of LANES tiles at a time, each tile's elements row by row, an element's
+/// LANES values in a row of the arrays.
+trait Tiling {
+    /// Side of an output tile (m).
+    const OUT: usize;
+    /// Side of an input tile and of a transformed one (m + 2).
+    const IN: usize;
+    /// LANES input or transformed tiles.
+    type Tile: Copy + AsRef<[[f32; LANES]]> + AsMut<[[f32; LANES]]>;
+    /// LANES output tiles.
+    type Output: AsRef<[[f32; LANES]]>;
+    fn zero() -> Self::Tile;
+    /// `G g Gᵀ` of LANES 3x3 filters (element `3i + j` is row i, column j).
+    fn weight_tile(g: &[[f32; LANES]; 9]) -> Self::Tile;
+    /// `Bᵀ d B`.
+    fn input_tile(d: &Self::Tile) -> Self::Tile;
+    /// `Aᵀ m A`.
+    fn output_tile(m: &Self::Tile) -> Self::Output;
 }
 
-/// `Bᵀ x`: Bᵀ's rows are (1, 0, −1, 0), (0, 1, 1, 0), (0, −1, 1, 0), (0, 1, 0, −1).
-fn bt_col([a, b, c, d]: [f32; 4]) -> [f32; 4] {
-    [a - c, b + c, c - b, b - d]
+/// F(2x2, 3x3) on 4x4 input tiles, at the points 0, ±1 and ∞: its transforms are exact
+/// in binary but for halvings.
+struct F2x2;
+
+impl Tiling for F2x2 {
+    const OUT: usize = 2;
+    const IN: usize = 4;
+    type Tile = [[f32; LANES]; 16];
+    type Output = [[f32; LANES]; 4];
+
+    fn zero() -> Self::Tile {
+        [[0.0; LANES]; 16]
+    }
+
+    #[inline(always)]
+    fn weight_tile(g: &[[f32; LANES]; 9]) -> Self::Tile {
+        // G's rows: (1, 0, 0), (½, ½, ½), (½, −½, ½), (0, 0, 1).
+        let g_col = |[a, b, c]: [f32; 3]| [a, 0.5 * (a + b + c), 0.5 * (a - b + c), c];
+        separable::<3, 3, 4, 9, 16>(g, g_col, g_col)
+    }
+
+    #[inline(always)]
+    fn input_tile(d: &Self::Tile) -> Self::Tile {
+        // Bᵀ's rows: (1, 0, −1, 0), (0, 1, 1, 0), (0, −1, 1, 0), (0, 1, 0, −1).
+        let bt_col = |[a, b, c, d]: [f32; 4]| [a - c, b + c, c - b, b - d];
+        separable::<4, 4, 4, 16, 16>(d, bt_col, bt_col)
+    }
+
+    #[inline(always)]
+    fn output_tile(m: &Self::Tile) -> Self::Output {
+        // Aᵀ's rows: (1, 1, 1, 0), (0, 1, −1, −1).
+        let at_col = |[a, b, c, d]: [f32; 4]| [a + b + c, b - c - d];
+        separable::<4, 4, 2, 16, 4>(m, at_col, at_col)
+    }
 }
 
-/// `Aᵀ x`: Aᵀ's rows are (1, 1, 1, 0), (0, 1, −1, −1).
-fn at_col([a, b, c, d]: [f32; 4]) -> [f32; 2] {
-    [a + b + c, b - c - d]
-}
+/// F(4x4, 3x3) on 6x6 input tiles, at the points 0, ±1, ±2 and ∞ (Lavin & Gray's).
+struct F4x4;
 
-/// `G g Gᵀ` of LANES 3x3 filters (element `3i + j` is row i, column j) into 4x4 tiles.
-#[inline(always)]
-fn weight_tile(g: &[[f32; LANES]; 9]) -> [[f32; LANES]; TILE] {
-    separable::<3, 3, 4, 9, 16>(g, g_col, g_col)
-}
+impl Tiling for F4x4 {
+    const OUT: usize = 4;
+    const IN: usize = 6;
+    type Tile = [[f32; LANES]; 36];
+    type Output = [[f32; LANES]; 16];
 
-/// `Bᵀ d B` of LANES 4x4 tiles (element `4i + j` of `d` is row i, column j).
-#[inline(always)]
-fn input_tile(d: &[[f32; LANES]; TILE]) -> [[f32; LANES]; TILE] {
-    separable::<4, 4, 4, 16, 16>(d, bt_col, bt_col)
-}
+    fn zero() -> Self::Tile {
+        [[0.0; LANES]; 36]
+    }
 
-/// `Aᵀ m A` of LANES 4x4 tiles into 2x2 ones (element `2i + j` is row i, column j).
-#[inline(always)]
-fn output_tile(m: &[[f32; LANES]; TILE]) -> [[f32; LANES]; 4] {
-    separable::<4, 4, 2, 16, 4>(m, at_col, at_col)
+    #[inline(always)]
+    fn weight_tile(g: &[[f32; LANES]; 9]) -> Self::Tile {
+        // G's rows: (¼, 0, 0), (−⅙, −⅙, −⅙), (−⅙, ⅙, −⅙), (1/24, 1/12, ⅙),
+        // (1/24, −1/12, ⅙), (0, 0, 1).
+        let g_col = |[a, b, c]: [f32; 3]| {
+            let (outer, inner) = (a + c, a / 4.0 + c);
+            [
+                a / 4.0,
+                -(outer + b) / 6.0,
+                -(outer - b) / 6.0,
+                (inner / 6.0) + b / 12.0,
+                (inner / 6.0) - b / 12.0,
+                c,
+            ]
+        };
+        separable::<3, 3, 6, 9, 36>(g, g_col, g_col)
+    }
+
+    #[inline(always)]
+    fn input_tile(d: &Self::Tile) -> Self::Tile {
+        // Bᵀ's rows: (4, 0, −5, 0, 1, 0), (0, −4, −4, 1, 1, 0), (0, 4, −4, −1, 1, 0),
+        // (0, −2, −1, 2, 1, 0), (0, 2, −1, −2, 1, 0), (0, 4, 0, −5, 0, 1).
+        let bt_col = |[a, b, c, d, e, f]: [f32; 6]| {
+            let (even1, odd1) = (e - 4.0 * c, d - 4.0 * b);
+            let (even2, odd2) = (e - c, 2.0 * (d - b));
+            [
+                4.0 * a - 5.0 * c + e,
+                even1 + odd1,
+                even1 - odd1,
+                even2 + odd2,
+                even2 - odd2,
+                4.0 * b - 5.0 * d + f,
+            ]
+        };
+        separable::<6, 6, 6, 36, 36>(d, bt_col, bt_col)
+    }
+
+    #[inline(always)]
+    fn output_tile(m: &Self::Tile) -> Self::Output {
+        // Aᵀ's rows: (1, 1, 1, 1, 1, 0), (0, 1, −1, 2, −2, 0), (0, 1, 1, 4, 4, 0),
+        // (0, 1, −1, 8, −8, 1).
+        let at_col = |[a, b, c, d, e, f]: [f32; 6]| {
+            let (sum1, diff1, sum2, diff2) = (b + c, b - c, d + e, d - e);
+            [
+                a + sum1 + sum2,
+                diff1 + 2.0 * diff2,
+                sum1 + 4.0 * sum2,
+                diff1 + 8.0 * diff2 + f,
+            ]
+        };
+        separable::<6, 6, 4, 36, 16>(m, at_col, at_col)
+    }
 }
 
 /// A buffer the pool's tasks write disjoint parts of.
@@ -875,8 +1054,9 @@ mod tests {
             (1, 5, 4, 6, 2 * STRIP, [1, 0]),
             (2, 24, 13, 11, 20, [1, 1]),
         ] {
-            for (channel_last, data_gradient) in
-                [(false, false), (true, false), (false, true), (true, true)]
+            let layouts = [(false, false), (true, false), (false, true), (true, true)];
+            for ((channel_last, data_gradient), output_tile) in
+                layouts.into_iter().flat_map(|l| [(l, 2), (l, 4)])
             {
                 let c = Conv3x3 {
                     batch,
@@ -888,6 +1068,7 @@ mod tests {
                     channel_last,
                     data_gradient,
                     weight_gradient: false,
+                    output_tile,
                 };
                 let x: Vec<f32> = (0..batch * channels * height * width)
                     .map(|_| rand())
@@ -981,6 +1162,7 @@ mod tests {
                 channel_last: false,
                 data_gradient: false,
                 weight_gradient: true,
+                output_tile: 2,
             };
             let [ho, wo] = c.out_dims();
             let x: Vec<f32> = (0..batch * channels * height * width)

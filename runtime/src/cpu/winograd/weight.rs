@@ -11,8 +11,11 @@
 //! are transformed in turn, each chunk's 16 products (over its images' tiles) split over
 //! the threads and added into one sum.
 
-use super::{compiled, pool, separable, store, Band, Conv3x3, Phases, Shared, Span, LANES};
-use super::{gemm, Product, Strided, TILE};
+use super::{compiled, pool, separable, store, Band, Conv3x3, F2x2, Phases, Shared, Span};
+use super::{gemm, Product, Strided, LANES};
+
+/// Elements of F(2x2, 3x3)'s transformed tiles, the algorithm a weight gradient runs.
+const TILE: usize = 16;
 
 /// `A x` for a column of 2: A's rows are (1, 0), (1, 1), (1, −1), (0, −1) — the forward's
 /// `Aᵀ` transposed.
@@ -53,6 +56,7 @@ pub(super) fn weight_gradient(
     assert!(
         !c.channel_last
             && !c.data_gradient
+            && c.output_tile == 2
             && dy.len() >= c.batch * f_n * ho * wo
             && data.len() >= c.batch * c_n * c.height * c.width
             && dw.len() >= f_n * c_n * 9
@@ -242,7 +246,7 @@ pub(super) unsafe fn image_transforms(
         rows: 0..ty_n,
     };
     // SAFETY: `v` holds the span's V (the caller's contract); the data is whole.
-    unsafe { c.input_band(data, v, span, band, 0..c.channels) };
+    unsafe { c.input_band::<F2x2>(data, v, span, band, 0..c.channels) };
     let mut d = [[0f32; LANES]; 4];
     for f in 0..f_n {
         let plane = &dy[(image * f_n + f) * ho * wo..][..ho * wo];
