@@ -18,8 +18,11 @@ const CONVOLUTION_BACKWARD: &str = "_backward_Convolution";
 /// (and in training, where the weights change every step, transforming them) costs more
 /// than the multiplications it saves. On AMD Zen 4, ResNet-18's 7×7 layers at batch 8
 /// (32 tiles) ran 1.4 times slower by F(4x4, 3x3) in a training step, its 28×28 ones at
-/// batch 1 (49 tiles) 1.2 times faster in inference. (At 224×224 and batch 1, ResNet's
-/// 56×56, 28×28, 14×14 and 7×7 layers have 196, 49, 16 and 4 such tiles.)
+/// batch 1 (49 tiles) 1.2 times faster in inference. Where the transformed weights are
+/// kept (inference), 32 would pay too — ResNet-18's 14×14 layers in inference's parts of
+/// 2 images made batch 8 1.05–1.07 times faster — but the kept transforms, 4 times the
+/// weights, would take alexnet's inference from 22 to 40 MB. (At 224×224 and batch 1,
+/// ResNet's 56×56, 28×28, 14×14 and 7×7 layers have 196, 49, 16 and 4 such tiles.)
 pub const LARGE_TILES: usize = 48;
 
 /// One 3x3, stride-1, undilated, ungrouped 2-D convolution in f32.
