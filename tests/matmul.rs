@@ -124,6 +124,11 @@ fn networks(s: usize) -> Vec<Network> {
         vec![("x", vec![6, 2 * s, 16, 16])],
     ));
     nets.push((
+        "padded 3x3 convolution of 2 images of 64 4x4 tiles",
+        conv(&[("kernel", "(3,3)"), ("pad", "(1,1)")]),
+        vec![("x", vec![2, 2 * s, 32, 32])],
+    ));
+    nets.push((
         "channel-last padded 3x3 convolution",
         conv(&[("kernel", "(3,3)"), ("pad", "(1,1)"), ("layout", "NHWC")]),
         vec![("x", vec![2, 9, 8, 4 * s])],
@@ -689,14 +694,17 @@ fn executors_run_products_on_gemm_as_the_interpreter_computes_them() {
         println!("{what}: {worst:.1e} from the interpreter");
     }
     assert!(products >= 40, "only {products} products ran on gemm");
-    // The 3x3 convolutions of stride 1 and one group: padded channel-first (on 2 and 6
-    // images) and channel-last, and unpadded; the data gradients of the padded three (the
-    // unpadded one's input is larger than its output: columns and col2im); the weight
-    // gradients of the three channel-first ones (of 64 tiles an image: by images; the
-    // others the whole layer at once); the stride-1 deconvolution.
-    assert_eq!(winograd, 11, "Winograd convolutions");
-    // By F(4x4, 3x3): the 6 images' convolution (96 such tiles) and its data gradient.
-    assert_eq!(large_tiles, 2, "Winograd convolutions by F(4x4, 3x3)");
+    // The 3x3 convolutions of stride 1 and one group: padded channel-first (on 2 images of
+    // 9x8, 6 of 16x16 and 2 of 32x32) and channel-last, and unpadded; the data gradients
+    // of the padded four (the unpadded one's input is larger than its output: columns
+    // and col2im); the weight gradients of the four channel-first ones (of 64 tiles an
+    // image or more: by images; the others the whole layer at once); the stride-1
+    // deconvolution.
+    assert_eq!(winograd, 14, "Winograd convolutions");
+    // By F(4x4, 3x3): the 6 images' convolution (96 such tiles) and its data gradient
+    // (its weight gradient by chunks: 16 such tiles an image), and the 32x32 one's
+    // convolution, data gradient and weight gradient (64 tiles an image: by images).
+    assert_eq!(large_tiles, 5, "Winograd convolutions by F(4x4, 3x3)");
     // Products split along the batch run image by image: the convolutions and their data
     // gradients, the 6 images' Winograd convolution in blocks of images.
     assert!(streamed >= 10, "only {streamed} products streamed");

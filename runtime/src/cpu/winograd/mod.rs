@@ -691,7 +691,12 @@ macro_rules! compiled_for {
             image: usize,
         ) {
             // SAFETY: the caller's, as `weight::image_transforms` requires.
-            unsafe { weight::image_transforms(c, dy, d, vy, s, image) }
+            unsafe {
+                match c.output_tile {
+                    4 => weight::image_transforms::<F4x4>(c, dy, d, vy, s, image),
+                    _ => weight::image_transforms::<F2x2>(c, dy, d, vy, s, image),
+                }
+            }
         }
         Compiled { weights, inputs, outputs, all_phases, weight_image }
     }};
@@ -835,14 +840,20 @@ trait Tiling {
     /// LANES input or transformed tiles.
     type Tile: Copy + AsRef<[[f32; LANES]]> + AsMut<[[f32; LANES]]>;
     /// LANES output tiles.
-    type Output: AsRef<[[f32; LANES]]>;
+    type Output: Copy + AsRef<[[f32; LANES]]> + AsMut<[[f32; LANES]]>;
     fn zero() -> Self::Tile;
+    fn zero_output() -> Self::Output;
     /// `G g Gᵀ` of LANES 3x3 filters (element `3i + j` is row i, column j).
     fn weight_tile(g: &[[f32; LANES]; 9]) -> Self::Tile;
     /// `Bᵀ d B`.
     fn input_tile(d: &Self::Tile) -> Self::Tile;
     /// `Aᵀ m A`.
     fn output_tile(m: &Self::Tile) -> Self::Output;
+    /// `A dY Aᵀ` of output gradients, the transpose of [`Tiling::output_tile`].
+    fn gradient_tile(dy: &Self::Output) -> Self::Tile;
+    /// `Gᵀ m G` into LANES 3x3 weight gradients, the transpose of
+    /// [`Tiling::weight_tile`].
+    fn weight_gradient_tile(m: &Self::Tile) -> [[f32; LANES]; 9];
 }
 
 /// F(2x2, 3x3) on 4x4 input tiles, at the points 0, ±1 and ∞: its transforms are exact
@@ -857,6 +868,10 @@ impl Tiling for F2x2 {
 
     fn zero() -> Self::Tile {
         [[0.0; LANES]; 16]
+    }
+
+    fn zero_output() -> Self::Output {
+        [[0.0; LANES]; 4]
     }
 
     #[inline(always)]
@@ -879,6 +894,20 @@ impl Tiling for F2x2 {
         let at_col = |[a, b, c, d]: [f32; 4]| [a + b + c, b - c - d];
         separable::<4, 4, 2, 16, 4>(m, at_col, at_col)
     }
+
+    #[inline(always)]
+    fn gradient_tile(dy: &Self::Output) -> Self::Tile {
+        // A's rows: (1, 0), (1, 1), (1, −1), (0, −1).
+        let a_col = |[a, b]: [f32; 2]| [a, a + b, a - b, -b];
+        separable::<2, 2, 4, 4, 16>(dy, a_col, a_col)
+    }
+
+    #[inline(always)]
+    fn weight_gradient_tile(m: &Self::Tile) -> [[f32; LANES]; 9] {
+        // Gᵀ's rows: (1, ½, ½, 0), (0, ½, −½, 0), (0, ½, ½, 1).
+        let gt_col = |[a, b, c, d]: [f32; 4]| [a + 0.5 * (b + c), 0.5 * (b - c), 0.5 * (b + c) + d];
+        separable::<4, 4, 3, 16, 9>(m, gt_col, gt_col)
+    }
 }
 
 /// F(4x4, 3x3) on 6x6 input tiles, at the points 0, ±1, ±2 and ∞ (Lavin & Gray's).
@@ -892,6 +921,10 @@ impl Tiling for F4x4 {
 
     fn zero() -> Self::Tile {
         [[0.0; LANES]; 36]
+    }
+
+    fn zero_output() -> Self::Output {
+        [[0.0; LANES]; 16]
     }
 
     #[inline(always)]
@@ -945,6 +978,33 @@ impl Tiling for F4x4 {
             ]
         };
         separable::<6, 6, 4, 36, 16>(m, at_col, at_col)
+    }
+
+    #[inline(always)]
+    fn gradient_tile(dy: &Self::Output) -> Self::Tile {
+        // A's rows: (1, 0, 0, 0), (1, 1, 1, 1), (1, −1, 1, −1), (1, 2, 4, 8),
+        // (1, −2, 4, −8), (0, 0, 0, 1).
+        let a_col = |[a, b, c, d]: [f32; 4]| {
+            let (even1, odd1) = (a + c, b + d);
+            let (even2, odd2) = (a + 4.0 * c, 2.0 * b + 8.0 * d);
+            [a, even1 + odd1, even1 - odd1, even2 + odd2, even2 - odd2, d]
+        };
+        separable::<4, 4, 6, 16, 36>(dy, a_col, a_col)
+    }
+
+    #[inline(always)]
+    fn weight_gradient_tile(m: &Self::Tile) -> [[f32; LANES]; 9] {
+        // Gᵀ's rows: (¼, −⅙, −⅙, 1/24, 1/24, 0), (0, −⅙, ⅙, 1/12, −1/12, 0),
+        // (0, −⅙, −⅙, ⅙, ⅙, 1).
+        let gt_col = |[a, b, c, d, e, f]: [f32; 6]| {
+            let (sum1, diff1, sum2, diff2) = (b + c, c - b, d + e, d - e);
+            [
+                a / 4.0 - sum1 / 6.0 + sum2 / 24.0,
+                diff1 / 6.0 + diff2 / 12.0,
+                (sum2 - sum1) / 6.0 + f,
+            ]
+        };
+        separable::<6, 6, 3, 36, 9>(m, gt_col, gt_col)
     }
 }
 
@@ -1139,11 +1199,12 @@ mod tests {
     #[test]
     fn weight_gradients_match_the_direct_sum() {
         let mut rand = randoms(11);
-        // Odd and even sizes (a last tile half outside the output), each padding, more
-        // lanes than a block along a row and across the channels, batch > 1; in chunks
-        // of images (under 64 tiles an image; the last, 49 tiles an image, in two chunks of
-        // three and two) and by images (64 and 72).
-        for (batch, channels, height, width, filters, pad) in [
+        // Odd and even sizes (a last tile partly outside the output), each padding, more
+        // lanes than a block along a row and across the channels, batch > 1; each by
+        // F(2x2, 3x3) and F(4x4, 3x3). In chunks of images (under 64 tiles an image: 49
+        // an image in two chunks of three and two) and by images (64 and 72 tiles an
+        // image by F(2x2, 3x3), 72 by F(4x4, 3x3)).
+        let shapes = [
             (1, 3, 5, 5, 2, [1, 1]),
             (2, 17, 7, 9, 19, [0, 2]),
             (3, 20, 6, 40, 5, [2, 0]),
@@ -1151,7 +1212,10 @@ mod tests {
             (3, 17, 16, 16, 18, [1, 1]),
             (2, 5, 17, 18, 3, [0, 1]),
             (5, 16, 14, 14, 17, [1, 1]),
-        ] {
+            (2, 16, 34, 32, 17, [1, 1]),
+        ];
+        let by_both = shapes.into_iter().flat_map(|s| [(s, 2), (s, 4)]);
+        for ((batch, channels, height, width, filters, pad), output_tile) in by_both {
             let c = Conv3x3 {
                 batch,
                 channels,
@@ -1162,7 +1226,7 @@ mod tests {
                 channel_last: false,
                 data_gradient: false,
                 weight_gradient: true,
-                output_tile: 2,
+                output_tile,
             };
             let [ho, wo] = c.out_dims();
             let x: Vec<f32> = (0..batch * channels * height * width)
