@@ -175,6 +175,10 @@ const NOTES: &str = "
 
 - alexnet in inference: 14.5 MB of its 22 MB are the kept Winograd transforms of
   conv2–4 (remaking them per part measured 12–15% slower).
+- Winograd's F(4x4, 3x3) keeps transforms 4 times the weights (F(2x2, 3x3)'s: 1.8
+  times): vgg16 inference 181 → 246 MB and resnet50_v1's 98 → 104 MB where it runs
+  (48 of its tiles a run or more, `kir::LARGE_TILES`); from 32 tiles inference at batch
+  8 ran 1.05–1.07 times faster but alexnet's inference took 40 MB.
 
 ## Earlier findings
 
