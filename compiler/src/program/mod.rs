@@ -272,9 +272,9 @@ pub struct Stream {
 /// (one per element of a transformed tile, filters × channels by channels × tiles) are
 /// 256 tiles of F(2x2, 3x3) wide, 64 of F(4x4, 3x3) — below, the transformed weights,
 /// read whole for every block, would cost more than the products. F(4x4, 3x3) takes a
-/// quarter as many tiles, not as many: its transforms are 2.25 times larger, and as
-/// many tiles would hold 9 times F(2x2, 3x3)'s transforms in the workspace (alexnet's
-/// training step 89 → 108 MB).
+/// quarter as many tiles, not as many: as many would take four times the images, each
+/// tile's transforms 2.25 times larger, into the workspace (alexnet's training step 89 →
+/// 108 MB).
 pub const WINOGRAD_OUTPUTS: usize = 1024;
 
 /// An array a store writes.

@@ -23,6 +23,23 @@
 //! algorithm on the forward's weight read with its taps reversed; a weight gradient
 //! ([`Conv3x3::weight_gradient`], `weight`) its transpose in the weight.
 
+/// `c.phase::<T>(args)`, or `path::<T>(args)` after `c;`, for the tiling `T` of the
+/// convolution `c` (its `output_tile`, checked to be 2 or 4 where a run starts).
+macro_rules! tiled {
+    ($c:ident.$phase:ident($($arg:expr),*)) => {
+        match $c.output_tile {
+            4 => $c.$phase::<F4x4>($($arg),*),
+            _ => $c.$phase::<F2x2>($($arg),*),
+        }
+    };
+    ($c:ident; $($f:ident)::+($($arg:expr),*)) => {
+        match $c.output_tile {
+            4 => $($f)::+::<F4x4>($($arg),*),
+            _ => $($f)::+::<F2x2>($($arg),*),
+        }
+    };
+}
+
 mod weight;
 
 use super::gemm::{self, Product, Strided};
@@ -648,16 +665,6 @@ struct Compiled {
 /// A weight gradient's transforms of one image's tiles (`weight::image_transforms`).
 type WeightImage = unsafe fn(&Conv3x3, &[f32], &[f32], [*mut f32; 2], Span, usize);
 
-/// `c.$phase::<T>($args)` for the convolution's tiling `T`.
-macro_rules! tiled {
-    ($c:ident.$phase:ident($($arg:expr),*)) => {
-        match $c.output_tile {
-            4 => $c.$phase::<F4x4>($($arg),*),
-            _ => $c.$phase::<F2x2>($($arg),*),
-        }
-    };
-}
-
 /// [`Compiled`] with the target features `$features` (none: baseline).
 macro_rules! compiled_for {
     ($($features:literal)?) => {{
@@ -691,12 +698,7 @@ macro_rules! compiled_for {
             image: usize,
         ) {
             // SAFETY: the caller's, as `weight::image_transforms` requires.
-            unsafe {
-                match c.output_tile {
-                    4 => weight::image_transforms::<F4x4>(c, dy, d, vy, s, image),
-                    _ => weight::image_transforms::<F2x2>(c, dy, d, vy, s, image),
-                }
-            }
+            unsafe { tiled!(c; weight::image_transforms(c, dy, d, vy, s, image)) }
         }
         Compiled { weights, inputs, outputs, all_phases, weight_image }
     }};

@@ -31,6 +31,7 @@ pub(super) fn weight_gradient(
     assert!(
         !c.channel_last
             && !c.data_gradient
+            && matches!(c.output_tile, 2 | 4)
             && dy.len() >= c.batch * f_n * ho * wo
             && data.len() >= c.batch * c_n * c.height * c.width
             && dw.len() >= f_n * c_n * 9
@@ -82,7 +83,7 @@ fn by_images(c: &Conv3x3, dy: &[f32], data: &[f32], dw: Shared, scratch: &mut [f
         .collect();
     // SAFETY: the sums are complete (the pool's run returned), each elements × filters ×
     // channels; `dw` holds the gradient (checked by the caller).
-    unsafe { finish(c, &sums, dw) };
+    unsafe { tiled!(c; finish(c, &sums, dw)) };
 }
 
 /// Chunks of images ([`Conv3x3::weight_gradient_chunk`]) one after another: a chunk's `V`
@@ -127,7 +128,7 @@ fn by_chunks(c: &Conv3x3, dy: &[f32], data: &[f32], dw: Shared, scratch: &mut [f
         });
     }
     // SAFETY: the sum is complete; `dw` holds the gradient (checked by the caller).
-    unsafe { finish(c, &[sum.get() as *const f32], dw) };
+    unsafe { tiled!(c; finish(c, &[sum.get() as *const f32], dw)) };
 }
 
 /// Element `e`'s product `Y[e] · V[e]ᵀ` (filters × channels) over `tiles` tiles, into
@@ -162,26 +163,13 @@ unsafe fn products(c: &Conv3x3, e: usize, [v, y, sum]: [*mut f32; 3], tiles: usi
     };
 }
 
-/// `dw = Gᵀ (Σ sums) G` for every (filter, channel) pair, filters over the threads.
+/// `dw = Gᵀ (Σ sums) G` for every (filter, channel) pair by the tiling `T`, filters over
+/// the threads.
 ///
 /// # Safety
 /// Every sum must hold a matrix per element of filters × channels; `dw` filters ×
 /// channels × 9.
-unsafe fn finish(c: &Conv3x3, sums: &[*const f32], dw: Shared) {
-    // SAFETY: the caller's.
-    unsafe {
-        match c.output_tile {
-            4 => finish_in::<F4x4>(c, sums, dw),
-            _ => finish_in::<F2x2>(c, sums, dw),
-        }
-    }
-}
-
-/// [`finish`] by the tiling `T`.
-///
-/// # Safety
-/// As [`finish`]'s.
-unsafe fn finish_in<T: Tiling>(c: &Conv3x3, sums: &[*const f32], dw: Shared) {
+unsafe fn finish<T: Tiling>(c: &Conv3x3, sums: &[*const f32], dw: Shared) {
     let (f_n, c_n) = (c.filters, c.channels);
     let sums: Vec<Shared> = sums.iter().map(|&p| Shared::new(p as *mut f32)).collect();
     let tasks = pool::global().threads().min(f_n);
