@@ -115,6 +115,10 @@ fn networks(s: usize) -> Vec<Network> {
             "7x7 stride-2 convolution",
             &[("kernel", "(7,7)"), ("pad", "(3,3)"), ("stride", "(2,2)")],
         ),
+        (
+            "1x1 stride-2 convolution",
+            &[("kernel", "(1,1)"), ("stride", "(2,2)")],
+        ),
     ] {
         nets.push((what, conv(attrs), vec![("x", vec![2, 4 * s, 9, 8])]));
     }
@@ -641,6 +645,36 @@ fn a_padded_convolution_packs_its_windows() {
     // 6x6 output positions by 2 channels × 3 × 3 taps.
     assert_eq!(mm.packs[0].outputs[0].len, kir::Idx::Const(36 * 18));
     assert_eq!((mm.m, mm.n, mm.k), (36, 4, 18));
+}
+
+#[test]
+fn a_strided_1x1_convolution_packs_its_pixels() {
+    // Its reads of the data are plain, but every second pixel of every second row does
+    // not nest into one stride: packed, the pixels of an image are one gemm axis instead
+    // of a product per output row; the images stay an outer loop (the output's filters
+    // lie between them).
+    let (x, w) = (Symbol::var("x"), Symbol::var("w"));
+    let conv = call(
+        "Convolution",
+        &[&x, &w],
+        &[
+            ("kernel", "(1,1)"),
+            ("stride", "(2,2)"),
+            ("num_filter", "4"),
+            ("no_bias", "True"),
+        ],
+    );
+    let g = conv.to_graph().unwrap();
+    let shapes = HashMap::from([("x".to_string(), vec![2, 3, 9, 8])]);
+    let inferred = infer(&g, &shapes, &HashMap::new()).unwrap();
+    let group = &fuse(&g).groups[0];
+    let kernels = from_group(&g, &inferred, &group.nodes, "conv").unwrap();
+    let mm = recognize(&kernels[0].kernel).unwrap();
+    assert_eq!(mm.packs.len(), 1);
+    // 5x4 output positions by 3 channels, per image.
+    assert_eq!((mm.m, mm.n, mm.k), (20, 4, 3));
+    let loops: Vec<i64> = mm.loops.iter().map(|l| l.extent).collect();
+    assert_eq!(loops, [2], "outer loops");
 }
 
 /// Every network (8× larger) bound for training on the JIT, its products on gemm (the

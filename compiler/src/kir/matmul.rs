@@ -780,8 +780,30 @@ impl MatMul {
 }
 
 /// [`recognize`], packing the operands marked in `packed` (`a`, `b`) even where they are
-/// plain strided loads.
+/// plain strided loads, and a plain operand whose own axes do not nest into one stride
+/// (a strided 1x1 convolution's pixels) where packing it leaves fewer outer loops: one
+/// product over all its rows (columns) instead of one per row of the image, which costs
+/// a copy of the operand but runs at gemm's speed (the small products ran at a third).
 fn recognize_packing(k: &Kernel, packed: [bool; 2]) -> Option<MatMul> {
+    let mm = recognize_hoisting(k, packed)?;
+    let plain = |o: &Operand| o.input < k.inputs.len();
+    let left_over = [
+        plain(&mm.a) && mm.loops.iter().any(|l| l.a != 0 && l.b == 0),
+        plain(&mm.b) && mm.loops.iter().any(|l| l.b != 0 && l.a == 0),
+    ];
+    if left_over == [false; 2] {
+        return Some(mm);
+    }
+    let outer = |mm: &MatMul| mm.loops.iter().map(|l| l.extent).product::<i64>();
+    let repacked = [packed[0] || left_over[0], packed[1] || left_over[1]];
+    match recognize_hoisting(k, repacked) {
+        Some(p) if outer(&p) < outer(&mm) => Some(p),
+        _ => Some(mm),
+    }
+}
+
+/// [`recognize_laid_out`], with a split loop's axis outermost in the packs that read it.
+fn recognize_hoisting(k: &Kernel, packed: [bool; 2]) -> Option<MatMul> {
     let mm = recognize_laid_out(k, None, false, packed)?;
     match (mm.split, mm.split_axis) {
         (Split::Loop(_), Some(axis)) if !mm.packs.is_empty() => Some(
