@@ -97,6 +97,7 @@ static POOLING: OpDef = OpDef {
     cost: pool_cost,
     grad: Grad::Rule(pool_grad),
     contraction: Some(pool_contraction),
+    native: Some(MAX_POOL_NATIVE),
     ..OpDef::new(
         OP,
         Pattern::OutEWiseFusable,
@@ -648,6 +649,143 @@ fn max_backward_2d(
     Some(())
 }
 
+/// Floats of the input rows' phases a [`max_pool_2d`] task keeps on its stack.
+const PHASES: usize = 2048;
+
+/// The geometry of a channel-first max pooling over at most two spatial dims (or 3-D
+/// windows one deep along the first), as `[input dims, output dims, kernel, stride, pad]`
+/// (3-D, missing leading dims 1), and the length of one input row's phases; `None` where
+/// the windows are not such or a row of windows' phases would not fit [`PHASES`].
+fn max_pool_2d_geometry(
+    w: &Window,
+    x_shape: &[usize],
+    o_shape: &[usize],
+) -> Option<([[usize; 3]; 5], usize)> {
+    let (xd, od) = (dims3(&x_shape[2..], 1), dims3(&o_shape[2..], 1));
+    let kernel = match w.kernel.is_empty() {
+        true => xd, // global: the whole input
+        false => dims3(&w.kernel, 1),
+    };
+    let (k, s, p) = (kernel, dims3(&w.stride, 1), dims3(&w.pad, 0));
+    let one_deep = k[0] == 1 && s[0] == 1 && p[0] == 0 && od[0] == xd[0];
+    // Phase j of a row reads column s·(j − lead) + phase: the window of output column o
+    // reads tap t at phase (t − pad) mod s, index o + lead + ⌊(t − pad)/s⌋.
+    let lead = p[2].div_ceil(s[2]);
+    let span = od[2] + lead + (k[2] - 1) / s[2] + 1;
+    (one_deep && !w.last && k[1] * s[2] * span <= PHASES).then_some(([xd, od, k, s, p], span))
+}
+
+/// Max pooling (channel-first, [`max_pool_2d_geometry`]) vectorized along output columns:
+/// each input row a window row reads is split into its stride's phases (columns s·j + c
+/// for each c < s, −∞ past the input's edges), so a tap of a whole row of windows reads a
+/// run of consecutive values of one phase, where the compiled contraction gathers every
+/// s-th value (a strided load LLVM turns into gathers) behind a bounds check per tap.
+/// Taps are taken in the reference's order (rows, then columns) with the same `>`, so
+/// ties, signed zeros and NaN (never taken) come out as the reference has them.
+fn max_pool_2d(
+    w: &Window,
+    [x_shape, o_shape]: [&[usize]; 2],
+    x: &[f32],
+    out: &mut [f32],
+    parallel: ParallelFor,
+) -> Option<()> {
+    let ([xd, od, k, s, p], span) = max_pool_2d_geometry(w, x_shape, o_shape)?;
+    let ([_, xh, xw], [_, oh, ow]) = (xd, od);
+    let (x_plane, o_plane) = (xd[0] * xh * xw, od[0] * oh * ow);
+    if o_plane == 0 {
+        return Some(());
+    }
+    let (sx, lead) = (s[2], p[2].div_ceil(s[2]));
+    let planes = x_shape[0] * x_shape[1];
+    let per_task = planes.div_ceil(16).max(1);
+    for_blocks(out, per_task * o_plane, parallel, &|b, out| {
+        let mut phases = [f32::NEG_INFINITY; PHASES];
+        for (local, out) in out.chunks_exact_mut(o_plane).enumerate() {
+            let x = &x[(b * per_task + local) * x_plane..][..x_plane];
+            for (row, out) in out.chunks_exact_mut(ow).enumerate() {
+                let (z, oy) = (row / oh, row % oh);
+                let (y0, y1, _) = window(oy, k[1], s[1], p[1], xh);
+                // Each window row's phases, one after another.
+                for (r, y) in (y0..y1).enumerate() {
+                    let src = &x[(z * xh + y) * xw..][..xw];
+                    let to = &mut phases[r * sx * span..][..sx * span];
+                    match sx {
+                        1 => split::<1>(src, to, span, lead),
+                        2 => split::<2>(src, to, span, lead),
+                        _ => split_any(src, to, sx, span, lead),
+                    }
+                }
+                out.fill(f32::NEG_INFINITY);
+                for r in 0..y1 - y0 {
+                    for t in 0..k[2] {
+                        let u = t as isize - p[2] as isize;
+                        let (c, q) = (
+                            u.rem_euclid(sx as isize) as usize,
+                            u.div_euclid(sx as isize),
+                        );
+                        let at = (r * sx + c) * span + (lead as isize + q) as usize;
+                        for (m, &v) in out.iter_mut().zip(&phases[at..at + ow]) {
+                            *m = if v > *m { v } else { *m };
+                        }
+                    }
+                }
+            }
+        }
+    });
+    Some(())
+}
+
+/// Splits `src` into its `S` phases of `span` values each in `row` (phase c's value j is
+/// column S·(j − lead) + c): chunks of `S` columns, which the compiler vectorizes as a
+/// deinterleave for a constant `S`. Values outside `src` are left as they are: −∞ from
+/// the phases' start, as every row of a call writes the same places.
+#[inline(always)]
+fn split<const S: usize>(src: &[f32], row: &mut [f32], span: usize, lead: usize) {
+    let whole = (src.len() / S).min(span - lead);
+    for (i, chunk) in src.chunks_exact(S).take(whole).enumerate() {
+        for (c, &v) in chunk.iter().enumerate() {
+            row[c * span + lead + i] = v;
+        }
+    }
+    // The last columns, short of a chunk.
+    for col in whole * S..src.len().min((span - lead) * S) {
+        row[col % S * span + lead + col / S] = src[col];
+    }
+}
+
+/// [`split`] for a stride known at run time only.
+fn split_any(src: &[f32], row: &mut [f32], s: usize, span: usize, lead: usize) {
+    for (c, phase) in row.chunks_exact_mut(span).enumerate() {
+        for (j, slot) in phase.iter_mut().enumerate() {
+            if let Some(&v) = src.get((s * j + c).wrapping_sub(s * lead)) {
+                *slot = v;
+            }
+        }
+    }
+}
+
+/// Max pooling's native kernel where [`max_pool_2d`] covers the windows: channel-first
+/// layouts.
+const MAX_POOL_NATIVE: Native = Native {
+    supports: |a, shapes| {
+        kind(a) == Kind::Max
+            && shapes.len() == 1
+            && Window::new(a, shapes[0].len()).is_ok_and(|w| {
+                let mut outs = [Vec::new()];
+                pool_shape(a, &mut [shapes[0].clone()], &mut outs).is_ok()
+                    && max_pool_2d_geometry(&w, &shapes[0], &outs[0]).is_some()
+            })
+    },
+    scratch: no_scratch,
+    run: |ctx, io| {
+        let w = Window::new(ctx.attrs, io.in_shapes[0].len())?;
+        let shapes = [io.in_shapes[0].as_slice(), &ctx.out_shapes[0]];
+        max_pool_2d(&w, shapes, io.inputs[0], io.outputs[0], io.parallel).ok_or_else(|| {
+            OpError::Invalid("Pooling: not a window the native kernel covers".into())
+        })
+    },
+};
+
 /// The native kernel: channel-first layouts.
 const POOL_BACKWARD_NATIVE: Native = Native {
     supports: |a, shapes| {
@@ -971,6 +1109,90 @@ mod tests {
             infer_err("_backward_Pooling", &kv, &[&[1, 1, 3], &[1, 1, 5]]),
             "input `ograd` has shape (1, 1, 3) but (1, 1, 2) is required"
         );
+    }
+
+    #[test]
+    fn the_native_max_pooling_computes_what_the_reference_computes() {
+        type Case<'a> = (&'a [(&'a str, &'a str)], &'a [usize]);
+        // Overlapping windows clipped at padded edges (odd sizes), the full convention's
+        // last window, windows that tile the input, leave columns out, in 1-D, 3-D one
+        // deep, global, stride 1 and 3, a wide padded kernel.
+        let cases: [Case; 10] = [
+            (
+                &[
+                    ("kernel", "(3, 3)"),
+                    ("stride", "(2, 2)"),
+                    ("pad", "(1, 1)"),
+                ],
+                &[2, 3, 11, 13],
+            ),
+            (
+                &[
+                    ("kernel", "(3, 3)"),
+                    ("stride", "(2, 2)"),
+                    ("pooling_convention", "full"),
+                ],
+                &[1, 3, 8, 7],
+            ),
+            (&[("kernel", "(2, 2)"), ("stride", "(2, 2)")], &[2, 3, 8, 6]),
+            (
+                &[("kernel", "(2, 3)"), ("stride", "(2, 3)")],
+                &[2, 17, 7, 8],
+            ),
+            (&[("kernel", "(3,)"), ("stride", "(3,)")], &[2, 2, 10]),
+            (
+                &[("kernel", "(1, 2, 2)"), ("stride", "(1, 2, 2)")],
+                &[1, 2, 3, 4, 6],
+            ),
+            (
+                &[("global_pool", "True"), ("kernel", "(1, 1)")],
+                &[2, 3, 4, 5],
+            ),
+            (
+                &[
+                    ("kernel", "(3, 3)"),
+                    ("stride", "(1, 1)"),
+                    ("pad", "(1, 1)"),
+                ],
+                &[1, 2, 7, 9],
+            ),
+            (
+                &[
+                    ("kernel", "(5, 5)"),
+                    ("stride", "(3, 3)"),
+                    ("pad", "(2, 2)"),
+                ],
+                &[1, 2, 12, 14],
+            ),
+            (
+                &[
+                    ("kernel", "(7, 7)"),
+                    ("stride", "(2, 2)"),
+                    ("pad", "(3, 3)"),
+                ],
+                &[1, 1, 20, 19],
+            ),
+        ];
+        for (kv, shape) in cases {
+            let x = randn(shape, 13);
+            check_native(POOL, kv, std::slice::from_ref(&x), false, 0.0);
+            // Ties, and NaN (never the maximum; a window of NaNs pools to −∞).
+            let mut tied = x.clone();
+            tied.data.iter_mut().for_each(|v| *v = v.round());
+            check_native(POOL, kv, &[tied], false, 0.0);
+            let mut nan = x;
+            let half = nan.data.len() / 2;
+            nan.data[..half].fill(f64::NAN);
+            nan.data[half..]
+                .iter_mut()
+                .step_by(3)
+                .for_each(|v| *v = f64::NAN);
+            check_native(POOL, kv, &[nan], false, 0.0);
+        }
+        // Other pooling types keep the compiled contraction.
+        let avg = attrs(op(POOL), &[("kernel", "(2, 2)"), ("pool_type", "avg")]);
+        let native = op(POOL).native.unwrap();
+        assert!(!(native.supports)(&avg, &[vec![1, 1, 4, 4]]));
     }
 
     #[test]
