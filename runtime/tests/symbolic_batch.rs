@@ -9,8 +9,9 @@ use kiln_compiler::Symbol;
 use kiln_ops::compare;
 use kiln_runtime::{Backend, Device, Executor, GradReqs, NDArray};
 
-/// Convolution + bias + ReLU, max pooling, a flatten into FullyConnected, and an
-/// element-wise tail: every group a compiled kernel.
+/// Convolution + bias + ReLU, average pooling, a flatten into FullyConnected, and an
+/// element-wise tail: every group a compiled kernel (max pooling would run its native
+/// kernel).
 fn net() -> Symbol {
     let x = Symbol::var("data");
     let conv = sym::convolution()
@@ -28,6 +29,7 @@ fn net() -> Symbol {
         .unwrap();
     let pool = sym::pooling()
         .data(&act)
+        .pool_type("avg")
         .kernel(&[2, 2])
         .stride(&[2, 2])
         .build()

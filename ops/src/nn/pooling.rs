@@ -588,11 +588,13 @@ fn pool_backward<T: Real>(
     });
 }
 
-/// Max pooling's gradient over at most two spatial dims (or 3-D windows one deep along
-/// the first): each window adds its gradient at its first maximum (or its last input where
-/// none equals the maximum: NaN, as MXNet), from loops over the window's rows with its
-/// bounds clipped once per row and column — no closures or f64 conversions per tap, as
-/// [`pool_backward`]'s walk of every kind has. `None` where the windows are not such.
+/// Max pooling's gradient (channel-first, [`max_pool_2d_geometry`]): each window adds its
+/// gradient at its first maximum, or at its last input where none equals the maximum
+/// (NaN, as MXNet). The window rows' inputs split into phases as [`max_pool_2d`] splits
+/// them (NaN past the input's edges, which equals nothing), each window's first maximum
+/// is found for a whole row of windows at once (taps from last to first, each equal one
+/// taking the place), then each window adds its gradient there. `None` where the windows
+/// are not such.
 fn max_backward_2d(
     w: &Window,
     [o_shape, x_shape]: [&[usize]; 2],
@@ -600,22 +602,19 @@ fn max_backward_2d(
     dx: &mut [f32],
     parallel: ParallelFor,
 ) -> Option<()> {
-    let (xd, od) = (dims3(&x_shape[2..], 1), dims3(&o_shape[2..], 1));
-    let kernel = match w.kernel.is_empty() {
-        true => xd, // global: the whole input
-        false => dims3(&w.kernel, 1),
-    };
-    let (k, s, p) = (kernel, dims3(&w.stride, 1), dims3(&w.pad, 0));
-    let one_deep = k[0] == 1 && s[0] == 1 && p[0] == 0 && od[0] == xd[0];
+    let ([xd, od, k, s, p], span) = max_pool_2d_geometry(w, x_shape, o_shape)?;
     let ([_, xh, xw], [_, oh, ow]) = (xd, od);
     let (x_plane, o_plane) = (xd[0] * xh * xw, od[0] * oh * ow);
-    if !one_deep || o_plane == 0 {
-        return None;
+    if o_plane == 0 || ow > HITS {
+        return (o_plane == 0).then(|| dx.fill(0.0));
     }
+    let (sx, lead) = (s[2], p[2].div_ceil(s[2]));
     let planes = x_shape[0] * x_shape[1];
     let per_task = planes.div_ceil(16).max(1);
     for_blocks(dx, per_task * x_plane, parallel, &|b, dx| {
         dx.fill(0.0);
+        let mut phases = [f32::NAN; PHASES];
+        let mut hits = [0u32; HITS];
         for (local, dx) in dx.chunks_exact_mut(x_plane).enumerate() {
             let plane = b * per_task + local;
             let x = &x[plane * x_plane..][..x_plane];
@@ -626,28 +625,46 @@ fn max_backward_2d(
             for (row, (og, y)) in og.chunks_exact(ow).zip(y.chunks_exact(ow)).enumerate() {
                 let (z, oy) = (row / oh, row % oh);
                 let (y0, y1, _) = window(oy, k[1], s[1], p[1], xh);
-                for (ox, (&g, &m)) in og.iter().zip(y).enumerate() {
-                    let (x0, x1, _) = window(ox, k[2], s[2], p[2], xw);
-                    if y0 == y1 || x0 == x1 {
-                        continue;
-                    }
-                    let plane_row = |r: usize| (z * xh + r) * xw;
-                    // Taps from last to first, each equal one taking the place: the
-                    // first equal remains, and the last tap where none is.
-                    let mut hit = plane_row(y1 - 1) + x1 - 1;
-                    for r in (y0..y1).rev() {
-                        let line = plane_row(r);
-                        for t in (line + x0..line + x1).rev() {
-                            hit = if x[t] == m { t } else { hit };
+                if y0 == y1 {
+                    continue;
+                }
+                for (r, yi) in (y0..y1).enumerate() {
+                    let src = &x[(z * xh + yi) * xw..][..xw];
+                    split_row(src, &mut phases[r * sx * span..][..sx * span], sx, lead);
+                }
+                // Tap r·k + t: window row r, column t. Where none equals the maximum, the
+                // window's last input: its last row, its last column inside the input.
+                let last_row = (y1 - y0 - 1) * k[2];
+                for (ox, hit) in hits[..ow].iter_mut().enumerate() {
+                    let end = (xw + p[2]).saturating_sub(sx * ox).min(k[2]);
+                    *hit = (last_row + end.max(1) - 1) as u32;
+                }
+                for r in (0..y1 - y0).rev() {
+                    for t in (0..k[2]).rev() {
+                        let at = r * sx * span + tap_start(t, p[2], sx, span, lead);
+                        let tap = (r * k[2] + t) as u32;
+                        let taps = phases[at..at + ow].iter().zip(y);
+                        for (hit, (&v, &m)) in hits[..ow].iter_mut().zip(taps) {
+                            *hit = if v == m { tap } else { *hit };
                         }
                     }
-                    dx[hit] += g;
+                }
+                for (ox, (&hit, &g)) in hits[..ow].iter().zip(og).enumerate() {
+                    let (r, t) = (hit as usize / k[2], hit as usize % k[2]);
+                    // Inside the input: the first maximum, or the last input.
+                    let col = (sx * ox + t).wrapping_sub(p[2]);
+                    if col < xw {
+                        dx[(z * xh + y0 + r) * xw + col] += g;
+                    }
                 }
             }
         }
     });
     Some(())
 }
+
+/// Windows a row of [`max_backward_2d`] takes at most (its hits on the stack).
+const HITS: usize = 1024;
 
 /// Floats of the input rows' phases a [`max_pool_2d`] task keeps on its stack.
 const PHASES: usize = 2048;
@@ -708,22 +725,12 @@ fn max_pool_2d(
                 // Each window row's phases, one after another.
                 for (r, y) in (y0..y1).enumerate() {
                     let src = &x[(z * xh + y) * xw..][..xw];
-                    let to = &mut phases[r * sx * span..][..sx * span];
-                    match sx {
-                        1 => split::<1>(src, to, span, lead),
-                        2 => split::<2>(src, to, span, lead),
-                        _ => split_any(src, to, sx, span, lead),
-                    }
+                    split_row(src, &mut phases[r * sx * span..][..sx * span], sx, lead);
                 }
                 out.fill(f32::NEG_INFINITY);
                 for r in 0..y1 - y0 {
                     for t in 0..k[2] {
-                        let u = t as isize - p[2] as isize;
-                        let (c, q) = (
-                            u.rem_euclid(sx as isize) as usize,
-                            u.div_euclid(sx as isize),
-                        );
-                        let at = (r * sx + c) * span + (lead as isize + q) as usize;
+                        let at = r * sx * span + tap_start(t, p[2], sx, span, lead);
                         for (m, &v) in out.iter_mut().zip(&phases[at..at + ow]) {
                             *m = if v > *m { v } else { *m };
                         }
@@ -733,6 +740,25 @@ fn max_pool_2d(
         }
     });
     Some(())
+}
+
+/// Where tap `t` of a row of windows (padding `pad`, stride `s`) starts in its window
+/// row's phases: phase (t − pad) mod s, from value lead + ⌊(t − pad)/s⌋.
+fn tap_start(t: usize, pad: usize, s: usize, span: usize, lead: usize) -> usize {
+    let u = t as isize - pad as isize;
+    let (phase, shift) = (u.rem_euclid(s as isize), u.div_euclid(s as isize));
+    phase as usize * span + (lead as isize + shift) as usize
+}
+
+/// One input row's `s` phases of `row.len() / s` values each into `row` ([`split`]).
+#[inline(always)]
+fn split_row(src: &[f32], row: &mut [f32], s: usize, lead: usize) {
+    let span = row.len() / s;
+    match s {
+        1 => split::<1>(src, row, span, lead),
+        2 => split::<2>(src, row, span, lead),
+        _ => split_any(src, row, s, span, lead),
+    }
 }
 
 /// Splits `src` into its `S` phases of `span` values each in `row` (phase c's value j is
