@@ -733,11 +733,11 @@ const HITS: usize = 1024;
 /// contraction checks the bounds of every tap, which keeps LLVM from vectorizing its loads,
 /// and the kernels on phases ([`max_pool_2d`], [`max_backward_phases`]) pay — ResNet's
 /// 3x3 windows of stride 2 padded by 1 over 112×112: 0.42–0.45 → 0.28–0.31 ms forward at
-/// batch 1, 8.3 → 4.5 ms backward at batch 8. Unpadded windows are vector loads compiled,
-/// and on rows of a few windows the phases' set-up per row costs more than the walk over
-/// each window's taps ([`max_backward_2d`]): LeNet's 2x2 windows over 24×24 and 8×8,
-/// 156 and 57 µs forward compiled against 406 and 236 on phases, 0.67 and 0.24 ms
-/// backward walked against 1.1 and 0.67.
+/// batch 1, 8.3 → 4.5 ms backward at batch 8. Unpadded windows compile to loads without
+/// checks, and on rows of a few windows the phases' set-up per row costs more than the
+/// walk over each window's taps ([`max_backward_2d`]): LeNet's 2x2 windows over 24×24
+/// and 8×8, 156 and 57 µs forward compiled against 406 and 236 on phases, 0.67 and
+/// 0.24 ms backward walked against 1.1 and 0.67.
 fn padded(w: &Window) -> bool {
     w.pad.iter().any(|&p| p > 0)
 }
