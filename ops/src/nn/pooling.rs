@@ -600,16 +600,10 @@ fn max_backward_2d(
     dx: &mut [f32],
     parallel: ParallelFor,
 ) -> Option<()> {
-    let (xd, od) = (dims3(&x_shape[2..], 1), dims3(&o_shape[2..], 1));
-    let kernel = match w.kernel.is_empty() {
-        true => xd, // global: the whole input
-        false => dims3(&w.kernel, 1),
-    };
-    let (k, s, p) = (kernel, dims3(&w.stride, 1), dims3(&w.pad, 0));
-    let one_deep = k[0] == 1 && s[0] == 1 && p[0] == 0 && od[0] == xd[0];
+    let [xd, od, k, s, p] = window_2d(w, x_shape, o_shape)?;
     let ([_, xh, xw], [_, oh, ow]) = (xd, od);
     let (x_plane, o_plane) = (xd[0] * xh * xw, od[0] * oh * ow);
-    if !one_deep || o_plane == 0 {
+    if o_plane == 0 {
         return None;
     }
     let planes = x_shape[0] * x_shape[1];
@@ -667,7 +661,7 @@ fn max_backward_phases(
     let ([_, xh, xw], [_, oh, ow]) = (xd, od);
     let (x_plane, o_plane) = (xd[0] * xh * xw, od[0] * oh * ow);
     if o_plane == 0 || ow > HITS {
-        return (o_plane == 0).then(|| dx.fill(0.0));
+        return None;
     }
     let (sx, lead) = (s[2], p[2].div_ceil(s[2]));
     let planes = x_shape[0] * x_shape[1];
@@ -745,15 +739,10 @@ fn padded(w: &Window) -> bool {
 /// Floats of the input rows' phases a [`max_pool_2d`] task keeps on its stack.
 const PHASES: usize = 2048;
 
-/// The geometry of a channel-first max pooling over at most two spatial dims (or 3-D
-/// windows one deep along the first), as `[input dims, output dims, kernel, stride, pad]`
-/// (3-D, missing leading dims 1), and the length of one input row's phases; `None` where
-/// the windows are not such or a row of windows' phases would not fit [`PHASES`].
-fn max_pool_2d_geometry(
-    w: &Window,
-    x_shape: &[usize],
-    o_shape: &[usize],
-) -> Option<([[usize; 3]; 5], usize)> {
+/// The windows of a channel-first pooling over at most two spatial dims (or 3-D windows
+/// one deep along the first), as `[input dims, output dims, kernel, stride, pad]` (3-D,
+/// missing leading dims 1); `None` where they are not such.
+fn window_2d(w: &Window, x_shape: &[usize], o_shape: &[usize]) -> Option<[[usize; 3]; 5]> {
     let (xd, od) = (dims3(&x_shape[2..], 1), dims3(&o_shape[2..], 1));
     let kernel = match w.kernel.is_empty() {
         true => xd, // global: the whole input
@@ -761,11 +750,22 @@ fn max_pool_2d_geometry(
     };
     let (k, s, p) = (kernel, dims3(&w.stride, 1), dims3(&w.pad, 0));
     let one_deep = k[0] == 1 && s[0] == 1 && p[0] == 0 && od[0] == xd[0];
+    (one_deep && !w.last).then_some([xd, od, k, s, p])
+}
+
+/// [`window_2d`]'s geometry and the length of one input row's phases; `None` where the
+/// windows are not such or a row of windows' phases would not fit [`PHASES`].
+fn max_pool_2d_geometry(
+    w: &Window,
+    x_shape: &[usize],
+    o_shape: &[usize],
+) -> Option<([[usize; 3]; 5], usize)> {
+    let geometry @ [_, od, k, s, p] = window_2d(w, x_shape, o_shape)?;
     // Phase j of a row reads column s·(j − lead) + phase: the window of output column o
     // reads tap t at phase (t − pad) mod s, index o + lead + ⌊(t − pad)/s⌋.
     let lead = p[2].div_ceil(s[2]);
     let span = od[2] + lead + (k[2] - 1) / s[2] + 1;
-    (one_deep && !w.last && k[1] * s[2] * span <= PHASES).then_some(([xd, od, k, s, p], span))
+    (k[1] * s[2] * span <= PHASES).then_some((geometry, span))
 }
 
 /// Max pooling (channel-first, [`max_pool_2d_geometry`]) vectorized along output columns:
@@ -871,11 +871,11 @@ fn split_any(src: &[f32], row: &mut [f32], s: usize, span: usize, lead: usize) {
 const MAX_POOL_NATIVE: Native = Native {
     supports: |a, shapes| {
         kind(a) == Kind::Max
-            && Window::new(a, shapes.first().map_or(0, Vec::len)).is_ok_and(|w| padded(&w))
             && shapes.len() == 1
             && Window::new(a, shapes[0].len()).is_ok_and(|w| {
                 let mut outs = [Vec::new()];
-                pool_shape(a, &mut [shapes[0].clone()], &mut outs).is_ok()
+                padded(&w)
+                    && pool_shape(a, &mut [shapes[0].clone()], &mut outs).is_ok()
                     && max_pool_2d_geometry(&w, &shapes[0], &outs[0]).is_some()
             })
     },
@@ -900,17 +900,15 @@ const POOL_BACKWARD_NATIVE: Native = Native {
         let shapes = [io.in_shapes[0].as_slice(), &io.in_shapes[1]];
         let ins = [io.inputs[0], io.inputs[1], io.inputs[2]];
         let kind = kind(ctx.attrs);
-        let fast = (kind == Kind::Max)
-            .then(|| {
-                let phases = padded(&w)
-                    .then(|| max_backward_phases(&w, shapes, ins, io.outputs[0], io.parallel));
-                phases
-                    .flatten()
-                    .or_else(|| max_backward_2d(&w, shapes, ins, io.outputs[0], io.parallel))
-            })
-            .flatten();
+        let (dx, parallel) = (&mut *io.outputs[0], io.parallel);
+        let fast = match kind {
+            Kind::Max if padded(&w) => max_backward_phases(&w, shapes, ins, dx, parallel)
+                .or_else(|| max_backward_2d(&w, shapes, ins, dx, parallel)),
+            Kind::Max => max_backward_2d(&w, shapes, ins, dx, parallel),
+            _ => None,
+        };
         if fast.is_none() {
-            pool_backward(&w, kind, shapes, ins, io.outputs[0], io.parallel);
+            pool_backward(&w, kind, shapes, ins, dx, parallel);
         }
         Ok(())
     },
