@@ -72,6 +72,33 @@ pub fn descale(x: i32, n: u32) -> i32 {
     x.wrapping_add(1 << (n - 1)) >> n
 }
 
+/// What the 1-D passes need of eight lanes of `i32`: wrapping sums, differences and
+/// products by a constant, and shifts. [`Lanes`] is the portable form; `super::avx2` has
+/// one vector register per value, so both run the same butterflies.
+pub trait Vector:
+    Copy
+    + std::ops::Add<Output = Self>
+    + std::ops::Sub<Output = Self>
+    + std::ops::Mul<i32, Output = Self>
+{
+    /// Each lane shifted left by `n`.
+    fn shl(self, n: u32) -> Self;
+    /// Each lane's [`descale`].
+    fn descale(self, n: u32) -> Self;
+}
+
+impl Vector for Lanes {
+    #[inline(always)]
+    fn shl(self, n: u32) -> Lanes {
+        self.map(|x| x << n)
+    }
+
+    #[inline(always)]
+    fn descale(self, n: u32) -> Lanes {
+        self.map(|x| descale(x, n))
+    }
+}
+
 #[inline(always)]
 pub fn transpose(v: &[Lanes; 8]) -> [Lanes; 8] {
     let mut out = [Lanes([0; 8]); 8];

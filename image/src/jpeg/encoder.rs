@@ -109,11 +109,6 @@ fn bit_length(v: u32) -> u32 {
 
 impl Coder<'_> {
     #[inline(always)]
-    fn quantize(&self, block: &[[u8; 8]; 8]) -> [i16; 64] {
-        self.quantizer.quantize(&fdct_islow(block))
-    }
-
-    #[inline(always)]
     fn write(&mut self, block: &[i16; 64], bits: &mut BitWriter) {
         let dc = i32::from(block[0]);
         let diff = dc - self.last_dc;
@@ -204,20 +199,29 @@ pub fn encode(image: &Image, quality: u8) -> Result<Vec<u8>> {
         // SAFETY: the CPU has AVX2.
         return Ok(unsafe { encode_avx2(image, quality) });
     }
-    Ok(encode_checked(image, quality))
+    Ok(encode_checked(image, quality, |block, quantizer| {
+        quantizer.quantize(&fdct_islow(block))
+    }))
 }
 
-/// [`encode_checked`] compiled for AVX2: the DCT, quantization and colour conversion are
-/// lane loops.
+/// [`encode_checked`] compiled for AVX2, with its DCT and quantization in intrinsics and
+/// its colour conversion in lane loops.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn encode_avx2(image: &Image, quality: u8) -> Vec<u8> {
-    encode_checked(image, quality)
+    encode_checked(image, quality, |block, quantizer| {
+        super::avx2::fdct_quantize(block, quantizer)
+    })
 }
 
-/// [`encode`] of an image whose size and channels were checked.
+/// [`encode`] of an image whose size and channels were checked; `transform` turns a
+/// block of samples into quantized coefficients (natural order).
 #[inline(always)]
-fn encode_checked(image: &Image, quality: u8) -> Vec<u8> {
+fn encode_checked(
+    image: &Image,
+    quality: u8,
+    transform: impl Fn(&[[u8; 8]; 8], &Quantizer) -> [i16; 64],
+) -> Vec<u8> {
     let (w, h, c) = (image.width, image.height, image.channels);
     let color = c == 3;
     // Luma sampled 2×2 in colour: an MCU is 16×16 pixels; in gray one block.
@@ -329,18 +333,18 @@ fn encode_checked(image: &Image, quality: u8) -> Vec<u8> {
                         let block = if bx >= luma_bw || by >= luma_bh {
                             dummy(last[0])
                         } else {
-                            coders[0].quantize(&planes[0].block(bx, by))
+                            transform(&planes[0].block(bx, by), &coders[0].quantizer)
                         };
                         coders[0].write(&block, &mut bits);
                         last = block;
                     }
                 }
                 for k in 1..3 {
-                    let block = coders[k].quantize(&planes[k].block(mx, my));
+                    let block = transform(&planes[k].block(mx, my), &coders[k].quantizer);
                     coders[k].write(&block, &mut bits);
                 }
             } else {
-                let block = coders[0].quantize(&planes[0].block(mx, my));
+                let block = transform(&planes[0].block(mx, my), &coders[0].quantizer);
                 coders[0].write(&block, &mut bits);
             }
         }

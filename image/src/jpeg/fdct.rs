@@ -9,14 +9,14 @@ use super::dct::*;
 /// One 1-D pass over eight vectors `v[k]` (the k-th input of each lane): the even outputs
 /// 0 and 4 through `even`, the others descaled by `bits`.
 #[inline(always)]
-fn pass(v: &[Lanes; 8], even: impl Fn(i32) -> i32, bits: u32) -> [Lanes; 8] {
+pub(super) fn pass<V: Vector>(v: &[V; 8], even: impl Fn(V) -> V, bits: u32) -> [V; 8] {
     let (tmp0, tmp7) = (v[0] + v[7], v[0] - v[7]);
     let (tmp1, tmp6) = (v[1] + v[6], v[1] - v[6]);
     let (tmp2, tmp5) = (v[2] + v[5], v[2] - v[5]);
     let (tmp3, tmp4) = (v[3] + v[4], v[3] - v[4]);
     let (tmp10, tmp13) = (tmp0 + tmp3, tmp0 - tmp3);
     let (tmp11, tmp12) = (tmp1 + tmp2, tmp1 - tmp2);
-    let odd = |x: Lanes| x.map(|x| descale(x, bits));
+    let odd = |x: V| x.descale(bits);
     let z1 = (tmp12 + tmp13) * FIX_0_541196100;
     let out2 = odd(z1 + tmp13 * FIX_0_765366865);
     let out6 = odd(z1 + tmp12 * -FIX_1_847759065);
@@ -31,11 +31,11 @@ fn pass(v: &[Lanes; 8], even: impl Fn(i32) -> i32, bits: u32) -> [Lanes; 8] {
     let z3 = z3 * -FIX_1_961570560 + z5;
     let z4 = z4 * -FIX_0_390180644 + z5;
     [
-        (tmp10 + tmp11).map(&even),
+        even(tmp10 + tmp11),
         odd(tmp7 + z1 + z4),
         out2,
         odd(tmp6 + z2 + z3),
-        (tmp10 - tmp11).map(&even),
+        even(tmp10 - tmp11),
         odd(tmp5 + z2 + z4),
         out6,
         odd(tmp4 + z1 + z3),
@@ -53,11 +53,11 @@ pub fn fdct_islow(samples: &[[u8; 8]; 8]) -> [i32; 64] {
             columns[k].0[row] = i32::from(s) - 128;
         }
     }
-    let rows = pass(&columns, |x| x << PASS1_BITS, CONST_BITS - PASS1_BITS);
+    let rows = pass(&columns, |x| x.shl(PASS1_BITS), CONST_BITS - PASS1_BITS);
     // Pass 2 over the columns, a lane each: input k is row k.
     let out = pass(
         &transpose(&rows),
-        |x| descale(x, PASS1_BITS),
+        |x| x.descale(PASS1_BITS),
         CONST_BITS + PASS1_BITS,
     );
     let mut coefficients = [0i32; 64];
@@ -70,9 +70,9 @@ pub fn fdct_islow(samples: &[[u8; 8]; 8]) -> [i32; 64] {
 /// libjpeg-turbo's quantizer for one table: per coefficient, `(|x| + correction) ·
 /// reciprocal >> shift` with the sign put back (arrays, so that the loop vectorizes).
 pub struct Quantizer {
-    reciprocal: [u32; 64],
-    correction: [u32; 64],
-    shift: [u32; 64],
+    pub(super) reciprocal: [u32; 64],
+    pub(super) correction: [u32; 64],
+    pub(super) shift: [u32; 64],
 }
 
 impl Quantizer {

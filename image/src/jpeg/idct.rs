@@ -8,14 +8,14 @@ use super::dct::*;
 /// The 1-D transform of eight vectors `v[k]` (the k-th input of each lane), before
 /// descaling.
 #[inline(always)]
-fn transform(v: &[Lanes; 8]) -> [Lanes; 8] {
+pub(super) fn transform<V: Vector>(v: &[V; 8]) -> [V; 8] {
     // Even part.
     let (z2, z3) = (v[2], v[6]);
     let z1 = (z2 + z3) * FIX_0_541196100;
     let tmp2 = z1 + z3 * -FIX_1_847759065;
     let tmp3 = z1 + z2 * FIX_0_765366865;
-    let tmp0 = (v[0] + v[4]).map(|x| x << CONST_BITS);
-    let tmp1 = (v[0] - v[4]).map(|x| x << CONST_BITS);
+    let tmp0 = (v[0] + v[4]).shl(CONST_BITS);
+    let tmp1 = (v[0] - v[4]).shl(CONST_BITS);
     let (tmp10, tmp13) = (tmp0 + tmp3, tmp0 - tmp3);
     let (tmp11, tmp12) = (tmp1 + tmp2, tmp1 - tmp2);
     // Odd part.
@@ -75,7 +75,7 @@ pub fn idct_islow(coef: &[i16; 64], quant: &[u16; 64], out: &mut [u8], stride: u
     }
     let mut work = transform(&input);
     for lanes in &mut work {
-        *lanes = lanes.map(|x| descale(x, CONST_BITS - PASS1_BITS));
+        *lanes = lanes.descale(CONST_BITS - PASS1_BITS);
     }
     // Pass 2: rows (a lane each), removing the extra precision and the passes' factor 8.
     let columns = transform(&transpose(&work));

@@ -12,6 +12,8 @@
 //! and 2 or 4 components (CMYK). EXIF orientation is not applied (TurboJPEG does not
 //! apply it either).
 
+#[cfg(target_arch = "x86_64")]
+mod avx2;
 mod color;
 mod dct;
 mod encoder;
@@ -229,10 +231,18 @@ pub fn decode(
         // SAFETY: the CPU has AVX2.
         return Ok(unsafe { render_avx2(frame, &coefficients, &quant, space, channels) });
     }
-    Ok(render(frame, &coefficients, &quant, space, channels))
+    Ok(render(
+        frame,
+        &coefficients,
+        &quant,
+        space,
+        channels,
+        idct::idct_islow,
+    ))
 }
 
-/// [`render`] compiled for AVX2: the IDCT and colour conversion are 8-lane loops.
+/// [`render`] compiled for AVX2, with its IDCT in intrinsics and its colour conversion
+/// in 8-lane loops.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn render_avx2(
@@ -242,10 +252,18 @@ unsafe fn render_avx2(
     space: ColorSpace,
     channels: usize,
 ) -> Image {
-    render(frame, coefficients, quant, space, channels)
+    render(
+        frame,
+        coefficients,
+        quant,
+        space,
+        channels,
+        |c, q, out, stride| avx2::idct_islow(c, q, out, stride),
+    )
 }
 
-/// Pixels from coefficients: the IDCT of every component, then upsampling and colour
+/// Pixels from coefficients: the IDCT of every component (by `idct`, which writes one
+/// block's 8×8 samples at `out[row * stride + col]`), then upsampling and colour
 /// conversion row by row.
 #[inline(always)]
 fn render(
@@ -254,8 +272,9 @@ fn render(
     quant: &[[u16; 64]],
     space: ColorSpace,
     channels: usize,
+    idct: impl Fn(&[i16; 64], &[u16; 64], &mut [u8], usize),
 ) -> Image {
-    let planes = inverse_dct(frame, coefficients, quant);
+    let planes = inverse_dct(frame, coefficients, quant, idct);
     to_pixels(frame, &planes, space, channels)
 }
 
@@ -478,6 +497,7 @@ fn inverse_dct(
     frame: &Frame,
     coefficients: &[Vec<[i16; 64]>],
     quant: &[[u16; 64]],
+    idct: impl Fn(&[i16; 64], &[u16; 64], &mut [u8], usize),
 ) -> Vec<Vec<u8>> {
     let mut planes = Vec::with_capacity(frame.components.len());
     for (i, c) in frame.components.iter().enumerate() {
@@ -488,7 +508,7 @@ fn inverse_dct(
             for bx in 0..bw {
                 let block = &coefficients[i][by * c.blocks_wide + bx];
                 let out = &mut plane[by * 8 * stride + bx * 8..];
-                idct::idct_islow(block, &quant[i], out, stride);
+                idct(block, &quant[i], out, stride);
             }
         }
         planes.push(plane);
