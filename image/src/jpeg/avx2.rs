@@ -11,6 +11,15 @@ use super::dct::{Vector, CONST_BITS, PASS1_BITS};
 use super::fdct::{pass, Quantizer};
 use super::idct::transform;
 
+/// Whether the CPU has what the `avx2` paths are compiled for: AVX2, and the bit
+/// instructions of the same generation (BMI1, BMI2, LZCNT) for the entropy coders.
+pub fn detected() -> bool {
+    std::is_x86_feature_detected!("avx2")
+        && std::is_x86_feature_detected!("bmi1")
+        && std::is_x86_feature_detected!("bmi2")
+        && std::is_x86_feature_detected!("lzcnt")
+}
+
 /// Eight `i32` lanes in a register. Only functions compiled with AVX2 make one, so its
 /// operations run where the CPU has AVX2.
 #[derive(Clone, Copy)]

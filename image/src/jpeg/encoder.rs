@@ -195,8 +195,8 @@ pub fn encode(image: &Image, quality: u8) -> Result<Vec<u8>> {
         )));
     }
     #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2.
+    if super::avx2::detected() {
+        // SAFETY: the CPU has the features `encode_avx2` is compiled for.
         return Ok(unsafe { encode_avx2(image, quality) });
     }
     Ok(encode_checked(image, quality, |block, quantizer| {
@@ -204,10 +204,10 @@ pub fn encode(image: &Image, quality: u8) -> Result<Vec<u8>> {
     }))
 }
 
-/// [`encode_checked`] compiled for AVX2, with its DCT and quantization in intrinsics and
-/// its colour conversion in lane loops.
+/// [`encode_checked`] compiled for AVX2 and the bit instructions of its generation, with
+/// its DCT and quantization in intrinsics and its colour conversion in lane loops.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt")]
 unsafe fn encode_avx2(image: &Image, quality: u8) -> Vec<u8> {
     encode_checked(image, quality, |block, quantizer| {
         super::avx2::fdct_quantize(block, quantizer)

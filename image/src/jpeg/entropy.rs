@@ -27,7 +27,7 @@ pub fn natural_from_zigzag(zigzag: &[u16; 64]) -> [u16; 64] {
 }
 
 /// Codes up to this many bits decode with one table lookup.
-const LOOKAHEAD: u32 = 9;
+const LOOKAHEAD: u32 = 11;
 
 /// A Huffman table (DHT) ready for decoding.
 #[derive(Clone)]
@@ -142,40 +142,25 @@ impl<'a> Bits<'a> {
         self.pos
     }
 
-    #[inline(never)]
+    /// Tops the buffer up to at least 56 bits: eight bytes at once where none of them is
+    /// FF (the common case), else a byte at a time.
+    #[inline(always)]
     fn fill(&mut self) {
-        while self.count <= 56 {
-            let byte = if self.at_marker {
-                0
-            } else {
-                match self.data.get(self.pos) {
-                    None => {
-                        self.at_marker = true;
-                        0
-                    }
-                    Some(&0xFF) => {
-                        let mut next = self.pos + 1;
-                        while self.data.get(next) == Some(&0xFF) {
-                            next += 1;
-                        }
-                        if self.data.get(next) == Some(&0) {
-                            self.pos = next + 1;
-                            0xFF
-                        } else {
-                            self.pos = next - 1;
-                            self.at_marker = true;
-                            0
-                        }
-                    }
-                    Some(&b) => {
-                        self.pos += 1;
-                        b
-                    }
-                }
-            };
-            self.acc |= u64::from(byte) << (56 - self.count);
-            self.count += 8;
+        if let (false, Some(next)) = (self.at_marker, self.data.get(self.pos..self.pos + 8)) {
+            let word = u64::from_be_bytes(next.try_into().expect("eight bytes"));
+            // `!word` has a zero byte where `word` has an FF byte.
+            let ff = (!word).wrapping_sub(0x0101_0101_0101_0101) & word & 0x8080_8080_8080_8080;
+            if ff == 0 {
+                // Callers fill below 16 bits, so that 6 or 7 whole bytes fit.
+                let take = (63 - self.count) / 8;
+                self.acc |= (word >> (64 - 8 * take)) << (64 - self.count - 8 * take);
+                self.count += 8 * take;
+                self.pos += take as usize;
+                return;
+            }
         }
+        (self.acc, self.count, self.pos, self.at_marker) =
+            fill_bytes(self.data, self.pos, self.acc, self.count, self.at_marker);
     }
 
     #[inline(always)]
@@ -241,6 +226,7 @@ impl<'a> Bits<'a> {
     /// At a restart interval's end: drops the padding bits and steps over the `RSTn`
     /// marker if it is there (if not, reading goes on from where it is, as libjpeg
     /// does when it cannot resynchronize).
+    #[inline(always)]
     fn restart(&mut self) {
         self.acc = 0;
         self.count = 0;
@@ -253,6 +239,53 @@ impl<'a> Bits<'a> {
             self.pos = p + 2;
         }
     }
+}
+
+/// [`Bits::fill`] a byte at a time: `FF 00` unstuffed, zeros from a marker (or the end of
+/// the data) on. Takes and returns the reader's state by value, so that the reader
+/// itself never escapes into a call and stays in registers.
+#[cold]
+#[inline(never)]
+fn fill_bytes(
+    data: &[u8],
+    mut pos: usize,
+    mut acc: u64,
+    mut count: u32,
+    mut at_marker: bool,
+) -> (u64, u32, usize, bool) {
+    while count <= 56 {
+        let byte = if at_marker {
+            0
+        } else {
+            match data.get(pos) {
+                None => {
+                    at_marker = true;
+                    0
+                }
+                Some(&0xFF) => {
+                    let mut next = pos + 1;
+                    while data.get(next) == Some(&0xFF) {
+                        next += 1;
+                    }
+                    if data.get(next) == Some(&0) {
+                        pos = next + 1;
+                        0xFF
+                    } else {
+                        pos = next - 1;
+                        at_marker = true;
+                        0
+                    }
+                }
+                Some(&b) => {
+                    pos += 1;
+                    b
+                }
+            }
+        };
+        acc |= u64::from(byte) << (56 - count);
+        count += 8;
+    }
+    (acc, count, pos, at_marker)
 }
 
 /// One component's part in a scan.
@@ -314,7 +347,9 @@ struct State<'t> {
 }
 
 /// Decodes one scan starting at `data[pos]` into the frame's coefficient blocks; returns
-/// where reading stopped.
+/// where reading stopped. Inlined, so that it is compiled for the decoder's instruction
+/// set.
+#[inline(always)]
 pub fn decode_scan(
     data: &[u8],
     pos: usize,
@@ -459,6 +494,7 @@ fn ac_first(
 
 /// A later, one-bit refinement of AC coefficients `first..=last` (libjpeg's
 /// `decode_mcu_AC_refine`).
+#[inline(always)]
 fn ac_refine(
     bits: &mut Bits,
     eob_run: &mut u32,

@@ -129,6 +129,37 @@ pub fn decode(
     channels: usize,
     check_size: impl Fn(usize, usize) -> Result<()>,
 ) -> Result<Image> {
+    #[cfg(target_arch = "x86_64")]
+    if avx2::detected() {
+        // SAFETY: the CPU has the features `decode_avx2` is compiled for.
+        return unsafe { decode_avx2(data, channels, check_size) };
+    }
+    decode_with(data, channels, check_size, idct::idct_islow)
+}
+
+/// [`decode_with`] compiled for AVX2 and BMI2 (the bit reader's shifts), with its IDCT in
+/// intrinsics.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt")]
+unsafe fn decode_avx2(
+    data: &[u8],
+    channels: usize,
+    check_size: impl Fn(usize, usize) -> Result<()>,
+) -> Result<Image> {
+    decode_with(data, channels, check_size, |c, q, out, stride| {
+        avx2::idct_islow(c, q, out, stride)
+    })
+}
+
+/// [`decode`] with `idct`, which turns one block's coefficients into 8×8 samples at
+/// `out[row * stride + col]`.
+#[inline(always)]
+fn decode_with(
+    data: &[u8],
+    channels: usize,
+    check_size: impl Fn(usize, usize) -> Result<()>,
+    idct: impl Fn(&[i16; 64], &[u16; 64], &mut [u8], usize),
+) -> Result<Image> {
     if !data.starts_with(&[0xFF, 0xD8]) {
         return Err(bad("no start-of-image marker"));
     }
@@ -226,56 +257,8 @@ pub fn decode(
     // zeroed multipliers make it flat mid-gray, as any table would.
     let quant: Vec<[u16; 64]> = latched.iter().map(|t| t.unwrap_or([0; 64])).collect();
     let space = color_space(&headers, frame);
-    #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2.
-        return Ok(unsafe { render_avx2(frame, &coefficients, &quant, space, channels) });
-    }
-    Ok(render(
-        frame,
-        &coefficients,
-        &quant,
-        space,
-        channels,
-        idct::idct_islow,
-    ))
-}
-
-/// [`render`] compiled for AVX2, with its IDCT in intrinsics and its colour conversion
-/// in 8-lane loops.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn render_avx2(
-    frame: &Frame,
-    coefficients: &[Vec<[i16; 64]>],
-    quant: &[[u16; 64]],
-    space: ColorSpace,
-    channels: usize,
-) -> Image {
-    render(
-        frame,
-        coefficients,
-        quant,
-        space,
-        channels,
-        |c, q, out, stride| avx2::idct_islow(c, q, out, stride),
-    )
-}
-
-/// Pixels from coefficients: the IDCT of every component (by `idct`, which writes one
-/// block's 8×8 samples at `out[row * stride + col]`), then upsampling and colour
-/// conversion row by row.
-#[inline(always)]
-fn render(
-    frame: &Frame,
-    coefficients: &[Vec<[i16; 64]>],
-    quant: &[[u16; 64]],
-    space: ColorSpace,
-    channels: usize,
-    idct: impl Fn(&[i16; 64], &[u16; 64], &mut [u8], usize),
-) -> Image {
-    let planes = inverse_dct(frame, coefficients, quant, idct);
-    to_pixels(frame, &planes, space, channels)
+    let planes = inverse_dct(frame, &coefficients, &quant, idct);
+    Ok(to_pixels(frame, &planes, space, channels))
 }
 
 fn read_marker(marker: u8, body: &[u8], headers: &mut Headers) -> Result<()> {
