@@ -21,24 +21,16 @@ fn scaled_table(basic: &[u16; 64], quality: u8) -> [u16; 64] {
     basic.map(|v| ((u32::from(v) * scale + 50) / 100).clamp(1, 255) as u16)
 }
 
-/// The code and its length for each symbol of a table.
-struct Codes {
-    code: [u16; 256],
-    length: [u8; 256],
-}
+/// Each symbol's code and its length, as `code << 8 | length` (one load per symbol).
+struct Codes([u32; 256]);
 
 impl Codes {
     fn new(spec: &HuffmanSpec) -> Codes {
-        let mut codes = Codes {
-            code: [0; 256],
-            length: [0; 256],
-        };
-        let (mut code, mut k) = (0u16, 0usize);
-        for (len, &count) in (1..=16u8).zip(&spec.counts) {
+        let mut codes = Codes([0; 256]);
+        let (mut code, mut k) = (0u32, 0usize);
+        for (len, &count) in (1..=16u32).zip(&spec.counts) {
             for _ in 0..count {
-                let symbol = usize::from(spec.symbols[k]);
-                codes.code[symbol] = code;
-                codes.length[symbol] = len;
+                codes.0[usize::from(spec.symbols[k])] = code << 8 | len;
                 code += 1;
                 k += 1;
             }
@@ -46,49 +38,68 @@ impl Codes {
         }
         codes
     }
+
+    /// The code of `symbol` followed by the low `n` bits of `value`, and their length.
+    #[inline(always)]
+    fn with_value(&self, symbol: usize, value: u32, n: u32) -> (u32, u32) {
+        let entry = self.0[symbol];
+        (((entry >> 8) << n) | (value & ((1 << n) - 1)), (entry & 0xFF) + n)
+    }
 }
 
-/// Entropy-coded bytes, MSB first, `FF` stuffed with `00`.
+/// The most bytes one block codes to: at most 68 codes (63 coefficients, a DC and up to
+/// three zero runs, an end of block) of at most 32 bits, each byte possibly stuffed.
+const BLOCK_BYTES: usize = 68 * 4 * 2;
+
+/// Entropy-coded bytes, MSB first, `FF` stuffed with `00`, written block by block into a
+/// scratch buffer. Plain values (no buffer inside), so that its state stays in registers.
+#[derive(Clone, Copy, Default)]
 struct BitWriter {
-    out: Vec<u8>,
     /// Pending bits, the oldest highest; fewer than 32 between calls.
     acc: u64,
     count: u32,
+    /// Bytes written to the block's buffer.
+    len: usize,
 }
 
 impl BitWriter {
-    /// Appends the low `n` bits of `bits` (`n` at most 32).
+    /// Appends the low `n` bits of `bits` (`n` at most 32; `bits` has no higher ones).
     #[inline(always)]
-    fn put(&mut self, bits: u32, n: u32) {
-        self.acc = (self.acc << n) | u64::from(bits & (((1u64 << n) - 1) as u32));
+    fn put(&mut self, (bits, n): (u32, u32), out: &mut [u8; BLOCK_BYTES]) {
+        self.acc = (self.acc << n) | u64::from(bits);
         self.count += n;
         if self.count >= 32 {
             self.count -= 32;
             let word = ((self.acc >> self.count) as u32).to_be_bytes();
             if word.contains(&0xFF) {
                 for byte in word {
-                    self.out.push(byte);
+                    out[self.len] = byte;
+                    self.len += 1;
                     if byte == 0xFF {
-                        self.out.push(0);
+                        out[self.len] = 0;
+                        self.len += 1;
                     }
                 }
             } else {
-                self.out.extend_from_slice(&word);
+                out[self.len..self.len + 4].copy_from_slice(&word);
+                self.len += 4;
             }
         }
     }
 
     /// Writes the bits left, the last byte padded with one bits as libjpeg pads it.
-    fn flush(&mut self) {
+    fn flush(&mut self, out: &mut [u8; BLOCK_BYTES]) {
         let pad = (8 - self.count % 8) % 8;
         self.acc = (self.acc << pad) | ((1 << pad) - 1);
         self.count += pad;
         while self.count > 0 {
             self.count -= 8;
             let byte = (self.acc >> self.count) as u8;
-            self.out.push(byte);
+            out[self.len] = byte;
+            self.len += 1;
             if byte == 0xFF {
-                self.out.push(0);
+                out[self.len] = 0;
+                self.len += 1;
             }
         }
     }
@@ -107,16 +118,35 @@ fn bit_length(v: u32) -> u32 {
     32 - v.leading_zeros()
 }
 
+/// A coefficient's magnitude category and its bits (negative values one less, as the
+/// JPEG standard codes them; only the low `category` bits count).
+#[inline(always)]
+fn category(v: i32) -> (u32, u32) {
+    (bit_length(v.unsigned_abs()), (v + (v >> 31)) as u32)
+}
+
 impl Coder<'_> {
+    /// [`Coder::write`] through `scratch`, appending the block's whole bytes to `out`.
     #[inline(always)]
-    fn write(&mut self, block: &[i16; 64], bits: &mut BitWriter) {
+    fn write_to(
+        &mut self,
+        block: &[i16; 64],
+        bits: &mut BitWriter,
+        scratch: &mut [u8; BLOCK_BYTES],
+        out: &mut Vec<u8>,
+    ) {
+        bits.len = 0;
+        self.write(block, bits, scratch);
+        out.extend_from_slice(&scratch[..bits.len]);
+    }
+
+    /// Codes one quantized block (natural order) into `out`, after what `bits` holds.
+    #[inline(always)]
+    fn write(&mut self, block: &[i16; 64], bits: &mut BitWriter, out: &mut [u8; BLOCK_BYTES]) {
         let dc = i32::from(block[0]);
-        let diff = dc - self.last_dc;
+        let (n, value) = category(dc - self.last_dc);
         self.last_dc = dc;
-        let n = bit_length(diff.unsigned_abs());
-        let value = if diff < 0 { diff - 1 } else { diff } as u32 & ((1 << n) - 1);
-        let (code, length) = (self.dc.code[n as usize], self.dc.length[n as usize]);
-        bits.put((u32::from(code) << n) | value, u32::from(length) + n);
+        bits.put(self.dc.with_value(n as usize, value, n), out);
         // The AC coefficients in zig-zag order, and a mask of those that are not zero
         // (bit k for position k), so that runs of zeros are skipped a word at a time.
         let zigzag: [i16; 64] = std::array::from_fn(|k| block[NATURAL_ORDER[k]]);
@@ -132,21 +162,14 @@ impl Coder<'_> {
             let mut run = k - previous - 1;
             previous = k;
             while run > 15 {
-                bits.put(
-                    u32::from(self.ac.code[0xF0]),
-                    u32::from(self.ac.length[0xF0]),
-                );
+                bits.put(self.ac.with_value(0xF0, 0, 0), out);
                 run -= 16;
             }
-            let v = i32::from(zigzag[k]);
-            let n = bit_length(v.unsigned_abs());
-            let value = if v < 0 { v - 1 } else { v } as u32 & ((1 << n) - 1);
-            let symbol = (run << 4) + n as usize;
-            let (code, length) = (self.ac.code[symbol], self.ac.length[symbol]);
-            bits.put((u32::from(code) << n) | value, u32::from(length) + n);
+            let (n, value) = category(i32::from(zigzag[k]));
+            bits.put(self.ac.with_value((run << 4) + n as usize, value, n), out);
         }
         if previous < 63 {
-            bits.put(u32::from(self.ac.code[0]), u32::from(self.ac.length[0]));
+            bits.put(self.ac.with_value(0, 0, 0), out);
         }
     }
 }
@@ -316,10 +339,10 @@ fn encode_checked(
         });
     }
 
-    let mut bits = BitWriter {
-        out: Vec::with_capacity(w * h * c / 4),
-        acc: 0,
-        count: 0,
+    let mut entropy = Vec::with_capacity(w * h * c / 4);
+    let (mut bits, mut scratch) = (BitWriter::default(), [0u8; BLOCK_BYTES]);
+    let mut emit = |coder: &mut Coder, block: &[i16; 64]| {
+        coder.write_to(block, &mut bits, &mut scratch, &mut entropy)
     };
     // The blocks of the image proper; MCU blocks past them are libjpeg's dummy blocks.
     let (luma_bw, luma_bh) = (w.div_ceil(8), h.div_ceil(8));
@@ -335,22 +358,24 @@ fn encode_checked(
                         } else {
                             transform(&planes[0].block(bx, by), &coders[0].quantizer)
                         };
-                        coders[0].write(&block, &mut bits);
+                        emit(&mut coders[0], &block);
                         last = block;
                     }
                 }
                 for k in 1..3 {
                     let block = transform(&planes[k].block(mx, my), &coders[k].quantizer);
-                    coders[k].write(&block, &mut bits);
+                    emit(&mut coders[k], &block);
                 }
             } else {
                 let block = transform(&planes[0].block(mx, my), &coders[0].quantizer);
-                coders[0].write(&block, &mut bits);
+                emit(&mut coders[0], &block);
             }
         }
     }
-    bits.flush();
-    file(w, h, color, &luma_quant, &chroma_quant, &bits.out)
+    bits.len = 0;
+    bits.flush(&mut scratch);
+    entropy.extend_from_slice(&scratch[..bits.len]);
+    file(w, h, color, &luma_quant, &chroma_quant, &entropy)
 }
 
 /// libjpeg's dummy block: zero but for the DC of the block before it.
