@@ -85,36 +85,46 @@ pub fn pack_list(
     let mut writer = RecordWriter::new(AtomicFile::create(&rec).map_err(|e| io(&rec, e))?);
     let mut index = Vec::with_capacity(entries.len());
     let mut skipped = Vec::new();
-    for window in entries.chunks(WINDOW) {
-        let payloads: Vec<std::result::Result<Vec<u8>, String>> = pool.install(|| {
-            (window.par_iter())
-                .map(|entry| {
-                    let payload = record(entry, root, options.pack_label, encode).map_err(|why| {
-                        format!(
-                            "{}: image {} ({}): {why}",
-                            list.display(),
-                            entry.index,
-                            entry.path
-                        )
-                    });
-                    progress(1);
-                    payload
-                })
-                .collect()
-        });
-        for (entry, payload) in window.iter().zip(payloads) {
-            match payload {
-                Ok(payload) => {
-                    let offset = writer.write(&payload).map_err(|e| io(&rec, e))?;
-                    index.push(IndexEntry {
-                        key: entry.index,
-                        offset,
-                    });
+    let encode_window = |window: &[ListEntry]| -> Vec<std::result::Result<Vec<u8>, String>> {
+        (window.par_iter())
+            .map(|entry| {
+                let payload = record(entry, root, options.pack_label, encode).map_err(|why| {
+                    format!(
+                        "{}: image {} ({}): {why}",
+                        list.display(),
+                        entry.index,
+                        entry.path
+                    )
+                });
+                progress(1);
+                payload
+            })
+            .collect()
+    };
+    // Each window is written while the next is encoded, so that writing (the one serial
+    // part) overlaps the work; a last empty window writes the last full one.
+    let mut encoded: Vec<(&ListEntry, std::result::Result<Vec<u8>, String>)> = Vec::new();
+    for window in entries.chunks(WINDOW).chain([&[][..]]) {
+        let previous = std::mem::take(&mut encoded);
+        let write = || -> Result<()> {
+            for (entry, payload) in previous {
+                match payload {
+                    Ok(payload) => {
+                        let offset = writer.write(&payload).map_err(|e| io(&rec, e))?;
+                        index.push(IndexEntry {
+                            key: entry.index,
+                            offset,
+                        });
+                    }
+                    Err(why) if options.skip_errors => skipped.push(why),
+                    Err(why) => return Err(Error::Input(why)),
                 }
-                Err(why) if options.skip_errors => skipped.push(why),
-                Err(why) => return Err(Error::Input(why)),
             }
-        }
+            Ok(())
+        };
+        let (payloads, written) = pool.install(|| rayon::join(|| encode_window(window), write));
+        written?;
+        encoded = window.iter().zip(payloads).collect();
     }
     let mut idx_file = AtomicFile::create(&idx).map_err(|e| io(&idx, e))?;
     write_index(&mut idx_file, &index).map_err(|e| io(&idx, e))?;
