@@ -108,7 +108,7 @@ pub(crate) fn linear(image: &Image, xs: &[LinearTap], ys: &[LinearTap]) -> Image
 }
 
 /// [`linear_passes`] compiled for AVX2: the vertical pass's 32-bit products in lanes, and
-/// the horizontal pass by [`gathered_row`] where its taps allow.
+/// the horizontal pass by [`chunked_row`] where its taps allow.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn linear_avx2(image: &Image, xs: &[LinearTap], ys: &[LinearTap]) -> Image {
@@ -124,18 +124,66 @@ unsafe fn linear_avx2(image: &Image, xs: &[LinearTap], ys: &[LinearTap]) -> Imag
             scalar_row(image, &pixels, y, out)
         });
     }
-    // Per destination value: its first source's offset in the row, and its two weights
-    // as the low and high 16 bits of one lane (what `_mm256_madd_epi16` multiplies).
-    let (offsets, weights): (Vec<i32>, Vec<i32>) = (pixels.iter())
-        .flat_map(|&(p0, _, a0, a1)| {
-            (0..cn).map(move |c| ((p0 + c) as i32, (a0 & 0xFFFF) | (a1 << 16)))
-        })
-        .unzip();
+    let chunks = Chunks::new(&pixels, cn);
     linear_passes(image, &pixels, ys, |y, out| {
-        gathered_row(image, &pixels, (&offsets, &weights), y, out)
+        chunked_row(image, &pixels, &chunks, y, out)
     })
 }
 
+/// The horizontal pass's taps arranged for AVX2, eight destination values (a chunk) at a
+/// time.
+#[cfg(target_arch = "x86_64")]
+struct Chunks {
+    /// Per value: its first source's offset in the row.
+    offsets: Vec<i32>,
+    /// Per value: its two weights as the low and high 16 bits of one lane (what
+    /// `_mm256_madd_epi16` multiplies).
+    weights: Vec<i32>,
+    /// Per chunk: how far into the row its gathered words reach (offsets need not rise
+    /// within a chunk: a pixel's last channel can lie past the next pixel's first).
+    reaches: Vec<usize>,
+    /// Per chunk whose sources lie within 16 bytes: the offset of the first, and the byte
+    /// shuffle that moves each value's two sources to the halves of its lane.
+    windows: Vec<Option<(usize, [i8; 32])>>,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Chunks {
+    /// For pixels whose second source lies `cn` bytes after the first or weighs nothing.
+    fn new(pixels: &[PixelTap], cn: usize) -> Chunks {
+        let (offsets, weights): (Vec<i32>, Vec<i32>) = (pixels.iter())
+            .flat_map(|&(p0, _, a0, a1)| {
+                (0..cn).map(move |c| ((p0 + c) as i32, (a0 & 0xFFFF) | (a1 << 16)))
+            })
+            .unzip();
+        let reaches = (offsets.chunks_exact(8))
+            .map(|chunk| chunk.iter().max().map_or(0, |&o| o as usize + 4))
+            .collect();
+        let windows = (offsets.chunks_exact(8))
+            .map(|chunk| {
+                let base = *chunk.iter().min()? as usize;
+                let mut spread = [-1i8; 32];
+                for (i, &offset) in chunk.iter().enumerate() {
+                    let first = offset as usize - base;
+                    if first + cn > 15 {
+                        return None;
+                    }
+                    // Lane i; the 16 bytes are in both halves of the register, which the
+                    // shuffle indexes each on its own.
+                    spread[4 * i] = first as i8;
+                    spread[4 * i + 2] = (first + cn) as i8;
+                }
+                Some((base, spread))
+            })
+            .collect();
+        Chunks {
+            offsets,
+            weights,
+            reaches,
+            windows,
+        }
+    }
+}
 /// Per output pixel: the byte offsets in a source row of its two source pixels, and
 /// their weights.
 type PixelTap = (usize, usize, i32, i32);
@@ -173,84 +221,60 @@ fn scalar_row(image: &Image, pixels: &[PixelTap], y: usize, out: &mut [i32]) {
     }
 }
 
-/// [`scalar_row`] eight values at a time: a gather of one 32-bit word per value (its
-/// first source in byte 0, its second in byte `cn`), the two bytes spread to 16-bit
-/// halves, one multiply-add by the weight pair. The values past the last whole eight, and
-/// those whose word would reach past the image's data (the last row's last few), one at a
-/// time.
+/// [`scalar_row`] eight values at a time: each value's two sources (bytes 0 and `cn` of
+/// the word at its first) in the halves of a 32-bit lane, one multiply-add by the weight
+/// pair. The eight words come from one 16-byte load spread by a shuffle where the chunk's
+/// sources fit in it, else from a gather. The values past the last whole eight, and those
+/// whose read would reach past the image's data (the last row's end), one at a time.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline]
-fn gathered_row(
-    image: &Image,
-    pixels: &[PixelTap],
-    (offsets, weights): (&[i32], &[i32]),
-    y: usize,
-    out: &mut [i32],
-) {
+fn chunked_row(image: &Image, pixels: &[PixelTap], chunks: &Chunks, y: usize, out: &mut [i32]) {
     use std::arch::x86_64::*;
-    let cn = image.channels as i8;
-    let start = y * image.width * image.channels;
+    let cn = image.channels;
+    let start = y * image.width * cn;
     let readable = image.data.len() - start;
-    // Within each 32-bit lane: byte 0 to the low half, byte `cn` to the high half.
-    let spread = _mm256_setr_epi8(
-        0,
-        -1,
-        cn,
-        -1,
-        4,
-        -1,
-        4 + cn,
-        -1,
-        8,
-        -1,
-        8 + cn,
-        -1,
-        12,
-        -1,
-        12 + cn,
-        -1,
-        0,
-        -1,
-        cn,
-        -1,
-        4,
-        -1,
-        4 + cn,
-        -1,
-        8,
-        -1,
-        8 + cn,
-        -1,
-        12,
-        -1,
-        12 + cn,
-        -1,
-    );
+    // For gathered words: byte 0 of each lane to its low half, byte `cn` to its high half.
+    let gathered: [i8; 32] = std::array::from_fn(|b| match b % 4 {
+        0 => (b % 16) as i8,
+        2 => (b % 16 - 2 + cn) as i8,
+        _ => -1,
+    });
+    // SAFETY: `gathered` is the 32 bytes the load reads.
+    let gathered = unsafe { _mm256_loadu_si256(gathered.as_ptr().cast()) };
     let mut done = 0;
-    for ((o, offset), weight) in (out.chunks_exact_mut(8))
-        .zip(offsets.chunks_exact(8))
-        .zip(weights.chunks_exact(8))
+    for ((((o, offset), weight), window), &reach) in (out.chunks_exact_mut(8))
+        .zip(chunks.offsets.chunks_exact(8))
+        .zip(chunks.weights.chunks_exact(8))
+        .zip(&chunks.windows)
+        .zip(&chunks.reaches)
     {
-        // Offsets rise along the row: the last is the furthest read.
-        if offset[7] as usize + 4 > readable {
-            break;
-        }
-        // SAFETY: each chunk is eight `i32`, the 32 bytes each load and store touches;
-        // every gathered word lies inside the image's data (checked above for the
-        // furthest, and offsets are at least 0).
+        // SAFETY: the loads and the store touch the 16 or 32 bytes of the slices and
+        // arrays named; the window's 16 bytes and every gathered word lie inside the
+        // image's data, as checked.
+        let words = unsafe {
+            let row = image.data.as_ptr().add(start);
+            match window {
+                Some((base, spread)) if base + 16 <= readable => {
+                    let bytes = _mm256_broadcastsi128_si256(_mm_loadu_si128(row.add(*base).cast()));
+                    _mm256_shuffle_epi8(bytes, _mm256_loadu_si256(spread.as_ptr().cast()))
+                }
+                _ if reach <= readable => {
+                    let offsets = _mm256_loadu_si256(offset.as_ptr().cast());
+                    let words = _mm256_i32gather_epi32::<1>(row.cast(), offsets);
+                    _mm256_shuffle_epi8(words, gathered)
+                }
+                _ => break,
+            }
+        };
+        // SAFETY: as above.
         unsafe {
-            let base = image.data.as_ptr().add(start).cast::<i32>();
-            let words =
-                _mm256_i32gather_epi32::<1>(base, _mm256_loadu_si256(offset.as_ptr().cast()));
-            let pairs = _mm256_shuffle_epi8(words, spread);
-            let sums = _mm256_madd_epi16(pairs, _mm256_loadu_si256(weight.as_ptr().cast()));
+            let sums = _mm256_madd_epi16(words, _mm256_loadu_si256(weight.as_ptr().cast()));
             _mm256_storeu_si256(o.as_mut_ptr().cast(), sums);
         }
         done += 8;
     }
-    let src = &image.data[start..start + image.width * image.channels];
-    let cn = image.channels;
+    let src = &image.data[start..start + image.width * cn];
     for (j, o) in out.iter_mut().enumerate().skip(done) {
         let ((p0, p1, a0, a1), c) = (pixels[j / cn], j % cn);
         *o = i32::from(src[p0 + c]) * a0 + i32::from(src[p1 + c]) * a1;

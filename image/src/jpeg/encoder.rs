@@ -43,7 +43,10 @@ impl Codes {
     #[inline(always)]
     fn with_value(&self, symbol: usize, value: u32, n: u32) -> (u32, u32) {
         let entry = self.0[symbol];
-        (((entry >> 8) << n) | (value & ((1 << n) - 1)), (entry & 0xFF) + n)
+        (
+            ((entry >> 8) << n) | (value & ((1 << n) - 1)),
+            (entry & 0xFF) + n,
+        )
     }
 }
 
