@@ -2,8 +2,9 @@
 //! `--list`, the images under ROOT become `PREFIX.lst` (or chunks and train/val/test
 //! splits); without it, every `PREFIX*.lst` is packed into `.rec` and `.idx` files beside
 //! it, each image decoded, cropped, resized and encoded again as `im2rec.py` does
-//! (kiln-image's `Reencode`: the same pixels, other encoders' bytes) or stored as it is
-//! with `--pass-through`. The lists and pass-through record files are byte for byte what
+//! (kiln-image's `Reencode`: JPEG records byte for byte as OpenCV's libjpeg-turbo writes
+//! them, PNG ones with the same pixels in other bytes) or stored as it is with
+//! `--pass-through`. The lists and pass-through record files are byte for byte what
 //! `im2rec.py` writes. Records keep the list's order whatever `--num-thread`; an image that
 //! cannot be read stops the run naming it, unless `--skip-errors` (then a warning and a
 //! count, as `im2rec.py` prints and goes on).
@@ -71,6 +72,21 @@ pub struct Args {
     skip_errors: bool,
 }
 
+/// Re-encoding allocates and frees a few hundred KiB per image (coefficients, planes,
+/// pixels). glibc hands such blocks back to the system as they are freed (mapped anew
+/// above its mmap threshold, the heap trimmed above twice that), so every image paid
+/// for fresh pages — their faults and zeroing were a fifth of the time per image (AMD
+/// EPYC, 0.22 of 1.14 ms). Raised thresholds keep the freed blocks for the next image;
+/// what a pack holds at once is bounded by its window of records, so nothing grows.
+fn keep_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: `mallopt` only sets allocator parameters; both values are in range.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 256 << 20);
+    }
+}
+
 pub fn run(args: Args) -> Result<()> {
     let input = |e: kiln::io::Error| Error::Input(e.to_string());
     if !args.root.is_dir() {
@@ -120,6 +136,9 @@ pub fn run(args: Args) -> Result<()> {
         num_thread: args.num_thread,
         skip_errors: args.skip_errors,
     };
+    if !args.pass_through {
+        keep_freed_memory();
+    }
     let pass_through = |_: &Path, bytes: Vec<u8>| Ok(bytes);
     let transform = |_: &Path, bytes: Vec<u8>| reencode.apply(&bytes).map_err(|e| e.to_string());
     let encode: &Encode = match args.pass_through {

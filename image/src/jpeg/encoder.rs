@@ -7,7 +7,7 @@
 //! blocks, and the standard Huffman codes.
 
 use super::color::{fix, ONE_HALF, SCALE_BITS};
-use super::entropy::NATURAL_ORDER;
+use super::entropy::{has_ff_byte, NATURAL_ORDER};
 use super::fdct::{fdct_islow, Quantizer};
 use super::tables::{
     HuffmanSpec, CHROMA_AC, CHROMA_DC, CHROMA_QUANT, LUMA_AC, LUMA_DC, LUMA_QUANT,
@@ -73,9 +73,9 @@ impl BitWriter {
         self.count += n;
         if self.count >= 32 {
             self.count -= 32;
-            let word = ((self.acc >> self.count) as u32).to_be_bytes();
-            if word.contains(&0xFF) {
-                for byte in word {
+            let word = (self.acc >> self.count) as u32;
+            if has_ff_byte(u64::from(word)) {
+                for byte in word.to_be_bytes() {
                     out[self.len] = byte;
                     self.len += 1;
                     if byte == 0xFF {
@@ -84,7 +84,7 @@ impl BitWriter {
                     }
                 }
             } else {
-                out[self.len..self.len + 4].copy_from_slice(&word);
+                out[self.len..self.len + 4].copy_from_slice(&word.to_be_bytes());
                 self.len += 4;
             }
         }
@@ -261,13 +261,13 @@ fn encode_checked(
         let at = y * pw;
         match &mut full[..] {
             [luma, cb, cr] => {
-                let rows = (
-                    &mut luma[at..at + w],
-                    &mut cb[at..at + w],
-                    &mut cr[at..at + w],
-                );
-                for (x, px) in src.chunks_exact(3).enumerate() {
-                    [rows.0[x], rows.1[x], rows.2[x]] = ycc(px[0], px[1], px[2]);
+                // Zipped rows, no indexing: the loop vectorizes (interleaved loads).
+                for (((px, y), cb), cr) in (src.chunks_exact(3))
+                    .zip(&mut luma[at..at + w])
+                    .zip(&mut cb[at..at + w])
+                    .zip(&mut cr[at..at + w])
+                {
+                    [*y, *cb, *cr] = ycc(px[0], px[1], px[2]);
                 }
             }
             // One channel (`encode` admits 1 or 3): the samples as they are.
@@ -306,12 +306,14 @@ fn encode_checked(
                 &chroma[2 * y * pw..][..pw],
                 &chroma[(2 * y + 1) * pw..][..pw],
             );
-            for x in 0..cw {
-                let sum = u32::from(top[2 * x])
-                    + u32::from(top[2 * x + 1])
-                    + u32::from(bottom[2 * x])
-                    + u32::from(bottom[2 * x + 1]);
-                samples[y * cw + x] = ((sum + 1 + (x as u32 & 1)) >> 2) as u8;
+            let out = &mut samples[y * cw..(y + 1) * cw];
+            for (x, ((o, t), b)) in (out.iter_mut())
+                .zip(top.chunks_exact(2))
+                .zip(bottom.chunks_exact(2))
+                .enumerate()
+            {
+                let sum = u16::from(t[0]) + u16::from(t[1]) + u16::from(b[0]) + u16::from(b[1]);
+                *o = ((sum + 1 + (x as u16 & 1)) >> 2) as u8;
             }
         }
         let last = (rows - 1) * cw;

@@ -114,6 +114,12 @@ fn extend(raw: i32, n: u32) -> i32 {
     }
 }
 
+/// Whether a byte of `word` is FF (`!word` then has a zero byte: the carry trick).
+#[inline(always)]
+pub(super) fn has_ff_byte(word: u64) -> bool {
+    (!word).wrapping_sub(0x0101_0101_0101_0101) & word & 0x8080_8080_8080_8080 != 0
+}
+
 /// The entropy-coded bytes of a scan, read MSB first, with `FF 00` unstuffed.
 pub struct Bits<'a> {
     data: &'a [u8],
@@ -148,9 +154,7 @@ impl<'a> Bits<'a> {
     fn fill(&mut self) {
         if let (false, Some(next)) = (self.at_marker, self.data.get(self.pos..self.pos + 8)) {
             let word = u64::from_be_bytes(next.try_into().expect("eight bytes"));
-            // `!word` has a zero byte where `word` has an FF byte.
-            let ff = (!word).wrapping_sub(0x0101_0101_0101_0101) & word & 0x8080_8080_8080_8080;
-            if ff == 0 {
+            if !has_ff_byte(word) {
                 // Callers fill below 16 bits, so that 6 or 7 whole bytes fit.
                 let take = (63 - self.count) / 8;
                 self.acc |= (word >> (64 - 8 * take)) << (64 - self.count - 8 * take);
