@@ -35,8 +35,9 @@ pub struct Huffman {
     /// By the next `LOOKAHEAD` bits: the code's length (0: longer than `LOOKAHEAD`) and
     /// its symbol.
     fast: Vec<(u8, u8)>,
-    /// By the next `LOOKAHEAD` bits, for an AC table: a whole coefficient when its code
-    /// and value bits fit — (bits used, zero run before it, value); 0 bits used where not.
+    /// By the next `LOOKAHEAD` bits, for an AC table (empty for a DC one): a whole
+    /// coefficient when its code and value bits fit — (bits used, zero run before it,
+    /// value); 0 bits used where not.
     fast_ac: Vec<(u8, u8, i16)>,
     /// By code length (index 1..=16): the largest code of that length (-1: none), and the
     /// index in `symbols` of its first code minus that code.
@@ -47,9 +48,9 @@ pub struct Huffman {
 
 impl Huffman {
     /// Builds the canonical code of `counts` (codes of each length 1..=16) and
-    /// `symbols`; `None` if the counts overflow a 16-bit code space or disagree with
-    /// the symbols.
-    pub fn new(counts: &[u8; 16], symbols: &[u8]) -> Option<Huffman> {
+    /// `symbols`, with the whole-coefficient table if it codes AC coefficients (`ac`);
+    /// `None` if the counts overflow a 16-bit code space or disagree with the symbols.
+    pub fn new(counts: &[u8; 16], symbols: &[u8], ac: bool) -> Option<Huffman> {
         let total: usize = counts.iter().map(|&c| usize::from(c)).sum();
         if total != symbols.len() || total > 256 {
             return None;
@@ -82,7 +83,7 @@ impl Huffman {
         }
         // A sentinel that ends the search for codes longer than 16 bits.
         max_code[17] = i32::MAX;
-        let fast_ac = (0..1u32 << LOOKAHEAD)
+        let fast_ac = (0..if ac { 1u32 << LOOKAHEAD } else { 0 })
             .map(|bits| {
                 let (len, symbol) = fast[bits as usize];
                 let (run, size) = (symbol >> 4, u32::from(symbol & 15));

@@ -374,7 +374,7 @@ fn parse_huffman(mut body: &[u8], headers: &mut Headers) -> Result<()> {
         if class > 1 || id > 3 {
             return Err(bad(format!("Huffman table class {class}, id {id}")));
         }
-        let table = Huffman::new(counts, symbols)
+        let table = Huffman::new(counts, symbols, class == 1)
             .ok_or_else(|| bad(format!("Huffman table {id} has more codes than fit")))?;
         if class == 0 {
             headers.dc_tables[id] = Some(table);
