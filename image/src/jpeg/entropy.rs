@@ -157,6 +157,7 @@ impl<'a> Bits<'a> {
             let word = u64::from_be_bytes(next.try_into().expect("eight bytes"));
             if !has_ff_byte(word) {
                 // Callers fill below 16 bits, so that 6 or 7 whole bytes fit.
+                debug_assert!(self.count < 16);
                 let take = (63 - self.count) / 8;
                 self.acc |= (word >> (64 - 8 * take)) << (64 - self.count - 8 * take);
                 self.count += 8 * take;
