@@ -114,12 +114,13 @@ pub(crate) fn linear(image: &Image, xs: &[LinearTap], ys: &[LinearTap]) -> Image
 unsafe fn linear_avx2(image: &Image, xs: &[LinearTap], ys: &[LinearTap]) -> Image {
     let cn = image.channels;
     let pixels = pixel_taps(image, xs);
-    // One 32-bit read holds both of a value's sources where the second lies `cn` bytes
-    // after the first (or weighs nothing) and `cn` is below 4; offsets must fit `i32`.
-    let gathers = (1..4).contains(&cn)
+    // Eight values at a time need each value's second source `cn` bytes after its first
+    // (or weighing nothing) and `cn` below 4, so that one 32-bit word holds both; and
+    // offsets that fit `i32`.
+    let chunked = (1..4).contains(&cn)
         && image.data.len() < i32::MAX as usize
         && (pixels.iter()).all(|&(p0, p1, _, a1)| p1 == p0 + cn || a1 == 0);
-    if !gathers {
+    if !chunked {
         return linear_passes(image, &pixels, ys, |y, out| {
             scalar_row(image, &pixels, y, out)
         });
@@ -184,6 +185,7 @@ impl Chunks {
         }
     }
 }
+
 /// Per output pixel: the byte offsets in a source row of its two source pixels, and
 /// their weights.
 type PixelTap = (usize, usize, i32, i32);
@@ -328,8 +330,9 @@ fn linear_passes(
 mod tests {
     use super::*;
 
-    /// The AVX2 passes (gathered rows, their tails and the last row's guarded end)
-    /// against the portable ones, on noise of 1 to 4 channels, enlarged and shrunk.
+    /// The AVX2 passes (shuffled and gathered chunks, their tails and the last row's
+    /// guarded end) against the portable ones, on noise of 1 to 4 channels, enlarged and
+    /// shrunk.
     #[test]
     #[cfg(target_arch = "x86_64")]
     fn the_avx2_passes_equal_the_portable_ones() {
