@@ -325,9 +325,6 @@ unsafe fn blocked<
     }
 }
 
-/// Bytes between B's rows from which its panels are packed (half a 4 KiB page).
-const FAR_ROWS: usize = 2048;
-
 impl<T: Copy> Product<T> {
     /// `Cᵀ = Bᵀ·Aᵀ`: the same product, columns for rows.
     fn transposed(&self) -> Product<T> {
@@ -342,23 +339,9 @@ impl<T: Copy> Product<T> {
         }
     }
 
-    /// Whether B's panels are read where they are rather than packed: where its rows are
-    /// contiguous and either one row tile (`mr` rows of A) uses each panel once or the
-    /// rows lie less than [`FAR_ROWS`] bytes apart. A panel read in place spans `KC` of
-    /// B's rows; rows that far apart put every one or two of them on a page of its own,
-    /// more pages than the TLB holds, and power-of-two strides on few cache sets, while
-    /// packed the panel is one contiguous block that every row tile rereads (AMD Zen 3,
-    /// AVX2 tile: 1024³ 0.48 → 0.86 of peak, 1008³ 0.77 → 0.89, 128×512×784 0.65 →
-    /// 0.74; packing nearer rows as well gained on some shapes and cost LeNet's training
-    /// step 3%).
-    fn b_in_place(&self, mr: usize) -> bool {
-        let apart = self.b.rs.unsigned_abs() * size_of::<T>();
-        self.b.cs == 1 && (self.m <= mr || apart < FAR_ROWS)
-    }
-
     /// A rough count of the cycles the blocked product takes as given, with `mr × nr`
     /// tiles, `mr × rw` ones past the last whole `nr`, and `lanes` multiply-adds per cycle:
-    /// padded tiles, packing (B unless [`Product::b_in_place`]; A unless its depth is, a
+    /// padded tiles, packing (B unless its rows are contiguous; A unless its depth is, a
     /// quarter as much where its rows are), and element-wise stores where C's columns
     /// are strided.
     fn cost(&self, [mr, nr, rw]: [usize; 3], lanes: usize, b: &Blocking) -> usize {
@@ -367,7 +350,7 @@ impl<T: Copy> Product<T> {
         // the multiply-adds: a fifth slower per column.
         let (whole, rest) = (n / nr * nr, (n % nr).next_multiple_of(rw));
         let tiles = m.next_multiple_of(mr) * (whole + rest * 6 / 5) * k / lanes;
-        let pack_b = if self.b_in_place(mr) { 0 } else { k * n };
+        let pack_b = if self.b.cs == 1 { 0 } else { k * n };
         let pack_a = match (self.a.cs, self.a.rs) {
             (1, _) => 0,
             (_, 1) => m * k / 4 * n.div_ceil(b.nc),
@@ -383,8 +366,8 @@ impl<T: Copy> Product<T> {
 }
 
 /// The blocked product, as given, in `b`'s blocks (`mc` a multiple of MR, `nc` of NR): A's
-/// depth contiguous, its whole panels are read in place (else packed); B's whole panels
-/// read in place where [`Product::b_in_place`] says (else packed).
+/// depth contiguous, its whole panels are read in place (else packed); B's rows
+/// contiguous, its whole panels are read in place (else packed).
 #[inline(always)]
 unsafe fn blocked_as_given<
     T: Real,
@@ -398,7 +381,7 @@ unsafe fn blocked_as_given<
 ) {
     let (kc_max, mc_max, nc_max) = (b.kc, b.mc, b.nc);
     let (packed_a, packed_b) = workspace::<T>(b);
-    let (a_in_place, b_in_place) = (p.a.cs == 1, p.b_in_place(MR));
+    let (a_in_place, b_in_place) = (p.a.cs == 1, p.b.cs == 1);
     for jc in (0..p.n).step_by(nc_max) {
         let nc = nc_max.min(p.n - jc);
         let whole_cols = nc / NR * NR;
