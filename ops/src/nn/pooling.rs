@@ -1218,78 +1218,40 @@ mod tests {
         );
     }
 
-    type Case<'a> = (&'a [(&'a str, &'a str)], &'a [usize]);
+    /// A pooling's attributes (`key=value`, `; ` between) and its input's shape.
+    type Case<'a> = (&'a str, &'a [usize]);
+
+    /// A case's attributes as `run` takes them.
+    fn pairs(case: &str) -> Vec<(&str, &str)> {
+        (case.split("; "))
+            .map(|kv| kv.split_once('=').expect("key=value"))
+            .collect()
+    }
 
     /// Max windows that reach past the input (the kernels on phases): overlapping and
     /// clipped at both edges (odd sizes), the full convention's last window, stride 1 and 3
     /// (a stride without a split of its own), a wide kernel, 1-D, 3-D one deep.
     const PADDED: [Case; 8] = [
+        ("kernel=(3, 3); stride=(2, 2); pad=(1, 1)", &[2, 3, 11, 13]),
         (
-            &[
-                ("kernel", "(3, 3)"),
-                ("stride", "(2, 2)"),
-                ("pad", "(1, 1)"),
-            ],
-            &[2, 3, 11, 13],
-        ),
-        (
-            &[
-                ("kernel", "(3, 3)"),
-                ("stride", "(2, 2)"),
-                ("pad", "(1, 1)"),
-                ("pooling_convention", "full"),
-            ],
+            "kernel=(3, 3); stride=(2, 2); pad=(1, 1); pooling_convention=full",
             &[1, 3, 8, 7],
         ),
+        ("kernel=(3, 3); stride=(1, 1); pad=(1, 1)", &[1, 2, 7, 9]),
+        ("kernel=(2, 3); stride=(2, 3); pad=(1, 1)", &[2, 17, 7, 8]),
+        ("kernel=(5, 5); stride=(3, 3); pad=(2, 2)", &[1, 2, 12, 14]),
+        ("kernel=(7, 7); stride=(2, 2); pad=(3, 3)", &[1, 1, 20, 19]),
+        ("kernel=(3,); stride=(2,); pad=(1,)", &[2, 2, 10]),
         (
-            &[
-                ("kernel", "(3, 3)"),
-                ("stride", "(1, 1)"),
-                ("pad", "(1, 1)"),
-            ],
-            &[1, 2, 7, 9],
-        ),
-        (
-            &[
-                ("kernel", "(2, 3)"),
-                ("stride", "(2, 3)"),
-                ("pad", "(1, 1)"),
-            ],
-            &[2, 17, 7, 8],
-        ),
-        (
-            &[
-                ("kernel", "(5, 5)"),
-                ("stride", "(3, 3)"),
-                ("pad", "(2, 2)"),
-            ],
-            &[1, 2, 12, 14],
-        ),
-        (
-            &[
-                ("kernel", "(7, 7)"),
-                ("stride", "(2, 2)"),
-                ("pad", "(3, 3)"),
-            ],
-            &[1, 1, 20, 19],
-        ),
-        (
-            &[("kernel", "(3,)"), ("stride", "(2,)"), ("pad", "(1,)")],
-            &[2, 2, 10],
-        ),
-        (
-            &[
-                ("kernel", "(1, 3, 3)"),
-                ("stride", "(1, 2, 2)"),
-                ("pad", "(0, 1, 1)"),
-            ],
+            "kernel=(1, 3, 3); stride=(1, 2, 2); pad=(0, 1, 1)",
             &[1, 2, 3, 6, 7],
         ),
     ];
 
     #[test]
     fn the_native_max_pooling_computes_what_the_reference_computes() {
-        for (kv, shape) in PADDED {
+        for (case, shape) in PADDED {
+            let kv = &pairs(case);
             let x = randn(shape, 13);
             check_native(POOL, kv, std::slice::from_ref(&x), false, 0.0);
             // Ties, and NaN (never the maximum; a window of NaNs pools to −∞).
@@ -1329,55 +1291,27 @@ mod tests {
         // convention); global; and the padded ones (on phases).
         let cases: [Case; 10] = [
             (
-                &[
-                    ("kernel", "(3, 3)"),
-                    ("stride", "(2, 2)"),
-                    ("pooling_convention", "full"),
-                ],
+                "kernel=(3, 3); stride=(2, 2); pooling_convention=full",
                 &[1, 3, 8, 7],
             ),
             (
-                &[
-                    ("global_pool", "True"),
-                    ("kernel", "(1, 1)"),
-                    ("pool_type", "max"),
-                ],
+                "global_pool=True; kernel=(1, 1); pool_type=max",
                 &[2, 3, 4, 5],
             ),
-            (&[("kernel", "(2, 2)"), ("stride", "(2, 2)")], &[2, 3, 8, 6]),
+            ("kernel=(2, 2); stride=(2, 2)", &[2, 3, 8, 6]),
+            ("kernel=(2, 3); stride=(2, 3)", &[2, 17, 7, 8]),
+            ("kernel=(3,); stride=(3,)", &[2, 2, 10]),
+            ("kernel=(1, 2, 2); stride=(1, 2, 2)", &[1, 2, 3, 4, 6]),
+            ("kernel=(3, 3); stride=(2, 2); pad=(1, 1)", &[1, 2, 7, 9]),
             (
-                &[("kernel", "(2, 3)"), ("stride", "(2, 3)")],
-                &[2, 17, 7, 8],
-            ),
-            (&[("kernel", "(3,)"), ("stride", "(3,)")], &[2, 2, 10]),
-            (
-                &[("kernel", "(1, 2, 2)"), ("stride", "(1, 2, 2)")],
-                &[1, 2, 3, 4, 6],
-            ),
-            (
-                &[
-                    ("kernel", "(3, 3)"),
-                    ("stride", "(2, 2)"),
-                    ("pad", "(1, 1)"),
-                ],
-                &[1, 2, 7, 9],
-            ),
-            (
-                &[
-                    ("kernel", "(3, 3)"),
-                    ("pool_type", "avg"),
-                    ("pooling_convention", "full"),
-                    ("count_include_pad", "False"),
-                ],
+                "kernel=(3, 3); pool_type=avg; pooling_convention=full; count_include_pad=False",
                 &[2, 2, 6, 5],
             ),
-            (&[("kernel", "(2,)"), ("pool_type", "sum")], &[2, 3, 9]),
-            (
-                &[("global_pool", "True"), ("kernel", "(1, 1)")],
-                &[2, 3, 4, 5],
-            ),
+            ("kernel=(2,); pool_type=sum", &[2, 3, 9]),
+            ("global_pool=True; kernel=(1, 1)", &[2, 3, 4, 5]),
         ];
-        for (kv, shape) in cases.into_iter().chain(PADDED) {
+        for (case, shape) in cases.into_iter().chain(PADDED) {
+            let kv = &pairs(case);
             let x = randn(shape, 11);
             let y = run(POOL, kv, &[&x], false).unwrap().remove(0);
             // Ties (values rounded to integers: most windows hold their maximum twice or
