@@ -53,6 +53,9 @@ pub enum Error {
     /// The runtime failed (gathering a batch).
     #[error(transparent)]
     Runtime(#[from] kiln_runtime::Error),
+    /// An image of an im2rec list that could not be packed.
+    #[error(transparent)]
+    Image(Box<im2rec::ImageError>),
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

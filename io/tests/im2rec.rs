@@ -2,7 +2,10 @@
 //! make_im2rec_fixtures.py): the same lists from the same folder (shuffled, flat, split
 //! into chunks and ratios), and with `--pass-through` the same `.rec` and `.idx` bytes.
 
-use kiln_io::im2rec::{lists_for_prefix, make_lists, pack_list, ListOptions, PackOptions};
+use kiln_io::im2rec::{
+    lists_for_prefix, make_lists, pack_list, ListOptions, PackOptions, Unpackable,
+};
+use kiln_io::Error;
 use std::path::{Path, PathBuf};
 
 fn fixture(name: &str) -> PathBuf {
@@ -143,8 +146,12 @@ fn unreadable_images_fail_naming_the_entry_or_are_skipped_and_counted() {
         &pass_through,
         &quiet,
     )
-    .unwrap_err()
-    .to_string();
+    .unwrap_err();
+    assert!(
+        matches!(&err, Error::Image(e) if e.index == 1 && matches!(e.why, Unpackable::Read { .. })),
+        "{err}"
+    );
+    let err = err.to_string();
     assert!(
         err.contains("bad.lst: image 1 (cat/gone.jpg): ") && err.contains("gone.jpg: No such file"),
         "{err}"
@@ -163,6 +170,10 @@ fn unreadable_images_fail_naming_the_entry_or_are_skipped_and_counted() {
         Err(format!("{} does not decode", path.display()))
     };
     let err = pack_list(&list, &images, &PackOptions::default(), &refuse, &quiet).unwrap_err();
+    assert!(
+        matches!(&err, Error::Image(e) if matches!(e.why, Unpackable::Encode(_))),
+        "{err}"
+    );
     assert!(
         err.to_string().contains("image 0 (cat/a.jpg): ")
             && err.to_string().contains("does not decode"),

@@ -47,13 +47,42 @@ impl Default for PackOptions {
 }
 
 /// What packing a list wrote.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Debug)]
 pub struct Packed {
     pub rec: PathBuf,
     pub idx: PathBuf,
     pub records: usize,
     /// Images skipped (with `skip_errors`), with why.
-    pub skipped: Vec<String>,
+    pub skipped: Vec<ImageError>,
+}
+
+/// An image of a list that could not be packed: the list, the entry, and why.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: image {index} ({path}): {why}", list.display())]
+pub struct ImageError {
+    pub list: PathBuf,
+    /// The entry's index column.
+    pub index: i64,
+    /// The entry's path, relative to the root.
+    pub path: String,
+    pub why: Unpackable,
+}
+
+/// Why an image could not be packed.
+#[derive(Debug, thiserror::Error)]
+pub enum Unpackable {
+    #[error("{}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The caller's [`Encode`] refused the bytes, in its words.
+    #[error("{0}")]
+    Encode(String),
+    #[error("the list entry has no label")]
+    NoLabel,
+    #[error("index {0} is negative: a record's id is unsigned")]
+    NegativeIndex(i64),
 }
 
 /// Images encoded at a time: bounds the memory a pack holds.
@@ -85,17 +114,16 @@ pub fn pack_list(
     let mut writer = RecordWriter::new(AtomicFile::create(&rec).map_err(|e| io(&rec, e))?);
     let mut index = Vec::with_capacity(entries.len());
     let mut skipped = Vec::new();
-    let encode_window = |window: &[ListEntry]| -> Vec<std::result::Result<Vec<u8>, String>> {
+    let encode_window = |window: &[ListEntry]| -> Vec<Result<Vec<u8>, ImageError>> {
         (window.par_iter())
             .map(|entry| {
-                let payload = record(entry, root, options.pack_label, encode).map_err(|why| {
-                    format!(
-                        "{}: image {} ({}): {why}",
-                        list.display(),
-                        entry.index,
-                        entry.path
-                    )
-                });
+                let payload =
+                    record(entry, root, options.pack_label, encode).map_err(|why| ImageError {
+                        list: list.to_path_buf(),
+                        index: entry.index,
+                        path: entry.path.clone(),
+                        why,
+                    });
                 progress(1);
                 payload
             })
@@ -103,7 +131,7 @@ pub fn pack_list(
     };
     // Each window is written while the next is encoded, so that writing (the one serial
     // part) overlaps the work; a last empty window writes the last full one.
-    let mut encoded: Vec<(&ListEntry, std::result::Result<Vec<u8>, String>)> = Vec::new();
+    let mut encoded: Vec<(&ListEntry, Result<Vec<u8>, ImageError>)> = Vec::new();
     for window in entries.chunks(WINDOW).chain([&[][..]]) {
         let previous = std::mem::take(&mut encoded);
         let write = || -> Result<()> {
@@ -117,7 +145,7 @@ pub fn pack_list(
                         });
                     }
                     Err(why) if options.skip_errors => skipped.push(why),
-                    Err(why) => return Err(Error::Input(why)),
+                    Err(why) => return Err(Error::Image(Box::new(why))),
                 }
             }
             Ok(())
@@ -147,23 +175,21 @@ fn record(
     root: &Path,
     pack_label: bool,
     encode: &Encode,
-) -> std::result::Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, Unpackable> {
     let path = root.join(&entry.path);
-    let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let image = encode(&path, bytes)?;
+    let bytes = match std::fs::read(&path) {
+        Ok(bytes) => bytes,
+        Err(source) => return Err(Unpackable::Read { path, source }),
+    };
+    let image = encode(&path, bytes).map_err(Unpackable::Encode)?;
     // im2rec.py packs the label columns as an array only when there are several.
     let label = match &entry.labels[..] {
         [first] => Label::Scalar(*first),
         all if pack_label => Label::Multi(all.to_vec()),
         [first, ..] => Label::Scalar(*first),
-        [] => return Err("the list entry has no label".into()),
+        [] => return Err(Unpackable::NoLabel),
     };
-    let id = u64::try_from(entry.index).map_err(|_| {
-        format!(
-            "index {} is negative: a record's id is unsigned",
-            entry.index
-        )
-    })?;
+    let id = u64::try_from(entry.index).map_err(|_| Unpackable::NegativeIndex(entry.index))?;
     let record = ImageRecord {
         label,
         id,
