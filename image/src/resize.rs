@@ -146,6 +146,9 @@ struct Chunks {
     /// Per chunk whose sources lie within 16 bytes: the offset of the first, and the byte
     /// shuffle that moves each value's two sources to the halves of its lane.
     windows: Vec<Option<(usize, [i8; 32])>>,
+    /// The shuffle for gathered words: byte 0 of each lane to its low half, byte `cn` to
+    /// its high half.
+    gathered: [i8; 32],
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -177,11 +180,17 @@ impl Chunks {
                 Some((base, spread))
             })
             .collect();
+        let gathered = std::array::from_fn(|b| match b % 4 {
+            0 => (b % 16) as i8,
+            2 => (b % 16 - 2 + cn) as i8,
+            _ => -1,
+        });
         Chunks {
             offsets,
             weights,
             reaches,
             windows,
+            gathered,
         }
     }
 }
@@ -200,6 +209,12 @@ fn pixel_taps(image: &Image, xs: &[LinearTap]) -> Vec<PixelTap> {
         .collect()
 }
 
+/// Channel `c` of a destination pixel from its source row: value · 2048.
+#[inline(always)]
+fn tap(src: &[u8], (p0, p1, a0, a1): PixelTap, c: usize) -> i32 {
+    i32::from(src[p0 + c]) * a0 + i32::from(src[p1 + c]) * a1
+}
+
 /// One source row's horizontal pass: value · 2048 per destination value.
 #[inline(always)]
 fn scalar_row(image: &Image, pixels: &[PixelTap], y: usize, out: &mut [i32]) {
@@ -207,10 +222,9 @@ fn scalar_row(image: &Image, pixels: &[PixelTap], y: usize, out: &mut [i32]) {
     let row = image.width * cn;
     let src = &image.data[y * row..(y + 1) * row];
     let pass = |cn: usize, out: &mut [i32]| {
-        for (o, &(p0, p1, a0, a1)) in out.chunks_exact_mut(cn).zip(pixels) {
-            let (v0, v1) = (&src[p0..p0 + cn], &src[p1..p1 + cn]);
-            for ((o, &v0), &v1) in o.iter_mut().zip(v0).zip(v1) {
-                *o = i32::from(v0) * a0 + i32::from(v1) * a1;
+        for (o, &pixel) in out.chunks_exact_mut(cn).zip(pixels) {
+            for (c, o) in o.iter_mut().enumerate() {
+                *o = tap(src, pixel, c);
             }
         }
     };
@@ -236,14 +250,8 @@ fn chunked_row(image: &Image, pixels: &[PixelTap], chunks: &Chunks, y: usize, ou
     let cn = image.channels;
     let start = y * image.width * cn;
     let readable = image.data.len() - start;
-    // For gathered words: byte 0 of each lane to its low half, byte `cn` to its high half.
-    let gathered: [i8; 32] = std::array::from_fn(|b| match b % 4 {
-        0 => (b % 16) as i8,
-        2 => (b % 16 - 2 + cn) as i8,
-        _ => -1,
-    });
     // SAFETY: `gathered` is the 32 bytes the load reads.
-    let gathered = unsafe { _mm256_loadu_si256(gathered.as_ptr().cast()) };
+    let gathered = unsafe { _mm256_loadu_si256(chunks.gathered.as_ptr().cast()) };
     let mut done = 0;
     for ((((o, offset), weight), window), &reach) in (out.chunks_exact_mut(8))
         .zip(chunks.offsets.chunks_exact(8))
@@ -278,8 +286,7 @@ fn chunked_row(image: &Image, pixels: &[PixelTap], chunks: &Chunks, y: usize, ou
     }
     let src = &image.data[start..start + image.width * cn];
     for (j, o) in out.iter_mut().enumerate().skip(done) {
-        let ((p0, p1, a0, a1), c) = (pixels[j / cn], j % cn);
-        *o = i32::from(src[p0 + c]) * a0 + i32::from(src[p1 + c]) * a1;
+        *o = tap(src, pixels[j / cn], j % cn);
     }
 }
 

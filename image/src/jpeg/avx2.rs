@@ -100,8 +100,7 @@ fn transpose(v: &[Avx2; 8]) -> [Avx2; 8] {
 #[target_feature(enable = "avx2")]
 #[inline]
 pub fn idct_islow(coef: &[i16; 64], quant: &[u16; 64], out: &mut [u8], stride: usize) {
-    if coef[1..].iter().fold(0, |any, &c| any | c) == 0 {
-        super::idct::idct_islow(coef, quant, out, stride);
+    if super::idct::flat(coef, quant, out, stride) {
         return;
     }
     let input: [Avx2; 8] = std::array::from_fn(|row| {

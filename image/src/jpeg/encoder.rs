@@ -76,12 +76,7 @@ impl BitWriter {
             let word = (self.acc >> self.count) as u32;
             if has_ff_byte(u64::from(word)) {
                 for byte in word.to_be_bytes() {
-                    out[self.len] = byte;
-                    self.len += 1;
-                    if byte == 0xFF {
-                        out[self.len] = 0;
-                        self.len += 1;
-                    }
+                    self.stuffed(byte, out);
                 }
             } else {
                 out[self.len..self.len + 4].copy_from_slice(&word.to_be_bytes());
@@ -97,13 +92,18 @@ impl BitWriter {
         self.count += pad;
         while self.count > 0 {
             self.count -= 8;
-            let byte = (self.acc >> self.count) as u8;
-            out[self.len] = byte;
+            self.stuffed((self.acc >> self.count) as u8, out);
+        }
+    }
+
+    /// Writes `byte`, and a zero after an FF.
+    #[inline(always)]
+    fn stuffed(&mut self, byte: u8, out: &mut [u8; BLOCK_BYTES]) {
+        out[self.len] = byte;
+        self.len += 1;
+        if byte == 0xFF {
+            out[self.len] = 0;
             self.len += 1;
-            if byte == 0xFF {
-                out[self.len] = 0;
-                self.len += 1;
-            }
         }
     }
 }

@@ -53,17 +53,26 @@ fn range_limit(v: i32) -> u8 {
     (((v.wrapping_add(512) & 1023) - 384).clamp(0, 255)) as u8
 }
 
+/// Writes the block as a flat one where only its DC term is set (libjpeg's shortcuts,
+/// exact, make such a block flat); else leaves `out` and says so.
+#[inline(always)]
+pub(super) fn flat(coef: &[i16; 64], quant: &[u16; 64], out: &mut [u8], stride: usize) -> bool {
+    if coef[1..].iter().fold(0, |any, &c| any | c) != 0 {
+        return false;
+    }
+    let dc = i32::from(coef[0]).wrapping_mul(i32::from(quant[0]));
+    let value = range_limit(descale(dc << PASS1_BITS, PASS1_BITS + 3));
+    for row in 0..8 {
+        out[row * stride..row * stride + 8].fill(value);
+    }
+    true
+}
+
 /// Turns one block of quantized coefficients (natural order) into 8×8 samples written at
 /// `out[row * stride + col]`.
 #[inline(always)]
 pub fn idct_islow(coef: &[i16; 64], quant: &[u16; 64], out: &mut [u8], stride: usize) {
-    if coef[1..].iter().fold(0, |any, &c| any | c) == 0 {
-        // Only the DC term: libjpeg's shortcuts (exact) make the block flat.
-        let dc = i32::from(coef[0]).wrapping_mul(i32::from(quant[0]));
-        let value = range_limit(descale(dc << PASS1_BITS, PASS1_BITS + 3));
-        for row in 0..8 {
-            out[row * stride..row * stride + 8].fill(value);
-        }
+    if flat(coef, quant, out, stride) {
         return;
     }
     // Pass 1: columns (a lane each), keeping PASS1_BITS of extra precision.
