@@ -4,10 +4,11 @@
 //! The classic blocking (Goto & van de Geijn): B in `KC × NC` blocks and A in `MC × KC`
 //! blocks, each packed into panels that an `MR × NR` register tile runs along; the tile's
 //! loop is plain Rust that the compiler vectorizes for the widest instruction set the
-//! machine has, chosen once at run time. Operands already laid out as panels are read in
-//! place (A with its depth contiguous, B with its rows contiguous); the product runs as
-//! given or transposed (`Cᵀ = Bᵀ·Aᵀ`), whichever a cost of padded tiles, packing and
-//! strided stores says is cheaper. Products with few rows (or one) whose operands both
+//! machine has, chosen once at run time. Operands already laid out as panels may be read
+//! in place (A with its depth contiguous; B with its rows contiguous, where the cost of
+//! packing it is more than its tiles lose in place on this machine,
+//! [`in_place_b_slowdown`]); the product runs as given or transposed (`Cᵀ = Bᵀ·Aᵀ`),
+//! whichever a cost of padded tiles, packing and strided stores says is cheaper. Products with few rows (or one) whose operands both
 //! run along the depth are dot products instead: packing would not pay back.
 //!
 //! Block sizes come from the caches of the CPU that runs it ([`machine`]: BLIS's
@@ -30,6 +31,7 @@ mod vector;
 use machine::Blocking;
 use pack::pack;
 use std::cell::{Cell, RefCell};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 use tile::{store, tile, Out};
 use vector::{dot_blocks, row_product, zero_depth, DOT_MAX_SIDE};
@@ -120,6 +122,35 @@ impl Isa {
 static CEILING: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(Isa::Avx512 as u8);
 static ISA: OnceLock<Isa> = OnceLock::new();
 
+/// [`in_place_b_slowdown`]'s value for the process (`f64` bits): 1 until set.
+static IN_PLACE_B: AtomicU64 = AtomicU64::new(1f64.to_bits());
+
+/// How many times as long a register tile takes reading B's panel where B lies (its rows
+/// a row stride apart) as reading a packed copy, on this machine: what a product weighs
+/// against the cost of packing B. 1 (read in place wherever B's rows are contiguous) until [`set_in_place_b_slowdown`] says otherwise; the runtime sets what
+/// [`machine::measure_in_place_b`] measured on this CPU model. A whole panel's rows in
+/// place sit in as many cache sets as their stride allows — at power-of-two strides a few —
+/// where a packed panel's are contiguous: a narrow tile (AVX2's 16 columns, one cache line
+/// a row) meant to keep its panel in L1 loses most.
+pub fn in_place_b_slowdown() -> f64 {
+    (IN_PLACE_B_HERE.with(Cell::get))
+        .unwrap_or_else(|| f64::from_bits(IN_PLACE_B.load(Ordering::Relaxed)))
+}
+
+/// Sets [`in_place_b_slowdown`] for the process's products (at least 1).
+pub fn set_in_place_b_slowdown(slowdown: f64) {
+    IN_PLACE_B.store(slowdown.max(1.0).to_bits(), Ordering::Relaxed);
+}
+
+/// Runs `f` with this thread's products weighing B in place as `slowdown` says (infinite:
+/// always packed), to measure one against the other.
+pub fn with_in_place_b_slowdown<R>(slowdown: f64, f: impl FnOnce() -> R) -> R {
+    let before = IN_PLACE_B_HERE.with(|c| c.replace(Some(slowdown.max(1.0))));
+    let out = f();
+    IN_PLACE_B_HERE.with(|c| c.set(before));
+    out
+}
+
 /// Products use no instruction set wider than `max` (a machine without AVX-512 taken as
 /// one, to measure the AVX2 code). Takes effect before the first product of the process
 /// only: `false` where the instruction set was already chosen (and is not `max` or
@@ -151,30 +182,31 @@ pub fn isa() -> Isa {
 
 /// The product's loops compiled with instruction set `$features` for tile `$mr × $nr`.
 macro_rules! compiled_for {
-    ($name:ident, $t:ty, $features:literal, [$mr:literal, $nr:literal, $rw:literal, $l:literal]) => {
+    ($name:ident, $t:ty, $features:literal,
+     [$mr:literal, $nr:literal, $rw:literal, $l:literal, $d:literal]) => {
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = $features)]
         unsafe fn $name(p: &Product<$t>) {
             // SAFETY: `blocked` needs `run`'s contract, which this function's caller (`dispatch`)
             // forwards; the features are enabled here, not needed by `blocked` itself.
-            unsafe { blocked::<$t, $mr, $nr, $rw, $l, true>(p) }
+            unsafe { blocked::<$t, $mr, $nr, $rw, $l, $d, true>(p) }
         }
     };
 }
 
 /// An element type's compiled forms — AVX-512 and AVX2 (with FMA), and one for any machine
 /// (without FMA, whose software form is a library call per element) — each given its
-/// tile `MR × NR`, narrow tile width `RW` and vector lanes `L`; and the dispatch between
-/// them.
+/// tile `MR × NR`, narrow tile width `RW`, vector lanes `L` and dot-product block side
+/// `D`; and the dispatch between them.
 macro_rules! real {
     ($t:ty, $avx512:ident $avx512_chains:ident $a:tt, $avx2:ident $avx2_chains:ident $b:tt,
-     $baseline:ident [$mr:literal, $nr:literal, $rw:literal, $l:literal]) => {
+     $baseline:ident [$mr:literal, $nr:literal, $rw:literal, $l:literal, $d:literal]) => {
         compiled_for!($avx512, $t, "avx512f,fma", $a);
         compiled_for!($avx2, $t, "avx2,fma", $b);
 
         unsafe fn $baseline(p: &Product<$t>) {
             // SAFETY: `blocked` needs `run`'s contract, forwarded by `dispatch`.
-            unsafe { blocked::<$t, $mr, $nr, $rw, $l, false>(p) }
+            unsafe { blocked::<$t, $mr, $nr, $rw, $l, $d, false>(p) }
         }
 
         impl Real for $t {
@@ -183,7 +215,7 @@ macro_rules! real {
                 self.mul_add(a, b)
             }
             fn tile() -> (usize, usize) {
-                let tiles = [$a, $b, [$mr, $nr, $rw, $l]];
+                let tiles = [$a, $b, [$mr, $nr, $rw, $l, $d]];
                 let [mr, nr, ..] = match isa() {
                     Isa::Avx512 => tiles[0],
                     Isa::Avx2 => tiles[1],
@@ -223,11 +255,14 @@ macro_rules! real {
 
 // AVX2 has 16 vector registers: a 6 × 16 tile keeps 12 accumulators, 2 panel vectors and
 // a broadcast in them (4 × 24 needed all 16 and spilled: 0.36 of peak on Zen 4 against
-// 0.47–0.84 for 6 × 16, `KILN_ISA=avx2 kiln bench gemm`).
-real!(f32, f32_avx512 f32_avx512_chains [6, 64, 32, 16], f32_avx2 f32_avx2_chains [6, 16, 8, 8],
-    f32_baseline [4, 8, 4, 4]);
-real!(f64, f64_avx512 f64_avx512_chains [6, 32, 16, 8], f64_avx2 f64_avx2_chains [6, 8, 4, 4],
-    f64_baseline [4, 4, 2, 2]);
+// 0.47–0.84 for 6 × 16, `KILN_ISA=avx2 kiln bench gemm`). Dot-product blocks of D × D
+// keep D² accumulators and 2·D loaded vectors: 4 × 4 takes 24 of AVX-512's 32, 3 × 3 15
+// of AVX2's and SSE's 16 (4 × 4 spilled there: 128×10×512 at 14 GFLOP/s against 64 on a
+// Zen 3 core).
+real!(f32, f32_avx512 f32_avx512_chains [6, 64, 32, 16, 4],
+    f32_avx2 f32_avx2_chains [6, 16, 8, 8, 3], f32_baseline [4, 8, 4, 4, 3]);
+real!(f64, f64_avx512 f64_avx512_chains [6, 32, 16, 8, 4],
+    f64_avx2 f64_avx2_chains [6, 8, 4, 4, 3], f64_baseline [4, 4, 2, 2, 3]);
 
 thread_local! {
     /// The calling thread's packing space, in cache lines: reserved capacity (its length
@@ -235,6 +270,9 @@ thread_local! {
     static WORKSPACE: RefCell<Vec<CacheLine>> = const { RefCell::new(Vec::new()) };
     /// A blocking this thread's products take instead of the machine's ([`with_blocking`]).
     static BLOCKING: Cell<Option<Blocking>> = const { Cell::new(None) };
+    /// This thread's [`in_place_b_slowdown`] instead of the process's
+    /// ([`with_in_place_b_slowdown`]).
+    static IN_PLACE_B_HERE: Cell<Option<f64>> = const { Cell::new(None) };
 }
 
 /// The blocking of a `T` product with an `MR × NR` tile on this thread.
@@ -274,7 +312,7 @@ fn mul_add<T: Real, const FMA: bool>(x: T, y: T, z: T) -> T {
 }
 
 /// The blocked product with an `MR × NR` tile, and `MR × RW` tiles for the columns past
-/// the last whole `NR`; `L` is the vector's lanes.
+/// the last whole `NR`; `L` is the vector's lanes, `D × D` the dot-product blocks.
 #[inline(always)]
 unsafe fn blocked<
     T: Real,
@@ -282,6 +320,7 @@ unsafe fn blocked<
     const NR: usize,
     const RW: usize,
     const L: usize,
+    const D: usize,
     const FMA: bool,
 >(
     p: &Product<T>,
@@ -305,7 +344,7 @@ unsafe fn blocked<
     if p.a.cs == 1 && p.b.rs == 1 && p.m.min(p.n) <= DOT_MAX_SIDE {
         // SAFETY: k > 0, A's rows and B's columns contiguous along the depth (checked here);
         // elements valid by `run`'s contract.
-        return unsafe { dot_blocks::<T, 4, 4, L, FMA>(p) };
+        return unsafe { dot_blocks::<T, D, D, L, FMA>(p) };
     }
     let b = blocking::<T>(MR, NR);
     let b = Blocking {
@@ -313,16 +352,27 @@ unsafe fn blocked<
         mc: (b.mc / MR * MR).max(MR),
         nc: (b.nc / NR * NR).max(NR),
     };
+    // As given or transposed, whichever the cost model prefers with B read in place where
+    // its rows are contiguous (as given on a tie); then B's panels in place or packed,
+    // whichever it prefers for that orientation with in-place panels as slow as this
+    // machine measured. (Orientations weighed with that slowdown swapped a convolution's
+    // 64 × 224 × 576 product for its transpose, whose strided stores and transposing
+    // packs the model underrates: 91 → 70 GFLOP/s on a Zen 3 core.)
+    let cost = |p: &Product<T>, in_place: Option<f64>| {
+        let read = in_place.filter(|_| p.b.cs == 1);
+        p.cost([MR, NR, RW], 2 * L, &b, read)
+    };
     let t = p.transposed();
-    let cost = |p: &Product<T>| p.cost([MR, NR, RW], 2 * L, &b);
-    if cost(&t) < cost(p) {
-        // SAFETY: the transposed product reaches exactly p's elements (valid by `run`'s
-        // contract); m, n > 1 and k > 0 here.
-        unsafe { blocked_as_given::<T, MR, NR, RW, FMA>(&t, &b) }
+    let p = if cost(&t, Some(1.0)) < cost(p, Some(1.0)) {
+        &t
     } else {
-        // SAFETY: p's elements are valid by `run`'s contract; m, n > 1 and k > 0 here.
-        unsafe { blocked_as_given::<T, MR, NR, RW, FMA>(p, &b) }
-    }
+        p
+    };
+    let slowdown = in_place_b_slowdown();
+    let b_in_place = p.b.cs == 1 && cost(p, Some(slowdown)) <= cost(p, None);
+    // SAFETY: p (or its transpose, which reaches exactly p's elements) is valid by `run`'s
+    // contract; m, n > 1 and k > 0 here; B in place only where its rows are contiguous.
+    unsafe { blocked_as_given::<T, MR, NR, RW, FMA>(p, &b, b_in_place) }
 }
 
 impl<T: Copy> Product<T> {
@@ -341,16 +391,24 @@ impl<T: Copy> Product<T> {
 
     /// A rough count of the cycles the blocked product takes as given, with `mr × nr`
     /// tiles, `mr × rw` ones past the last whole `nr`, and `lanes` multiply-adds per cycle:
-    /// padded tiles, packing (B unless its rows are contiguous; A unless its depth is, a
-    /// quarter as much where its rows are), and element-wise stores where C's columns
-    /// are strided.
-    fn cost(&self, [mr, nr, rw]: [usize; 3], lanes: usize, b: &Blocking) -> usize {
+    /// padded tiles (those of B's panels read in place `Some(slowdown)` times as long as
+    /// from packed ones), packing (B unless read in place; A unless its depth is
+    /// contiguous, a quarter as much where its rows are), and element-wise stores where
+    /// C's columns are strided.
+    fn cost(
+        &self,
+        [mr, nr, rw]: [usize; 3],
+        lanes: usize,
+        b: &Blocking,
+        b_in_place: Option<f64>,
+    ) -> f64 {
         let (m, n, k) = (self.m, self.n, self.k);
         // Narrow tiles (columns past the last whole `nr`) broadcast A as often for half
-        // the multiply-adds: a fifth slower per column.
+        // the multiply-adds: a fifth slower per column. They are always packed.
         let (whole, rest) = (n / nr * nr, (n % nr).next_multiple_of(rw));
-        let tiles = m.next_multiple_of(mr) * (whole + rest * 6 / 5) * k / lanes;
-        let pack_b = if self.b.cs == 1 { 0 } else { k * n };
+        let rows = (m.next_multiple_of(mr) * k / lanes) as f64;
+        let tiles = rows * (whole as f64 * b_in_place.unwrap_or(1.0) + rest as f64 * 1.2);
+        let pack_b = if b_in_place.is_some() { 0 } else { k * n };
         let pack_a = match (self.a.cs, self.a.rs) {
             (1, _) => 0,
             (_, 1) => m * k / 4 * n.div_ceil(b.nc),
@@ -361,13 +419,13 @@ impl<T: Copy> Product<T> {
         } else {
             m * n * k.div_ceil(b.kc)
         };
-        tiles + pack_b + pack_a + stores
+        tiles + (pack_b + pack_a + stores) as f64
     }
 }
 
 /// The blocked product, as given, in `b`'s blocks (`mc` a multiple of MR, `nc` of NR): A's
-/// depth contiguous, its whole panels are read in place (else packed); B's rows
-/// contiguous, its whole panels are read in place (else packed).
+/// depth contiguous, its whole panels are read in place (else packed); B's whole panels
+/// are read in place where `b_in_place` (its rows must be contiguous), else packed.
 #[inline(always)]
 unsafe fn blocked_as_given<
     T: Real,
@@ -378,10 +436,11 @@ unsafe fn blocked_as_given<
 >(
     p: &Product<T>,
     b: &Blocking,
+    b_in_place: bool,
 ) {
     let (kc_max, mc_max, nc_max) = (b.kc, b.mc, b.nc);
     let (packed_a, packed_b) = workspace::<T>(b);
-    let (a_in_place, b_in_place) = (p.a.cs == 1, p.b.cs == 1);
+    let a_in_place = p.a.cs == 1;
     for jc in (0..p.n).step_by(nc_max) {
         let nc = nc_max.min(p.n - jc);
         let whole_cols = nc / NR * NR;

@@ -153,6 +153,52 @@ pub fn peak_fmas<T: crate::Real>(seconds: f64) -> f64 {
     }
 }
 
+/// The probe [`measure_in_place_b`] times: `m × n × k`, f32, row-major — A's rows (a 6-row
+/// tile's 12 KiB a depth block) and C's in place as given, B 512 KiB with rows 1 KiB
+/// apart (a convolution's weights of 256 filters), 64 row tiles a panel so packing it
+/// costs some 3% of the product.
+const PROBE: [usize; 3] = [384, 256, 512];
+
+/// Seconds of the probe product with B's panels read in place and packed (the best of
+/// alternating rounds, so a drift in the machine's speed hits both), on this thread: their
+/// ratio is [`crate::in_place_b_slowdown`] for this machine (packing included, a slight
+/// underestimate).
+pub fn measure_in_place_b() -> [f64; 2] {
+    let [m, n, k] = PROBE;
+    let (a, b) = (vec![0.5f32; m * k], vec![0.25f32; k * n]);
+    let mut c = vec![0f32; m * n];
+    let product = crate::Product {
+        m,
+        n,
+        k,
+        a: crate::Strided {
+            ptr: a.as_ptr(),
+            rs: k as isize,
+            cs: 1,
+        },
+        b: crate::Strided {
+            ptr: b.as_ptr(),
+            rs: n as isize,
+            cs: 1,
+        },
+        c: c.as_mut_ptr(),
+        c_rs: n as isize,
+        c_cs: 1,
+        accumulate: false,
+    };
+    let mut best = [f64::INFINITY; 2];
+    for _ in 0..8 {
+        for (slot, slowdown) in best.iter_mut().zip([1.0, f64::INFINITY]) {
+            let start = std::time::Instant::now();
+            // SAFETY: A (m × k), B (k × n) and C (m × n) are row-major vectors of exactly
+            // those sizes; C is its own vector.
+            crate::with_in_place_b_slowdown(slowdown, || unsafe { crate::run(&product) });
+            *slot = slot.min(start.elapsed().as_secs_f64());
+        }
+    }
+    best
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -65,10 +65,16 @@ pub struct Pool {
     caller: Mutex<()>,
 }
 
-/// The process's pool, of the process configuration's threads (else the CPU's).
+/// The process's pool, of the process configuration's threads (else the CPU's). Products
+/// run on it, so it is made after their machine wisdom is applied
+/// ([`super::wisdom::apply_in_place_b`]).
 pub fn global() -> &'static Pool {
     static POOL: OnceLock<Pool> = OnceLock::new();
-    POOL.get_or_init(|| Pool::new(crate::Config::global().pool_threads()))
+    POOL.get_or_init(|| {
+        let config = crate::Config::global();
+        super::wisdom::apply_in_place_b(config.cache_dir.as_deref());
+        Pool::new(config.pool_threads())
+    })
 }
 
 impl Pool {

@@ -9,6 +9,13 @@
 //! element-wise kernel with a transcendental (`tanh`, a polynomial of some 20 operations),
 //! alternating widths over rounds so a drift in the machine's speed hits both — and 512
 //! is kept where it is at least 3% faster. Without LLVM, or where measuring fails, 256.
+//!
+//! How much slower kiln-gemm's register tile runs with B's panel read where B lies than
+//! from a packed copy ([`kiln_gemm::in_place_b_slowdown`]): it depends on the tile's
+//! width against the caches (AVX2's 16 f32 columns are one cache line a row, whose panel
+//! in place scatters over few cache sets; AVX-512's 64 stream from L2 either way), so
+//! one product is timed both ways at first use ([`kiln_gemm::machine::measure_in_place_b`])
+//! and the products weigh packing B against it from then on.
 
 use kiln_compiler::formats::atomic::write_atomically;
 use kiln_compiler::kir::{lower, parse_kernel, Schedule};
@@ -35,11 +42,7 @@ pub fn load_or_measure(file: Option<&Path>) -> u32 {
         kiln_gemm::Isa::Avx2 => return 256,
         kiln_gemm::Isa::Avx512 => {}
     }
-    let mut wisdom = file
-        .and_then(|f| std::fs::read_to_string(f).ok())
-        .and_then(|s| serde_json::from_str::<Value>(&s).ok())
-        .filter(Value::is_object)
-        .unwrap_or_else(|| json!({}));
+    let mut wisdom = read(file);
     let recorded = wisdom["vector_bits"]
         .as_u64()
         .and_then(|b| u32::try_from(b).ok());
@@ -52,12 +55,51 @@ pub fn load_or_measure(file: Option<&Path>) -> u32 {
     let bits = if t512 < 0.97 * t256 { 512 } else { 256 };
     wisdom["vector_bits"] = json!(bits);
     wisdom["vector_bits_measured_us"] = json!({ "256": t256 * 1e6, "512": t512 * 1e6 });
+    keep(file, &wisdom);
+    bits
+}
+
+/// Sets kiln-gemm's in-place-B slowdown for this CPU from its wisdom file under `cache`,
+/// else measured now (and kept there). Once per process.
+pub fn apply_in_place_b(cache: Option<&Path>) {
+    static APPLIED: OnceLock<()> = OnceLock::new();
+    APPLIED.get_or_init(|| {
+        kiln_gemm::set_in_place_b_slowdown(in_place_b(cache.map(wisdom_file).as_deref()))
+    });
+}
+
+/// The in-place-B slowdown recorded in this CPU's wisdom `file` for the instruction set
+/// products use, else measured (and recorded there where it can be written).
+pub fn in_place_b(file: Option<&Path>) -> f64 {
+    let mut wisdom = read(file);
+    let key = format!("in_place_b_slowdown_{}", kiln_gemm::isa().name());
+    if let Some(slowdown) = wisdom[&key].as_f64().filter(|s| *s >= 1.0) {
+        return slowdown;
+    }
+    let [in_place, packed] = kiln_gemm::machine::measure_in_place_b();
+    let slowdown = (in_place / packed).max(1.0);
+    wisdom[&key] = json!(slowdown);
+    wisdom[format!("{key}_measured_us")] =
+        json!({ "in_place": in_place * 1e6, "packed": packed * 1e6 });
+    keep(file, &wisdom);
+    slowdown
+}
+
+/// The wisdom kept in `file`: an empty object where there is none (or it is not one).
+fn read(file: Option<&Path>) -> Value {
+    file.and_then(|f| std::fs::read_to_string(f).ok())
+        .and_then(|s| serde_json::from_str::<Value>(&s).ok())
+        .filter(Value::is_object)
+        .unwrap_or_else(|| json!({}))
+}
+
+/// Writes `wisdom` to `file`, whole or not at all.
+fn keep(file: Option<&Path>, wisdom: &Value) {
     if let Some(f) = file {
         // The wisdom only saves a measurement: a folder that cannot be written is skipped.
         let _ = f.parent().map(std::fs::create_dir_all);
         let _ = write_atomically(f, wisdom.to_string().as_bytes());
     }
-    bits
 }
 
 /// This CPU model, as a file name: its name, family, model and stepping.
@@ -134,7 +176,7 @@ fn measure() -> Option<[f64; 2]> {
     Some(best)
 }
 
-/// Where [`vector_bits`] keeps this CPU's wisdom under `cache`.
+/// Where this CPU's wisdom is kept under `cache`.
 pub fn wisdom_file(cache: &Path) -> PathBuf {
     cache.join("wisdom").join(format!("{}.json", cpu_id()))
 }
@@ -161,6 +203,28 @@ mod tests {
                 "read back, not measured again"
             );
         }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The in-place-B slowdown is measured for the instruction set products use, kept, and
+    /// read back (a recorded one taken as it is).
+    #[test]
+    fn the_in_place_b_slowdown_is_measured_once_and_kept() {
+        let dir = std::env::temp_dir().join(format!("kiln-wisdom-b-{}", std::process::id()));
+        let file = wisdom_file(&dir);
+        let slowdown = in_place_b(Some(&file));
+        assert!(slowdown.is_finite() && slowdown >= 1.0, "{slowdown}");
+        let key = format!("in_place_b_slowdown_{}", kiln_gemm::isa().name());
+        let kept: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        assert_eq!(kept[&key], json!(slowdown));
+        let times = &kept[format!("{key}_measured_us")];
+        assert!(times["in_place"].as_f64().unwrap() > 0.0, "{kept}");
+        std::fs::write(&file, format!(r#"{{"{key}": 3.5}}"#)).unwrap();
+        assert_eq!(
+            in_place_b(Some(&file)),
+            3.5,
+            "read back, not measured again"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

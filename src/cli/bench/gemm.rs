@@ -8,7 +8,10 @@
 //!   convolution at batch 64 (8² pixels × 64 images, 50 filters, 20·25 deep) and the MLP's
 //!   first layer at batch 128;
 //! - `fixed`: the same shapes blocked as kiln's former constants (KC 512, MC 192, NC 1024,
-//!   tuned on one Zen 4 machine), the ablation of the machine's blocking.
+//!   tuned on one Zen 4 machine), the ablation of the machine's blocking;
+//! - `in-place`: the same shapes with B read in place wherever its rows are contiguous,
+//!   the ablation of the slowdown this CPU measured for it
+//!   ([`kiln::runtime::cpu::wisdom`]), which decides where B is packed.
 
 use super::{report, time, Args};
 use kiln::runtime::cpu::gemm::machine::{self, Blocking};
@@ -30,6 +33,9 @@ const FIXED: Blocking = Blocking {
 };
 
 pub fn run(args: &Args) -> Result<()> {
+    let config = kiln::runtime::Config::global();
+    kiln::runtime::cpu::wisdom::apply_in_place_b(config.cache_dir.as_deref());
+    let slowdown = gemm::in_place_b_slowdown();
     let caches = machine::caches();
     let (mr, nr) = f32::tile();
     let blocking = gemm::machine_blocking::<f32>();
@@ -46,7 +52,8 @@ pub fn run(args: &Args) -> Result<()> {
     });
     if !args.json {
         println!(
-            "{cpu}: L1d {} KiB, L2 {} KiB, L3 {l3}; f32 tile {mr}×{nr}; blocking KC {} MC {} NC {}",
+            "{cpu}: L1d {} KiB, L2 {} KiB, L3 {l3}; f32 tile {mr}×{nr}; blocking KC {} MC {} NC {}; \
+             B's panels in place {slowdown:.2}× as slow as packed",
             kib(caches.l1d),
             kib(caches.l2),
             blocking.kc,
@@ -58,7 +65,7 @@ pub fn run(args: &Args) -> Result<()> {
     let machine_fields = json!({
         "cpu": cpu, "l1d": caches.l1d, "l2": caches.l2, "l3": caches.l3,
         "tile": [mr, nr], "kc": blocking.kc, "mc": blocking.mc, "nc": blocking.nc,
-        "peak_gflops": peak / 1e9,
+        "peak_gflops": peak / 1e9, "in_place_b_slowdown": slowdown,
     });
     // The peak's row times a GFLOP at that rate.
     let seconds = 1e9 / peak;
@@ -72,7 +79,7 @@ pub fn run(args: &Args) -> Result<()> {
             peak / 1e9
         ),
     );
-    for (variant, fixed) in [("machine", false), ("fixed", true)] {
+    for variant in ["machine", "fixed", "in-place"] {
         for (name, [m, n, k]) in SHAPES {
             let (a, b) = (vec![0.5f32; m * k], vec![0.25f32; k * n]);
             let mut c = vec![0f32; m * n];
@@ -98,9 +105,10 @@ pub fn run(args: &Args) -> Result<()> {
             // SAFETY: A (m × k), B (k × n) and C (m × n) are row-major vectors of exactly
             // those sizes; C is its own vector.
             let once = || unsafe { gemm::run(&product) };
-            let t = match fixed {
-                true => gemm::with_blocking(FIXED, || time(args.runs, once)),
-                false => time(args.runs, once),
+            let t = match variant {
+                "fixed" => gemm::with_blocking(FIXED, || time(args.runs, once)),
+                "in-place" => gemm::with_in_place_b_slowdown(1.0, || time(args.runs, once)),
+                _ => time(args.runs, once),
             };
             let gflops = 2.0 * (m * n * k) as f64 / t.0 / 1e9;
             report(
