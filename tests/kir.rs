@@ -621,6 +621,22 @@ fn awkward_sizes_on_every_backend() {
 }
 
 #[test]
+fn column_sums_run_jammed_and_match_the_oracle() {
+    // A sum over the leading axis (a bias gradient) loads consecutive elements from one
+    // output to the next: the JIT runs a vector's worth of outputs per pass over the
+    // rows. Widths under, at and past a vector with a remainder, one row and many, the
+    // sum alone and scaled after it; the pool splits the wider ones at odd columns.
+    for (rows, cols) in [(1usize, 7usize), (5, 8), (128, 11), (64, 37), (300, 1003)] {
+        let x = Symbol::var("x");
+        let summed = call("sum", &[&x], &[("axis", "0")]);
+        let heads = Symbol::group(&[summed.clone(), &(&summed * 0.5) + 1.0]);
+        let inputs = HashMap::from([("x".to_string(), tensor(DType::F32, &[rows, cols], 0.3))]);
+        let (lowered, text) = check_with(&heads, &inputs, 1e-5, rows < 100);
+        assert!(lowered >= 1, "{rows}x{cols}: {text}");
+    }
+}
+
+#[test]
 fn storage_dtypes_convert_on_load_and_store_on_every_backend() {
     // Every storage dtype in and out of an f32 kernel: y = 2.5 * x - 1.25, with NaN,
     // infinities, negatives and values past each integer range.

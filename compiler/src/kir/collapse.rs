@@ -59,7 +59,10 @@ fn merge(outer: usize, extent: &Idx, inner: &Stmt) -> Option<Stmt> {
     else {
         return None;
     };
-    let one_axis = |i: &Idx| match (coefficient(i, outer), coefficient(i, *axis)) {
+    let one_axis = |i: &Idx| match (
+        i.coefficient(&Idx::Coord(outer)),
+        i.coefficient(&Idx::Coord(*axis)),
+    ) {
         (Some(o), Some(c)) => c.checked_mul(*inner_extent) == Some(o),
         _ => false,
     };
@@ -79,44 +82,6 @@ fn merge(outer: usize, extent: &Idx, inner: &Stmt) -> Option<Stmt> {
         kind: LoopKind::Serial,
         body: body.iter().map(|s| s.map_idx(&without_outer)).collect(),
     })
-}
-
-/// The constant coefficient of coordinate `axis` in `i` where `i` is affine in it with a
-/// constant coefficient (0 where it does not use it), else `None`.
-fn coefficient(i: &Idx, axis: usize) -> Option<i64> {
-    match i {
-        Idx::Const(_) | Idx::Dim(_) | Idx::Red(_) => Some(0),
-        Idx::Coord(a) => Some(i64::from(*a == axis)),
-        Idx::Add(p, q) => coefficient(p, axis)?.checked_add(coefficient(q, axis)?),
-        Idx::Mul(p, q) => match (coefficient(p, axis)?, coefficient(q, axis)?) {
-            (0, 0) => Some(0),
-            (c, 0) => c.checked_mul(constant(q)?),
-            (0, c) => c.checked_mul(constant(p)?),
-            _ => None,
-        },
-        Idx::Div(..) | Idx::Mod(..) => (!uses(i, axis)).then_some(0),
-    }
-}
-
-/// The value of `i` where it is a constant.
-fn constant(i: &Idx) -> Option<i64> {
-    match i {
-        Idx::Const(c) => Some(*c),
-        Idx::Add(p, q) => constant(p)?.checked_add(constant(q)?),
-        Idx::Mul(p, q) => constant(p)?.checked_mul(constant(q)?),
-        _ => None,
-    }
-}
-
-/// Whether `i` reads coordinate `axis`.
-fn uses(i: &Idx, axis: usize) -> bool {
-    match i {
-        Idx::Coord(a) => *a == axis,
-        Idx::Const(_) | Idx::Dim(_) | Idx::Red(_) => false,
-        Idx::Add(p, q) | Idx::Mul(p, q) | Idx::Div(p, q) | Idx::Mod(p, q) => {
-            uses(p, axis) || uses(q, axis)
-        }
-    }
 }
 
 /// Whether `ok` holds for every index in `s` (loop extents, stored positions, and in its

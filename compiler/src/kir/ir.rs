@@ -158,6 +158,45 @@ pub struct Kernel {
 }
 
 impl Idx {
+    /// The constant coefficient of `var` (a domain or a reduction coordinate) in this
+    /// index where it is affine in `var` with a constant coefficient (0 where it does not
+    /// read it), else `None`.
+    pub fn coefficient(&self, var: &Idx) -> Option<i64> {
+        match self {
+            Idx::Const(_) | Idx::Dim(_) => Some(0),
+            Idx::Coord(_) | Idx::Red(_) => Some(i64::from(self == var)),
+            Idx::Add(p, q) => p.coefficient(var)?.checked_add(q.coefficient(var)?),
+            Idx::Mul(p, q) => match (p.coefficient(var)?, q.coefficient(var)?) {
+                (0, 0) => Some(0),
+                (c, 0) => c.checked_mul(q.constant()?),
+                (0, c) => c.checked_mul(p.constant()?),
+                _ => None,
+            },
+            Idx::Div(..) | Idx::Mod(..) => (!self.reads(var)).then_some(0),
+        }
+    }
+
+    /// The value of this index where it is a constant.
+    fn constant(&self) -> Option<i64> {
+        match self {
+            Idx::Const(c) => Some(*c),
+            Idx::Add(p, q) => p.constant()?.checked_add(q.constant()?),
+            Idx::Mul(p, q) => p.constant()?.checked_mul(q.constant()?),
+            _ => None,
+        }
+    }
+
+    /// Whether this index reads `var` (a domain or a reduction coordinate).
+    fn reads(&self, var: &Idx) -> bool {
+        match self {
+            Idx::Coord(_) | Idx::Red(_) => self == var,
+            Idx::Const(_) | Idx::Dim(_) => false,
+            Idx::Add(p, q) | Idx::Mul(p, q) | Idx::Div(p, q) | Idx::Mod(p, q) => {
+                p.reads(var) || q.reads(var)
+            }
+        }
+    }
+
     /// The expression with domain coordinates replaced by `coord(axis)` and reduction
     /// coordinates by `red(axis)`.
     pub fn substitute(&self, coord: &dyn Fn(usize) -> Idx, red: &dyn Fn(usize) -> Idx) -> Idx {

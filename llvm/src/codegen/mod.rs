@@ -19,6 +19,14 @@
 //! A select whose arms load branches rather than compute both (an arm may load out of
 //! bounds where the guard is false: concatenation); one whose arms only compute is an LLVM
 //! `select`, which vectorizes.
+//!
+//! A loop whose iterations each run a reduction that loads consecutive elements from one
+//! iteration to the next ([`jams`]: a bias gradient's column sum, strided along the
+//! reduction) runs a vector's worth of iterations in one pass over the reduction, each
+//! with its own accumulator (unroll and jam): at each point of the reduction their loads
+//! are adjacent, and LLVM's SLP vectorizer makes them one vector load and one vector
+//! operation. Each accumulator sums its points in the same order as before, so the
+//! results are the same bits.
 
 mod scalar;
 
@@ -146,6 +154,8 @@ pub fn render<'c>(ctx: &'c Context, nest: &LoopNest, target: &Target) -> Res<Mod
         locals: vec![],
         lo: param(2).into_int_value(),
         hi: param(3).into_int_value(),
+        lanes: (target.vector_bits / compute.get_bit_width()).max(1) as usize,
+        reduced: None,
     };
     let buffers: Vec<&Buffer> = nest.inputs.iter().chain(&nest.outputs).collect();
     for (k, buf) in buffers.iter().enumerate() {
@@ -191,6 +201,55 @@ fn storage_type(ctx: &Context, d: DType) -> BasicTypeEnum<'_> {
         DType::I32 => ctx.i32_type().into(),
         DType::I64 => ctx.i64_type().into(),
     }
+}
+
+/// The reduction in `value`, if any (a kernel has at most one).
+fn reduction_in(value: &Val) -> Option<&Val> {
+    match value {
+        Val::Reduce { .. } => Some(value),
+        Val::Unary(_, a) | Val::Bits(_, a) => reduction_in(a),
+        Val::Binary(_, a, b) => reduction_in(a).or_else(|| reduction_in(b)),
+        Val::Select(c, a, b) => (reduction_in(c))
+            .or_else(|| reduction_in(a))
+            .or_else(|| reduction_in(b)),
+        Val::Const(_) | Val::Load { .. } | Val::Index(_) | Val::Temp(_) => None,
+        Val::Local(_) | Val::Shared(_) => None,
+    }
+}
+
+/// Whether the loop over `axis` runs its iterations jammed (the module doc): its body runs
+/// no loop, its reduction reads no temporary, and every load of the reduction steps by 0
+/// or 1 element along `axis`, some by 1.
+fn jams(axis: usize, body: &[Stmt]) -> bool {
+    let mut reduction = None;
+    for s in body {
+        match s {
+            Stmt::Loop { .. } => return false,
+            Stmt::Let { value, .. } | Stmt::Store { value, .. } => {
+                reduction = reduction.or(reduction_in(value));
+            }
+        }
+    }
+    let Some(Val::Reduce { locals, body, .. }) = reduction else {
+        return false;
+    };
+    let coord = Idx::Coord(axis);
+    let (mut steps, mut plain) = (false, true);
+    for v in locals.iter().chain([body.as_ref()]) {
+        v.any(&mut |x| {
+            match x {
+                Val::Load { index, .. } => match index.coefficient(&coord) {
+                    Some(1) => steps = true,
+                    Some(0) => {}
+                    _ => plain = false,
+                },
+                Val::Temp(_) | Val::Shared(_) => plain = false,
+                _ => {}
+            }
+            false
+        });
+    }
+    steps && plain
 }
 
 /// Whether the value loads from a buffer (outside a guard it might read out of bounds).
@@ -256,6 +315,10 @@ struct Gen<'c, 'm> {
     locals: Vec<FloatValue<'c>>,
     lo: IntValue<'c>,
     hi: IntValue<'c>,
+    /// Iterations a jammed loop runs at once: a vector of the compute type.
+    lanes: usize,
+    /// The value of the reduction at the current lane of a jammed loop, computed before.
+    reduced: Option<FloatValue<'c>>,
 }
 
 impl<'c> Gen<'c, '_> {
@@ -273,12 +336,13 @@ impl<'c> Gen<'c, '_> {
                         (self.i64t.const_zero(), self.idx(extent)?)
                     };
                     split = false;
+                    if self.lanes > 1 && jams(*axis, body) {
+                        self.jammed_loop(lo, hi, *axis, body, num_inputs)?;
+                        continue;
+                    }
                     let unroll = !has_inner_loop(body);
                     self.counted_loop(lo, hi, "i", unroll, |g, i| {
-                        if g.coords.len() <= *axis {
-                            g.coords.resize(axis + 1, None);
-                        }
-                        g.coords[*axis] = Some(i);
+                        g.set_coord(*axis, i);
                         g.stmts(body, num_inputs, false)
                     })?;
                 }
@@ -304,6 +368,83 @@ impl<'c> Gen<'c, '_> {
                     self.b.build_store(at, stored).map_err(err)?;
                 }
             }
+        }
+        Ok(())
+    }
+
+    fn set_coord(&mut self, axis: usize, i: IntValue<'c>) {
+        if self.coords.len() <= axis {
+            self.coords.resize(axis + 1, None);
+        }
+        self.coords[axis] = Some(i);
+    }
+
+    /// `for i in lo..hi { body(i) }` over `axis`, `self.lanes` iterations at a time through
+    /// one pass of the body's reduction ([`jams`]), then the rest one by one.
+    fn jammed_loop(
+        &mut self,
+        lo: IntValue<'c>,
+        hi: IntValue<'c>,
+        axis: usize,
+        body: &[Stmt],
+        num_inputs: usize,
+    ) -> Res<()> {
+        let b = &self.b;
+        let width = self.i64t.const_int(self.lanes as u64, false);
+        let count = b.build_int_sub(hi, lo, "").map_err(err)?;
+        let blocks = b.build_int_signed_div(count, width, "").map_err(err)?;
+        let whole = b.build_int_mul(blocks, width, "").map_err(err)?;
+        let rest = b.build_int_add(lo, whole, "").map_err(err)?;
+        self.counted_loop(self.i64t.const_zero(), blocks, "j", false, |g, j| {
+            let at = g.b.build_int_mul(j, width, "").map_err(err)?;
+            let first = g.b.build_int_add(lo, at, "").map_err(err)?;
+            let lanes = (0..g.lanes as u64)
+                .map(|l| g.b.build_int_add(first, g.i64t.const_int(l, false), ""))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(err)?;
+            g.jammed(axis, &lanes, body, num_inputs)
+        })?;
+        self.counted_loop(rest, hi, "i", false, |g, i| {
+            g.set_coord(axis, i);
+            g.stmts(body, num_inputs, false)
+        })
+    }
+
+    /// The body at the iterations `lanes` along `axis`: its reduction once for all of them,
+    /// then each statement lane by lane, each lane with its own temporaries and its value
+    /// of the reduction.
+    fn jammed(
+        &mut self,
+        axis: usize,
+        lanes: &[IntValue<'c>],
+        body: &[Stmt],
+        num_inputs: usize,
+    ) -> Res<()> {
+        let mut lane_temps = vec![self.temps.clone(); lanes.len()];
+        let mut sums = vec![];
+        for s in body {
+            let (Stmt::Let { value, .. } | Stmt::Store { value, .. }) = s else {
+                return Err("a jammed loop runs no loop inside".into());
+            };
+            if let Some(Val::Reduce {
+                combiner,
+                extents,
+                locals,
+                body,
+            }) = reduction_in(value)
+            {
+                let at: Vec<_> = lanes.iter().map(|&i| Some((axis, i))).collect();
+                sums = self.reduction(*combiner, extents, locals, body, &at)?;
+            }
+            for (l, (&i, temps)) in lanes.iter().zip(&mut lane_temps).enumerate() {
+                self.set_coord(axis, i);
+                self.reduced = sums.get(l).copied();
+                std::mem::swap(&mut self.temps, temps);
+                let done = self.stmts(std::slice::from_ref(s), num_inputs, false);
+                std::mem::swap(&mut self.temps, temps);
+                done?;
+            }
+            self.reduced = None;
         }
         Ok(())
     }
@@ -510,50 +651,77 @@ impl<'c> Gen<'c, '_> {
                 extents,
                 locals,
                 body,
-            } => {
-                let acc = self.slots.build_alloca(self.t, "acc").map_err(err)?;
-                let identity = self.t.const_float(combiner.identity());
-                self.b.build_store(acc, identity).map_err(err)?;
-                let extents = extents
-                    .iter()
-                    .map(|e| self.idx(e))
-                    .collect::<Res<Vec<_>>>()?;
-                let outer_red = std::mem::take(&mut self.red);
-                let outer_locals = std::mem::take(&mut self.locals);
-                self.reduce_axes(&extents, locals, body, *combiner, acc)?;
-                self.red = outer_red;
-                self.locals = outer_locals;
-                self.b.build_load(acc, "").map_err(err)?.into_float_value()
-            }
+            } => match self.reduced {
+                Some(sum) => sum,
+                None => self.reduction(*combiner, extents, locals, body, &[None])?[0],
+            },
         })
     }
 
-    /// Row-major loops over the reduction axes, computing `locals` then combining `body`
-    /// into `acc` at each point.
+    /// A reduction's result at each of `lanes`: the current domain point, or that point
+    /// with coordinate `axis` at `i` for `Some((axis, i))`. One pass over the reduction's
+    /// points, each lane combining into its own accumulator.
+    fn reduction(
+        &mut self,
+        combiner: Combiner,
+        extents: &[Idx],
+        locals: &[Val],
+        body: &Val,
+        lanes: &[Option<(usize, IntValue<'c>)>],
+    ) -> Res<Vec<FloatValue<'c>>> {
+        let identity = self.t.const_float(combiner.identity());
+        let mut accs = Vec::with_capacity(lanes.len());
+        for &at in lanes {
+            let acc = self.slots.build_alloca(self.t, "acc").map_err(err)?;
+            self.b.build_store(acc, identity).map_err(err)?;
+            accs.push((acc, at));
+        }
+        let extents = extents
+            .iter()
+            .map(|e| self.idx(e))
+            .collect::<Res<Vec<_>>>()?;
+        let outer_red = std::mem::take(&mut self.red);
+        let outer_locals = std::mem::take(&mut self.locals);
+        self.reduce_axes(&extents, locals, body, combiner, &accs)?;
+        self.red = outer_red;
+        self.locals = outer_locals;
+        (accs.iter())
+            .map(|&(acc, _)| Ok(self.b.build_load(acc, "").map_err(err)?.into_float_value()))
+            .collect()
+    }
+
+    /// Row-major loops over the reduction axes, at each point computing `locals` then
+    /// combining `body` into each lane's accumulator (at the lane's coordinate, where it
+    /// has one).
     fn reduce_axes(
         &mut self,
         extents: &[IntValue<'c>],
         locals: &[Val],
         body: &Val,
         combiner: Combiner,
-        acc: PointerValue<'c>,
+        accs: &[(PointerValue<'c>, Option<(usize, IntValue<'c>)>)],
     ) -> Res<()> {
         let Some((&first, rest)) = extents.split_first() else {
-            self.locals.clear();
-            for l in locals {
-                let v = self.val(l)?;
-                self.locals.push(v);
+            for &(acc, at) in accs {
+                if let Some((axis, i)) = at {
+                    self.set_coord(axis, i);
+                }
+                self.locals.clear();
+                for l in locals {
+                    let v = self.val(l)?;
+                    self.locals.push(v);
+                }
+                let v = self.val(body)?;
+                let old = self.b.build_load(acc, "").map_err(err)?.into_float_value();
+                let new = self.combine(combiner, old, v)?;
+                self.b.build_store(acc, new).map_err(err)?;
             }
-            let v = self.val(body)?;
-            let old = self.b.build_load(acc, "").map_err(err)?.into_float_value();
-            let new = self.combine(combiner, old, v)?;
-            self.b.build_store(acc, new).map_err(err)?;
             return Ok(());
         };
         let zero = self.i64t.const_zero();
         self.counted_loop(zero, first, "r", rest.is_empty(), |g, r| {
             g.red.push(r);
-            g.reduce_axes(rest, locals, body, combiner, acc)?;
+            g.reduce_axes(rest, locals, body, combiner, accs)?;
             g.red.pop();
             Ok(())
         })
@@ -604,5 +772,25 @@ mod tests {
         );
         // The row loop around the reduction and the reduction's outer axis.
         assert_eq!(sum.matches(", !llvm.loop !").count(), 2, "{sum}");
+    }
+
+    /// A column sum runs 8 columns (256 bits of f32) per pass over the rows, each with its
+    /// accumulator, then one more for the remaining columns; a row sum (its loads step
+    /// along the reduction, not the columns) keeps one accumulator.
+    #[test]
+    fn column_sums_are_jammed_and_row_sums_are_not() {
+        let columns = "kernel columns(x: float32[500]) -> (y: float32[50]) compute float32 {
+  for i0 in 0..50 (Parallel) {
+    out0[i0] = mul(reduce_sum(r0 < 10: in0[(r0*50 + i0)]), 0.5)
+  }
+}";
+        let accumulators = |src: &str| rendered(src).matches("alloca float").count();
+        assert_eq!(accumulators(columns), 9, "{}", rendered(columns));
+        let rows = "kernel rows(x: float32[500]) -> (y: float32[50]) compute float32 {
+  for i0 in 0..50 (Parallel) {
+    out0[i0] = reduce_sum(r0 < 10: in0[(i0*10 + r0)])
+  }
+}";
+        assert_eq!(accumulators(rows), 1, "{}", rendered(rows));
     }
 }
