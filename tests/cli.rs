@@ -213,7 +213,8 @@ fn bench_engine_reports_json_rows() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("unknown workload `nothing`"));
 }
 
-/// `bench gemm` reports the machine's parameters and rates against its peak;
+/// `bench gemm` reports the machine's parameters (the in-place-B slowdown among them) and
+/// rates against its peak;
 /// `bench gpu-elementwise` runs W1 through the GPU executor on the emulated device, against
 /// the device's copy.
 #[test]
@@ -224,9 +225,11 @@ fn bench_gemm_and_the_emulated_gpu_report_json_rows() {
             .collect()
     };
     let gemm = rows(&["bench", "gemm", "--json", "--runs", "1"]);
-    assert_eq!(gemm.len(), 9, "peak, then 4 shapes twice");
+    assert_eq!(gemm.len(), 13, "peak, then 4 shapes in 3 variants");
     let peak = gemm[0]["peak_gflops"].as_f64().unwrap();
     assert!(peak > 0.0 && gemm[0]["kc"].as_u64().unwrap() >= 128);
+    let slowdown = gemm[0]["in_place_b_slowdown"].as_f64().unwrap();
+    assert!(slowdown >= 1.0 && slowdown.is_finite(), "{}", gemm[0]);
     for row in &gemm[1..] {
         let of_peak = row["of_peak"].as_f64().unwrap();
         assert!(of_peak > 0.0 && of_peak.is_finite(), "{row}");
