@@ -59,6 +59,33 @@ pub struct Product<T> {
     pub accumulate: bool,
 }
 
+impl<T> Product<T> {
+    /// `C = A·B` over row-major `a` (`m × k`), `b` (`k × n`) and `c` (`m × n`), which must
+    /// outlive every run of it.
+    pub fn row_major(m: usize, n: usize, k: usize, a: &[T], b: &[T], c: &mut [T]) -> Product<T> {
+        assert!(a.len() >= m * k && b.len() >= k * n && c.len() >= m * n);
+        Product {
+            m,
+            n,
+            k,
+            a: Strided {
+                ptr: a.as_ptr(),
+                rs: k as isize,
+                cs: 1,
+            },
+            b: Strided {
+                ptr: b.as_ptr(),
+                rs: n as isize,
+                cs: 1,
+            },
+            c: c.as_mut_ptr(),
+            c_rs: n as isize,
+            c_cs: 1,
+            accumulate: false,
+        }
+    }
+}
+
 /// Element types with a product.
 pub trait Real:
     Copy + Default + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self> + 'static

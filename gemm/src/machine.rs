@@ -167,31 +167,13 @@ pub fn measure_in_place_b() -> [f64; 2] {
     let [m, n, k] = PROBE;
     let (a, b) = (vec![0.5f32; m * k], vec![0.25f32; k * n]);
     let mut c = vec![0f32; m * n];
-    let product = crate::Product {
-        m,
-        n,
-        k,
-        a: crate::Strided {
-            ptr: a.as_ptr(),
-            rs: k as isize,
-            cs: 1,
-        },
-        b: crate::Strided {
-            ptr: b.as_ptr(),
-            rs: n as isize,
-            cs: 1,
-        },
-        c: c.as_mut_ptr(),
-        c_rs: n as isize,
-        c_cs: 1,
-        accumulate: false,
-    };
+    let product = crate::Product::row_major(m, n, k, &a, &b, &mut c);
     let mut best = [f64::INFINITY; 2];
     for _ in 0..8 {
         for (slot, slowdown) in best.iter_mut().zip([1.0, f64::INFINITY]) {
             let start = std::time::Instant::now();
-            // SAFETY: A (m × k), B (k × n) and C (m × n) are row-major vectors of exactly
-            // those sizes; C is its own vector.
+            // SAFETY: A, B and C are vectors of their sizes (checked by `row_major`), alive
+            // here; C is its own vector.
             crate::with_in_place_b_slowdown(slowdown, || unsafe { crate::run(&product) });
             *slot = slot.min(start.elapsed().as_secs_f64());
         }

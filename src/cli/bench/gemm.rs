@@ -15,7 +15,7 @@
 
 use super::{report, time, Args};
 use kiln::runtime::cpu::gemm::machine::{self, Blocking};
-use kiln::runtime::cpu::gemm::{self, Product, Real, Strided};
+use kiln::runtime::cpu::gemm::{self, Product, Real};
 use kiln::Result;
 use serde_json::json;
 
@@ -83,27 +83,9 @@ pub fn run(args: &Args) -> Result<()> {
         for (name, [m, n, k]) in SHAPES {
             let (a, b) = (vec![0.5f32; m * k], vec![0.25f32; k * n]);
             let mut c = vec![0f32; m * n];
-            let product = Product {
-                m,
-                n,
-                k,
-                a: Strided {
-                    ptr: a.as_ptr(),
-                    rs: k as isize,
-                    cs: 1,
-                },
-                b: Strided {
-                    ptr: b.as_ptr(),
-                    rs: n as isize,
-                    cs: 1,
-                },
-                c: c.as_mut_ptr(),
-                c_rs: n as isize,
-                c_cs: 1,
-                accumulate: false,
-            };
-            // SAFETY: A (m × k), B (k × n) and C (m × n) are row-major vectors of exactly
-            // those sizes; C is its own vector.
+            let product = Product::row_major(m, n, k, &a, &b, &mut c);
+            // SAFETY: A, B and C are vectors of their sizes (checked by `row_major`), alive
+            // here; C is its own vector.
             let once = || unsafe { gemm::run(&product) };
             let t = match variant {
                 "fixed" => gemm::with_blocking(FIXED, || time(args.runs, once)),
