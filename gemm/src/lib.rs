@@ -433,7 +433,7 @@ impl<T: Copy> Product<T> {
         // Narrow tiles (columns past the last whole `nr`) broadcast A as often for half
         // the multiply-adds: a fifth slower per column. They are always packed.
         let (whole, rest) = (n / nr * nr, (n % nr).next_multiple_of(rw));
-        let rows = (m.next_multiple_of(mr) * k / lanes) as f64;
+        let rows = (m.next_multiple_of(mr) * k) as f64 / lanes as f64;
         let tiles = rows * (whole as f64 * b_in_place.unwrap_or(1.0) + rest as f64 * 1.2);
         let pack_b = if b_in_place.is_some() { 0 } else { k * n };
         let pack_a = match (self.a.cs, self.a.rs) {
