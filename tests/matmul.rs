@@ -837,3 +837,96 @@ fn streams_keep_threads_busy_and_products_deep() {
         "no weight gradient summed image by image: {training:?}"
     );
 }
+
+/// Convolutions whose im2col gemm gathers straight into its panels (implicit gemm: the
+/// stem-like 7×7/2, a dilated 3×3, unequal kernels, strides and padding, a 1-D one),
+/// bound for training on the JIT at batch 1: outputs and gradients as the interpreter
+/// computes them; the ablation (`implicit_gemm(false)`) gathers none.
+#[cfg(feature = "llvm")]
+#[test]
+fn convolutions_gathered_into_gemms_panels_compute_what_the_interpreter_does() {
+    use kiln::compiler::program::{compile, Mode, StepKind};
+    use kiln_runtime::{Backend, Config, Device, Executor, GradReqs, NDArray};
+    type Geometry = (
+        &'static str,
+        Vec<usize>,
+        &'static [(&'static str, &'static str)],
+    );
+    let geometries: [Geometry; 4] = [
+        (
+            "7x7/2, padding 3",
+            vec![1, 3, 160, 160],
+            &[("kernel", "(7,7)"), ("stride", "(2,2)"), ("pad", "(3,3)")],
+        ),
+        (
+            "3x3, dilation 2, padding 2",
+            vec![1, 16, 96, 96],
+            &[("kernel", "(3,3)"), ("dilate", "(2,2)"), ("pad", "(2,2)")],
+        ),
+        (
+            "3x5/(2,3), padding (1,2)",
+            vec![1, 32, 40, 200],
+            &[("kernel", "(3,5)"), ("stride", "(2,3)"), ("pad", "(1,2)")],
+        ),
+        (
+            "1-D 5/2, padding 2",
+            vec![1, 256, 1000],
+            &[("kernel", "(5,)"), ("stride", "(2,)"), ("pad", "(2,)")],
+        ),
+    ];
+    for (what, data, attrs) in geometries {
+        let mut attrs = attrs.to_vec();
+        attrs.extend([("num_filter", "8"), ("no_bias", "True")]);
+        let conv = call(
+            "Convolution",
+            &[&Symbol::var("data"), &Symbol::var("w")],
+            &attrs,
+        );
+        // A sum of squares: no cancellation to magnify the products' rounding.
+        let loss = call(
+            "MakeLoss",
+            &[&call("sum", &[&call("square", &[&conv], &[])], &[])],
+            &[],
+        );
+        let gathered = |config: &Config| {
+            let mode = Mode::train_parameters(&loss);
+            let spec = config.spec(HashMap::from([("data".to_string(), data.clone())]), mode);
+            let program = compile(&loss, &spec).unwrap();
+            (program.steps.iter())
+                .map(|s| match &s.kind {
+                    StepKind::Product(p) => p.windows.iter().flatten().count(),
+                    _ => 0,
+                })
+                .sum::<usize>()
+        };
+        let config = Config::new().threads(2);
+        assert!(gathered(&config) >= 1, "{what}: no pack gathered");
+        assert_eq!(gathered(&config.clone().implicit_gemm(false)), 0, "{what}");
+        let reqs = GradReqs::All(GradReq::Write);
+        let exe = Executor::simple_bind_with(&config, &loss, Device::Cpu, &[("data", &data)], reqs)
+            .unwrap()
+            .rebind(Backend::Jit)
+            .unwrap();
+        for (i, a) in exe.arg_arrays().iter().enumerate() {
+            let t = tensor(DType::F32, a.shape(), i as f64 + 0.5);
+            a.copy_from(&NDArray::from_tensor(&t, Device::Cpu).unwrap())
+                .unwrap();
+        }
+        let reference = exe.rebind(Backend::Interpreter).unwrap();
+        let results: Vec<Vec<Tensor>> = [&exe, &reference]
+            .map(|e| {
+                e.forward(true);
+                e.backward(&[]).unwrap();
+                let grads = e.grad_dict();
+                let mut r = vec![e.outputs()[0].to_tensor().unwrap()];
+                r.extend(["data", "w"].map(|n| grads[n].to_tensor().unwrap()));
+                r
+            })
+            .into();
+        compare::each(&results[0], &results[1], |got, want| {
+            compare::same_shape(&got.shape, &want.shape)?;
+            compare::close_to_scale(&got.data, &want.data, 1e-4)
+        })
+        .unwrap_or_else(|e| panic!("{what}: {e}, against the interpreter"));
+    }
+}

@@ -9,7 +9,9 @@
 //! packing it is more than its tiles lose in place on this machine,
 //! [`in_place_b_slowdown`]); the product runs as given or transposed (`Cᵀ = Bᵀ·Aᵀ`),
 //! whichever a cost of padded tiles, packing and strided stores says is cheaper. Products with few rows (or one) whose operands both
-//! run along the depth are dot products instead: packing would not pay back.
+//! run along the depth are dot products instead: packing would not pay back. A right
+//! operand that is no matrix in memory (a convolution's windows) packs its own panels
+//! ([`PackB`], [`run_packing_b`]).
 //!
 //! Block sizes come from the caches of the CPU that runs it ([`machine`]: BLIS's
 //! analytical model over Linux's cache sizes), not from constants. The packed blocks
@@ -86,17 +88,40 @@ impl<T> Product<T> {
     }
 }
 
+/// A `k × n` right operand that is not a strided matrix (a convolution's windows over
+/// its input, read with the padding's zeros): the product packs B's panels through it
+/// instead of from memory — an implicit product, the operand never written whole.
+pub trait PackB<T>: Sync {
+    /// Packs B's rows `d0 .. d0 + depth` at columns `w0 .. w0 + width` into panels of
+    /// `panel` columns: panel `q` holds, for each row, columns `q·panel .. q·panel +
+    /// panel` contiguously, zeros past `width`.
+    ///
+    /// # Safety
+    /// `dst` holds `width` rounded up to `panel`, times `depth`, elements; the rows and
+    /// columns lie inside B.
+    unsafe fn pack(
+        &self,
+        d0: usize,
+        w0: usize,
+        depth: usize,
+        width: usize,
+        panel: usize,
+        dst: *mut T,
+    );
+}
+
 /// Element types with a product.
 pub trait Real:
     Copy + Default + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self> + 'static
 {
     /// `self · a + b` in one rounding (a single instruction where FMA is compiled in).
     fn fused_mul_add(self, a: Self, b: Self) -> Self;
-    /// Runs `p` with the tile and instruction set chosen for this type.
+    /// Runs `p` with the tile and instruction set chosen for this type, B's panels
+    /// packed by `packer` where it is given (`p.b` unread).
     ///
     /// # Safety
-    /// As [`run`].
-    unsafe fn dispatch(p: &Product<Self>);
+    /// As [`run`] (and [`run_packing_b`] with a packer).
+    unsafe fn dispatch(p: &Product<Self>, packer: Option<&dyn PackB<Self>>);
     /// The register tile (`MR × NR`) products of this type run with on this machine.
     fn tile() -> (usize, usize);
     /// Runs `iters` rounds of independent fused multiply-add chains in this machine's
@@ -114,7 +139,20 @@ pub unsafe fn run<T: Real>(p: &Product<T>) {
         return;
     }
     // SAFETY: `run`'s contract is `dispatch`'s, and m, n > 0 (checked above).
-    unsafe { T::dispatch(p) }
+    unsafe { T::dispatch(p, None) }
+}
+
+/// Runs `p` with B's panels packed by `packer` (`p.b` is not read): always blocked as
+/// given, never transposed or read in place, so B is only ever read through its panels.
+///
+/// # Safety
+/// As [`run`] for `a` and `c`; `packer` packs any block of a `k × n` operand.
+pub unsafe fn run_packing_b<T: Real>(p: &Product<T>, packer: &dyn PackB<T>) {
+    if p.m == 0 || p.n == 0 {
+        return;
+    }
+    // SAFETY: as the caller promised, and m, n > 0 (checked above).
+    unsafe { T::dispatch(p, Some(packer)) }
 }
 
 /// The instruction sets the tile is compiled for, narrowest first.
@@ -213,10 +251,10 @@ macro_rules! compiled_for {
      [$mr:literal, $nr:literal, $rw:literal, $l:literal, $d:literal]) => {
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = $features)]
-        unsafe fn $name(p: &Product<$t>) {
+        unsafe fn $name(p: &Product<$t>, packer: Option<&dyn PackB<$t>>) {
             // SAFETY: `blocked` needs `run`'s contract, which this function's caller (`dispatch`)
             // forwards; the features are enabled here, not needed by `blocked` itself.
-            unsafe { blocked::<$t, $mr, $nr, $rw, $l, $d, true>(p) }
+            unsafe { blocked::<$t, $mr, $nr, $rw, $l, $d, true>(p, packer) }
         }
     };
 }
@@ -231,9 +269,9 @@ macro_rules! real {
         compiled_for!($avx512, $t, "avx512f,fma", $a);
         compiled_for!($avx2, $t, "avx2,fma", $b);
 
-        unsafe fn $baseline(p: &Product<$t>) {
+        unsafe fn $baseline(p: &Product<$t>, packer: Option<&dyn PackB<$t>>) {
             // SAFETY: `blocked` needs `run`'s contract, forwarded by `dispatch`.
-            unsafe { blocked::<$t, $mr, $nr, $rw, $l, $d, false>(p) }
+            unsafe { blocked::<$t, $mr, $nr, $rw, $l, $d, false>(p, packer) }
         }
 
         impl Real for $t {
@@ -263,16 +301,16 @@ macro_rules! real {
                     }
                 }
             }
-            unsafe fn dispatch(p: &Product<$t>) {
+            unsafe fn dispatch(p: &Product<$t>, packer: Option<&dyn PackB<$t>>) {
                 // SAFETY: p as `run` requires (`dispatch`'s contract); `isa()` says Avx512 only
                 // where avx512f and fma were detected, Avx2 only where avx2 and fma were.
                 unsafe {
                     match isa() {
                         #[cfg(target_arch = "x86_64")]
-                        Isa::Avx512 => $avx512(p),
+                        Isa::Avx512 => $avx512(p, packer),
                         #[cfg(target_arch = "x86_64")]
-                        Isa::Avx2 => $avx2(p),
-                        _ => $baseline(p),
+                        Isa::Avx2 => $avx2(p, packer),
+                        _ => $baseline(p, packer),
                     }
                 }
             }
@@ -339,7 +377,8 @@ fn mul_add<T: Real, const FMA: bool>(x: T, y: T, z: T) -> T {
 }
 
 /// The blocked product with an `MR × NR` tile, and `MR × RW` tiles for the columns past
-/// the last whole `NR`; `L` is the vector's lanes, `D × D` the dot-product blocks.
+/// the last whole `NR`; `L` is the vector's lanes, `D × D` the dot-product blocks. With a
+/// `packer`, B's panels come from it and the product runs blocked as given.
 #[inline(always)]
 unsafe fn blocked<
     T: Real,
@@ -351,10 +390,21 @@ unsafe fn blocked<
     const FMA: bool,
 >(
     p: &Product<T>,
+    packer: Option<&dyn PackB<T>>,
 ) {
     if p.k == 0 {
         // SAFETY: C's m × n elements are valid (`run`'s contract, forwarded to `blocked`).
         return unsafe { zero_depth(p) };
+    }
+    let b = blocking::<T>(MR, NR);
+    let b = Blocking {
+        kc: b.kc.max(1),
+        mc: (b.mc / MR * MR).max(MR),
+        nc: (b.nc / NR * NR).max(NR),
+    };
+    if let Some(packer) = packer {
+        // SAFETY: A and C valid by `run_packing_b`'s contract, B packed by `packer`; k > 0.
+        return unsafe { blocked_as_given::<T, MR, NR, RW, FMA>(p, &b, PanelsOfB::Packed(packer)) };
     }
     if p.m == 1 || p.n == 1 {
         let p = &if p.m == 1 { p.clone() } else { p.transposed() };
@@ -373,12 +423,6 @@ unsafe fn blocked<
         // elements valid by `run`'s contract.
         return unsafe { dot_blocks::<T, D, D, L, FMA>(p) };
     }
-    let b = blocking::<T>(MR, NR);
-    let b = Blocking {
-        kc: b.kc.max(1),
-        mc: (b.mc / MR * MR).max(MR),
-        nc: (b.nc / NR * NR).max(NR),
-    };
     // As given or transposed, whichever the cost model prefers with B read in place where
     // its rows are contiguous (as given on a tie); then B's panels in place or packed,
     // whichever it prefers for that orientation with in-place panels as slow as this
@@ -396,10 +440,24 @@ unsafe fn blocked<
         p
     };
     let slowdown = in_place_b_slowdown();
-    let b_in_place = p.b.cs == 1 && cost(p, Some(slowdown)) <= cost(p, None);
+    let panels = match p.b.cs == 1 && cost(p, Some(slowdown)) <= cost(p, None) {
+        true => PanelsOfB::InPlace,
+        false => PanelsOfB::Strided,
+    };
     // SAFETY: p (or its transpose, which reaches exactly p's elements) is valid by `run`'s
     // contract; m, n > 1 and k > 0 here; B in place only where its rows are contiguous.
-    unsafe { blocked_as_given::<T, MR, NR, RW, FMA>(p, &b, b_in_place) }
+    unsafe { blocked_as_given::<T, MR, NR, RW, FMA>(p, &b, panels) }
+}
+
+/// Where a blocked product's whole panels of B come from.
+#[derive(Clone, Copy)]
+enum PanelsOfB<'a, T> {
+    /// Read where B is (its rows contiguous).
+    InPlace,
+    /// Packed from B's strided elements.
+    Strided,
+    /// Packed by a [`PackB`] (B's panels, the narrow ones too).
+    Packed(&'a dyn PackB<T>),
 }
 
 impl<T: Copy> Product<T> {
@@ -451,8 +509,8 @@ impl<T: Copy> Product<T> {
 }
 
 /// The blocked product, as given, in `b`'s blocks (`mc` a multiple of MR, `nc` of NR): A's
-/// depth contiguous, its whole panels are read in place (else packed); B's whole panels
-/// are read in place where `b_in_place` (its rows must be contiguous), else packed.
+/// depth contiguous, its whole panels are read in place (else packed); B's panels as
+/// `panels` says (in place only where its rows are contiguous).
 #[inline(always)]
 unsafe fn blocked_as_given<
     T: Real,
@@ -463,8 +521,9 @@ unsafe fn blocked_as_given<
 >(
     p: &Product<T>,
     b: &Blocking,
-    b_in_place: bool,
+    panels: PanelsOfB<T>,
 ) {
+    let b_in_place = matches!(panels, PanelsOfB::InPlace);
     let (kc_max, mc_max, nc_max) = (b.kc, b.mc, b.nc);
     let (packed_a, packed_b) = workspace::<T>(b);
     let a_in_place = p.a.cs == 1;
@@ -481,10 +540,17 @@ unsafe fn blocked_as_given<
             // (under NR columns padded to RW, NR a multiple of RW) starts after them and, with NC
             // a multiple of RW, stays within NC × KC.
             unsafe {
-                if !b_in_place {
-                    pack::<T, NR>(p.b, pc, jc, kc, whole_cols, packed_b);
+                match panels {
+                    PanelsOfB::InPlace => {}
+                    PanelsOfB::Strided => pack::<T, NR>(p.b, pc, jc, kc, whole_cols, packed_b),
+                    PanelsOfB::Packed(b) => b.pack(pc, jc, kc, whole_cols, NR, packed_b),
                 }
-                pack::<T, RW>(p.b, pc, jc + whole_cols, kc, nc - whole_cols, packed_rest);
+                match panels {
+                    PanelsOfB::Packed(b) => {
+                        b.pack(pc, jc + whole_cols, kc, nc - whole_cols, RW, packed_rest)
+                    }
+                    _ => pack::<T, RW>(p.b, pc, jc + whole_cols, kc, nc - whole_cols, packed_rest),
+                }
             }
             let block = Block {
                 p,

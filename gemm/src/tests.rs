@@ -19,16 +19,14 @@ fn strides(rows: usize, cols: usize, layout: Layout) -> (isize, isize, usize) {
     }
 }
 
-/// A compiled form of the product and its name.
-type Variant<T> = (&'static str, unsafe fn(&Product<T>));
+/// A compiled form of the product (B's panels packed by the packer where one is given)
+/// and its name.
+type Form<T> = unsafe fn(&Product<T>, Option<&dyn PackB<T>>);
+type Variant<T> = (&'static str, Form<T>);
 
 /// The compiled forms of the product this machine runs (whatever `run` would choose).
 #[cfg(target_arch = "x86_64")]
-fn variants<T>(
-    baseline: unsafe fn(&Product<T>),
-    avx2: unsafe fn(&Product<T>),
-    avx512: unsafe fn(&Product<T>),
-) -> Vec<Variant<T>> {
+fn variants<T>(baseline: Form<T>, avx2: Form<T>, avx512: Form<T>) -> Vec<Variant<T>> {
     let mut forms = vec![("baseline", baseline)];
     let fma = is_x86_feature_detected!("fma");
     if fma && is_x86_feature_detected!("avx2") {
@@ -65,15 +63,51 @@ fn check<T: Real + Into<f64> + From<f32>>(
     tolerance: f64,
 ) {
     for &(form, product) in forms {
-        check_form(form, product, (m, n, k), tolerance);
+        check_form(form, product, (m, n, k), tolerance, false);
     }
 }
 
+/// A [`PackB`] reading B's elements one by one through its strides.
+struct ByElement<T>(Strided<T>);
+
+// SAFETY: the tests' B vectors are only read while the products run.
+unsafe impl<T> Sync for ByElement<T> {}
+
+impl<T: Real> PackB<T> for ByElement<T> {
+    unsafe fn pack(
+        &self,
+        d0: usize,
+        w0: usize,
+        depth: usize,
+        width: usize,
+        panel: usize,
+        dst: *mut T,
+    ) {
+        for q in (0..width).step_by(panel) {
+            for d in 0..depth {
+                for w in 0..panel {
+                    let (i, j) = ((d0 + d) as isize, (w0 + q + w) as isize);
+                    let v = match q + w < width {
+                        // SAFETY: (i, j) inside B (the caller's contract).
+                        true => unsafe { *self.0.ptr.offset(i * self.0.rs + j * self.0.cs) },
+                        false => T::default(),
+                    };
+                    // SAFETY: panel q / panel's row d, column w: inside `dst`'s width rounded
+                    // up to `panel` by depth elements.
+                    unsafe { *dst.add(q * depth + d * panel + w) = v };
+                }
+            }
+        }
+    }
+}
+
+/// Checks `product` in every layout (B through [`ByElement`] where `packed`).
 fn check_form<T: Real + Into<f64> + From<f32>>(
     form: &str,
-    product: unsafe fn(&Product<T>),
+    product: Form<T>,
     (m, n, k): (usize, usize, usize),
     tolerance: f64,
+    packed: bool,
 ) {
     let layouts = [Layout::Rows, Layout::Cols, Layout::Padded];
     for la in layouts {
@@ -96,26 +130,32 @@ fn check_form<T: Real + Into<f64> + From<f32>>(
                     // SAFETY: `strides` sizes each vector for every element its strides reach; C
                     // (rows or columns, never padded) has distinct elements in its own vector;
                     // `variants` gives only the forms whose instruction sets this machine has.
+                    let b_strided = Strided {
+                        ptr: b.as_ptr(),
+                        rs: b_rs,
+                        cs: b_cs,
+                    };
+                    let packer = ByElement(b_strided);
+                    let packer = packed.then_some(&packer as &dyn PackB<T>);
                     unsafe {
-                        product(&Product {
-                            m,
-                            n,
-                            k,
-                            a: Strided {
-                                ptr: a.as_ptr(),
-                                rs: a_rs,
-                                cs: a_cs,
+                        product(
+                            &Product {
+                                m,
+                                n,
+                                k,
+                                a: Strided {
+                                    ptr: a.as_ptr(),
+                                    rs: a_rs,
+                                    cs: a_cs,
+                                },
+                                b: b_strided,
+                                c: c.as_mut_ptr(),
+                                c_rs,
+                                c_cs,
+                                accumulate,
                             },
-                            b: Strided {
-                                ptr: b.as_ptr(),
-                                rs: b_rs,
-                                cs: b_cs,
-                            },
-                            c: c.as_mut_ptr(),
-                            c_rs,
-                            c_cs,
-                            accumulate,
-                        })
+                            packer,
+                        )
                     };
                     for i in 0..m {
                         for j in 0..n {
@@ -134,8 +174,8 @@ fn check_form<T: Real + Into<f64> + From<f32>>(
                             let got: f64 = c[at(c_rs, c_cs, i, j)].into();
                             assert!(
                                 (got - want).abs() <= tolerance * (1.0 + want.abs()),
-                                "{form} {m}x{n}x{k} A {la:?} B {lb:?} C {lc:?} accumulate \
-                                 {accumulate}: C[{i}, {j}] = {got}, expected {want}"
+                                "{form} {m}x{n}x{k} A {la:?} B {lb:?} (packer {packed}) C {lc:?} \
+                                 accumulate {accumulate}: C[{i}, {j}] = {got}, expected {want}"
                             );
                         }
                     }
@@ -200,6 +240,28 @@ fn products_with_b_packed_match_the_f64_sum() {
             check::<f32>(&forms, shape, 1e-5);
         }
     });
+}
+
+/// B's panels packed by a [`PackB`] (as a convolution's windows are), in small blocks
+/// too, each compiled form in f32 and f64.
+#[test]
+fn products_packing_b_by_a_packer_match_the_f64_sum() {
+    let small = Blocking {
+        kc: 16,
+        mc: 13,
+        nc: 70,
+    };
+    for shape in SHAPES {
+        for (form, product) in f32_forms() {
+            check_form::<f32>(form, product, shape, 1e-5, true);
+            with_blocking(small, || {
+                check_form::<f32>(form, product, shape, 1e-5, true)
+            });
+        }
+        for (form, product) in f64_forms() {
+            check_form::<f64>(form, product, shape, 1e-12, true);
+        }
+    }
 }
 
 #[test]

@@ -136,9 +136,11 @@ pub fn generate(built: &Built) -> Result<Aot> {
     let names = |t: &[(String, Vec<usize>)]| t.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
     let (params, aux) = (&names(&built.params), &names(&built.aux));
     let shapes: HashMap<String, Vec<usize>> = inputs.iter().cloned().collect();
-    // Winograd only in inference: a training step changes the weights every time.
+    // Winograd only in inference: a training step changes the weights every time. Packs
+    // run as the generated kernels they are (no gathers into gemm's panels).
     let target = |winograd| Target {
         winograd,
+        implicit_gemm: false,
         symbolic_batch: false,
         heads_in_arena: true,
         ..Target::cpu()
@@ -462,6 +464,7 @@ impl Gen<'_> {
                         ::kiln::runtime::cpu::matmul::run(
                             &self.products[#index],
                             &[#(#operands),*],
+                            [::std::option::Option::None, ::std::option::Option::None],
                             #dst as *mut u8,
                             &epilogue,
                         )

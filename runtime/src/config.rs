@@ -20,6 +20,7 @@
 //! | `KILN_SHARED_SUMS` | [`Config::shared_sums`] (`0` off) | on |
 //! | `KILN_WINOGRAD_WEIGHT_GRADIENTS` | [`Config::winograd_weight_gradients`] (`0` off) | on |
 //! | `KILN_WINOGRAD_LARGE_TILES` | [`Config::winograd_large_tiles`] (`0` off) | on |
+//! | `KILN_IMPLICIT_GEMM` | [`Config::implicit_gemm`] (`0` off) | on |
 //! | `KILN_FUSED_EPILOGUES` | [`Config::fused_epilogues`] (`0` off) | on |
 //! | `KILN_BATCH_PARTS` | [`Config::batch_parts`]: inference's per-sample prefix in parts of the batch (`0` off) | on |
 //! | `KILN_LAZY` | [`Config::lazy`]: fuse imperative element-wise chains (`0` off) | on |
@@ -73,6 +74,9 @@ pub struct Config {
     /// ([`kiln_compiler::program::parts`]).
     pub batch_parts: bool,
     pub fused_epilogues: bool,
+    /// Packs gathered straight into gemm's panels where they read their input at affine
+    /// positions ([`kiln_compiler::program::Target::implicit_gemm`]).
+    pub implicit_gemm: bool,
     pub lazy: bool,
     /// Threads of the kernels' pool (the caller included); `None`: the CPU's.
     pub threads: Option<usize>,
@@ -124,6 +128,7 @@ impl Config {
             winograd_large_tiles: true,
             batch_parts: true,
             fused_epilogues: true,
+            implicit_gemm: true,
             lazy: true,
             threads: None,
             engine: EngineKind::Threaded { workers: 1 },
@@ -186,6 +191,7 @@ impl Config {
         c.winograd_large_tiles = flag("KILN_WINOGRAD_LARGE_TILES", c.winograd_large_tiles)?;
         c.batch_parts = flag("KILN_BATCH_PARTS", c.batch_parts)?;
         c.fused_epilogues = flag("KILN_FUSED_EPILOGUES", c.fused_epilogues)?;
+        c.implicit_gemm = flag("KILN_IMPLICIT_GEMM", c.implicit_gemm)?;
         c.lazy = flag("KILN_LAZY", c.lazy)?;
         c.threads = count("KILN_CPU_THREADS")?.or(c.threads);
         let workers = count("KILN_CPU_WORKER_NTHREADS")?.unwrap_or(1);
@@ -310,6 +316,11 @@ impl Config {
         self
     }
 
+    pub fn implicit_gemm(mut self, on: bool) -> Config {
+        self.implicit_gemm = on;
+        self
+    }
+
     pub fn lazy(mut self, on: bool) -> Config {
         self.lazy = on;
         self
@@ -380,6 +391,7 @@ impl Config {
                 && self.winograd_weight_gradients,
             winograd_large_tiles: target.winograd_large_tiles && self.winograd_large_tiles,
             fused_epilogues: target.fused_epilogues && self.fused_epilogues,
+            implicit_gemm: target.implicit_gemm && self.implicit_gemm,
             // Products run index by index on the threads the kernels' pool has.
             streams: target.kernels.then(|| self.pool_threads()),
             // An index's packed operand in chunks that stay in a core's L2 cache.
@@ -429,6 +441,7 @@ mod tests {
             ("KILN_WINOGRAD_WEIGHT_GRADIENTS", "0"),
             ("KILN_WINOGRAD_LARGE_TILES", "0"),
             ("KILN_BATCH_PARTS", "0"),
+            ("KILN_IMPLICIT_GEMM", "0"),
             ("KILN_LAZY", "off"),
             ("KILN_CPU_THREADS", "3"),
             ("KILN_ENGINE", "threaded"),
@@ -450,6 +463,7 @@ mod tests {
             .winograd_weight_gradients(false)
             .winograd_large_tiles(false)
             .batch_parts(false)
+            .implicit_gemm(false)
             .lazy(false)
             .threads(3)
             .engine(EngineKind::Threaded { workers: 2 })

@@ -53,6 +53,7 @@ mod parts;
 pub mod rust;
 mod simplify;
 pub mod simt;
+mod windows;
 mod winograd;
 
 pub use collapse::collapse;
@@ -63,6 +64,7 @@ pub use ir::{lower, BitOp, Buffer, Idx, Kernel, LoopKind, LoopNest, Schedule, St
 pub use parse::{parse_kernel, parse_kernels, parse_nest, ParseError, MAX_DEPTH};
 pub use parts::{parts, runs_native, Part, Unlowered};
 pub use simplify::simplify;
+pub use windows::{Bound, Windows};
 pub use winograd::{winograd_plan, Bands, Conv3x3, WinogradPlan, LARGE_TILES};
 
 /// What the CPU JIT compiles of `nest`: its math functions as polynomials

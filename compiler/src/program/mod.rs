@@ -45,7 +45,7 @@ use crate::error::{Error, Result};
 use crate::graph::{Entry, Graph, NodeId};
 use crate::infer::{infer, Inferred};
 use crate::kir::matmul::{Along, Chunks, MatMul};
-use crate::kir::{Kernel, Unlowered, WinogradPlan};
+use crate::kir::{Kernel, Unlowered, Windows, WinogradPlan};
 use crate::passes::{self, Cse, Expand, FoldConstants, InferenceMode, Pipeline, Prune, Simplify};
 use crate::Symbol;
 use kiln_ops::shape::{fmt_shape, is_known, size};
@@ -112,6 +112,11 @@ pub struct Target {
     /// Winograd convolutions by F(4x4, 3x3) where it pays
     /// ([`crate::kir::Conv3x3::large_tiles_pay`]); off, all by F(2x2, 3x3) (an ablation).
     pub winograd_large_tiles: bool,
+    /// A product's packed operand that only reads an input at affine positions under
+    /// affine bounds (im2col of any convolution) is gathered block by block into its
+    /// gemm's panels, never written whole ([`crate::kir::Windows`], implicit gemm); off,
+    /// its pack kernel writes it into the workspace first (an ablation).
+    pub implicit_gemm: bool,
     /// A product's epilogue runs on each block of its output right after the block's
     /// products, while it is in cache, where the split allows; off, it is a second pass
     /// over the whole output (an ablation).
@@ -155,6 +160,7 @@ impl Target {
             shared_sums: true,
             winograd_weight_gradients: true,
             winograd_large_tiles: true,
+            implicit_gemm: true,
             fused_epilogues: true,
             native: true,
             symbolic_batch: true,
@@ -176,6 +182,7 @@ impl Target {
             shared_sums: false,
             winograd_weight_gradients: false,
             winograd_large_tiles: false,
+            implicit_gemm: false,
             fused_epilogues: false,
             native: false,
             symbolic_batch: false,
@@ -225,6 +232,9 @@ pub struct Product {
     pub matmul: MatMul,
     /// The kernels packing operands, and the dimensions to run each with.
     pub packs: Vec<(Kernel, Vec<i64>)>,
+    /// For each pack, where gemm gathers it straight from its input into its panels
+    /// instead (the pack kernel does not run, its workspace is not reserved).
+    pub windows: Vec<Option<Windows>>,
     /// The epilogue (inputs: the kernel's, then the product) and its dimensions.
     pub epilogue: Option<(Kernel, Vec<i64>)>,
     /// Where the product is a 3x3 convolution by Winograd's algorithm (no packs).
@@ -927,7 +937,9 @@ fn workspace(step: &Step, inferred: &Inferred) -> Vec<usize> {
         Some(s) => (p.packs.iter().zip(&s.packs_by_index))
             .map(|((k, _), &by_index)| if by_index { tasks * bytes(k) } else { bytes(k) })
             .collect(),
-        None => mm.packs.iter().map(bytes).collect(),
+        None => (mm.packs.iter().zip(&p.windows))
+            .map(|(k, w)| if w.is_some() { aligned(0) } else { bytes(k) })
+            .collect(),
     };
     if let Some(w) = &p.winograd {
         let images = match &p.stream {
@@ -1138,12 +1150,17 @@ impl fmt::Display for Program {
                         Some(w) => format!("winograd F({0}x{0}, 3x3)", w.conv.output_tile),
                         None => "gemm".to_string(),
                     };
+                    let gathered = p.windows.iter().flatten().count();
                     format!(
-                        "{how} {}x{}x{}, {} packs{}{}",
+                        "{how} {}x{}x{}, {} packs{}{}{}",
                         mm.m,
                         mm.n,
                         mm.k,
                         p.packs.len(),
+                        match gathered {
+                            0 => String::new(),
+                            g => format!(" ({g} gathered into gemm's panels)"),
+                        },
                         if p.epilogue.is_some() {
                             ", epilogue"
                         } else {

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::graph::{Entry, Graph, NodeId};
 use crate::infer::Inferred;
 use crate::kir::matmul::{Along, Chunks, MatMul};
-use crate::kir::{self, matmul, Conv3x3, Kernel, Part, Schedule, Unlowered, WinogradPlan};
+use crate::kir::{self, matmul, Conv3x3, Kernel, Part, Schedule, Unlowered, Windows, WinogradPlan};
 use crate::passes::Fusion;
 use std::collections::{BTreeSet, HashMap};
 
@@ -242,9 +242,34 @@ pub(super) fn steps(
                             });
                         WinogradPlan { bands, ..w }
                     });
+                    // Without a stream, packs the product can read from their input are
+                    // gathered into gemm's panels (a stream packs an index or a chunk at a
+                    // time already, into a slot its gemm reads while in cache).
+                    let windows = (product.packs.iter().enumerate())
+                        .map(|(j, p)| {
+                            let inputs = p.inputs.len();
+                            let bytes = pack_bytes(p, product.dtype);
+                            Windows::of(p).filter(|w| {
+                                target.implicit_gemm
+                                    && stream.is_none()
+                                    && winograd.is_none()
+                                    && w.fit(&product, inputs + j)
+                                    && w.pays(bytes, target.pack_bytes)
+                            })
+                        })
+                        .collect::<Vec<_>>();
+                    // gemm gathers one operand (its B); the largest pack if several fit.
+                    let largest = (windows.iter().enumerate())
+                        .filter_map(|(j, w)| Some((w.as_ref()?.elements(), j)))
+                        .max()
+                        .map(|(_, j)| j);
+                    let windows = (windows.into_iter().enumerate())
+                        .map(|(j, w)| w.filter(|_| Some(j) == largest))
+                        .collect();
                     StepKind::Product(Box::new(Product {
                         matmul: product,
                         packs,
+                        windows,
                         epilogue,
                         winograd,
                         stream,
@@ -266,6 +291,12 @@ pub(super) fn steps(
         }
     }
     (steps, unlowered)
+}
+
+/// Bytes of the pack `p` writes in `dtype`.
+fn pack_bytes(p: &Kernel, dtype: kiln_ops::DType) -> usize {
+    let len = kir::interp::extent(&p.outputs[0].len, &[]).unwrap_or(0);
+    len.max(0) as usize * dtype.size()
 }
 
 /// A kernel and the symbolic dimensions to run it with.

@@ -6,22 +6,26 @@
 
 use super::gemm::{self, Product, Real, Strided};
 use super::pool;
+use super::windows::Gather;
 use kiln_compiler::kir::matmul::{MatMul, OuterLoop, Split, MAX_LOOPS, PARALLEL_FLOPS};
 use kiln_compiler::DType;
 
 /// Raw pointers handed to the pool's tasks.
-struct Buffers {
+struct Buffers<'a> {
     a: *const u8,
     b: *const u8,
     out: *mut u8,
     /// Add the products into `out`, even the first of a sum's (a streamed sum's later
     /// indices).
     add: bool,
+    /// Operands `a` and `b` gathered from their input into gemm's panels instead of
+    /// read at `a` and `b` (at most one).
+    gathers: [Option<&'a Gather>; 2],
 }
 // SAFETY: tasks write disjoint blocks of the output and only read the operands.
-unsafe impl Send for Buffers {}
+unsafe impl Send for Buffers<'_> {}
 // SAFETY: as for Send: tasks share the pointers but write disjoint output blocks.
-unsafe impl Sync for Buffers {}
+unsafe impl Sync for Buffers<'_> {}
 
 /// Multiply-adds per gemm call below which the compiled kernel is faster than gemm's
 /// packing (a 3x3 convolution without padding is a sum of products of a few columns).
@@ -58,9 +62,11 @@ fn depth_parts(mm: &MatMul, tile: (usize, usize)) -> usize {
     threads.min((mm.k / LEAST_PART_DEPTH) as usize).max(1)
 }
 
-/// Runs `mm`: `inputs` are its kernel's input buffers, `out` its output. Where the split
-/// is aligned with the epilogue's outer loop, `epilogue(Some((lo, hi)))` runs after the
-/// products of block `[lo, hi)` are stored; else `epilogue(None)` runs once at the end.
+/// Runs `mm`: `inputs` are its kernel's input buffers, `out` its output; `gathers`, the
+/// operands (`a`, `b`; at most one) gathered from their input instead of read from
+/// theirs. Where the split is aligned with the epilogue's outer loop,
+/// `epilogue(Some((lo, hi)))` runs after the products of block `[lo, hi)` are stored;
+/// else `epilogue(None)` runs once at the end.
 ///
 /// # Safety
 /// Every pointer must hold its buffer (the kernel's lengths, in `mm.dtype`), and `out`
@@ -68,6 +74,7 @@ fn depth_parts(mm: &MatMul, tile: (usize, usize)) -> usize {
 pub unsafe fn run(
     mm: &MatMul,
     inputs: &[*const u8],
+    gathers: [Option<&Gather>; 2],
     out: *mut u8,
     epilogue: &(dyn Fn(Option<(i64, i64)>) + Sync),
 ) {
@@ -76,6 +83,7 @@ pub unsafe fn run(
         b: inputs[mm.b.input],
         out,
         add: false,
+        gathers,
     };
     // SAFETY: as the caller promised.
     unsafe { run_buffers(mm, &bufs, epilogue) }
@@ -88,7 +96,13 @@ pub unsafe fn run(
 /// # Safety
 /// As [`run`], for the buffers these addresses start.
 pub unsafe fn run_adding(mm: &MatMul, a: *const u8, b: *const u8, out: *mut u8, add: bool) {
-    let bufs = Buffers { a, b, out, add };
+    let bufs = Buffers {
+        a,
+        b,
+        out,
+        add,
+        gathers: [None; 2],
+    };
     // SAFETY: as the caller promised.
     unsafe { run_buffers(mm, &bufs, &|_| {}) }
 }
@@ -139,7 +153,13 @@ unsafe fn run_buffers(mm: &MatMul, bufs: &Buffers, epilogue: &(dyn Fn(Option<(i6
 /// # Safety
 /// As [`run`], for the buffers these addresses start.
 pub unsafe fn run_here(mm: &MatMul, a: *const u8, b: *const u8, out: *mut u8, add: bool) {
-    let bufs = Buffers { a, b, out, add };
+    let bufs = Buffers {
+        a,
+        b,
+        out,
+        add,
+        gathers: [None; 2],
+    };
     // SAFETY: as the caller promised.
     unsafe {
         match mm.dtype {
@@ -272,35 +292,79 @@ unsafe fn depth_part<T: Real>(
             false,
         ),
     };
-    let (a, b) = (bufs.a as *const T, bufs.b as *const T);
+    let depth = k0 as i64;
+    let at = [
+        mm.a.offset + depth * mm.a.depth,
+        mm.b.offset + depth * mm.b.depth,
+    ];
     // SAFETY: the depth range k0..k1 lies inside both operands (the kernel's own index
     // ranges), and C is the output (part 0) or this part's partial product.
-    unsafe {
-        gemm::run(&Product {
-            m,
-            n,
-            k: k1 - k0,
-            a: Strided {
-                ptr: a.offset((mm.a.offset + k0 as i64 * mm.a.depth) as isize),
-                rs: mm.a.stride as isize,
-                cs: mm.a.depth as isize,
-            },
-            b: Strided {
-                ptr: b.offset((mm.b.offset + k0 as i64 * mm.b.depth) as isize),
-                rs: mm.b.depth as isize,
-                cs: mm.b.stride as isize,
-            },
-            c,
-            c_rs,
-            c_cs,
-            accumulate,
-        })
+    unsafe { multiply::<T>(mm, bufs, (m, n, k1 - k0), at, (c, c_rs, c_cs), accumulate) };
+}
+
+/// One gemm call of `mm`'s operands from element `at` of each (`a`'s, `b`'s), `m × n`
+/// and `k` deep, into `c` at its strides; an operand gathered from its input becomes
+/// B's panels (the product transposed where it is `a`: `Cᵀ = Bᵀ·Aᵀ`).
+///
+/// # Safety
+/// The operands' elements from `at` lie in their buffers (or gathers), C's in its own.
+unsafe fn multiply<T: Real>(
+    mm: &MatMul,
+    bufs: &Buffers,
+    (m, n, k): (usize, usize, usize),
+    at: [i64; 2],
+    (c, c_rs, c_cs): (*mut T, isize, isize),
+    accumulate: bool,
+) {
+    let a = Strided {
+        ptr: (bufs.a as *const T).wrapping_offset(at[0] as isize),
+        rs: mm.a.stride as isize,
+        cs: mm.a.depth as isize,
     };
+    let b = Strided {
+        ptr: (bufs.b as *const T).wrapping_offset(at[1] as isize),
+        rs: mm.b.depth as isize,
+        cs: mm.b.stride as isize,
+    };
+    let product = Product {
+        m,
+        n,
+        k,
+        a,
+        b,
+        c,
+        c_rs,
+        c_cs,
+        accumulate,
+    };
+    // SAFETY: as the caller promised; a gathered operand is read through its gather only,
+    // the transposed product reaching exactly the same elements.
+    unsafe {
+        match bufs.gathers {
+            [_, Some(g)] => gemm::run_packing_b(&product, &g.operand::<T>(at[1], mm.b.depth)),
+            [Some(g), None] => {
+                let transposed = Product {
+                    m: n,
+                    n: m,
+                    a: Strided {
+                        ptr: b.ptr,
+                        rs: b.cs,
+                        cs: b.rs,
+                    },
+                    c_rs: c_cs,
+                    c_cs: c_rs,
+                    ..product
+                };
+                gemm::run_packing_b(&transposed, &g.operand::<T>(at[0], mm.a.depth))
+            }
+            [None, None] => gemm::run(&product),
+        }
+    }
 }
 
 /// The products of block `[lo, hi)` of the split axis.
 unsafe fn block<T: Real>(mm: &MatMul, bufs: &Buffers, lo: i64, hi: i64) {
-    let (a, b, out) = (bufs.a as *const T, bufs.b as *const T, bufs.out as *mut T);
+    let out = bufs.out as *mut T;
     let (mut rows, mut cols) = ((0, mm.m), (0, mm.n));
     // Outer loops, then the summed ones (innermost, so each output block accumulates in
     // turn), as one odometer of (loop, first index) on the stack.
@@ -340,27 +404,17 @@ unsafe fn block<T: Real>(mm: &MatMul, bufs: &Buffers, lo: i64, hi: i64) {
             (ao, bo, oo) = (ao + i * l.a, bo + i * l.b, oo + i * l.out);
         }
         let first = index[count - sums..].iter().all(|&i| i == 0);
+        let size = (
+            (rows.1 - rows.0) as usize,
+            (cols.1 - cols.0) as usize,
+            mm.k as usize,
+        );
+        let at = [ao + rows.0 * mm.a.stride, bo + cols.0 * mm.b.stride];
         // SAFETY: the offsets stay inside the buffers (the kernel's own index ranges).
         unsafe {
-            gemm::run(&Product {
-                m: (rows.1 - rows.0) as usize,
-                n: (cols.1 - cols.0) as usize,
-                k: mm.k as usize,
-                a: Strided {
-                    ptr: a.offset((ao + rows.0 * mm.a.stride) as isize),
-                    rs: mm.a.stride as isize,
-                    cs: mm.a.depth as isize,
-                },
-                b: Strided {
-                    ptr: b.offset((bo + cols.0 * mm.b.stride) as isize),
-                    rs: mm.b.depth as isize,
-                    cs: mm.b.stride as isize,
-                },
-                c: out.offset((oo + rows.0 * mm.out_rows + cols.0 * mm.out_cols) as isize),
-                c_rs: mm.out_rows as isize,
-                c_cs: mm.out_cols as isize,
-                accumulate: bufs.add || !first,
-            });
+            let c = out.offset((oo + rows.0 * mm.out_rows + cols.0 * mm.out_cols) as isize);
+            let c = (c, mm.out_rows as isize, mm.out_cols as isize);
+            multiply::<T>(mm, bufs, size, at, c, bufs.add || !first);
         }
         // Next index, innermost first.
         let mut d = count;
@@ -431,6 +485,7 @@ mod tests {
                 b: b.as_ptr() as *const u8,
                 out: out.as_mut_ptr() as *mut u8,
                 add: true,
+                gathers: [None; 2],
             };
             // SAFETY: the buffers hold the product's operands and output as `mm` addresses
             // them.

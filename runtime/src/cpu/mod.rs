@@ -7,6 +7,7 @@ pub mod cache;
 pub mod matmul;
 pub mod pool;
 pub mod scratch;
+pub mod windows;
 pub mod winograd;
 pub mod wisdom;
 

@@ -2,6 +2,7 @@
 //! compiled kernel on its buffers, and the stores of gradients and aux states.
 
 use crate::backend::{self, BackendError, HostKernel, SharedBuffers};
+use crate::cpu::windows::Gather;
 use crate::engine::{FnProperty, Operator, Var};
 use crate::ndarray::NDArray;
 use crate::{Error, Result};
@@ -250,6 +251,16 @@ pub(super) fn matmul_operator(
         ) => w.plan.conv.weights_len() * std::mem::size_of::<f32>(),
         _ => 0,
     };
+    // Packs gemm gathers from their input (its columns or rows, whichever the pack holds,
+    // spanning the pack's trailing axes).
+    let mm = &product.matmul;
+    let gathers: Vec<Option<Gather>> = (product.windows.iter().enumerate())
+        .map(|(j, w)| {
+            let w = w.as_ref()?;
+            let span = if mm.a.input == n + j { mm.m } else { mm.n };
+            Some(Gather::new(w.clone(), pointers[w.input] as *const u8, span))
+        })
+        .collect();
     let packs: Vec<Compiled> = (packs.iter().cloned())
         .zip(product.packs.iter().map(|(_, d)| d.clone()))
         .collect();
@@ -271,6 +282,7 @@ pub(super) fn matmul_operator(
         winograd,
         product: product.matmul.clone(),
         packs,
+        gathers,
         epilogue,
         by_index,
         phases: ["pack0", "pack1", "gemm", "epilogue", "product"]
@@ -607,6 +619,8 @@ struct ProductCall {
     winograd: Option<WinogradCall>,
     product: MatMul,
     packs: Vec<Compiled>,
+    /// Packs gemm gathers from their input instead (their kernels do not run).
+    gathers: Vec<Option<Gather>>,
     epilogue: Option<Compiled>,
     /// Where the product runs index by index.
     by_index: Option<ByIndex>,
@@ -810,6 +824,9 @@ impl ProductCall {
             None => {}
         }
         for (j, (kernel, dims)) in self.packs.iter().enumerate() {
+            if self.gathers[j].is_some() {
+                continue;
+            }
             let start = crate::profiler::enabled().then(std::time::Instant::now);
             // SAFETY: the pack kernel reads the held inputs and writes its workspace
             // buffer, sized for its output.
@@ -868,7 +885,11 @@ impl ProductCall {
             // SAFETY: the pointers hold the kernel's buffers and the packed operands; the
             // layout never places a product's output over its operands.
             None => unsafe {
-                crate::cpu::matmul::run(&self.product, &self.operands, self.dst, &epilogue)
+                let n = self.operands.len() - self.packs.len();
+                let gather =
+                    |input: usize| (input.checked_sub(n)).and_then(|j| self.gathers[j].as_ref());
+                let gathers = [gather(self.product.a.input), gather(self.product.b.input)];
+                crate::cpu::matmul::run(&self.product, &self.operands, gathers, self.dst, &epilogue)
             },
         }
         if let Some(start) = start {

@@ -22,7 +22,8 @@ pub fn run(args: &Args) -> Result<()> {
     // second pass over its whole output instead of on each block while it is in cache;
     // Winograd's phases each over the whole layer instead of in bands of tiles; every
     // Winograd convolution by F(2x2, 3x3); 3x3 convolutions on im2col and gemm instead
-    // of Winograd's algorithm.
+    // of Winograd's algorithm; im2col written whole for the other convolutions (the
+    // stem, strided and 1x1 ones) instead of gathered into gemm's panels.
     let config = Config::global().clone().backend(Backend::Jit);
     let variants = [
         ("kiln", config.clone()),
@@ -41,6 +42,10 @@ pub fn run(args: &Args) -> Result<()> {
         (
             "kiln, 3x3 convolutions on im2col + gemm",
             config.clone().winograd(false),
+        ),
+        (
+            "kiln, im2col written whole, then gemm",
+            config.clone().implicit_gemm(false),
         ),
     ];
     let mut bound = Vec::new();

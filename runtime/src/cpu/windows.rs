@@ -1,0 +1,376 @@
+//! Implicit gemm: a product's packed operand gathered from its input straight into
+//! kiln-gemm's panels ([`kiln_gemm::PackB`]), block by block as the product runs, instead
+//! of a pack kernel writing the whole operand first — for a convolution's windows,
+//! im2col's buffer (7.4 MB for ResNet's first layer, one image) is never written and its
+//! panels are packed from the input while in cache.
+//!
+//! The operand is `pack[base + d·rs + w]` for gemm's B (row `d`, column `w`), where the
+//! pack is [`Windows`] over its input; the compiler admits it only where columns span
+//! the pack's trailing axes and every row step is whole spans ([`Windows::fit`]), so a
+//! panel row's columns run along the trailing axes in runs of the innermost one: each
+//! run is a strided copy of the input (or zeros) except where a bound cuts through it.
+
+use kiln_compiler::kir::Windows;
+use kiln_gemm::{Isa, PackB, Real};
+
+const MAX_BOUNDS: usize = Windows::MAX_BOUNDS;
+
+/// A pack's windows over its input, ready to pack panels of B.
+pub struct Gather {
+    windows: Windows,
+    /// The input's first element.
+    src: *const u8,
+    /// Axes `..lead` are the rows', `lead..` the columns' (spanning `span` elements).
+    lead: usize,
+    span: i64,
+}
+
+// SAFETY: a gather only reads its input, which the product's operation holds while it runs.
+unsafe impl Send for Gather {}
+// SAFETY: as for Send.
+unsafe impl Sync for Gather {}
+
+impl Gather {
+    /// `windows` over the input at `src`, for a product whose columns span `span`
+    /// elements of the pack (the trailing axes of that size; [`Windows::fit`] found them).
+    pub fn new(windows: Windows, src: *const u8, span: i64) -> Gather {
+        let rank = windows.extents.len();
+        let lead = (0..=rank)
+            .find(|&a| windows.extents[a..].iter().product::<i64>() == span)
+            .unwrap_or(rank);
+        Gather {
+            windows,
+            src,
+            lead,
+            span,
+        }
+    }
+
+    /// B as this pack at `base + d·rs + w` (elements of the pack), in `T`.
+    pub fn operand<T>(&self, base: i64, rs: i64) -> GatherB<'_, T> {
+        GatherB {
+            gather: self,
+            base,
+            rs,
+            _t: std::marker::PhantomData,
+        }
+    }
+}
+
+/// B's elements `pack[base + d·rs + w]`, gathered from the input of `gather`.
+pub struct GatherB<'a, T> {
+    gather: &'a Gather,
+    base: i64,
+    rs: i64,
+    _t: std::marker::PhantomData<T>,
+}
+
+// SAFETY: reads only (see `Gather`).
+unsafe impl<T> Sync for GatherB<'_, T> {}
+
+/// A point's source offset and bound values, from its coordinates over some axes.
+#[derive(Clone, Copy, Default)]
+struct Terms {
+    src: i64,
+    bounds: [i64; MAX_BOUNDS],
+}
+
+/// A run of a panel row: `len` columns from panel column `at`, along the innermost axis,
+/// with the terms of its first column; and for each bound, the row values (a row's
+/// terms) for which the bound holds at every column of the run, `[lo, hi)`, and those for
+/// which it holds at none (below the first or from the second).
+#[derive(Clone, Copy, Default)]
+struct Run {
+    at: usize,
+    len: usize,
+    terms: Terms,
+    inside: [(i64, i64); MAX_BOUNDS],
+    outside: [(i64, i64); MAX_BOUNDS],
+}
+
+impl Run {
+    fn new(w: &Windows, at: usize, len: usize, terms: Terms) -> Run {
+        let last = w.extents.len() - 1;
+        let mut run = Run {
+            at,
+            len,
+            terms,
+            // Past the bounds there are: everything inside.
+            inside: [(i64::MIN, i64::MAX); MAX_BOUNDS],
+            outside: [(i64::MIN, i64::MAX); MAX_BOUNDS],
+        };
+        for (b, bound) in w.bounds.iter().enumerate() {
+            // Along the run the bound's value moves from v to v + reach (a row adds r).
+            let v = terms.bounds[b];
+            let reach = bound.coefficients[last] * (len as i64 - 1);
+            let (low, high) = (v + reach.min(0), v + reach.max(0));
+            run.inside[b] = (bound.lo.saturating_sub(low), bound.hi.saturating_sub(high));
+            run.outside[b] = (bound.lo.saturating_sub(high), bound.hi.saturating_sub(low));
+        }
+        run
+    }
+}
+
+impl<T: Real> PackB<T> for GatherB<'_, T> {
+    unsafe fn pack(
+        &self,
+        d0: usize,
+        w0: usize,
+        depth: usize,
+        width: usize,
+        panel: usize,
+        dst: *mut T,
+    ) {
+        let at = (d0, w0, depth, width, panel);
+        // SAFETY: as the caller promised; each instruction set only where the CPU has it
+        // (`isa` says so only then).
+        unsafe {
+            match kiln_gemm::isa() {
+                #[cfg(target_arch = "x86_64")]
+                Isa::Avx512 => pack_avx512(self, at, dst),
+                #[cfg(target_arch = "x86_64")]
+                Isa::Avx2 => pack_avx2(self, at, dst),
+                _ => self.pack_panels(at, dst),
+            }
+        }
+    }
+}
+
+/// The packing compiled for AVX2 (its copies of steps 1 and 2 in 256-bit vectors).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn pack_avx2<T: Real>(b: &GatherB<T>, at: Block, dst: *mut T) {
+    // SAFETY: as `pack`'s caller promised.
+    unsafe { b.pack_panels(at, dst) }
+}
+
+/// The packing compiled for AVX-512.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,fma")]
+unsafe fn pack_avx512<T: Real>(b: &GatherB<T>, at: Block, dst: *mut T) {
+    // SAFETY: as `pack`'s caller promised.
+    unsafe { b.pack_panels(at, dst) }
+}
+
+/// A block of B to pack: first row, first column, rows, columns, panel width.
+type Block = (usize, usize, usize, usize, usize);
+
+impl<T: Real> GatherB<'_, T> {
+    /// [`PackB::pack`], inlined into each instruction set's form.
+    ///
+    /// # Safety
+    /// As [`PackB::pack`].
+    #[inline(always)]
+    unsafe fn pack_panels(&self, (d0, w0, depth, width, panel): Block, dst: *mut T) {
+        let g = self.gather;
+        let w = &g.windows;
+        let rank = w.extents.len();
+        let last = rank - 1;
+        let src = g.src as *const T;
+        let (row_base, col_base) = (self.base.div_euclid(g.span), self.base.rem_euclid(g.span));
+        let row_step = self.rs / g.span;
+        // The terms of coordinates over axes `axes` of linear position `at` within them.
+        let terms = |at: i64, axes: std::ops::Range<usize>| {
+            let mut t = Terms::default();
+            let mut rest = at;
+            for a in axes.rev() {
+                let e = w.extents[a];
+                let c = rest % e;
+                rest /= e;
+                t.src += c * w.strides[a];
+                for (v, b) in t.bounds.iter_mut().zip(&w.bounds) {
+                    *v += c * b.coefficients[a];
+                }
+            }
+            t
+        };
+        let inner = w.extents[last];
+        let mut runs = [Run::default(); 64];
+        let mut rows = [Terms::default(); 64];
+        // Rows in blocks whose terms are found once, then every panel's runs for them.
+        for first in (0..depth).step_by(rows.len()) {
+            let block = rows.len().min(depth - first);
+            for (d, row) in rows[..block].iter_mut().enumerate() {
+                *row = terms(row_base + (d0 + first + d) as i64 * row_step, 0..g.lead);
+            }
+            for q in (0..width).step_by(panel) {
+                let cols = panel.min(width - q);
+                // SAFETY: row `first` of panel q / panel of `dst`, which holds `width` rounded
+                // up to `panel` by `depth` elements (the caller's contract).
+                let out = unsafe { dst.add(q * depth + first * panel) };
+                // The panel's columns as runs along the innermost axis (a panel of more
+                // than 64 columns in pieces of 64).
+                for piece in (0..cols).step_by(runs.len()) {
+                    let piece_cols = runs.len().min(cols - piece);
+                    let (mut count, mut c) = (0, 0);
+                    while c < piece_cols {
+                        let at = col_base + (w0 + q + piece + c) as i64;
+                        let len = ((inner - at % inner) as usize).min(piece_cols - c);
+                        runs[count] = Run::new(w, piece + c, len, terms(at, g.lead..rank));
+                        (count, c) = (count + 1, c + len);
+                    }
+                    for (d, row) in rows[..block].iter().enumerate() {
+                        for run in &runs[..count] {
+                            // SAFETY: the run's columns lie in row d of this block of the
+                            // panel; the input holds every element of the pack's points
+                            // whose bounds hold (the pack kernel reads the same ones), the
+                            // only ones read.
+                            unsafe { gather_run(w, src, row, run, out.add(d * panel + run.at)) };
+                        }
+                    }
+                }
+                if cols < panel {
+                    for d in 0..block {
+                        // SAFETY: columns cols..panel of row d of this block of the panel.
+                        unsafe {
+                            std::ptr::write_bytes(out.add(d * panel + cols), 0, panel - cols)
+                        };
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// One run of a panel row into `out`: a strided copy, zeros, or element by element
+/// where a bound cuts through it.
+///
+/// # Safety
+/// `out` holds the run's `len` elements; the input holds every point of it that its
+/// bounds keep.
+#[inline(always)]
+unsafe fn gather_run<T: Real>(w: &Windows, src: *const T, row: &Terms, run: &Run, out: *mut T) {
+    let last = w.extents.len() - 1;
+    let step = w.strides[last];
+    let start = w.offset + row.src + run.terms.src;
+    // Every slot checked (those past the bounds always pass): a fixed loop, unrolled.
+    let rows = &row.bounds;
+    let all = (rows.iter().zip(&run.inside)).all(|(r, (lo, hi))| (*lo..*hi).contains(r));
+    let none = || (rows.iter().zip(&run.outside)).any(|(r, (lo, hi))| !(*lo..*hi).contains(r));
+    // SAFETY: as the caller promised.
+    unsafe {
+        if all {
+            copy(src, (start, w.input_len), step, out, run.len)
+        } else if none() {
+            std::ptr::write_bytes(out, 0, run.len)
+        } else {
+            // Cut by a bound: the columns every bound keeps are one range (each bound's
+            // value is affine along the run), zeros either side.
+            let (mut first, mut end) = (0, run.len as i64);
+            for (b, bound) in w.bounds.iter().enumerate() {
+                let (v, c) = (rows[b] + run.terms.bounds[b], bound.coefficients[last]);
+                let (lo, hi) = kept(v, c, (bound.lo, bound.hi), run.len as i64);
+                (first, end) = (first.max(lo), end.min(hi));
+            }
+            let len = run.len as i64;
+            let first = first.min(len);
+            let end = end.clamp(first, len);
+            std::ptr::write_bytes(out, 0, first as usize);
+            let from = start + first * step;
+            copy(
+                src,
+                (from, w.input_len),
+                step,
+                out.add(first as usize),
+                (end - first) as usize,
+            );
+            std::ptr::write_bytes(out.add(end as usize), 0, run.len - end as usize);
+        }
+    }
+}
+
+/// The points `t` in `0..len` with `lo ≤ v + c·t < hi`, as a range `[first, end)` (empty
+/// where `first ≥ end`).
+fn kept(v: i64, c: i64, (lo, hi): (i64, i64), len: i64) -> (i64, i64) {
+    // Ceiling division by a positive divisor.
+    let ceil = |x: i64, d: i64| {
+        x.div_euclid(d)
+            .saturating_add(i64::from(x.rem_euclid(d) != 0))
+    };
+    match c.signum() {
+        0 => match (lo..hi).contains(&v) {
+            true => (0, len),
+            false => (0, 0),
+        },
+        // v + c·t ≥ lo from t ≥ ⌈(lo − v)/c⌉, < hi below ⌈(hi − v)/c⌉.
+        1 => (
+            ceil(lo.saturating_sub(v), c).max(0),
+            ceil(hi.saturating_sub(v), c).min(len),
+        ),
+        // Decreasing: v + c·t < hi from t > (v − hi)/|c|, ≥ lo up to (v − lo)/|c|.
+        _ => {
+            let d = -c;
+            let first = (v.saturating_sub(hi)).div_euclid(d).saturating_add(1);
+            let end = (v.saturating_sub(lo)).div_euclid(d).saturating_add(1);
+            (first.max(0), end.min(len))
+        }
+    }
+}
+
+/// `out[t] = src[start + t·step]` for `t < len`, the input `src_len` long, with the
+/// common steps compiled apart: unit steps eight at a time, steps of 2 (strided
+/// convolutions) as sixteen contiguous elements read and every other one kept.
+///
+/// # Safety
+/// The elements read are inside the input, `out` holds `len` elements.
+#[inline(always)]
+unsafe fn copy<T: Real>(
+    src: *const T,
+    (start, src_len): (i64, i64),
+    step: i64,
+    out: *mut T,
+    len: usize,
+) {
+    const CHUNK: usize = 8;
+    // SAFETY: as the caller promised; a chunk of step 2 reads 2·CHUNK elements from its
+    // first, inside the input where the run's last read plus one is.
+    unsafe {
+        let from = src.offset(start as isize);
+        let mut t = 0;
+        match step {
+            1 => {
+                while t + CHUNK <= len {
+                    let chunk = (from.add(t) as *const [T; CHUNK]).read_unaligned();
+                    (out.add(t) as *mut [T; CHUNK]).write_unaligned(chunk);
+                    t += CHUNK;
+                }
+            }
+            2 if start + 2 * len as i64 <= src_len => {
+                while t + CHUNK <= len {
+                    let pairs = (from.add(2 * t) as *const [T; 2 * CHUNK]).read_unaligned();
+                    let evens: [T; CHUNK] = std::array::from_fn(|i| pairs[2 * i]);
+                    (out.add(t) as *mut [T; CHUNK]).write_unaligned(evens);
+                    t += CHUNK;
+                }
+            }
+            _ => {}
+        }
+        for t in t..len {
+            *out.add(t) = *from.offset(t as isize * step as isize);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::kept;
+
+    /// The kept range of a run against counting point by point, for rising, falling and
+    /// flat values and bounds that cut, hold or miss a run.
+    #[test]
+    fn a_runs_kept_points_are_those_its_bound_holds_at() {
+        for c in -3..=3 {
+            for v in -12..12 {
+                for (lo, hi) in [(0, 5), (-4, 9), (3, 4), (i64::MIN, 2), (-1, i64::MAX)] {
+                    let len = 7;
+                    let holds: Vec<i64> = (0..len)
+                        .filter(|t| (lo..hi).contains(&(v + c * t)))
+                        .collect();
+                    let (first, end) = kept(v, c, (lo, hi), len);
+                    let got: Vec<i64> = (first.max(0)..end.min(len)).collect();
+                    assert_eq!(got, holds, "v {v}, c {c}, bound [{lo}, {hi})");
+                }
+            }
+        }
+    }
+}
