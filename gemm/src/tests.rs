@@ -127,9 +127,6 @@ fn check_form<T: Real + Into<f64> + From<f32>>(
                     let at = |rs: isize, cs: isize, i: usize, j: usize| {
                         (i as isize * rs + j as isize * cs) as usize
                     };
-                    // SAFETY: `strides` sizes each vector for every element its strides reach; C
-                    // (rows or columns, never padded) has distinct elements in its own vector;
-                    // `variants` gives only the forms whose instruction sets this machine has.
                     let b_strided = Strided {
                         ptr: b.as_ptr(),
                         rs: b_rs,
@@ -137,6 +134,9 @@ fn check_form<T: Real + Into<f64> + From<f32>>(
                     };
                     let packer = ByElement(b_strided);
                     let packer = packed.then_some(&packer as &dyn PackB<T>);
+                    // SAFETY: `strides` sizes each vector for every element its strides reach; C
+                    // (rows or columns, never padded) has distinct elements in its own vector;
+                    // `variants` gives only the forms whose instruction sets this machine has.
                     unsafe {
                         product(
                             &Product {
