@@ -396,15 +396,18 @@ unsafe fn blocked<
         // SAFETY: C's m × n elements are valid (`run`'s contract, forwarded to `blocked`).
         return unsafe { zero_depth(p) };
     }
-    let b = blocking::<T>(MR, NR);
-    let b = Blocking {
-        kc: b.kc.max(1),
-        mc: (b.mc / MR * MR).max(MR),
-        nc: (b.nc / NR * NR).max(NR),
+    let blocks = || {
+        let b = blocking::<T>(MR, NR);
+        Blocking {
+            kc: b.kc.max(1),
+            mc: (b.mc / MR * MR).max(MR),
+            nc: (b.nc / NR * NR).max(NR),
+        }
     };
     if let Some(packer) = packer {
+        let panels = PanelsOfB::ByPacker(packer);
         // SAFETY: A and C valid by `run_packing_b`'s contract, B packed by `packer`; k > 0.
-        return unsafe { blocked_as_given::<T, MR, NR, RW, FMA>(p, &b, PanelsOfB::Packed(packer)) };
+        return unsafe { blocked_as_given::<T, MR, NR, RW, FMA>(p, &blocks(), panels) };
     }
     if p.m == 1 || p.n == 1 {
         let p = &if p.m == 1 { p.clone() } else { p.transposed() };
@@ -423,6 +426,7 @@ unsafe fn blocked<
         // elements valid by `run`'s contract.
         return unsafe { dot_blocks::<T, D, D, L, FMA>(p) };
     }
+    let b = blocks();
     // As given or transposed, whichever the cost model prefers with B read in place where
     // its rows are contiguous (as given on a tie); then B's panels in place or packed,
     // whichever it prefers for that orientation with in-place panels as slow as this
@@ -442,7 +446,7 @@ unsafe fn blocked<
     let slowdown = in_place_b_slowdown();
     let panels = match p.b.cs == 1 && cost(p, Some(slowdown)) <= cost(p, None) {
         true => PanelsOfB::InPlace,
-        false => PanelsOfB::Strided,
+        false => PanelsOfB::PackedHere,
     };
     // SAFETY: p (or its transpose, which reaches exactly p's elements) is valid by `run`'s
     // contract; m, n > 1 and k > 0 here; B in place only where its rows are contiguous.
@@ -455,14 +459,14 @@ enum PanelsOfB<'a, T> {
     /// Read where B is (its rows contiguous).
     InPlace,
     /// Packed from B's strided elements.
-    Strided,
+    PackedHere,
     /// Packed by a [`PackB`] (B's panels, the narrow ones too).
-    Packed(&'a dyn PackB<T>),
+    ByPacker(&'a dyn PackB<T>),
 }
 
 impl<T: Copy> Product<T> {
     /// `Cᵀ = Bᵀ·Aᵀ`: the same product, columns for rows.
-    fn transposed(&self) -> Product<T> {
+    pub fn transposed(&self) -> Product<T> {
         Product {
             m: self.n,
             n: self.m,
@@ -542,12 +546,14 @@ unsafe fn blocked_as_given<
             unsafe {
                 match panels {
                     PanelsOfB::InPlace => {}
-                    PanelsOfB::Strided => pack::<T, NR>(p.b, pc, jc, kc, whole_cols, packed_b),
-                    PanelsOfB::Packed(b) => b.pack(pc, jc, kc, whole_cols, NR, packed_b),
+                    PanelsOfB::PackedHere => pack::<T, NR>(p.b, pc, jc, kc, whole_cols, packed_b),
+                    PanelsOfB::ByPacker(packer) => {
+                        packer.pack(pc, jc, kc, whole_cols, NR, packed_b)
+                    }
                 }
                 match panels {
-                    PanelsOfB::Packed(b) => {
-                        b.pack(pc, jc + whole_cols, kc, nc - whole_cols, RW, packed_rest)
+                    PanelsOfB::ByPacker(packer) => {
+                        packer.pack(pc, jc + whole_cols, kc, nc - whole_cols, RW, packed_rest)
                     }
                     _ => pack::<T, RW>(p.b, pc, jc + whole_cols, kc, nc - whole_cols, packed_rest),
                 }

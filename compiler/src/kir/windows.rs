@@ -103,10 +103,16 @@ impl Windows {
         row >= Windows::LEAST_ROW && cache.is_none_or(|c| bytes > c)
     }
 
-    /// Whether `mm` may read its pack `j` (input `inputs + j`) as windows over gemm's
-    /// panels of its right operand: the operand read by one side only, along a gemm axis
-    /// of unit stride that spans the pack's trailing axes exactly, and every other step
-    /// (depth, outer loops, summed loops) whole multiples of that span — so a panel's
+    /// The leading axes (the rest span `span` elements exactly), where some trailing axes
+    /// do.
+    pub fn lead(&self, span: i64) -> Option<usize> {
+        (0..=self.extents.len()).find(|&a| self.extents[a..].iter().product::<i64>() == span)
+    }
+
+    /// Whether `mm` may gather its pack input `input` into gemm's panels (as B, the
+    /// product transposed where it is A): the operand read by one side only, along a gemm
+    /// axis of unit stride that spans the pack's trailing axes exactly, and every other
+    /// step (depth, outer loops, summed loops) whole multiples of that span — so a panel's
     /// columns lie in the trailing axes and its rows in the leading ones.
     pub fn fit(&self, mm: &MatMul, input: usize) -> bool {
         let side_a = match input {
@@ -116,10 +122,7 @@ impl Windows {
         };
         let (operand, span) = if side_a { (&mm.a, mm.m) } else { (&mm.b, mm.n) };
         let step = |l: &OuterLoop| if side_a { l.a } else { l.b };
-        let trailing = (0..=self.extents.len())
-            .rev()
-            .map(|a| self.extents[a..].iter().product::<i64>())
-            .any(|s| s == span);
+        let trailing = self.lead(span).is_some();
         let whole = |x: i64| span > 0 && x % span == 0;
         let Operand {
             offset,

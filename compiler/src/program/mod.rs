@@ -233,7 +233,8 @@ pub struct Product {
     /// The kernels packing operands, and the dimensions to run each with.
     pub packs: Vec<(Kernel, Vec<i64>)>,
     /// For each pack, where gemm gathers it straight from its input into its panels
-    /// instead (the pack kernel does not run, its workspace is not reserved).
+    /// instead (the pack kernel does not run; its workspace is a placeholder of one
+    /// aligned line, so the other buffers keep their places).
     pub windows: Vec<Option<Windows>>,
     /// The epilogue (inputs: the kernel's, then the product) and its dimensions.
     pub epilogue: Option<(Kernel, Vec<i64>)>,

@@ -258,7 +258,7 @@ pub(super) fn steps(
                             })
                         })
                         .collect::<Vec<_>>();
-                    // gemm gathers one operand (its B); the largest pack if several fit.
+                    // gemm gathers one operand into its panels: the largest pack if several fit.
                     let largest = (windows.iter().enumerate())
                         .filter_map(|(j, w)| Some((w.as_ref()?.elements(), j)))
                         .max()

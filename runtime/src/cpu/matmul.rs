@@ -341,23 +341,13 @@ unsafe fn multiply<T: Real>(
     // the transposed product reaching exactly the same elements.
     unsafe {
         match bufs.gathers {
-            [_, Some(g)] => gemm::run_packing_b(&product, &g.operand::<T>(at[1], mm.b.depth)),
+            [None, Some(g)] => gemm::run_packing_b(&product, &g.operand::<T>(at[1], mm.b.depth)),
             [Some(g), None] => {
-                let transposed = Product {
-                    m: n,
-                    n: m,
-                    a: Strided {
-                        ptr: b.ptr,
-                        rs: b.cs,
-                        cs: b.rs,
-                    },
-                    c_rs: c_cs,
-                    c_cs: c_rs,
-                    ..product
-                };
+                let transposed = product.transposed();
                 gemm::run_packing_b(&transposed, &g.operand::<T>(at[0], mm.a.depth))
             }
             [None, None] => gemm::run(&product),
+            [Some(_), Some(_)] => unreachable!("the compiler gathers one operand a product"),
         }
     }
 }

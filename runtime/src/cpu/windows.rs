@@ -33,11 +33,11 @@ unsafe impl Sync for Gather {}
 impl Gather {
     /// `windows` over the input at `src`, for a product whose columns span `span`
     /// elements of the pack (the trailing axes of that size; [`Windows::fit`] found them).
+    ///
+    /// # Panics
+    /// Where no trailing axes span `span` (`fit` would not have admitted the pack).
     pub fn new(windows: Windows, src: *const u8, span: i64) -> Gather {
-        let rank = windows.extents.len();
-        let lead = (0..=rank)
-            .find(|&a| windows.extents[a..].iter().product::<i64>() == span)
-            .unwrap_or(rank);
+        let lead = (windows.lead(span)).expect("a gathered pack's columns span its trailing axes");
         Gather {
             windows,
             src,
@@ -95,7 +95,7 @@ impl Run {
             at,
             len,
             terms,
-            // Past the bounds there are: everything inside.
+            // Slots past the pack's bounds hold at every column.
             inside: [(i64::MIN, i64::MAX); MAX_BOUNDS],
             outside: [(i64::MIN, i64::MAX); MAX_BOUNDS],
         };
@@ -322,6 +322,11 @@ unsafe fn copy<T: Real>(
     len: usize,
 ) {
     const CHUNK: usize = 8;
+    if len == 0 {
+        // Nothing to read, and `start` may lie outside the input (a run no column of
+        // which its bounds keep).
+        return;
+    }
     // SAFETY: as the caller promised; a chunk of step 2 reads 2·CHUNK elements from its
     // first, inside the input where the run's last read plus one is.
     unsafe {
@@ -353,7 +358,97 @@ unsafe fn copy<T: Real>(
 
 #[cfg(test)]
 mod tests {
-    use super::kept;
+    use super::{kept, Gather};
+    use kiln_compiler::kir::{Bound, Windows};
+    use kiln_gemm::{PackB, Real};
+
+    /// im2col of a `channels × size × size` input by `k × k` taps, stride `s`, padding
+    /// `p`, dilation `dil`, as the compiler describes it.
+    fn im2col(channels: i64, size: i64, k: i64, (s, p, dil): (i64, i64, i64)) -> Windows {
+        let o = (size + 2 * p - dil * (k - 1) - 1) / s + 1;
+        Windows {
+            input: 0,
+            input_len: channels * size * size,
+            extents: vec![channels, k, k, o, o],
+            offset: -p * size - p,
+            strides: vec![size * size, dil * size, dil, s * size, s],
+            bounds: vec![
+                Bound {
+                    coefficients: vec![0, dil, 0, s, 0],
+                    lo: p,
+                    hi: size + p,
+                },
+                Bound {
+                    coefficients: vec![0, 0, dil, 0, s],
+                    lo: p,
+                    hi: size + p,
+                },
+            ],
+        }
+    }
+
+    /// Element `at` of the pack `w` describes, from its formula.
+    fn element<T: Real>(w: &Windows, input: &[T], at: i64) -> T {
+        let mut coords = vec![0; w.extents.len()];
+        let mut rest = at;
+        for (c, e) in coords.iter_mut().zip(&w.extents).rev() {
+            (*c, rest) = (rest % e, rest / e);
+        }
+        let dot = |k: &[i64]| k.iter().zip(&coords).map(|(k, c)| k * c).sum::<i64>();
+        let kept = (w.bounds.iter()).all(|b| (b.lo..b.hi).contains(&dot(&b.coefficients)));
+        match kept {
+            true => input[(w.offset + dot(&w.strides)) as usize],
+            false => T::default(),
+        }
+    }
+
+    /// Blocks of B packed by a gather, at odd first rows and columns, widths and panel
+    /// widths, from a base offset by whole spans and columns: each panel element as the
+    /// pack's formula gives it, zeros past the width.
+    fn check<T: Real + From<f32> + PartialEq + std::fmt::Debug>() {
+        for (what, w) in [
+            ("7x7/2 pad 3", im2col(2, 20, 7, (2, 3, 1))),
+            ("3x3 dilation 2 pad 2", im2col(3, 9, 3, (1, 2, 2))),
+            ("3x3/3 pad 1", im2col(2, 11, 3, (3, 1, 1))),
+        ] {
+            let input: Vec<T> = (0..w.input_len).map(|i| T::from(i as f32 + 1.0)).collect();
+            let span = w.extents[3] * w.extents[4];
+            let rows = w.elements() / span;
+            let gather = Gather::new(w.clone(), input.as_ptr() as *const u8, span);
+            // A block's columns stay within one span (as `Windows::fit` ensures).
+            for (base, d0, w0, depth, width, panel) in [
+                (0, 0, 0, rows, span, 16),
+                (span + 3, 1, 5, rows - 2, span - 9, 8),
+                (7, 3, 0, 5, (span - 7).min(37), 64),
+            ] {
+                let (depth, width) = (depth as usize, width as usize);
+                let b = gather.operand::<T>(base, span);
+                let mut dst = vec![T::from(-7.0); width.next_multiple_of(panel) * depth];
+                // SAFETY: dst holds width rounded up to the panel by depth elements; the rows
+                // and columns lie inside the pack.
+                unsafe { b.pack(d0, w0, depth, width, panel, dst.as_mut_ptr()) };
+                for q in (0..width).step_by(panel) {
+                    for d in 0..depth {
+                        for c in 0..panel {
+                            let at = base + (d0 + d) as i64 * span + (w0 + q + c) as i64;
+                            let want = match q + c < width {
+                                true => element(&w, &input, at),
+                                false => T::default(),
+                            };
+                            let got = dst[q * depth + d * panel + c];
+                            assert_eq!(got, want, "{what}: base {base} row {d} column {}", q + c);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn gathered_panels_hold_the_packs_elements() {
+        check::<f32>();
+        check::<f64>();
+    }
 
     /// The kept range of a run against counting point by point, for rising, falling and
     /// flat values and bounds that cut, hold or miss a run.
