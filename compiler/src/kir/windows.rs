@@ -95,12 +95,15 @@ impl Windows {
     pub const LEAST_ROW: i64 = 64;
 
     /// Whether gathering pays against writing the pack whole: its rows are long
-    /// ([`Windows::LEAST_ROW`]) and the pack, of `bytes`, would not stay in a core's
-    /// cache of `cache` bytes (a pack that does is read back from it by gemm at little
-    /// cost; `None`: no cache known, gather wherever the rows are long).
+    /// ([`Windows::LEAST_ROW`]) and read at a step of 1 or 2 (the steps a gather copies
+    /// in vectors; a larger one — a transposition, as a weight gradient's output gradient
+    /// is packed — is a gather per element, which the pack kernel does as well), and the
+    /// pack, of `bytes`, would not stay in a core's cache of `cache` bytes (a pack that
+    /// does is read back from it by gemm at little cost; `None`: no cache known).
     pub fn pays(&self, bytes: usize, cache: Option<usize>) -> bool {
         let row = self.extents.last().copied().unwrap_or(0);
-        row >= Windows::LEAST_ROW && cache.is_none_or(|c| bytes > c)
+        let step = self.strides.last().map_or(0, |s| s.abs());
+        row >= Windows::LEAST_ROW && step <= 2 && cache.is_none_or(|c| bytes > c)
     }
 
     /// The leading axes (the rest span `span` elements exactly), where some trailing axes
@@ -221,5 +224,24 @@ mod tests {
             hi: 227,
         };
         assert_eq!(w.bounds[0], rows);
+        // 7.4 MB of rows 112 long, read every second element: gathered past a 1 MiB cache.
+        let bytes = 4 * w.elements() as usize;
+        assert!(w.pays(bytes, Some(1 << 20)) && !w.pays(bytes, Some(8 << 20)));
+    }
+
+    /// A weight gradient's output gradient, transposed as its pack: rows of 512 filters
+    /// each read 49 elements apart — a gather per element, left to the pack kernel.
+    #[test]
+    fn a_transposing_pack_is_not_gathered() {
+        let k = parse_kernel(
+            "kernel dy_pack0(dy: float32[200704]) -> (packed: float32[200704]) compute float32 {
+  domain [8, 7, 7, 512]
+  out0 = in0[(((i0*512 + i3)*7 + i1)*7 + i2)]
+}",
+        )
+        .unwrap();
+        let w = Windows::of(&k).unwrap();
+        assert_eq!(w.strides, [25088, 7, 1, 49]);
+        assert!(!w.pays(4 * w.elements() as usize, Some(1 << 10)));
     }
 }
