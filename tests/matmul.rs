@@ -864,9 +864,9 @@ fn convolutions_gathered_into_gemms_panels_compute_what_the_interpreter_does() {
             &[("kernel", "(3,3)"), ("dilate", "(2,2)"), ("pad", "(2,2)")],
         ),
         (
-            "3x5/(2,3), padding (1,2)",
+            "3x5/(3,2), padding (1,2)",
             vec![1, 32, 40, 200],
-            &[("kernel", "(3,5)"), ("stride", "(2,3)"), ("pad", "(1,2)")],
+            &[("kernel", "(3,5)"), ("stride", "(3,2)"), ("pad", "(1,2)")],
         ),
         (
             "1-D 5/2, padding 2",
