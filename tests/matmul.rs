@@ -744,6 +744,29 @@ fn executors_run_products_on_gemm_as_the_interpreter_computes_them() {
     assert!(streamed >= 10, "only {streamed} products streamed");
 }
 
+/// `loss` bound with `config` on `data` for training on the JIT, its arguments filled
+/// with known values, and the same executor on the interpreter.
+#[cfg(feature = "llvm")]
+fn jit_and_interpreter(
+    config: &kiln_runtime::Config,
+    loss: &Symbol,
+    data: &[usize],
+    reqs: kiln_runtime::GradReqs,
+) -> (kiln_runtime::Executor, kiln_runtime::Executor) {
+    use kiln_runtime::{Backend, Device, Executor, NDArray};
+    let exe = Executor::simple_bind_with(config, loss, Device::Cpu, &[("data", data)], reqs)
+        .unwrap()
+        .rebind(Backend::Jit)
+        .unwrap();
+    for (i, a) in exe.arg_arrays().iter().enumerate() {
+        let t = tensor(DType::F32, a.shape(), i as f64 + 0.5);
+        a.copy_from(&NDArray::from_tensor(&t, Device::Cpu).unwrap())
+            .unwrap();
+    }
+    let reference = exe.rebind(Backend::Interpreter).unwrap();
+    (exe, reference)
+}
+
 /// A weight gradient whose images are shared among two tasks, each image in chunks of
 /// depth (its columns, 64 rows of 64 × 144 a image, exceed a core's L2 cache): as the
 /// interpreter computes it.
@@ -751,7 +774,7 @@ fn executors_run_products_on_gemm_as_the_interpreter_computes_them() {
 #[test]
 fn a_weight_gradient_shared_among_tasks_sums_what_the_interpreter_does() {
     use kiln::compiler::program::{compile, Mode, StepKind};
-    use kiln_runtime::{Backend, Config, Device, Executor, GradReqs, NDArray};
+    use kiln_runtime::{Config, GradReqs};
     let conv = call(
         "Convolution",
         &[&Symbol::var("data"), &Symbol::var("w")],
@@ -780,16 +803,7 @@ fn a_weight_gradient_shared_among_tasks_sums_what_the_interpreter_does() {
     assert_eq!(shared.tasks, 2, "{shared:?}");
     assert!(shared.depth_rows.is_some_and(|r| r < 64), "{shared:?}");
     let reqs = GradReqs::Each(HashMap::from([("w".to_string(), GradReq::Write)]));
-    let exe = Executor::simple_bind_with(&config, &loss, Device::Cpu, &[("data", &data)], reqs)
-        .unwrap()
-        .rebind(Backend::Jit)
-        .unwrap();
-    for (i, a) in exe.arg_arrays().iter().enumerate() {
-        let t = tensor(DType::F32, a.shape(), i as f64 + 0.5);
-        a.copy_from(&NDArray::from_tensor(&t, Device::Cpu).unwrap())
-            .unwrap();
-    }
-    let reference = exe.rebind(Backend::Interpreter).unwrap();
+    let (exe, reference) = jit_and_interpreter(&config, &loss, &data, reqs);
     let grads: Vec<Tensor> = [&exe, &reference]
         .map(|e| {
             e.forward(true);
@@ -846,7 +860,7 @@ fn streams_keep_threads_busy_and_products_deep() {
 #[test]
 fn convolutions_gathered_into_gemms_panels_compute_what_the_interpreter_does() {
     use kiln::compiler::program::{compile, Mode, StepKind};
-    use kiln_runtime::{Backend, Config, Device, Executor, GradReqs, NDArray};
+    use kiln_runtime::{Config, GradReqs};
     type Geometry = (
         &'static str,
         Vec<usize>,
@@ -903,16 +917,7 @@ fn convolutions_gathered_into_gemms_panels_compute_what_the_interpreter_does() {
         assert!(gathered(&config) >= 1, "{what}: no pack gathered");
         assert_eq!(gathered(&config.clone().implicit_gemm(false)), 0, "{what}");
         let reqs = GradReqs::All(GradReq::Write);
-        let exe = Executor::simple_bind_with(&config, &loss, Device::Cpu, &[("data", &data)], reqs)
-            .unwrap()
-            .rebind(Backend::Jit)
-            .unwrap();
-        for (i, a) in exe.arg_arrays().iter().enumerate() {
-            let t = tensor(DType::F32, a.shape(), i as f64 + 0.5);
-            a.copy_from(&NDArray::from_tensor(&t, Device::Cpu).unwrap())
-                .unwrap();
-        }
-        let reference = exe.rebind(Backend::Interpreter).unwrap();
+        let (exe, reference) = jit_and_interpreter(&config, &loss, &data, reqs);
         let results: Vec<Vec<Tensor>> = [&exe, &reference]
             .map(|e| {
                 e.forward(true);
