@@ -109,6 +109,16 @@ impl MatMul {
                 .all(|(p, q)| p.domain.len() == q.domain.len())
     }
 
+    /// The operand read from kernel input `input` (by one side only), the length of its
+    /// gemm axis, and whether it is `a`.
+    pub fn operand(&self, input: usize) -> Option<(&Operand, i64, bool)> {
+        match input {
+            i if i == self.a.input && i != self.b.input => Some((&self.a, self.m, true)),
+            i if i == self.b.input && i != self.a.input => Some((&self.b, self.n, false)),
+            _ => None,
+        }
+    }
+
     /// Multiply-adds of the whole product.
     pub fn flops(&self) -> i64 {
         let outer: i64 = self
@@ -275,7 +285,7 @@ impl Chunks {
             return None;
         }
         let p = &mm.packs[pack];
-        let (operand, length) = Chunks::operand(&per_index, p.inputs.len() + pack)?;
+        let (operand, length, _) = per_index.operand(p.inputs.len() + pack)?;
         let extents: Vec<i64> = p.domain[1..].iter().map(constant).collect::<Option<_>>()?;
         let product = |axes: &[i64]| axes.iter().product::<i64>();
         // The gemm axis leads (reduction innermost) or trails (reduction outermost):
@@ -325,7 +335,7 @@ impl Chunks {
                 return None;
             }
             let row_len: i64 = rest.iter().product();
-            let (operand, length) = Chunks::operand(&per_index, p.inputs.len() + j)?;
+            let (operand, length, _) = per_index.operand(p.inputs.len() + j)?;
             let fits = operand.offset == 0
                 && operand.depth * (per_index.k / r) == row_len
                 && operand.stride * (length - 1) < operand.depth;
@@ -336,15 +346,6 @@ impl Chunks {
         }
         let chunk = (bytes / row_bytes.max(1)).max(1) as i64;
         (chunk < rows?).then_some(chunk)
-    }
-
-    /// The operand `input` of `mm` and the length of its gemm axis.
-    fn operand(mm: &MatMul, input: usize) -> Option<(&Operand, i64)> {
-        match input {
-            i if i == mm.a.input && i != mm.b.input => Some((&mm.a, mm.m)),
-            i if i == mm.b.input && i != mm.a.input => Some((&mm.b, mm.n)),
-            _ => None,
-        }
     }
 
     /// The pack of a chunk: its first axis' coordinate symbolic dimension 0 (the index),
@@ -392,7 +393,7 @@ impl Chunks {
         first: i64,
     ) -> Option<(MatMul, i64)> {
         let input = pack_inputs + self.pack;
-        let (operand, length) = Chunks::operand(per_index, input)?;
+        let (operand, length, _) = per_index.operand(input)?;
         let inner = length / self.extent;
         let chunk = self.rows_at(first) * inner;
         let mut mm = per_index.clone();

@@ -118,12 +118,9 @@ impl Windows {
     /// step (depth, outer loops, summed loops) whole multiples of that span — so a panel's
     /// columns lie in the trailing axes and its rows in the leading ones.
     pub fn fit(&self, mm: &MatMul, input: usize) -> bool {
-        let side_a = match input {
-            i if i == mm.a.input && i != mm.b.input => true,
-            i if i == mm.b.input && i != mm.a.input => false,
-            _ => return false,
+        let Some((operand, span, side_a)) = mm.operand(input) else {
+            return false;
         };
-        let (operand, span) = if side_a { (&mm.a, mm.m) } else { (&mm.b, mm.n) };
         let step = |l: &OuterLoop| if side_a { l.a } else { l.b };
         let trailing = self.lead(span).is_some();
         let whole = |x: i64| span > 0 && x % span == 0;

@@ -929,10 +929,7 @@ fn workspace(step: &Step, inferred: &Inferred) -> Vec<usize> {
     let mm = &p.matmul;
     let (tasks, block) = p.stream.as_ref().map_or((1, 1), |s| (s.tasks, s.block));
     let aligned = |bytes: usize| bytes.div_ceil(ALIGN).max(1) * ALIGN;
-    let bytes = |k: &Kernel| {
-        let len = crate::kir::interp::extent(&k.outputs[0].len, &[]).unwrap_or(0);
-        aligned(len.max(0) as usize * mm.dtype.size())
-    };
+    let bytes = |k: &Kernel| aligned(steps::pack_bytes(k, mm.dtype));
     // A streamed product's packs of one index take a slot per task; other packs, whole.
     let mut out: Vec<usize> = match &p.stream {
         Some(s) => (p.packs.iter().zip(&s.packs_by_index))

@@ -294,7 +294,7 @@ pub(super) fn steps(
 }
 
 /// Bytes of the pack `p` writes in `dtype`.
-fn pack_bytes(p: &Kernel, dtype: kiln_ops::DType) -> usize {
+pub(super) fn pack_bytes(p: &Kernel, dtype: kiln_ops::DType) -> usize {
     let len = kir::interp::extent(&p.outputs[0].len, &[]).unwrap_or(0);
     len.max(0) as usize * dtype.size()
 }

@@ -257,7 +257,7 @@ pub(super) fn matmul_operator(
     let gathers: Vec<Option<Gather>> = (product.windows.iter().enumerate())
         .map(|(j, w)| {
             let w = w.as_ref()?;
-            let span = if mm.a.input == n + j { mm.m } else { mm.n };
+            let (_, span, _) = mm.operand(n + j)?;
             Some(Gather::new(w.clone(), pointers[w.input] as *const u8, span))
         })
         .collect();
