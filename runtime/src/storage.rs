@@ -2,6 +2,13 @@
 //! when dropped, so steady-state allocation reuses freed memory instead of calling the
 //! system allocator.
 //!
+//! Blocks of a huge page or more (an arena, a layer's weights) are aligned to one and
+//! advised to use them (`madvise(MADV_HUGEPAGE)`): under Linux's default transparent
+//! huge page policy (`madvise`) they would otherwise get 4 KiB pages, and a product
+//! walking megabytes of weights or activations misses the TLB every few rows (ResNet-18's
+//! inference at batch 1 on a Zen 3, five processes each, alternating: medians 20.8–23.5
+//! ms advised against 22.0–24.7 not, the best runs alike).
+//!
 //! Limits: a fresh block is refused, with an error, where the pool would hold more than
 //! [`Config::memory_limit`](crate::Config::memory_limit), or where none is set, where the
 //! block passes the memory the machine has available ([`kiln_ops::memory`]): on Linux
@@ -18,11 +25,42 @@ use std::sync::{Mutex, OnceLock};
 
 /// Every block is aligned for the widest vector loads.
 const ALIGN: usize = 64;
+/// Blocks from this size are aligned to it and advised to use huge pages (x86-64's).
+const HUGE_PAGE: usize = 2 << 20;
 /// Blocks from which a fresh one is checked against the machine's available memory (a
 /// read of `/proc/meminfo`), where no limit is set: smaller ones are not worth the read.
 const CHECKED_BLOCK: usize = 64 << 20;
 /// Below this, sizes round up to a power of two; above, to a multiple of it.
 const LINEAR_CUTOFF: usize = 4 << 20;
+
+/// The alignment of a block of `capacity` bytes.
+fn align(capacity: usize) -> usize {
+    if capacity >= HUGE_PAGE {
+        HUGE_PAGE
+    } else {
+        ALIGN
+    }
+}
+
+/// A fresh zeroed block of `layout`, advised to use huge pages where it spans one.
+fn allocate_zeroed(layout: Layout) -> Option<NonNull<u8>> {
+    if layout.align() < HUGE_PAGE {
+        // SAFETY: the layout has a non-zero size (every bucket has).
+        return NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) });
+    }
+    // SAFETY: as above.
+    let block = NonNull::new(unsafe { std::alloc::alloc(layout) })?;
+    #[cfg(target_os = "linux")]
+    // SAFETY: the range is the block just allocated, aligned to a page; the advice only
+    // changes how its pages are backed (a refusal, as where THP is off, changes nothing).
+    unsafe {
+        libc::madvise(block.as_ptr().cast(), layout.size(), libc::MADV_HUGEPAGE);
+    }
+    // Zeroed after the advice, so that its first touch faults huge pages in.
+    // SAFETY: the block holds `layout.size()` bytes.
+    unsafe { std::ptr::write_bytes(block.as_ptr(), 0, layout.size()) };
+    Some(block)
+}
 
 /// The bucket a request of `bytes` is served from.
 fn bucket(bytes: usize) -> usize {
@@ -97,7 +135,7 @@ pub fn release_cached(device: Device) -> usize {
             unsafe {
                 std::alloc::dealloc(
                     p.as_ptr(),
-                    Layout::from_size_align_unchecked(capacity, ALIGN),
+                    Layout::from_size_align_unchecked(capacity, align(capacity)),
                 )
             };
             released += capacity;
@@ -161,12 +199,13 @@ impl Storage {
                 p
             }
             None => {
-                let layout =
-                    Layout::from_size_align(capacity, ALIGN).map_err(|_| Error::Allocation {
+                let layout = Layout::from_size_align(capacity, align(capacity)).map_err(|_| {
+                    Error::Allocation {
                         bytes,
                         device: device.to_string(),
                         reason: "too large a block".into(),
-                    })?;
+                    }
+                })?;
                 // Where the limit or the system refuses, the free lists' blocks go back
                 // first.
                 let refused = |why| Error::Allocation {
@@ -180,8 +219,7 @@ impl Storage {
                         return Err(refused(why));
                     }
                 }
-                // SAFETY: the layout has a non-zero size.
-                let fresh = || NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) });
+                let fresh = || allocate_zeroed(layout);
                 let block = fresh()
                     .or_else(|| (release_cached(device) > 0).then(fresh).flatten())
                     .ok_or_else(|| refused("out of memory".into()))?;
@@ -252,5 +290,16 @@ mod tests {
         // the pool meanwhile would make this one's reuse fail.)
         drop(b);
         assert!(release_cached(Device::Cpu) >= bucket(size));
+    }
+
+    #[test]
+    fn large_blocks_are_huge_page_aligned_and_zeroed() {
+        let size = 3 * HUGE_PAGE + 12_345; // a bucket no other test uses
+        let a = Storage::new(size, Device::Cpu).unwrap();
+        assert_eq!(a.as_ptr() as usize % HUGE_PAGE, 0);
+        // SAFETY: `a` owns a fresh block of at least `size` bytes.
+        let bytes = unsafe { std::slice::from_raw_parts(a.as_ptr(), size) };
+        assert!(bytes.iter().all(|&b| b == 0));
+        assert_eq!((align(HUGE_PAGE - 1), align(HUGE_PAGE)), (ALIGN, HUGE_PAGE));
     }
 }
