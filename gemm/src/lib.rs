@@ -35,7 +35,7 @@ use pack::pack;
 use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
-use tile::{store, tile, Out};
+use tile::{store, tile, Out, PanelRows, RowTable};
 use vector::{dot_blocks, row_product, zero_depth, DOT_MAX_SIDE};
 
 /// A strided matrix operand: element `(i, j)` at `ptr + i·rs + j·cs`.
@@ -108,6 +108,31 @@ pub trait PackB<T>: Sync {
         panel: usize,
         dst: *mut T,
     );
+
+    /// Where B's rows `d0 .. d0 + depth` lie as they are, for its panels of `panel`
+    /// columns from `w0` (`width`, a multiple of `panel`, columns): writes each row's
+    /// address for panel `q` to `rows[q·depth + d]`, its `panel` columns contiguous from
+    /// there, and returns true; a tile then reads the panel's rows where they are instead
+    /// of a packed copy (an implicit product's operand, never written at all). A row that
+    /// lies nowhere (one cut by the operand's edges) is packed into `spill` where panel
+    /// `q`'s row `d` would be packed (`q·depth·panel + d·panel`) and pointed at there.
+    /// False, with nothing promised, where the panels do not lie so (then they are
+    /// packed): the default.
+    ///
+    /// # Safety
+    /// `rows` holds `width / panel · depth` addresses, `spill` `width · depth` elements;
+    /// the rows and columns lie inside B.
+    unsafe fn rows(
+        &self,
+        _d0: usize,
+        _w0: usize,
+        _depth: usize,
+        _panels: (usize, usize),
+        _rows: *mut *const T,
+        _spill: *mut T,
+    ) -> bool {
+        false
+    }
 }
 
 /// Element types with a product.
@@ -529,7 +554,7 @@ unsafe fn blocked_as_given<
 ) {
     let b_in_place = matches!(panels, PanelsOfB::InPlace);
     let (kc_max, mc_max, nc_max) = (b.kc, b.mc, b.nc);
-    let (packed_a, packed_b) = workspace::<T>(b);
+    let (packed_a, packed_b, tables) = workspace::<T>(b, NR);
     let a_in_place = p.a.cs == 1;
     for jc in (0..p.n).step_by(nc_max) {
         let nc = nc_max.min(p.n - jc);
@@ -539,6 +564,9 @@ unsafe fn blocked_as_given<
             // SAFETY: whole_cols ≤ nc ≤ NC and kc ≤ KC, and B's block (after A's) holds NC × KC
             // elements (`workspace` reserved the blocks of `b` for `T`).
             let packed_rest = unsafe { packed_b.add(whole_cols * kc) };
+            // Whole panels read where they lie, through a table of their rows' addresses,
+            // where the packer has them so.
+            let mut tabled = false;
             // SAFETY: both packs read B's rows pc..pc + kc and columns jc..jc + nc (< k, n: inside
             // B by `run`'s contract); whole panels fill whole_cols × kc of B's block, the rest
             // (under NR columns padded to RW, NR a multiple of RW) starts after them and, with NC
@@ -548,7 +576,10 @@ unsafe fn blocked_as_given<
                     PanelsOfB::InPlace => {}
                     PanelsOfB::PackedHere => pack::<T, NR>(p.b, pc, jc, kc, whole_cols, packed_b),
                     PanelsOfB::ByPacker(packer) => {
-                        packer.pack(pc, jc, kc, whole_cols, NR, packed_b)
+                        tabled = packer.rows(pc, jc, kc, (whole_cols, NR), tables, packed_b);
+                        if !tabled {
+                            packer.pack(pc, jc, kc, whole_cols, NR, packed_b)
+                        }
                     }
                 }
                 match panels {
@@ -588,6 +619,15 @@ unsafe fn blocked_as_given<
                     packed: packed_a,
                 };
                 for jr in (0..whole_cols).step_by(NR) {
+                    if tabled {
+                        // SAFETY: the packer wrote kc row addresses for each whole panel, each
+                        // NR elements of B's rows pc.., columns jc + jr.. ; `rows` as below.
+                        unsafe {
+                            let table = RowTable(tables.add(jr / NR * kc));
+                            block.column::<MR, NR, FMA, _>(&rows, jc + jr, NR, table)
+                        };
+                        continue;
+                    }
                     let panel = if b_in_place {
                         let at = pc as isize * p.b.rs + (jc + jr) as isize;
                         // SAFETY: element (pc, jc + jr) of B, with pc < k and jc + jr < n.
@@ -600,7 +640,10 @@ unsafe fn blocked_as_given<
                     // SAFETY: C's columns jc + jr .. + NR are < n; the panel holds kc rows of NR
                     // (in place: B's rows pc.., columns jc + jr.. ; packed: above); `rows`
                     // addresses A's rows ic..ic + mc at depth pc, in place or packed above.
-                    unsafe { block.column::<MR, NR, FMA>(&rows, jc + jr, NR, panel, b_stride) };
+                    unsafe {
+                        let panel = (panel, b_stride);
+                        block.column::<MR, NR, FMA, _>(&rows, jc + jr, NR, panel)
+                    };
                 }
                 for jr in (whole_cols..nc).step_by(RW) {
                     // SAFETY: jr - whole_cols < nc - whole_cols, so this RW panel is one packed
@@ -610,7 +653,12 @@ unsafe fn blocked_as_given<
                     // SAFETY: as for the whole panels; cols ≤ RW and C's columns jc + jr .. + cols
                     // are < n, the packed panel holding RW (zero-padded) columns kc deep.
                     unsafe {
-                        block.column::<MR, RW, FMA>(&rows, jc + jr, cols, panel, RW as isize)
+                        block.column::<MR, RW, FMA, _>(
+                            &rows,
+                            jc + jr,
+                            cols,
+                            (panel as *const T, RW as isize),
+                        )
                     };
                 }
             }
@@ -638,30 +686,28 @@ struct Block<'a, T> {
 impl<T: Real> Block<'_, T> {
     /// A tile of this block, stored to `out`.
     #[inline(always)]
-    unsafe fn tile<const MR: usize, const W: usize, const FMA: bool>(
+    unsafe fn tile<const MR: usize, const W: usize, const FMA: bool, B: PanelRows<T>>(
         &self,
         (a, a_rs, a_ds): (*const T, isize, isize),
-        b: *const T,
-        b_stride: isize,
+        b: B,
         out: Out<T>,
     ) {
         // SAFETY: `column`'s caller passes A's MR rows (in place, or a zero-padded packed panel)
-        // and a B panel, each `kc` deep, with their strides.
-        let tile = unsafe { tile::<T, MR, W, FMA>(self.kc, a, a_rs, a_ds, b, b_stride) };
+        // and a B panel's rows, each `kc` deep.
+        let tile = unsafe { tile::<T, MR, W, FMA, B>(self.kc, a, a_rs, a_ds, b) };
         // SAFETY: `out` is the tile's rows × cols corner of C, inside C (built by `column`).
         unsafe { store(tile, out) };
     }
 
     /// The tiles down C's columns `col .. col + cols` (at most `W`) for a block of A's
-    /// rows, from B's panel `b` (`kc` rows of `W` contiguous elements, `b_stride` apart).
+    /// rows, from B's panel `b` (`kc` rows of `W` contiguous elements).
     #[inline(always)]
-    unsafe fn column<const MR: usize, const W: usize, const FMA: bool>(
+    unsafe fn column<const MR: usize, const W: usize, const FMA: bool, B: PanelRows<T>>(
         &self,
         rows: &Rows<T>,
         col: usize,
         cols: usize,
-        b: *const T,
-        b_stride: isize,
+        b: B,
     ) {
         let p = self.p;
         for ir in (0..rows.count).step_by(MR) {
@@ -692,9 +738,9 @@ impl<T: Real> Block<'_, T> {
             // `out` is inside C (above), and A and B panels as `column`'s caller passes them.
             unsafe {
                 match out.rows {
-                    1 | 2 if MR > 4 => self.tile::<2, W, FMA>(a, b, b_stride, out),
-                    3 | 4 if MR > 4 => self.tile::<4, W, FMA>(a, b, b_stride, out),
-                    _ => self.tile::<MR, W, FMA>(a, b, b_stride, out),
+                    1 | 2 if MR > 4 => self.tile::<2, W, FMA, B>(a, b, out),
+                    3 | 4 if MR > 4 => self.tile::<4, W, FMA, B>(a, b, out),
+                    _ => self.tile::<MR, W, FMA, B>(a, b, out),
                 }
             }
         }
@@ -718,8 +764,9 @@ impl<T: Copy> Strided<T> {
 pub fn reserve_workspace() {
     static BYTES: OnceLock<usize> = OnceLock::new();
     let bytes = *BYTES.get_or_init(|| {
-        let f32_bytes = machine_blocking::<f32>().workspace_bytes(size_of::<f32>());
-        f32_bytes.max(machine_blocking::<f64>().workspace_bytes(size_of::<f64>()))
+        let f32_bytes = machine_blocking::<f32>().workspace_bytes(4, f32::tile().1);
+        let f64_bytes = machine_blocking::<f64>().workspace_bytes(8, f64::tile().1);
+        f32_bytes.max(f64_bytes)
     });
     reserve(bytes);
 }
@@ -736,16 +783,23 @@ fn reserve(bytes: usize) {
 }
 
 /// The calling thread's packed blocks of A (`MC × KC`) and B (`KC × NC`) for blocking
-/// `b`, valid until the next product on this thread (products do not nest).
-fn workspace<T>(b: &Blocking) -> (*mut T, *mut T) {
+/// `b`, and the row tables of B's panels of `nr` columns (`NC / nr × KC` addresses),
+/// valid until the next product on this thread (products do not nest).
+fn workspace<T>(b: &Blocking, nr: usize) -> (*mut T, *mut T, *mut *const T) {
     reserve_workspace();
     let a_lines = (b.mc * b.kc * size_of::<T>()).div_ceil(64);
-    reserve(a_lines * 64 + b.nc * b.kc * size_of::<T>());
+    let b_lines = (b.nc * b.kc * size_of::<T>()).div_ceil(64);
+    let tables = b.nc / nr * b.kc * size_of::<*const T>();
+    reserve((a_lines + b_lines) * 64 + tables);
     WORKSPACE.with(|ws| {
         // The blocks live in the reserved capacity: packing writes every element a tile
-        // reads.
+        // reads, and a packer every address of a table it fills.
         let a = ws.borrow_mut().as_mut_ptr();
-        // SAFETY: B's block starts after A's lines, inside the reserved capacity.
-        (a as *mut T, unsafe { a.add(a_lines) } as *mut T)
+        // SAFETY: B's block starts after A's lines, the tables after B's, inside the reserved
+        // capacity.
+        unsafe {
+            let b = a.add(a_lines);
+            (a as *mut T, b as *mut T, b.add(b_lines) as *mut *const T)
+        }
     })
 }

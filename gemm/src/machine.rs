@@ -130,9 +130,11 @@ impl Blocking {
         Blocking { kc, mc, nc }
     }
 
-    /// Bytes of the packed blocks: A's `MC × KC` and B's `KC × NC`.
-    pub fn workspace_bytes(&self, size: usize) -> usize {
-        (self.mc + self.nc) * self.kc * size
+    /// Bytes of the packed blocks, A's `MC × KC` and B's `KC × NC` (each rounded to
+    /// cache lines), and of the row tables of B's panels `nr` wide.
+    pub fn workspace_bytes(&self, size: usize, nr: usize) -> usize {
+        let tables = self.nc / nr * self.kc * size_of::<usize>();
+        (self.mc + self.nc) * self.kc * size + 2 * 64 + tables
     }
 }
 

@@ -63,12 +63,17 @@ fn check<T: Real + Into<f64> + From<f32>>(
     tolerance: f64,
 ) {
     for &(form, product) in forms {
-        check_form(form, product, (m, n, k), tolerance, false);
+        check_form(form, product, (m, n, k), tolerance, Packer::None);
     }
 }
 
-/// A [`PackB`] reading B's elements one by one through its strides.
-struct ByElement<T>(Strided<T>);
+/// A [`PackB`] reading B's elements one by one through its strides; with `rows`, B's
+/// panels are read where they lie where its rows are contiguous, every third row from its
+/// spill instead (as an operand's edges would be).
+struct ByElement<T> {
+    b: Strided<T>,
+    rows: bool,
+}
 
 // SAFETY: the tests' B vectors are only read while the products run.
 unsafe impl<T> Sync for ByElement<T> {}
@@ -89,7 +94,7 @@ impl<T: Real> PackB<T> for ByElement<T> {
                     let (i, j) = ((d0 + d) as isize, (w0 + q + w) as isize);
                     let v = match q + w < width {
                         // SAFETY: (i, j) inside B (the caller's contract).
-                        true => unsafe { *self.0.ptr.offset(i * self.0.rs + j * self.0.cs) },
+                        true => unsafe { *self.b.ptr.offset(i * self.b.rs + j * self.b.cs) },
                         false => T::default(),
                     };
                     // SAFETY: panel q / panel's row d, column w: inside `dst`'s width rounded
@@ -99,15 +104,57 @@ impl<T: Real> PackB<T> for ByElement<T> {
             }
         }
     }
+
+    unsafe fn rows(
+        &self,
+        d0: usize,
+        w0: usize,
+        depth: usize,
+        (width, panel): (usize, usize),
+        rows: *mut *const T,
+        spill: *mut T,
+    ) -> bool {
+        if !self.rows || self.b.cs != 1 {
+            return false;
+        }
+        for q in 0..width / panel {
+            for d in 0..depth {
+                let at = (d0 + d) as isize * self.b.rs + (w0 + q * panel) as isize;
+                // SAFETY: row d of panel q, inside B, and its slots of `rows` and `spill`
+                // (the caller's contract).
+                unsafe {
+                    let mut row = self.b.ptr.offset(at);
+                    if d % 3 == 1 {
+                        let slot = spill.add(q * depth * panel + d * panel);
+                        std::ptr::copy_nonoverlapping(row, slot, panel);
+                        row = slot;
+                    }
+                    *rows.add(q * depth + d) = row;
+                }
+            }
+        }
+        true
+    }
 }
 
-/// Checks `product` in every layout (B through [`ByElement`] where `packed`).
+/// How a product's B reaches its panels.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Packer {
+    /// As the product's strides say.
+    None,
+    /// Packed by [`ByElement`].
+    Packed,
+    /// Read where they lie through [`ByElement`]'s tables of rows where it can.
+    Rows,
+}
+
+/// Checks `product` in every layout (B through [`ByElement`] as `packer` says).
 fn check_form<T: Real + Into<f64> + From<f32>>(
     form: &str,
     product: Form<T>,
     (m, n, k): (usize, usize, usize),
     tolerance: f64,
-    packed: bool,
+    packer: Packer,
 ) {
     let layouts = [Layout::Rows, Layout::Cols, Layout::Padded];
     for la in layouts {
@@ -132,8 +179,12 @@ fn check_form<T: Real + Into<f64> + From<f32>>(
                         rs: b_rs,
                         cs: b_cs,
                     };
-                    let packer = ByElement(b_strided);
-                    let packer = packed.then_some(&packer as &dyn PackB<T>);
+                    let by_element = ByElement {
+                        b: b_strided,
+                        rows: packer == Packer::Rows,
+                    };
+                    let by_element =
+                        (packer != Packer::None).then_some(&by_element as &dyn PackB<T>);
                     // SAFETY: `strides` sizes each vector for every element its strides reach; C
                     // (rows or columns, never padded) has distinct elements in its own vector;
                     // `variants` gives only the forms whose instruction sets this machine has.
@@ -154,7 +205,7 @@ fn check_form<T: Real + Into<f64> + From<f32>>(
                                 c_cs,
                                 accumulate,
                             },
-                            packer,
+                            by_element,
                         )
                     };
                     for i in 0..m {
@@ -174,7 +225,7 @@ fn check_form<T: Real + Into<f64> + From<f32>>(
                             let got: f64 = c[at(c_rs, c_cs, i, j)].into();
                             assert!(
                                 (got - want).abs() <= tolerance * (1.0 + want.abs()),
-                                "{form} {m}x{n}x{k} A {la:?} B {lb:?} (packer {packed}) C {lc:?} \
+                                "{form} {m}x{n}x{k} A {la:?} B {lb:?} (packer {packer:?}) C {lc:?} \
                                  accumulate {accumulate}: C[{i}, {j}] = {got}, expected {want}"
                             );
                         }
@@ -253,13 +304,36 @@ fn products_packing_b_by_a_packer_match_the_f64_sum() {
     };
     for shape in SHAPES {
         for (form, product) in f32_forms() {
-            check_form::<f32>(form, product, shape, 1e-5, true);
+            check_form::<f32>(form, product, shape, 1e-5, Packer::Packed);
             with_blocking(small, || {
-                check_form::<f32>(form, product, shape, 1e-5, true)
+                check_form::<f32>(form, product, shape, 1e-5, Packer::Packed)
             });
         }
         for (form, product) in f64_forms() {
-            check_form::<f64>(form, product, shape, 1e-12, true);
+            check_form::<f64>(form, product, shape, 1e-12, Packer::Packed);
+        }
+    }
+}
+
+/// B's whole panels read where their rows lie, through tables of the rows' addresses
+/// (spilled rows among them), the narrow ones packed; B with strided rows packed
+/// instead. In small blocks too, each compiled form in f32 and f64.
+#[test]
+fn products_reading_b_by_rows_match_the_f64_sum() {
+    let small = Blocking {
+        kc: 16,
+        mc: 13,
+        nc: 70,
+    };
+    for shape in SHAPES {
+        for (form, product) in f32_forms() {
+            check_form::<f32>(form, product, shape, 1e-5, Packer::Rows);
+            with_blocking(small, || {
+                check_form::<f32>(form, product, shape, 1e-5, Packer::Rows)
+            });
+        }
+        for (form, product) in f64_forms() {
+            check_form::<f64>(form, product, shape, 1e-12, Packer::Rows);
         }
     }
 }
@@ -304,6 +378,8 @@ fn a_warm_thread_multiplies_without_allocating() {
     let lines = WORKSPACE.with(|ws| ws.borrow().capacity());
     product(&mut c);
     assert_eq!(WORKSPACE.with(|ws| ws.borrow().capacity()), lines);
-    assert!(lines * 64 >= machine_blocking::<f64>().workspace_bytes(size_of::<f64>()));
+    assert!(
+        lines * 64 >= machine_blocking::<f64>().workspace_bytes(size_of::<f64>(), f64::tile().1)
+    );
     assert!(c.iter().all(|&v| v == 150.0));
 }

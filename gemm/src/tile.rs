@@ -14,17 +14,59 @@ pub(super) struct Out<T> {
     pub add: bool,
 }
 
+/// Where a panel of B has its rows, each of a tile's width in contiguous elements.
+pub(super) trait PanelRows<T>: Copy {
+    /// Row `d`'s first element.
+    ///
+    /// # Safety
+    /// `d` is a row of the panel.
+    unsafe fn row(self, d: usize) -> *const T;
+}
+
+/// Rows a stride apart from the first: a packed panel, or B's rows in place.
+impl<T> PanelRows<T> for (*const T, isize) {
+    #[inline(always)]
+    unsafe fn row(self, d: usize) -> *const T {
+        // SAFETY: row d of the panel (the caller's contract) lies d strides from the first.
+        unsafe { self.0.offset(d as isize * self.1) }
+    }
+}
+
+/// Rows anywhere, through a table of their addresses ([`crate::PackB::rows`]).
+pub(super) struct RowTable<T>(pub *const *const T);
+
+// By hand: derived, they would ask `T: Copy` of a table of pointers.
+impl<T> Clone for RowTable<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for RowTable<T> {}
+
+impl<T> PanelRows<T> for RowTable<T> {
+    #[inline(always)]
+    unsafe fn row(self, d: usize) -> *const T {
+        // SAFETY: the table holds an address for every row of the panel.
+        unsafe { *self.0.add(d) }
+    }
+}
+
 /// The `MR × NR` tile of the products of `MR` rows of A (`a_rs` apart, their depth
 /// `a_ds` apart: A in place, or a packed panel) and `kc` rows of B of `NR` contiguous
-/// elements, `b_stride` apart.
+/// elements (`b`'s).
 #[inline(always)]
-pub(super) unsafe fn tile<T: Real, const MR: usize, const NR: usize, const FMA: bool>(
+pub(super) unsafe fn tile<
+    T: Real,
+    const MR: usize,
+    const NR: usize,
+    const FMA: bool,
+    B: PanelRows<T>,
+>(
     kc: usize,
     a: *const T,
     a_rs: isize,
     a_ds: isize,
-    b: *const T,
-    b_stride: isize,
+    b: B,
 ) -> [[T; NR]; MR] {
     let rows: [*const T; MR] = std::array::from_fn(|i| a.wrapping_offset(i as isize * a_rs));
     let mut acc = [[T::default(); NR]; MR];
@@ -32,7 +74,7 @@ pub(super) unsafe fn tile<T: Real, const MR: usize, const NR: usize, const FMA: 
         // SAFETY: the caller's rows hold `kc` elements of depth, B's panel `kc` rows.
         let (a, b) = unsafe {
             let at = d as isize * a_ds;
-            let b = b.offset(d as isize * b_stride) as *const [T; NR];
+            let b = b.row(d) as *const [T; NR];
             let a: [T; MR] = std::array::from_fn(|i| *rows[i].offset(at));
             (a, b.read_unaligned())
         };
