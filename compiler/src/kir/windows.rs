@@ -81,6 +81,16 @@ impl Windows {
         })
     }
 
+    /// Elements of the input split into its even and odd elements, where the innermost
+    /// step is 2 (a strided convolution's rows, contiguous in one of them: a backend may
+    /// read gemm's panels from there), else 0.
+    pub fn phases_len(&self) -> i64 {
+        match self.strides.last() {
+            Some(2) => (self.input_len + 1) / 2 * 2,
+            _ => 0,
+        }
+    }
+
     /// The pack's elements: the product of its extents.
     pub fn elements(&self) -> i64 {
         self.extents.iter().product()

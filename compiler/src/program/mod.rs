@@ -233,8 +233,9 @@ pub struct Product {
     /// The kernels packing operands, and the dimensions to run each with.
     pub packs: Vec<(Kernel, Vec<i64>)>,
     /// For each pack, where gemm gathers it straight from its input into its panels
-    /// instead (the pack kernel does not run; its workspace is a placeholder of one
-    /// aligned line, so the other buffers keep their places).
+    /// instead (the pack kernel does not run; its workspace holds the input's phases
+    /// where rows are read at a step of 2, [`Windows::phases_len`], else it is a
+    /// placeholder of one aligned line, so the other buffers keep their places).
     pub windows: Vec<Option<Windows>>,
     /// The epilogue (inputs: the kernel's, then the product) and its dimensions.
     pub epilogue: Option<(Kernel, Vec<i64>)>,
@@ -936,7 +937,10 @@ fn workspace(step: &Step, inferred: &Inferred) -> Vec<usize> {
             .map(|((k, _), &by_index)| if by_index { tasks * bytes(k) } else { bytes(k) })
             .collect(),
         None => (mm.packs.iter().zip(&p.windows))
-            .map(|(k, w)| if w.is_some() { aligned(0) } else { bytes(k) })
+            .map(|(k, w)| match w {
+                Some(w) => aligned(w.phases_len() as usize * mm.dtype.size()),
+                None => bytes(k),
+            })
             .collect(),
     };
     if let Some(w) = &p.winograd {

@@ -78,6 +78,9 @@ pub unsafe fn run(
     out: *mut u8,
     epilogue: &(dyn Fn(Option<(i64, i64)>) + Sync),
 ) {
+    for g in gathers.iter().flatten() {
+        g.stage();
+    }
     let bufs = Buffers {
         a: inputs[mm.a.input],
         b: inputs[mm.b.input],

@@ -9,6 +9,13 @@
 //! the pack's trailing axes and every row step is whole spans ([`Windows::fit`]), so a
 //! panel row's columns run along the trailing axes in runs of the innermost one: each
 //! run is a strided copy of the input (or zeros) except where a bound cuts through it.
+//!
+//! Where a panel's columns lie in one run, its rows need no copy at all: gemm reads them
+//! where they are, through a table of their addresses ([`PackB::rows`]) — in the input
+//! for a step of 1, in the input's two phases (even and odd elements, split once per
+//! product by [`Gather::stage`]) for a step of 2 — and only rows cut by a bound are
+//! gathered, into the spill gemm gives. ResNet's first convolution (rows of 112, 16-wide
+//! AVX2 panels) runs so whole.
 
 use kiln_compiler::kir::Windows;
 use kiln_gemm::{Isa, PackB, Real};
@@ -23,9 +30,19 @@ pub struct Gather {
     /// Axes `..lead` are the rows', `lead..` the columns' (spanning `span` elements).
     lead: usize,
     span: i64,
+    /// Where the innermost step is 2 and gemm's panels fit its runs, the input's
+    /// elements (of `element` bytes) split into its even ones, then its odd ones
+    /// ([`Gather::stage`]), `half` apart, in the pack's workspace
+    /// ([`Windows::phases_len`]): a run along the innermost axis is contiguous in one of
+    /// them. Null where unused.
+    phases: *mut u8,
+    element: usize,
+    half: i64,
 }
 
-// SAFETY: a gather only reads its input, which the product's operation holds while it runs.
+// SAFETY: a gather reads its input and writes its phases (its pack's workspace), both held
+// by the product's operation, which the engine runs once at a time; `stage` writes them
+// before any task of the product reads them.
 unsafe impl Send for Gather {}
 // SAFETY: as for Send.
 unsafe impl Sync for Gather {}
@@ -33,17 +50,73 @@ unsafe impl Sync for Gather {}
 impl Gather {
     /// `windows` over the input at `src`, for a product whose columns span `span`
     /// elements of the pack (the trailing axes of that size; [`Windows::fit`] found them).
+    /// `workspace` is the pack's workspace, holding [`Windows::phases_len`] elements, and
+    /// the bytes of an element.
     ///
     /// # Panics
     /// Where no trailing axes span `span` (`fit` would not have admitted the pack).
-    pub fn new(windows: Windows, src: *const u8, span: i64) -> Gather {
+    pub fn new(windows: Windows, src: *const u8, span: i64, workspace: (*mut u8, usize)) -> Gather {
         let lead = (windows.lead(span)).expect("a gathered pack's columns span its trailing axes");
+        let (workspace, element) = workspace;
+        // Panels lie in runs where the runs are whole panels (ResNet's rows of 112 in AVX2's
+        // 16 columns, not AVX-512's 64: there the phases would go unread).
+        let panel = match element {
+            4 => <f32 as Real>::tile().1,
+            _ => <f64 as Real>::tile().1,
+        };
+        let runs = windows
+            .extents
+            .last()
+            .is_some_and(|&e| e % panel as i64 == 0);
+        let split = windows.phases_len() > 0 && runs;
         Gather {
+            half: (windows.input_len + 1) / 2,
             windows,
             src,
             lead,
             span,
+            phases: if split {
+                workspace
+            } else {
+                std::ptr::null_mut()
+            },
+            element,
         }
+    }
+
+    /// Splits the input into its phases, where gemm reads rows of a step of 2 from them:
+    /// before each product, once the input is written.
+    pub fn stage(&self) {
+        if self.phases.is_null() {
+            return;
+        }
+        let (len, half) = (self.windows.input_len as usize, self.half as usize);
+        let phases = self.phases;
+        // SAFETY: the input holds `len` elements; the phases `2 · half ≥ len`, and only this
+        // product's operation uses them (its workspace), before its panels are read.
+        unsafe {
+            match self.element {
+                4 => split_phases(self.src as *const u32, len, phases as *mut u32, half),
+                _ => split_phases(self.src as *const u64, len, phases as *mut u64, half),
+            }
+        }
+    }
+
+    /// The terms of coordinates over axes `axes` of linear position `at` within them.
+    fn terms(&self, at: i64, axes: std::ops::Range<usize>) -> Terms {
+        let w = &self.windows;
+        let mut t = Terms::default();
+        let mut rest = at;
+        for a in axes.rev() {
+            let e = w.extents[a];
+            let c = rest % e;
+            rest /= e;
+            t.src += c * w.strides[a];
+            for (v, b) in t.bounds.iter_mut().zip(&w.bounds) {
+                *v += c * b.coefficients[a];
+            }
+        }
+        t
     }
 
     /// B as this pack at `base + d·rs + w` (elements of the pack), in `T`.
@@ -134,6 +207,87 @@ impl<T: Real> PackB<T> for GatherB<'_, T> {
             }
         }
     }
+
+    unsafe fn rows(
+        &self,
+        d0: usize,
+        w0: usize,
+        depth: usize,
+        (width, panel): (usize, usize),
+        rows: *mut *const T,
+        spill: *mut T,
+    ) -> bool {
+        let g = self.gather;
+        let w = &g.windows;
+        let (rank, last) = (w.extents.len(), w.extents.len() - 1);
+        let inner = w.extents[last];
+        let (row_base, col_base) = (self.base.div_euclid(g.span), self.base.rem_euclid(g.span));
+        let row_step = self.rs / g.span;
+        let (src, split) = match w.strides[last] {
+            1 => (g.src as *const T, false),
+            2 if !g.phases.is_null() => (g.phases as *const T, true),
+            _ => return false,
+        };
+        let first_column = |q: usize| col_base + (w0 + q * panel) as i64;
+        // Each panel's columns in one run of the innermost axis.
+        if (0..width / panel).any(|q| first_column(q) % inner + panel as i64 > inner) {
+            return false;
+        }
+        let mut terms = [Terms::default(); 64];
+        for first in (0..depth).step_by(terms.len()) {
+            let block = terms.len().min(depth - first);
+            for (d, t) in terms[..block].iter_mut().enumerate() {
+                *t = g.terms(row_base + (d0 + first + d) as i64 * row_step, 0..g.lead);
+            }
+            for q in 0..width / panel {
+                let at = first_column(q);
+                let run = Run::new(w, 0, panel, g.terms(at, g.lead..rank));
+                for (d, row) in terms[..block].iter().enumerate() {
+                    let d = first + d;
+                    let whole = (row.bounds.iter().zip(&run.inside))
+                        .all(|(r, (lo, hi))| (*lo..*hi).contains(r));
+                    let start = w.offset + row.src + run.terms.src;
+                    // SAFETY: row d of panel q's slots in `rows` and `spill` (the caller's
+                    // contract); a whole run's elements are the pack's, inside the input (or
+                    // its phases, `half` apart); a cut one is gathered as `pack` would.
+                    unsafe {
+                        let address = match (whole, split) {
+                            (true, false) => src.offset(start as isize),
+                            (true, true) => src.offset((start % 2 * g.half + start / 2) as isize),
+                            (false, _) => {
+                                let slot = spill.add((q * depth + d) * panel);
+                                gather_run(w, g.src as *const T, row, &run, slot);
+                                slot as *const T
+                            }
+                        };
+                        *rows.add(q * depth + d) = address;
+                    }
+                }
+            }
+        }
+        true
+    }
+}
+
+/// Element `i` of `src` (`len` long) to `dst[i mod 2 · half + i / 2]`.
+///
+/// # Safety
+/// `src` holds `len` elements, `dst` `2 · half ≥ len`.
+unsafe fn split_phases<E: Copy>(src: *const E, len: usize, dst: *mut E, half: usize) {
+    // SAFETY: as the caller promised.
+    unsafe {
+        let (src, dst) = (
+            std::slice::from_raw_parts(src, len),
+            std::slice::from_raw_parts_mut(dst, 2 * half),
+        );
+        let (even, odd) = dst.split_at_mut(half);
+        for (pair, (e, o)) in src.chunks_exact(2).zip(even.iter_mut().zip(odd)) {
+            (*e, *o) = (pair[0], pair[1]);
+        }
+        if len % 2 == 1 {
+            even[len / 2] = src[len - 1];
+        }
+    }
 }
 
 /// The packing compiled for AVX2 (its copies of steps 1 and 2 in 256-bit vectors).
@@ -169,21 +323,7 @@ impl<T: Real> GatherB<'_, T> {
         let src = g.src as *const T;
         let (row_base, col_base) = (self.base.div_euclid(g.span), self.base.rem_euclid(g.span));
         let row_step = self.rs / g.span;
-        // The terms of coordinates over axes `axes` of linear position `at` within them.
-        let terms = |at: i64, axes: std::ops::Range<usize>| {
-            let mut t = Terms::default();
-            let mut rest = at;
-            for a in axes.rev() {
-                let e = w.extents[a];
-                let c = rest % e;
-                rest /= e;
-                t.src += c * w.strides[a];
-                for (v, b) in t.bounds.iter_mut().zip(&w.bounds) {
-                    *v += c * b.coefficients[a];
-                }
-            }
-            t
-        };
+        let terms = |at, axes| g.terms(at, axes);
         let inner = w.extents[last];
         let mut runs = [Run::default(); 64];
         let mut rows = [Terms::default(); 64];
@@ -414,7 +554,9 @@ mod tests {
             let input: Vec<T> = (0..w.input_len).map(|i| T::from(i as f32 + 1.0)).collect();
             let span = w.extents[3] * w.extents[4];
             let rows = w.elements() / span;
-            let gather = Gather::new(w.clone(), input.as_ptr() as *const u8, span);
+            let mut phases = vec![T::default(); w.phases_len() as usize];
+            let workspace = (phases.as_mut_ptr() as *mut u8, size_of::<T>());
+            let gather = Gather::new(w.clone(), input.as_ptr() as *const u8, span, workspace);
             // A block's columns stay within one span (as `Windows::fit` ensures).
             for (base, d0, w0, depth, width, panel) in [
                 (0, 0, 0, rows, span, 16),
@@ -448,6 +590,82 @@ mod tests {
     fn gathered_panels_hold_the_packs_elements() {
         check::<f32>();
         check::<f64>();
+    }
+
+    /// Panels of this machine's gemm read where their rows lie (the input, or its phases
+    /// for a step of 2; rows cut by the padding spilled): each row's columns as the pack's
+    /// formula gives them. No table where a panel would cross a run (a step of 2 then
+    /// stages no phases), or the step is neither 1 nor 2.
+    fn check_rows<T: Real + From<f32> + PartialEq + std::fmt::Debug>() {
+        let nr = T::tile().1;
+        let size = nr as i64;
+        for (what, w, tabled) in [
+            ("7x7/2 pad 3", im2col(2, 4 * size - 1, 7, (2, 3, 1)), true),
+            (
+                "3x3 dilation 2 pad 2",
+                im2col(2, 2 * size, 3, (1, 2, 2)),
+                true,
+            ),
+            (
+                "a panel across runs",
+                im2col(2, 2 * size + 4, 3, (1, 2, 2)),
+                false,
+            ),
+            (
+                "runs of no whole panels",
+                im2col(2, 4 * size + 1, 7, (2, 3, 1)),
+                false,
+            ),
+            ("3x3/3 pad 1", im2col(2, 6 * size, 3, (3, 1, 1)), false),
+        ] {
+            let panel = nr;
+            let input: Vec<T> = (0..w.input_len).map(|i| T::from(i as f32 + 1.0)).collect();
+            let span = w.extents[3] * w.extents[4];
+            let rows = (w.elements() / span) as usize;
+            let mut phases = vec![T::default(); w.phases_len() as usize];
+            let workspace = (phases.as_mut_ptr() as *mut u8, size_of::<T>());
+            let gather = Gather::new(w.clone(), input.as_ptr() as *const u8, span, workspace);
+            gather.stage();
+            // From the second row and panel, at a base of one span and one panel.
+            let (base, d0, w0) = (span + panel as i64, 1, panel);
+            let (depth, width) = (rows - 1, (span as usize - 2 * panel) / panel * panel);
+            let b = gather.operand::<T>(base, span);
+            let mut table = vec![std::ptr::null(); width / panel * depth];
+            let mut spill = vec![T::from(-7.0); width * depth];
+            // SAFETY: the table and spill hold a panel's rows, the rows and columns lie inside
+            // the pack.
+            let got = unsafe {
+                b.rows(
+                    d0,
+                    w0,
+                    depth,
+                    (width, panel),
+                    table.as_mut_ptr(),
+                    spill.as_mut_ptr(),
+                )
+            };
+            assert_eq!(got, tabled, "{what}");
+            if !tabled {
+                continue;
+            }
+            for q in 0..width / panel {
+                for d in 0..depth {
+                    for c in 0..panel {
+                        let at = base + (d0 + d) as i64 * span + (w0 + q * panel + c) as i64;
+                        // SAFETY: the table's rows hold `panel` elements each.
+                        let got = unsafe { *table[q * depth + d].add(c) };
+                        let want = element(&w, &input, at);
+                        assert_eq!(got, want, "{what}: row {d} column {}", q * panel + c);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn panels_read_by_rows_hold_the_packs_elements() {
+        check_rows::<f32>();
+        check_rows::<f64>();
     }
 
     /// The kept range of a run against counting point by point, for rising, falling and

@@ -258,7 +258,13 @@ pub(super) fn matmul_operator(
         .map(|(j, w)| {
             let w = w.as_ref()?;
             let (_, span, _) = mm.operand(n + j)?;
-            Some(Gather::new(w.clone(), pointers[w.input] as *const u8, span))
+            let input = pointers[w.input] as *const u8;
+            Some(Gather::new(
+                w.clone(),
+                input,
+                span,
+                (spaces[j], mm.dtype.size()),
+            ))
         })
         .collect();
     let packs: Vec<Compiled> = (packs.iter().cloned())
