@@ -24,6 +24,8 @@ path = os.path.join(tempfile.mkdtemp(), "resnet18.onnx")
 torch.onnx.export(resnet18(), (x,), path, dynamo=False)
 options = ort.SessionOptions()
 options.enable_profiling = True
+# The profile goes beside the exported model, not into the caller's directory.
+options.profile_file_prefix = os.path.join(os.path.dirname(path), "ort_profile")
 session = ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
 feed = {session.get_inputs()[0].name: x.numpy()}
 for _ in range(10):
