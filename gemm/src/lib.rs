@@ -10,8 +10,9 @@
 //! [`in_place_b_slowdown`]); the product runs as given or transposed (`Cᵀ = Bᵀ·Aᵀ`),
 //! whichever a cost of padded tiles, packing and strided stores says is cheaper. Products with few rows (or one) whose operands both
 //! run along the depth are dot products instead: packing would not pay back. A right
-//! operand that is no matrix in memory (a convolution's windows) packs its own panels
-//! ([`PackB`], [`run_packing_b`]).
+//! operand that is no matrix in memory (a convolution's windows) packs its own panels,
+//! or says where their rows lie to be read through a table of addresses ([`PackB`],
+//! [`run_packing_b`]).
 //!
 //! Block sizes come from the caches of the CPU that runs it ([`machine`]: BLIS's
 //! analytical model over Linux's cache sizes), not from constants. The packed blocks
@@ -485,7 +486,8 @@ enum PanelsOfB<'a, T> {
     InPlace,
     /// Packed from B's strided elements.
     PackedHere,
-    /// Packed by a [`PackB`] (B's panels, the narrow ones too).
+    /// Packed by a [`PackB`] (B's panels, the narrow ones too), or read through the
+    /// tables of rows it fills ([`PackB::rows`]).
     ByPacker(&'a dyn PackB<T>),
 }
 
@@ -576,7 +578,8 @@ unsafe fn blocked_as_given<
                     PanelsOfB::InPlace => {}
                     PanelsOfB::PackedHere => pack::<T, NR>(p.b, pc, jc, kc, whole_cols, packed_b),
                     PanelsOfB::ByPacker(packer) => {
-                        tabled = packer.rows(pc, jc, kc, (whole_cols, NR), tables, packed_b);
+                        tabled = whole_cols > 0
+                            && packer.rows(pc, jc, kc, (whole_cols, NR), tables, packed_b);
                         if !tabled {
                             packer.pack(pc, jc, kc, whole_cols, NR, packed_b)
                         }
@@ -764,8 +767,8 @@ impl<T: Copy> Strided<T> {
 pub fn reserve_workspace() {
     static BYTES: OnceLock<usize> = OnceLock::new();
     let bytes = *BYTES.get_or_init(|| {
-        let f32_bytes = machine_blocking::<f32>().workspace_bytes(4, f32::tile().1);
-        let f64_bytes = machine_blocking::<f64>().workspace_bytes(8, f64::tile().1);
+        let f32_bytes = machine_blocking::<f32>().workspace_bytes(size_of::<f32>(), f32::tile().1);
+        let f64_bytes = machine_blocking::<f64>().workspace_bytes(size_of::<f64>(), f64::tile().1);
         f32_bytes.max(f64_bytes)
     });
     reserve(bytes);
@@ -789,8 +792,7 @@ fn workspace<T>(b: &Blocking, nr: usize) -> (*mut T, *mut T, *mut *const T) {
     reserve_workspace();
     let a_lines = (b.mc * b.kc * size_of::<T>()).div_ceil(64);
     let b_lines = (b.nc * b.kc * size_of::<T>()).div_ceil(64);
-    let tables = b.nc / nr * b.kc * size_of::<*const T>();
-    reserve((a_lines + b_lines) * 64 + tables);
+    reserve(b.workspace_bytes(size_of::<T>(), nr));
     WORKSPACE.with(|ws| {
         // The blocks live in the reserved capacity: packing writes every element a tile
         // reads, and a packer every address of a table it fills.

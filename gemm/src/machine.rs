@@ -114,7 +114,8 @@ pub struct Blocking {
     pub nc: usize,
 }
 
-/// Columns of B packed at once at most: each thread's workspace holds `(MC + NC) × KC`.
+/// Columns of B packed at once at most: each thread's workspace holds `(MC + NC) × KC`
+/// elements and the row tables of `NC / NR` panels ([`Blocking::workspace_bytes`]).
 const MAX_NC: usize = 1024;
 
 impl Blocking {
@@ -133,7 +134,7 @@ impl Blocking {
     /// Bytes of the packed blocks, A's `MC × KC` and B's `KC × NC` (each rounded to
     /// cache lines), and of the row tables of B's panels `nr` wide.
     pub fn workspace_bytes(&self, size: usize, nr: usize) -> usize {
-        let tables = self.nc / nr * self.kc * size_of::<usize>();
+        let tables = self.nc / nr * self.kc * size_of::<*const u8>();
         (self.mc + self.nc) * self.kc * size + 2 * 64 + tables
     }
 }

@@ -317,7 +317,7 @@ fn products_packing_b_by_a_packer_match_the_f64_sum() {
 
 /// B's whole panels read where their rows lie, through tables of the rows' addresses
 /// (spilled rows among them), the narrow ones packed; B with strided rows packed
-/// instead. In small blocks too, each compiled form in f32 and f64.
+/// instead. Each compiled form in f32 and f64, in small blocks too.
 #[test]
 fn products_reading_b_by_rows_match_the_f64_sum() {
     let small = Blocking {
@@ -334,6 +334,9 @@ fn products_reading_b_by_rows_match_the_f64_sum() {
         }
         for (form, product) in f64_forms() {
             check_form::<f64>(form, product, shape, 1e-12, Packer::Rows);
+            with_blocking(small, || {
+                check_form::<f64>(form, product, shape, 1e-12, Packer::Rows)
+            });
         }
     }
 }

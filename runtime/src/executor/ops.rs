@@ -259,12 +259,7 @@ pub(super) fn matmul_operator(
             let w = w.as_ref()?;
             let (_, span, _) = mm.operand(n + j)?;
             let input = pointers[w.input] as *const u8;
-            Some(Gather::new(
-                w.clone(),
-                input,
-                span,
-                (spaces[j], mm.dtype.size()),
-            ))
+            Some(Gather::new(w.clone(), input, span, spaces[j], mm.dtype))
         })
         .collect();
     let packs: Vec<Compiled> = (packs.iter().cloned())
