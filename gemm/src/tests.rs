@@ -293,10 +293,9 @@ fn products_with_b_packed_match_the_f64_sum() {
     });
 }
 
-/// B's panels packed by a [`PackB`] (as a convolution's windows are), in small blocks
-/// too, each compiled form in f32 and f64.
-#[test]
-fn products_packing_b_by_a_packer_match_the_f64_sum() {
+/// Every compiled form in f32 and f64, in the machine's blocks and in small ones, B
+/// reaching its panels through `packer`.
+fn check_every_form(packer: Packer) {
     let small = Blocking {
         kc: 16,
         mc: 13,
@@ -304,41 +303,32 @@ fn products_packing_b_by_a_packer_match_the_f64_sum() {
     };
     for shape in SHAPES {
         for (form, product) in f32_forms() {
-            check_form::<f32>(form, product, shape, 1e-5, Packer::Packed);
+            check_form::<f32>(form, product, shape, 1e-5, packer);
             with_blocking(small, || {
-                check_form::<f32>(form, product, shape, 1e-5, Packer::Packed)
+                check_form::<f32>(form, product, shape, 1e-5, packer)
             });
         }
         for (form, product) in f64_forms() {
-            check_form::<f64>(form, product, shape, 1e-12, Packer::Packed);
+            check_form::<f64>(form, product, shape, 1e-12, packer);
+            with_blocking(small, || {
+                check_form::<f64>(form, product, shape, 1e-12, packer)
+            });
         }
     }
 }
 
+/// B's panels packed by a [`PackB`] (as a convolution's windows are).
+#[test]
+fn products_packing_b_by_a_packer_match_the_f64_sum() {
+    check_every_form(Packer::Packed);
+}
+
 /// B's whole panels read where their rows lie, through tables of the rows' addresses
 /// (spilled rows among them), the narrow ones packed; B with strided rows packed
-/// instead. Each compiled form in f32 and f64, in small blocks too.
+/// instead.
 #[test]
 fn products_reading_b_by_rows_match_the_f64_sum() {
-    let small = Blocking {
-        kc: 16,
-        mc: 13,
-        nc: 70,
-    };
-    for shape in SHAPES {
-        for (form, product) in f32_forms() {
-            check_form::<f32>(form, product, shape, 1e-5, Packer::Rows);
-            with_blocking(small, || {
-                check_form::<f32>(form, product, shape, 1e-5, Packer::Rows)
-            });
-        }
-        for (form, product) in f64_forms() {
-            check_form::<f64>(form, product, shape, 1e-12, Packer::Rows);
-            with_blocking(small, || {
-                check_form::<f64>(form, product, shape, 1e-12, Packer::Rows)
-            });
-        }
-    }
+    check_every_form(Packer::Rows);
 }
 
 #[test]

@@ -532,6 +532,18 @@ mod tests {
         }
     }
 
+    /// A gather of `w` over `input` for columns spanning `span`, its phases in `phases`
+    /// ([`Windows::phases_len`] long).
+    fn gather_of<T: Real>(w: &Windows, input: &[T], span: i64, phases: &mut [T]) -> Gather {
+        let dtype = if size_of::<T>() == 8 {
+            DType::F64
+        } else {
+            DType::F32
+        };
+        let (src, phases) = (input.as_ptr() as *const u8, phases.as_mut_ptr() as *mut u8);
+        Gather::new(w.clone(), src, span, phases, dtype)
+    }
+
     /// Element `at` of the pack `w` describes, from its formula.
     fn element<T: Real>(w: &Windows, input: &[T], at: i64) -> T {
         let mut coords = vec![0; w.extents.len()];
@@ -560,13 +572,7 @@ mod tests {
             let span = w.extents[3] * w.extents[4];
             let rows = w.elements() / span;
             let mut phases = vec![T::default(); w.phases_len() as usize];
-            let dtype = if size_of::<T>() == 8 {
-                DType::F64
-            } else {
-                DType::F32
-            };
-            let (src, phases) = (input.as_ptr() as *const u8, phases.as_mut_ptr() as *mut u8);
-            let gather = Gather::new(w.clone(), src, span, phases, dtype);
+            let gather = gather_of(&w, &input, span, &mut phases);
             // A block's columns stay within one span (as `Windows::fit` ensures).
             for (base, d0, w0, depth, width, panel) in [
                 (0, 0, 0, rows, span, 16),
@@ -627,13 +633,7 @@ mod tests {
             let span = w.extents[3] * w.extents[4];
             let rows = (w.elements() / span) as usize;
             let mut phases = vec![T::default(); w.phases_len() as usize];
-            let dtype = if size_of::<T>() == 8 {
-                DType::F64
-            } else {
-                DType::F32
-            };
-            let (src, phases) = (input.as_ptr() as *const u8, phases.as_mut_ptr() as *mut u8);
-            let gather = Gather::new(w.clone(), src, span, phases, dtype);
+            let gather = gather_of(&w, &input, span, &mut phases);
             gather.stage();
             // From the second row and panel, at a base of one span and one panel.
             let (base, d0, w0) = (span + panel as i64, 1, panel + shift);
