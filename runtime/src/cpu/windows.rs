@@ -226,16 +226,15 @@ impl<T: Real> PackB<T> for GatherB<'_, T> {
         spill: *mut T,
     ) -> bool {
         let g = self.gather;
-        let w = &g.windows;
-        let (rank, last) = (w.extents.len(), w.extents.len() - 1);
-        let inner = w.extents[last];
-        let (row_base, col_base) = (self.base.div_euclid(g.span), self.base.rem_euclid(g.span));
-        let row_step = self.rs / g.span;
-        if w.strides[last] != 2 || g.phases.is_null() {
+        // Phases are staged only for rows of a step of 2 whose runs are whole panels.
+        if g.phases.is_null() {
             return false;
         }
         let phases = g.phases as *const T;
-        let first_column = |q: usize| col_base + (w0 + q * panel) as i64;
+        let w = &g.windows;
+        let rank = w.extents.len();
+        let inner = w.extents[rank - 1];
+        let first_column = |q: usize| self.column(w0 + q * panel);
         // Each panel's columns in one run of the innermost axis.
         if (0..width / panel).any(|q| first_column(q) % inner + panel as i64 > inner) {
             return false;
@@ -244,7 +243,7 @@ impl<T: Real> PackB<T> for GatherB<'_, T> {
         for first in (0..depth).step_by(terms.len()) {
             let block = terms.len().min(depth - first);
             for (d, t) in terms[..block].iter_mut().enumerate() {
-                *t = g.terms(row_base + (d0 + first + d) as i64 * row_step, 0..g.lead);
+                *t = self.row_terms(d0 + first + d);
             }
             for q in 0..width / panel {
                 let at = first_column(q);
@@ -315,6 +314,20 @@ unsafe fn pack_avx512<T: Real>(b: &GatherB<T>, at: Block, dst: *mut T) {
 type Block = (usize, usize, usize, usize, usize);
 
 impl<T: Real> GatherB<'_, T> {
+    /// The terms of B's row `d` (its point over the pack's leading axes).
+    #[inline(always)]
+    fn row_terms(&self, d: usize) -> Terms {
+        let g = self.gather;
+        let row = self.base.div_euclid(g.span) + d as i64 * (self.rs / g.span);
+        g.terms(row, 0..g.lead)
+    }
+
+    /// B's column `c` as a position over the pack's trailing axes.
+    #[inline(always)]
+    fn column(&self, c: usize) -> i64 {
+        self.base.rem_euclid(self.gather.span) + c as i64
+    }
+
     /// [`PackB::pack`], inlined into each instruction set's form.
     ///
     /// # Safety
@@ -326,9 +339,6 @@ impl<T: Real> GatherB<'_, T> {
         let rank = w.extents.len();
         let last = rank - 1;
         let src = g.src as *const T;
-        let (row_base, col_base) = (self.base.div_euclid(g.span), self.base.rem_euclid(g.span));
-        let row_step = self.rs / g.span;
-        let terms = |at, axes| g.terms(at, axes);
         let inner = w.extents[last];
         let mut runs = [Run::default(); 64];
         let mut rows = [Terms::default(); 64];
@@ -336,7 +346,7 @@ impl<T: Real> GatherB<'_, T> {
         for first in (0..depth).step_by(rows.len()) {
             let block = rows.len().min(depth - first);
             for (d, row) in rows[..block].iter_mut().enumerate() {
-                *row = terms(row_base + (d0 + first + d) as i64 * row_step, 0..g.lead);
+                *row = self.row_terms(d0 + first + d);
             }
             for q in (0..width).step_by(panel) {
                 let cols = panel.min(width - q);
@@ -349,9 +359,9 @@ impl<T: Real> GatherB<'_, T> {
                     let piece_cols = runs.len().min(cols - piece);
                     let (mut count, mut c) = (0, 0);
                     while c < piece_cols {
-                        let at = col_base + (w0 + q + piece + c) as i64;
+                        let at = self.column(w0 + q + piece + c);
                         let len = ((inner - at % inner) as usize).min(piece_cols - c);
-                        runs[count] = Run::new(w, piece + c, len, terms(at, g.lead..rank));
+                        runs[count] = Run::new(w, piece + c, len, g.terms(at, g.lead..rank));
                         (count, c) = (count + 1, c + len);
                     }
                     for (d, row) in rows[..block].iter().enumerate() {
