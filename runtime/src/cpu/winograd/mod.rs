@@ -117,10 +117,36 @@ struct Span {
 }
 
 /// Tile rows `rows` of image `image`.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 struct Band {
     image: usize,
     rows: Range<usize>,
+}
+
+/// Task `t`'s bands of `tasks`: the batch's tile rows, image after image, split evenly
+/// among the tasks (their shares within a row of each other), each task's rows of an
+/// image cut evenly into as few bands of at most `rows` as hold them. (Whole bands dealt
+/// out in turn left one of two threads 8 of a 56×56 layer's 14 tile rows at batch 1:
+/// 1.18 times as long as the layer's phases one after another on a Zen 3; evened, 1.05.)
+fn task_bands(
+    batch: usize,
+    ty_n: usize,
+    rows: usize,
+    (t, tasks): (usize, usize),
+) -> impl Iterator<Item = Band> {
+    let total = batch * ty_n;
+    let (lo, hi) = (t * total / tasks, (t + 1) * total / tasks);
+    let images = (lo / ty_n)..hi.div_ceil(ty_n);
+    images.flat_map(move |image| {
+        let first = lo.max(image * ty_n) - image * ty_n;
+        let last = hi.min((image + 1) * ty_n) - image * ty_n;
+        let len = last - first;
+        let n = len.div_ceil(rows.max(1));
+        (0..n).map(move |i| Band {
+            image,
+            rows: first + i * len / n..first + (i + 1) * len / n,
+        })
+    })
 }
 
 impl Band {
@@ -338,12 +364,7 @@ impl Winograd for Conv3x3 {
             );
             let scratch = Shared::new(scratch.as_mut_ptr());
             pool::global().run(tasks, &|t| {
-                for b in (t * blocks / tasks)..((t + 1) * blocks / tasks) {
-                    let first = b % bands * rows;
-                    let band = Band {
-                        image: b / bands,
-                        rows: first..(first + rows).min(ty_n),
-                    };
+                for band in task_bands(self.batch, ty_n, rows, (t, tasks)) {
                     // SAFETY: each task's space is its own part of `scratch` (tasks × space
                     // within it, checked above), its bands' tiles disjoint parts of
                     // `out`; lengths checked above.
@@ -1264,6 +1285,38 @@ mod tests {
             }
         }
         out
+    }
+
+    #[test]
+    fn bands_split_the_tile_rows_evenly_among_tasks() {
+        for (batch, ty_n, rows, tasks) in [(1, 14, 3, 2), (3, 7, 2, 2), (2, 5, 4, 3), (8, 14, 3, 2)]
+        {
+            let mut seen = vec![0; batch * ty_n];
+            let mut shares = vec![];
+            for t in 0..tasks {
+                let mut share = 0;
+                for band in task_bands(batch, ty_n, rows, (t, tasks)) {
+                    let what =
+                        format!("{batch}×{ty_n} rows in bands of {rows}: task {t}'s {band:?}");
+                    assert!((1..=rows).contains(&band.rows.len()), "{what}");
+                    assert!(band.image < batch && band.rows.end <= ty_n, "{what}");
+                    band.rows
+                        .clone()
+                        .for_each(|r| seen[band.image * ty_n + r] += 1);
+                    share += band.rows.len();
+                }
+                shares.push(share);
+            }
+            assert!(
+                seen.iter().all(|&n| n == 1),
+                "{batch}×{ty_n} by {rows}: {seen:?}"
+            );
+            let (least, most) = (shares.iter().min(), shares.iter().max());
+            assert!(
+                most.unwrap() - least.unwrap() <= 1,
+                "{batch}×{ty_n} by {rows}: {shares:?}"
+            );
+        }
     }
 
     #[test]
