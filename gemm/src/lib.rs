@@ -433,7 +433,7 @@ unsafe fn blocked<
     if let Some(packer) = packer {
         let panels = PanelsOfB::ByPacker(packer);
         // SAFETY: A and C valid by `run_packing_b`'s contract, B packed by `packer`; k > 0.
-        return unsafe { blocked_as_given::<T, MR, NR, RW, FMA>(p, &blocks(), panels) };
+        return unsafe { blocked_as_given::<T, MR, NR, RW, L, FMA>(p, &blocks(), panels) };
     }
     if p.m == 1 || p.n == 1 {
         let p = &if p.m == 1 { p.clone() } else { p.transposed() };
@@ -476,7 +476,7 @@ unsafe fn blocked<
     };
     // SAFETY: p (or its transpose, which reaches exactly p's elements) is valid by `run`'s
     // contract; m, n > 1 and k > 0 here; B in place only where its rows are contiguous.
-    unsafe { blocked_as_given::<T, MR, NR, RW, FMA>(p, &b, panels) }
+    unsafe { blocked_as_given::<T, MR, NR, RW, L, FMA>(p, &b, panels) }
 }
 
 /// Where a blocked product's whole panels of B come from.
@@ -506,7 +506,8 @@ impl<T: Copy> Product<T> {
     }
 
     /// A rough count of the cycles the blocked product takes as given, with `mr × nr`
-    /// tiles, `mr × rw` ones past the last whole `nr`, and `lanes` multiply-adds per cycle:
+    /// tiles, `mr × rw` ones past the last whole `nr` (or dot products,
+    /// [`NARROW_BY_DOTS`]), and `lanes` multiply-adds per cycle:
     /// padded tiles (those of B's panels read in place `Some(slowdown)` times as long as
     /// from packed ones), packing (B unless read in place; A unless its depth is
     /// contiguous, a quarter as much where its rows are), and element-wise stores where
@@ -520,10 +521,15 @@ impl<T: Copy> Product<T> {
     ) -> f64 {
         let (m, n, k) = (self.m, self.n, self.k);
         // Narrow tiles (columns past the last whole `nr`) broadcast A as often for half
-        // the multiply-adds: a fifth slower per column. They are always packed.
-        let (whole, rest) = (n / nr * nr, (n % nr).next_multiple_of(rw));
+        // the multiply-adds: a fifth slower per column. They are always packed. Dot
+        // products load both operands for each multiply-add vector: half as fast.
+        let (whole, narrow) = (n / nr * nr, n % nr);
+        let rest = match self.a.cs == 1 && narrow <= NARROW_BY_DOTS {
+            true => narrow as f64 * 2.0,
+            false => narrow.next_multiple_of(rw) as f64 * 1.2,
+        };
         let rows = (m.next_multiple_of(mr) * k) as f64 / lanes as f64;
-        let tiles = rows * (whole as f64 * b_in_place.unwrap_or(1.0) + rest as f64 * 1.2);
+        let tiles = rows * (whole as f64 * b_in_place.unwrap_or(1.0) + rest);
         let pack_b = if b_in_place.is_some() { 0 } else { k * n };
         let pack_a = match (self.a.cs, self.a.rs) {
             (1, _) => 0,
@@ -539,6 +545,15 @@ impl<T: Copy> Product<T> {
     }
 }
 
+/// Columns past a block's last whole panel up to which, where A's depth is contiguous,
+/// they are dot products of A's rows and B's columns (packed along the depth) rather
+/// than narrow tiles: a tile `RW` wide multiplies as many vectors for one column as for
+/// `RW`, a dot product a vector for every `L` of the depth, but loads both operands for
+/// it. On a Zen 3 core (AVX2, `RW` 8) a 512 × 49 × 2304 product (a 7×7 convolution's
+/// at batch 1) took 1.20 times as long as 48 columns with the 49th in a narrow tile,
+/// 1.05 as a dot product; 50 and 51 columns 1.07 and 1.09; at 52 the two were even.
+pub(crate) const NARROW_BY_DOTS: usize = 3;
+
 /// The blocked product, as given, in `b`'s blocks (`mc` a multiple of MR, `nc` of NR): A's
 /// depth contiguous, its whole panels are read in place (else packed); B's panels as
 /// `panels` says (in place only where its rows are contiguous).
@@ -548,6 +563,7 @@ unsafe fn blocked_as_given<
     const MR: usize,
     const NR: usize,
     const RW: usize,
+    const L: usize,
     const FMA: bool,
 >(
     p: &Product<T>,
@@ -561,6 +577,10 @@ unsafe fn blocked_as_given<
     for jc in (0..p.n).step_by(nc_max) {
         let nc = nc_max.min(p.n - jc);
         let whole_cols = nc / NR * NR;
+        let narrow = nc - whole_cols;
+        // The narrow columns as dot products (`NARROW_BY_DOTS`), B's packed in panels
+        // one column wide; else in narrow tiles.
+        let dotted = a_in_place && narrow <= NARROW_BY_DOTS;
         for pc in (0..p.k).step_by(kc_max) {
             let kc = kc_max.min(p.k - pc);
             // SAFETY: whole_cols ≤ nc ≤ NC and kc ≤ KC, and B's block (after A's) holds NC × KC
@@ -571,8 +591,8 @@ unsafe fn blocked_as_given<
             let mut tabled = false;
             // SAFETY: both packs read B's rows pc..pc + kc and columns jc..jc + nc (< k, n: inside
             // B by `run`'s contract); whole panels fill whole_cols × kc of B's block, the rest
-            // (under NR columns padded to RW, NR a multiple of RW) starts after them and, with NC
-            // a multiple of RW, stays within NC × KC.
+            // (under NR columns padded to RW, NR a multiple of RW, or in panels of one) starts
+            // after them and, with NC a multiple of RW, stays within NC × KC.
             unsafe {
                 match panels {
                     PanelsOfB::InPlace => {}
@@ -585,11 +605,16 @@ unsafe fn blocked_as_given<
                         }
                     }
                 }
-                match panels {
-                    PanelsOfB::ByPacker(packer) => {
-                        packer.pack(pc, jc + whole_cols, kc, nc - whole_cols, RW, packed_rest)
+                let at = jc + whole_cols;
+                match (panels, dotted) {
+                    (PanelsOfB::ByPacker(packer), true) => {
+                        packer.pack(pc, at, kc, narrow, 1, packed_rest)
                     }
-                    _ => pack::<T, RW>(p.b, pc, jc + whole_cols, kc, nc - whole_cols, packed_rest),
+                    (PanelsOfB::ByPacker(packer), false) => {
+                        packer.pack(pc, at, kc, narrow, RW, packed_rest)
+                    }
+                    (_, true) => pack::<T, 1>(p.b, pc, at, kc, narrow, packed_rest),
+                    (_, false) => pack::<T, RW>(p.b, pc, at, kc, narrow, packed_rest),
                 }
             }
             let block = Block {
@@ -648,6 +673,13 @@ unsafe fn blocked_as_given<
                         block.column::<MR, NR, FMA, _>(&rows, jc + jr, NR, panel)
                     };
                 }
+                if dotted && narrow > 0 {
+                    // SAFETY: A's depth is contiguous (`dotted`) and `rows` addresses its rows
+                    // ic..ic + mc at depth pc; C's columns jc + whole_cols .. + narrow are < n;
+                    // `packed_rest` holds those columns of B's rows pc.., each kc long.
+                    unsafe { block.dotted::<L, FMA>(&rows, jc + whole_cols, narrow, packed_rest) };
+                    continue;
+                }
                 for jr in (whole_cols..nc).step_by(RW) {
                     // SAFETY: jr - whole_cols < nc - whole_cols, so this RW panel is one packed
                     // into `packed_rest` above.
@@ -700,6 +732,53 @@ impl<T: Real> Block<'_, T> {
         let tile = unsafe { tile::<T, MR, W, FMA, B>(self.kc, a, a_rs, a_ds, b) };
         // SAFETY: `out` is the tile's rows × cols corner of C, inside C (built by `column`).
         unsafe { store(tile, out) };
+    }
+
+    /// C's columns `col .. col + cols` (at most [`NARROW_BY_DOTS`]) for a block of A's
+    /// rows, all read in place, as dot products with B's columns packed from `b`, each
+    /// `kc` contiguous elements.
+    #[inline(always)]
+    unsafe fn dotted<const L: usize, const FMA: bool>(
+        &self,
+        rows: &Rows<T>,
+        col: usize,
+        cols: usize,
+        b: *const T,
+    ) {
+        let p = self.p;
+        let part = Product {
+            m: rows.count,
+            n: cols,
+            k: self.kc,
+            a: Strided {
+                ptr: rows.a,
+                rs: p.a.rs,
+                cs: 1,
+            },
+            b: Strided {
+                ptr: b,
+                rs: 1,
+                cs: self.kc as isize,
+            },
+            // SAFETY: element (rows.first, col) of C: rows.first < m, col < n.
+            c: unsafe {
+                p.c.offset(rows.first as isize * p.c_rs + col as isize * p.c_cs)
+            },
+            c_rs: p.c_rs,
+            c_cs: p.c_cs,
+            accumulate: self.add,
+        };
+        // Blocks of rows × columns whose vector sums, and the vectors of a step, fit in
+        // AVX2's 16 registers; eight sums or more to hide the multiply-add's latency.
+        // SAFETY: `part` reaches A's rows and C's elements inside the caller's block, B's
+        // packed columns: the depth contiguous along both operands, as `dot_blocks` reads.
+        unsafe {
+            match cols {
+                1 => dot_blocks::<T, 8, 1, L, FMA>(&part),
+                2 => dot_blocks::<T, 4, 2, L, FMA>(&part),
+                _ => dot_blocks::<T, 3, 3, L, FMA>(&part),
+            }
+        }
     }
 
     /// The tiles down C's columns `col .. col + cols` (at most `W`) for a block of A's
