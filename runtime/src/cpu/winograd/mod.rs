@@ -5,7 +5,7 @@
 //! transformed weights and transformed inputs on kiln's [`gemm`](super::gemm), one per
 //! element of a transformed tile.
 //!
-//! `U = G g Gᵀ` per (filter, channel) — a matrix per element in strips of filters,
+//! `U = G g Gᵀ` per (filter, channel) — a matrix per element, filters × channels,
 //! computed once per version of the weights by the caller's cache; `V = Bᵀ d B` per
 //! (channel, tile) — a matrix per element, channels × tiles; `M = U · V` per element;
 //! the output tile is `Aᵀ m A`. [`Conv3x3::output_tile`] picks the algorithm, each a
@@ -53,10 +53,9 @@ const LANES: usize = 16;
 
 /// The algorithm on a convolution's geometry.
 pub trait Winograd {
-    /// `U = G g Gᵀ` of every (filter, channel) pair into `u` (a matrix per element, each in
-    /// strips of filters, channels × filters within a strip: filters contiguous, so a product
-    /// with few tiles, which runs with filters along its vectors, reads them in place and
-    /// in order), split over the kernels' pool.
+    /// `U = G g Gᵀ` of every (filter, channel) pair into `u` (a matrix per element,
+    /// filters × channels: each filter's channels contiguous, so the products read `U`
+    /// in place, its rows along their depth), split over the kernels' pool.
     fn transform_weights(&self, weight: &[f32], u: &mut [f32]);
     /// The convolution of `data` by the transformed weights `u` into `out` (no bias),
     /// split over the kernels' pool, with `scratch` (of [`Conv3x3::scratch_len`]) for the
@@ -77,34 +76,6 @@ pub trait Winograd {
     /// [`Conv3x3::weight_gradient_scratch_len`] for as many threads as it holds (at most
     /// the pool's, one an image), split over the kernels' pool.
     fn weight_gradient(&self, dy: &[f32], data: &[f32], dw: &mut [f32], scratch: &mut [f32]);
-}
-
-/// Filters per strip of the transformed weights: each matrix `U[e]` is stored as strips
-/// of this many filters, channels × filters within a strip (filters contiguous), so a
-/// product reads a strip in order, which streams it from memory well (at batch 1 the
-/// weights are most of what a layer reads).
-const STRIP: usize = 64;
-
-/// Where the transformed weights of filter `f` and channel `c` lie in each matrix.
-trait WeightLayout {
-    /// Filters per strip: [`STRIP`] where the filters divide into such strips, else all.
-    fn strip(&self) -> usize;
-    fn weight_at(&self, f: usize, c: usize) -> usize;
-}
-
-impl WeightLayout for Conv3x3 {
-    fn strip(&self) -> usize {
-        if self.filters.is_multiple_of(STRIP) {
-            STRIP
-        } else {
-            self.filters
-        }
-    }
-
-    fn weight_at(&self, f: usize, c: usize) -> usize {
-        let strip = self.strip();
-        (f / strip * self.channels + c) * strip + f % strip
-    }
 }
 
 /// The tiles a run's transformed inputs `V` and products `M` hold: `count` tiles from
@@ -306,8 +277,8 @@ trait Phases {
 }
 
 impl Winograd for Conv3x3 {
-    /// `U = G g Gᵀ` of every (filter, channel) pair into `u` (a matrix per element, in
-    /// strips of filters), split over the kernels' pool.
+    /// `U = G g Gᵀ` of every (filter, channel) pair into `u` (a matrix per element,
+    /// filters × channels), split over the kernels' pool.
     fn transform_weights(&self, weight: &[f32], u: &mut [f32]) {
         assert!(
             matches!(self.output_tile, 2 | 4)
@@ -316,7 +287,7 @@ impl Winograd for Conv3x3 {
         );
         let u = Shared::new(u.as_mut_ptr());
         let code = compiled();
-        // By channel: a channel's row of each matrix is contiguous, the task's alone.
+        // By channel: a task's channels of each filter's row, its alone.
         // SAFETY: channels lo..hi are this task's; `weight` and `u` hold every channel's
         // (lengths checked above).
         self.for_tasks(self.channels, &|lo, hi| unsafe {
@@ -432,7 +403,7 @@ impl Phases for Conv3x3 {
         pool::global().run(tasks, &|t| work(t * units / tasks, (t + 1) * units / tasks));
     }
 
-    /// `U` of channels `lo..hi` into `u` (a matrix per element, in strips of filters).
+    /// `U` of channels `lo..hi` into `u` (a matrix per element, filters × channels).
     #[inline(always)]
     unsafe fn transform_weights_of<T: Tiling>(
         &self,
@@ -443,12 +414,12 @@ impl Phases for Conv3x3 {
     ) {
         let (f_n, c_n) = (self.filters, self.channels);
         let mut g = [[0f32; LANES]; 9];
-        for c in lo..hi {
-            for f0 in (0..f_n).step_by(LANES) {
-                let lanes = LANES.min(f_n - f0);
+        for f in 0..f_n {
+            for c0 in (lo..hi).step_by(LANES) {
+                let lanes = LANES.min(hi - c0);
                 for (k, row) in g.iter_mut().enumerate() {
                     for (l, slot) in row.iter_mut().enumerate().take(lanes) {
-                        let f = f0 + l;
+                        let c = c0 + l;
                         *slot = weight[match (self.data_gradient, self.channel_last) {
                             (false, true) => (f * 9 + k) * c_n + c,
                             (false, false) => (f * c_n + c) * 9 + k,
@@ -458,8 +429,13 @@ impl Phases for Conv3x3 {
                         }];
                     }
                 }
-                let at = self.weight_at(f0, c);
-                store(T::weight_tile(&g).as_ref(), u, f_n * c_n, at, lanes);
+                store(
+                    T::weight_tile(&g).as_ref(),
+                    u,
+                    f_n * c_n,
+                    f * c_n + c0,
+                    lanes,
+                );
             }
         }
     }
@@ -649,29 +625,25 @@ impl Phases for Conv3x3 {
         } else {
             (p_n, 1, p_n, 1)
         };
-        // One product per strip of filters, each reading its strip of U in order.
-        let strip = self.strip();
-        for f0 in (0..f_n).step_by(strip) {
-            gemm::run(&Product {
-                m: strip,
-                n: p_n,
-                k: c_n,
-                a: Strided {
-                    ptr: u.as_ptr().add(e * f_n * c_n + self.weight_at(f0, 0)),
-                    rs: 1,
-                    cs: strip as isize,
-                },
-                b: Strided {
-                    ptr: v.add(e * c_n * p_n),
-                    rs: v_rs as isize,
-                    cs: v_cs as isize,
-                },
-                c: m.add(e * f_n * p_n + f0 * m_rs),
-                c_rs: m_rs as isize,
-                c_cs: m_cs as isize,
-                accumulate: false,
-            });
-        }
+        gemm::run(&Product {
+            m: f_n,
+            n: p_n,
+            k: c_n,
+            a: Strided {
+                ptr: u.as_ptr().add(e * f_n * c_n),
+                rs: c_n as isize,
+                cs: 1,
+            },
+            b: Strided {
+                ptr: v.add(e * c_n * p_n),
+                rs: v_rs as isize,
+                cs: v_cs as isize,
+            },
+            c: m.add(e * f_n * p_n),
+            c_rs: m_rs as isize,
+            c_cs: m_cs as isize,
+            accumulate: false,
+        });
     }
 
     /// `Aᵀ m A` of the span's tiles for units `[lo, hi)`: (image, filter) planes
@@ -1323,13 +1295,13 @@ mod tests {
     fn matches_the_direct_sum_in_both_layouts_forward_and_as_data_gradients() {
         let mut rand = randoms(7);
         // Odd and even sizes, each padding, more lanes than a block, batch > 1, weights
-        // in two strips.
+        // of many filters and of channels past two blocks of lanes.
         for (batch, channels, height, width, filters, pad) in [
             (1, 3, 5, 5, 2, [1, 1]),
             (2, 17, 7, 9, 19, [0, 2]),
             (1, 4, 3, 40, 5, [2, 0]),
             (3, 20, 6, 6, 33, [1, 1]),
-            (1, 5, 4, 6, 2 * STRIP, [1, 0]),
+            (1, 37, 4, 6, 128, [1, 0]),
             (2, 24, 13, 11, 20, [1, 1]),
         ] {
             let layouts = [(false, false), (true, false), (false, true), (true, true)];
