@@ -552,7 +552,7 @@ impl<T: Copy> Product<T> {
 /// it. On a Zen 3 core (AVX2, `RW` 8) a 512 × 49 × 2304 product (a 7×7 convolution's
 /// at batch 1) took 1.20 times as long as 48 columns with the 49th in a narrow tile,
 /// 1.05 as a dot product; 50 and 51 columns 1.07 and 1.09; at 52 the two were even.
-pub(crate) const NARROW_BY_DOTS: usize = 3;
+const NARROW_BY_DOTS: usize = 3;
 
 /// The blocked product, as given, in `b`'s blocks (`mc` a multiple of MR, `nc` of NR): A's
 /// depth contiguous, its whole panels are read in place (else packed); B's panels as
@@ -580,7 +580,7 @@ unsafe fn blocked_as_given<
         let narrow = nc - whole_cols;
         // The narrow columns as dot products (`NARROW_BY_DOTS`), B's packed in panels
         // one column wide; else in narrow tiles.
-        let dotted = a_in_place && narrow <= NARROW_BY_DOTS;
+        let dotted = a_in_place && (1..=NARROW_BY_DOTS).contains(&narrow);
         for pc in (0..p.k).step_by(kc_max) {
             let kc = kc_max.min(p.k - pc);
             // SAFETY: whole_cols ≤ nc ≤ NC and kc ≤ KC, and B's block (after A's) holds NC × KC
@@ -673,7 +673,7 @@ unsafe fn blocked_as_given<
                         block.column::<MR, NR, FMA, _>(&rows, jc + jr, NR, panel)
                     };
                 }
-                if dotted && narrow > 0 {
+                if dotted {
                     // SAFETY: A's depth is contiguous (`dotted`) and `rows` addresses its rows
                     // ic..ic + mc at depth pc; C's columns jc + whole_cols .. + narrow are < n;
                     // `packed_rest` holds those columns of B's rows pc.., each kc long.
