@@ -402,9 +402,10 @@ fn mul_add<T: Real, const FMA: bool>(x: T, y: T, z: T) -> T {
     }
 }
 
-/// The blocked product with an `MR × NR` tile, and `MR × RW` tiles for the columns past
-/// the last whole `NR`; `L` is the vector's lanes, `D × D` the dot-product blocks. With a
-/// `packer`, B's panels come from it and the product runs blocked as given.
+/// The blocked product with an `MR × NR` tile, and `MR × RW` tiles or dot products
+/// ([`narrow_by_dots`]) for the columns past the last whole `NR`; `L` is the vector's
+/// lanes, `D × D` the dot-product blocks. With a `packer`, B's panels come from it and
+/// the product runs blocked as given.
 #[inline(always)]
 unsafe fn blocked<
     T: Real,
@@ -524,7 +525,7 @@ impl<T: Copy> Product<T> {
         // the multiply-adds: a fifth slower per column. They are always packed. Dot
         // products load both operands for each multiply-add vector: half as fast.
         let (whole, narrow) = (n / nr * nr, n % nr);
-        let rest = match self.a.cs == 1 && narrow <= NARROW_BY_DOTS {
+        let rest = match self.a.cs == 1 && narrow_by_dots(narrow, rw) {
             true => narrow as f64 * 2.0,
             false => narrow.next_multiple_of(rw) as f64 * 1.2,
         };
@@ -547,16 +548,25 @@ impl<T: Copy> Product<T> {
 
 /// Columns past a block's last whole panel up to which, where A's depth is contiguous,
 /// they are dot products of A's rows and B's columns (packed along the depth) rather
-/// than narrow tiles: a tile `RW` wide multiplies as many vectors for one column as for
-/// `RW`, a dot product a vector for every `L` of the depth, but loads both operands for
-/// it. On a Zen 3 core (AVX2, `RW` 8) a 512 × 49 × 2304 product (a 7×7 convolution's
-/// at batch 1) took 1.20 times as long as 48 columns with the 49th in a narrow tile,
-/// 1.05 as a dot product; 50 and 51 columns 1.07 and 1.09; at 52 the two were even.
+/// than narrow tiles ([`narrow_by_dots`]). On a Zen 3 core (AVX2, `RW` 8) a 512 × 49 ×
+/// 2304 product (a 7×7 convolution's at batch 1) took 1.20 times as long as 48 columns
+/// with the 49th in a narrow tile, 1.05 as a dot product; 50 and 51 columns 1.07 and
+/// 1.09; at 52 the two were even.
 const NARROW_BY_DOTS: usize = 3;
+
+/// Whether a block's `narrow` columns past its last whole panel run as dot products
+/// rather than in a tile `rw` wide (A's depth contiguous): a narrow tile multiplies as
+/// many vectors for one column as for `rw`, a dot product a vector per column for
+/// every `L` of the depth but loads both operands for it, about twice the tile's
+/// cost per column, so for fewer than half of `rw` columns, at most [`NARROW_BY_DOTS`].
+fn narrow_by_dots(narrow: usize, rw: usize) -> bool {
+    (1..=NARROW_BY_DOTS).contains(&narrow) && 2 * narrow < rw
+}
 
 /// The blocked product, as given, in `b`'s blocks (`mc` a multiple of MR, `nc` of NR): A's
 /// depth contiguous, its whole panels are read in place (else packed); B's panels as
-/// `panels` says (in place only where its rows are contiguous).
+/// `panels` says (in place only where its rows are contiguous); the columns past the last
+/// whole panel in narrow tiles, or as dot products ([`narrow_by_dots`]).
 #[inline(always)]
 unsafe fn blocked_as_given<
     T: Real,
@@ -578,9 +588,9 @@ unsafe fn blocked_as_given<
         let nc = nc_max.min(p.n - jc);
         let whole_cols = nc / NR * NR;
         let narrow = nc - whole_cols;
-        // The narrow columns as dot products (`NARROW_BY_DOTS`), B's packed in panels
-        // one column wide; else in narrow tiles.
-        let dotted = a_in_place && (1..=NARROW_BY_DOTS).contains(&narrow);
+        // The narrow columns as dot products, B's packed in panels one column wide;
+        // else in narrow tiles.
+        let dotted = a_in_place && narrow_by_dots(narrow, RW);
         for pc in (0..p.k).step_by(kc_max) {
             let kc = kc_max.min(p.k - pc);
             // SAFETY: whole_cols ≤ nc ≤ NC and kc ≤ KC, and B's block (after A's) holds NC × KC

@@ -238,7 +238,7 @@ fn check_form<T: Real + Into<f64> + From<f32>>(
 
 /// Shapes that reach each path: vector products (both forms), dot blocks, whole and
 /// partial tiles (and the shorter ones for 1 to 4 last rows) in both orientations, the
-/// last 1 to 4 columns as dot products, several depth, row and column blocks.
+/// last 1 to 3 columns as dot products, several depth, row and column blocks.
 const SHAPES: [(usize, usize, usize); 16] = [
     (1, 37, 19),
     (50, 49, 70),

@@ -112,7 +112,7 @@ fn task_bands(
         let first = lo.max(image * ty_n) - image * ty_n;
         let last = hi.min((image + 1) * ty_n) - image * ty_n;
         let len = last - first;
-        let n = len.div_ceil(rows.max(1));
+        let n = len.div_ceil(rows);
         (0..n).map(move |i| Band {
             image,
             rows: first + i * len / n..first + (i + 1) * len / n,
@@ -287,10 +287,10 @@ impl Winograd for Conv3x3 {
         );
         let u = Shared::new(u.as_mut_ptr());
         let code = compiled();
-        // By channel: a task's channels of each filter's row, its alone.
-        // SAFETY: channels lo..hi are this task's; `weight` and `u` hold every channel's
+        // By filter: a task's filters' rows of each matrix, contiguous, its alone.
+        // SAFETY: filters lo..hi are this task's; `weight` and `u` hold every filter's
         // (lengths checked above).
-        self.for_tasks(self.channels, &|lo, hi| unsafe {
+        self.for_tasks(self.filters, &|lo, hi| unsafe {
             (code.weights)(self, weight, u.get(), lo, hi)
         });
     }
@@ -403,7 +403,8 @@ impl Phases for Conv3x3 {
         pool::global().run(tasks, &|t| work(t * units / tasks, (t + 1) * units / tasks));
     }
 
-    /// `U` of channels `lo..hi` into `u` (a matrix per element, filters × channels).
+    /// `U` of filters `lo..hi` into `u` (a matrix per element, filters × channels), its
+    /// lanes along the channels.
     #[inline(always)]
     unsafe fn transform_weights_of<T: Tiling>(
         &self,
@@ -414,9 +415,9 @@ impl Phases for Conv3x3 {
     ) {
         let (f_n, c_n) = (self.filters, self.channels);
         let mut g = [[0f32; LANES]; 9];
-        for f in 0..f_n {
-            for c0 in (lo..hi).step_by(LANES) {
-                let lanes = LANES.min(hi - c0);
+        for f in lo..hi {
+            for c0 in (0..c_n).step_by(LANES) {
+                let lanes = LANES.min(c_n - c0);
                 for (k, row) in g.iter_mut().enumerate() {
                     for (l, slot) in row.iter_mut().enumerate().take(lanes) {
                         let c = c0 + l;
@@ -1295,13 +1296,15 @@ mod tests {
     fn matches_the_direct_sum_in_both_layouts_forward_and_as_data_gradients() {
         let mut rand = randoms(7);
         // Odd and even sizes, each padding, more lanes than a block, batch > 1, weights
-        // of many filters and of channels past two blocks of lanes.
+        // of many filters and of channels past two blocks of lanes, a layer large enough
+        // to split its transforms over the pool.
         for (batch, channels, height, width, filters, pad) in [
             (1, 3, 5, 5, 2, [1, 1]),
             (2, 17, 7, 9, 19, [0, 2]),
             (1, 4, 3, 40, 5, [2, 0]),
             (3, 20, 6, 6, 33, [1, 1]),
             (1, 37, 4, 6, 128, [1, 0]),
+            (1, 20, 16, 16, 72, [1, 1]),
             (2, 24, 13, 11, 20, [1, 1]),
         ] {
             let layouts = [(false, false), (true, false), (false, true), (true, true)];
