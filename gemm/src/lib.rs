@@ -508,7 +508,7 @@ impl<T: Copy> Product<T> {
 
     /// A rough count of the cycles the blocked product takes as given, with `mr × nr`
     /// tiles, `mr × rw` ones past the last whole `nr` (or dot products,
-    /// [`NARROW_BY_DOTS`]), and `lanes` multiply-adds per cycle:
+    /// [`narrow_by_dots`]), and `lanes` multiply-adds per cycle:
     /// padded tiles (those of B's panels read in place `Some(slowdown)` times as long as
     /// from packed ones), packing (B unless read in place; A unless its depth is
     /// contiguous, a quarter as much where its rows are), and element-wise stores where
@@ -616,15 +616,13 @@ unsafe fn blocked_as_given<
                     }
                 }
                 let at = jc + whole_cols;
-                match (panels, dotted) {
-                    (PanelsOfB::ByPacker(packer), true) => {
-                        packer.pack(pc, at, kc, narrow, 1, packed_rest)
+                match panels {
+                    PanelsOfB::ByPacker(packer) => {
+                        let width = if dotted { 1 } else { RW };
+                        packer.pack(pc, at, kc, narrow, width, packed_rest)
                     }
-                    (PanelsOfB::ByPacker(packer), false) => {
-                        packer.pack(pc, at, kc, narrow, RW, packed_rest)
-                    }
-                    (_, true) => pack::<T, 1>(p.b, pc, at, kc, narrow, packed_rest),
-                    (_, false) => pack::<T, RW>(p.b, pc, at, kc, narrow, packed_rest),
+                    _ if dotted => pack::<T, 1>(p.b, pc, at, kc, narrow, packed_rest),
+                    _ => pack::<T, RW>(p.b, pc, at, kc, narrow, packed_rest),
                 }
             }
             let block = Block {
